@@ -1,0 +1,40 @@
+/// Request methods the router distinguishes; everything else is `other`.
+public enum RequestMethod: Sendable, Hashable {
+    case get, head, other
+}
+
+/// What a router may ask of a request while it is being handled.
+///
+/// A transport implements this over its own connection state (libmicrohttpd in `AASAMicroHTTPD`,
+/// plain values in tests). Byte access is borrowed for the duration of the closure so the hot
+/// path does not have to copy the request line or headers into Swift strings.
+public protocol HTTPRequest {
+    /// The request method.
+    var method: RequestMethod { get }
+    /// Calls `body` with the raw request path as sent: no query string, not percent-decoded.
+    func withPath<R>(_ body: (UnsafeRawBufferPointer) -> R) -> R
+    /// Calls `body` with the raw value of the header named `name` (case-insensitive), or `nil`.
+    func withHeader<R>(_ name: StaticString, _ body: (UnsafeRawBufferPointer?) -> R) -> R
+    /// The raw query string after `?` (not decoded), or `nil` when the request had none.
+    var rawQuery: String? { get }
+    /// The server name the client sent in TLS SNI, or `nil` on plain HTTP or without SNI.
+    var tlsServerName: String? { get }
+    /// The client's address as text (`192.0.2.1` or `2001:db8::1`), or `""` when unknown.
+    var remoteAddress: String { get }
+}
+
+/// What a router decided for one request.
+public enum RouteDecision: Sendable {
+    /// Send a response prepared at load time (the fast path: no per-request work).
+    case prepared(PreparedResponse)
+    /// Send a response built for this request.
+    case dynamic(Response)
+}
+
+/// Maps requests to responses. Implementations are immutable snapshots: a reload builds a new one.
+public protocol RouteTable: Sendable {
+    /// Every response this table can return as `.prepared`, indexed by ``PreparedResponse/id``.
+    var preparedResponses: [PreparedResponse] { get }
+    /// Decides the response for `request`. Called concurrently from transport threads.
+    func route(_ request: some HTTPRequest) -> RouteDecision
+}

@@ -1,0 +1,72 @@
+/// One HTTP header field as sent on the wire.
+public struct HTTPHeader: Sendable, Hashable {
+    /// Field name, e.g. `Content-Type`.
+    public var name: String
+    /// Field value, already valid for the wire (no CR/LF).
+    public var value: String
+
+    /// Creates a header field.
+    public init(_ name: String, _ value: String) {
+        self.name = name
+        self.value = value
+    }
+}
+
+/// A complete HTTP response: status, headers and body bytes.
+///
+/// The transport adds `Content-Length`, `Date` and connection management itself; everything else
+/// a client sees is here.
+public struct Response: Sendable, Hashable {
+    /// HTTP status code.
+    public var status: Int
+    /// Header fields in the order they are sent.
+    public var headers: [HTTPHeader]
+    /// Body bytes. For `HEAD` the transport sends the headers of this body without the body.
+    public var body: [UInt8]
+
+    /// Creates a response.
+    public init(status: Int, headers: [HTTPHeader] = [], body: [UInt8] = []) {
+        self.status = status
+        self.headers = headers
+        self.body = body
+    }
+
+    /// The value of the first header named `name` (case-insensitive), if any.
+    public func header(_ name: String) -> String? {
+        let wanted = name.lowercased()
+        return headers.first { $0.name.lowercased() == wanted }?.value
+    }
+}
+
+/// A response built once at load time and shared by every request that routes to it.
+///
+/// `id` is dense within its ``RouteTable`` (0..<count), so a transport can keep its own native
+/// handle per prepared response in a plain array indexed by `id` (STYLE §9: the hot path is precomputed).
+public final class PreparedResponse: Sendable {
+    /// Position of this response in its table's ``RouteTable/preparedResponses``.
+    public let id: Int
+    /// What is sent.
+    public let response: Response
+
+    /// Creates a prepared response; only ``PreparedResponseBuilder`` hands out ids.
+    init(id: Int, response: Response) {
+        self.id = id
+        self.response = response
+    }
+}
+
+/// Hands out dense ids while a route table is being built.
+public struct PreparedResponseBuilder: Sendable {
+    /// Every response prepared so far, in id order.
+    public private(set) var responses: [PreparedResponse] = []
+
+    /// Creates an empty builder.
+    public init() {}
+
+    /// Registers `response` and returns its shared, immutable handle.
+    public mutating func prepare(_ response: Response) -> PreparedResponse {
+        let prepared = PreparedResponse(id: responses.count, response: response)
+        responses.append(prepared)
+        return prepared
+    }
+}

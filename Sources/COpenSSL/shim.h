@@ -1,0 +1,10 @@
+#include <openssl/ssl.h>
+#include <openssl/err.h>
+#include <openssl/pem.h>
+#include <openssl/x509.h>
+#include <openssl/x509v3.h>
+#include <openssl/evp.h>
+#include <openssl/cms.h>
+#include <openssl/bio.h>
+#include <openssl/ec.h>
+#include <openssl/rand.h>
