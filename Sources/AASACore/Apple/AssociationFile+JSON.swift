@@ -1,0 +1,217 @@
+extension AssociationFile {
+    /// Service keys Apple defines at the top level (spec §1.1).
+    static let serviceKeys = ["applinks", "webcredentials", "appclips", "activitycontinuation"]
+    /// Keys of a `components[]` or `defaults` dictionary (spec §1.5).
+    static let componentKeys = ["/", "?", "#", "exclude", "comment", "caseSensitive", "percentEncoded"]
+
+    /// Reads an Apple-format file, reporting every structural problem with its position.
+    ///
+    /// Returns `nil` when the file is unusable; warnings and errors are in `reader.diagnostics`.
+    /// The legacy dictionary form of `details` (spec §1.3) is accepted and turned into an array in
+    /// sorted key order, since a JSON object has no order.
+    public static func read(_ root: JSONNode, reader: JSONReader) -> AssociationFile? {
+        let errorsBefore = reader.diagnostics.errors.count
+        guard let top = reader.object(root, path: .root, known: serviceKeys, what: "a JSON object") else { return nil }
+        var file = AssociationFile()
+        if let member = top["applinks"] {
+            file.applinks = readAppLinks(member.value, path: .root.key("applinks"), reader: reader)
+        }
+        file.webCredentials = readService(top["webcredentials"], name: "webcredentials", reader: reader)
+        file.appClips = readService(top["appclips"], name: "appclips", reader: reader)
+        file.activityContinuation = readService(top["activitycontinuation"], name: "activitycontinuation", reader: reader)
+        if top.isEmpty, reader.diagnostics.errors.count == errorsBefore {
+            reader.report(
+                .error, rule: "no-services", "the file declares no service", at: root.offset, path: .root,
+                hint: "add \"applinks\", \"webcredentials\", \"appclips\" or \"activitycontinuation\"")
+        }
+        return reader.diagnostics.errors.count == errorsBefore ? file : nil
+    }
+
+    private static func readService(_ member: JSONMember?, name: String, reader: JSONReader) -> [String]? {
+        guard let member else { return nil }
+        let path = KeyPath.root.key(name)
+        guard let object = reader.object(member.value, path: path, known: ["apps"]) else { return nil }
+        guard let apps = object["apps"] else {
+            reader.report(
+                .error, rule: "missing-key", "\"\(name)\" has no \"apps\" list", at: member.value.offset, path: path,
+                hint: "write \"\(name)\": {\"apps\": [\"TEAMID.bundle.id\"]}")
+            return nil
+        }
+        return reader.strings(apps.value, path: path.key("apps"))
+    }
+
+    private static func readAppLinks(_ node: JSONNode, path: KeyPath, reader: JSONReader) -> AppLinks? {
+        guard let object = reader.object(node, path: path, known: ["apps", "details", "defaults", "substitutionVariables"])
+        else { return nil }
+        var links = AppLinks()
+        if let apps = object["apps"] {
+            links.apps = reader.strings(apps.value, path: path.key("apps"))
+            if let list = links.apps, !list.isEmpty {
+                reader.report(
+                    .warning, rule: "legacy-apps-not-empty",
+                    "\"applinks.apps\" must be an empty array; it lists \(list.count) value(s) that no iOS version reads",
+                    at: apps.value.offset, path: path.key("apps"), hint: "write \"apps\": [] and list apps in \"details\"")
+            }
+        }
+        if let defaults = object["defaults"] {
+            links.defaults = readComponent(defaults.value, path: path.key("defaults"), reader: reader)
+        }
+        if let variables = object["substitutionVariables"] {
+            links.substitutionVariables = readVariables(variables.value, path: path.key("substitutionVariables"), reader: reader)
+        }
+        if let details = object["details"] {
+            links.details = readDetailsList(details.value, path: path.key("details"), reader: reader)
+        } else {
+            reader.report(
+                .warning, rule: "missing-key", "\"applinks\" has no \"details\": no URL opens an app", at: node.offset,
+                path: path)
+        }
+        return links
+    }
+
+    private static func readVariables(_ node: JSONNode, path: KeyPath, reader: JSONReader) -> [SubstitutionVariable] {
+        guard case .object(let members) = node.value else {
+            reader.report(.error, rule: "wrong-type", "expected an object of string lists, found \(node.value.typeName)", at: node.offset, path: path)
+            return []
+        }
+        return members.compactMap { member in
+            guard let values = reader.strings(member.value, path: path.key(member.key)) else { return nil }
+            return SubstitutionVariable(name: member.key, values: values)
+        }
+    }
+
+    private static func readDetailsList(_ node: JSONNode, path: KeyPath, reader: JSONReader) -> [AppLinkDetails] {
+        switch node.value {
+        case .array(let elements):
+            return elements.enumerated().compactMap { index, element in
+                readDetails(element, appID: nil, path: path.index(index), reader: reader)
+            }
+        case .object(let members):
+            // Legacy iOS 9 beta form: {"TEAM.app": {"paths": [...]}} (spec §1.3). Order is undefined, so sort.
+            reader.report(
+                .warning, rule: "details-dictionary",
+                "\"details\" uses the iOS 9 beta dictionary form; the order between apps is undefined",
+                at: node.offset, path: path, hint: "use an array of {\"appID\": …, \"paths\": […]} entries")
+            return members.sorted { $0.key < $1.key }.compactMap { member in
+                readDetails(member.value, appID: member.key, path: path.key(member.key), reader: reader)
+            }
+        default:
+            reader.report(.error, rule: "wrong-type", "expected an array, found \(node.value.typeName)", at: node.offset, path: path)
+            return []
+        }
+    }
+
+    private static func readDetails(_ node: JSONNode, appID keyedAppID: String?, path: KeyPath, reader: JSONReader) -> AppLinkDetails? {
+        let known = keyedAppID == nil ? ["appID", "appIDs", "components", "paths", "defaults"] : ["paths", "components", "defaults"]
+        guard let object = reader.object(node, path: path, known: known) else { return nil }
+        var details = AppLinkDetails(appID: keyedAppID)
+        if let member = object["appID"] { details.appID = reader.string(member.value, path: path.key("appID")) }
+        if let member = object["appIDs"] { details.appIDs = reader.strings(member.value, path: path.key("appIDs")) }
+        if let member = object["paths"] { details.paths = reader.strings(member.value, path: path.key("paths")) }
+        if let member = object["defaults"] {
+            details.defaults = readComponent(member.value, path: path.key("defaults"), reader: reader)
+        }
+        if let member = object["components"], let elements = reader.array(member.value, path: path.key("components")) {
+            details.components = elements.enumerated().compactMap { index, element in
+                readComponent(element, path: path.key("components").index(index), reader: reader)
+            }
+        }
+        return details
+    }
+
+    /// Reads one `components[]` entry or `defaults` dictionary.
+    static func readComponent(_ node: JSONNode, path: KeyPath, reader: JSONReader) -> ComponentPattern? {
+        guard let object = reader.object(node, path: path, known: componentKeys) else { return nil }
+        var component = ComponentPattern()
+        if let member = object["/"] { component.path = reader.string(member.value, path: path.key("/")) }
+        if let member = object["#"] { component.fragment = reader.string(member.value, path: path.key("#")) }
+        if let member = object["comment"] { component.comment = reader.string(member.value, path: path.key("comment")) }
+        if let member = object["exclude"] { component.exclude = reader.bool(member.value, path: path.key("exclude")) }
+        if let member = object["caseSensitive"] {
+            component.caseSensitive = reader.bool(member.value, path: path.key("caseSensitive"))
+        }
+        if let member = object["percentEncoded"] {
+            component.percentEncoded = reader.bool(member.value, path: path.key("percentEncoded"))
+        }
+        if let member = object["?"] {
+            let queryPath = path.key("?")
+            switch member.value.value {
+            case .string(let pattern): component.query = .whole(pattern)
+            case .object(let items):
+                component.query = .items(
+                    items.compactMap { item in
+                        reader.string(item.value, path: queryPath.key(item.key)).map { QueryItemPattern(name: item.key, pattern: $0) }
+                    })
+            default:
+                reader.report(
+                    .error, rule: "wrong-type",
+                    "expected a string or an object of item patterns, found \(member.value.value.typeName)",
+                    at: member.value.offset, path: queryPath)
+            }
+        }
+        return component
+    }
+}
+
+extension AssociationFile {
+    /// The file as Apple's JSON, keys in a fixed order so output is deterministic (spec §3.5, §8 item 6).
+    public var jsonValue: JSONValue {
+        var top: [(String, JSONValue)] = []
+        if let applinks { top.append(("applinks", applinks.jsonValue)) }
+        if let webCredentials { top.append(("webcredentials", .members([("apps", .strings(webCredentials))]))) }
+        if let appClips { top.append(("appclips", .members([("apps", .strings(appClips))]))) }
+        if let activityContinuation {
+            top.append(("activitycontinuation", .members([("apps", .strings(activityContinuation))])))
+        }
+        return .members(top)
+    }
+
+    /// The compact bytes we serve.
+    public var compactBytes: [UInt8] { JSONWriter(style: .compact).bytes(jsonValue) }
+}
+
+extension AppLinks {
+    /// `applinks` as Apple's JSON.
+    public var jsonValue: JSONValue {
+        var pairs: [(String, JSONValue)] = []
+        if let apps { pairs.append(("apps", .strings(apps))) }
+        if let defaults { pairs.append(("defaults", defaults.jsonValue)) }
+        if !substitutionVariables.isEmpty {
+            pairs.append(("substitutionVariables", .members(substitutionVariables.map { ($0.name, .strings($0.values)) })))
+        }
+        pairs.append(("details", .array(details.map { JSONNode($0.jsonValue) })))
+        return .members(pairs)
+    }
+}
+
+extension AppLinkDetails {
+    /// One `details[]` entry as Apple's JSON.
+    public var jsonValue: JSONValue {
+        var pairs: [(String, JSONValue)] = []
+        if let appID { pairs.append(("appID", .string(appID))) }
+        if let appIDs { pairs.append(("appIDs", .strings(appIDs))) }
+        if let defaults { pairs.append(("defaults", defaults.jsonValue)) }
+        if let components { pairs.append(("components", .array(components.map { JSONNode($0.jsonValue) }))) }
+        if let paths { pairs.append(("paths", .strings(paths))) }
+        return .members(pairs)
+    }
+}
+
+extension ComponentPattern {
+    /// One component (or `defaults`) dictionary as Apple's JSON.
+    public var jsonValue: JSONValue {
+        var pairs: [(String, JSONValue)] = []
+        if let path { pairs.append(("/", .string(path))) }
+        switch query {
+        case .whole(let pattern): pairs.append(("?", .string(pattern)))
+        case .items(let items): pairs.append(("?", .members(items.map { ($0.name, .string($0.pattern)) })))
+        case nil: break
+        }
+        if let fragment { pairs.append(("#", .string(fragment))) }
+        if let exclude { pairs.append(("exclude", .bool(exclude))) }
+        if let caseSensitive { pairs.append(("caseSensitive", .bool(caseSensitive))) }
+        if let percentEncoded { pairs.append(("percentEncoded", .bool(percentEncoded))) }
+        if let comment { pairs.append(("comment", .string(comment))) }
+        return .members(pairs)
+    }
+}

@@ -1,0 +1,46 @@
+/// Checks for Apple application identifiers, `TEAMID.bundle.id` (spec §1.2).
+public enum AppID {
+    /// Why `value` is not a valid application identifier, or `nil` when it is.
+    ///
+    /// Spec §1.2: `^[A-Z0-9]{10}\.[A-Za-z0-9.-]+$`; bundle IDs use only `A-Z a-z 0-9 - .`.
+    public static func problem(_ value: String) -> (message: String, hint: String)? {
+        let parts = value.split(separator: ".", maxSplits: 1, omittingEmptySubsequences: false)
+        guard parts.count == 2 else {
+            return (
+                "'\(value)' is not TEAMID.bundle.id (no team ID prefix)",
+                "prefix the bundle ID with your 10-character Team ID, e.g. ABCDE12345.\(value)"
+            )
+        }
+        let team = parts[0]
+        let bundle = parts[1]
+        let placeholders = ["TEAMID", "TEAM_ID", "<TEAMID>", "$(TEAMID)", "YOURTEAMID", "XXXXXXXXXX"]
+        if placeholders.contains(team.uppercased()) || team.contains("<") || team.contains("$") {
+            return ("'\(value)' still has the placeholder '\(team)' as its team ID", "use your real Team ID from the Apple Developer account")
+        }
+        guard team.count == 10 else {
+            return (
+                "'\(value)' is not TEAMID.bundle.id (team IDs are 10 characters, '\(team)' has \(team.count))",
+                "copy the Team ID from the Membership page of your Apple Developer account"
+            )
+        }
+        if team.contains(where: { $0.isLowercase }) && team.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber) }) {
+            return ("'\(value)' has a lower-case team ID", "write it in upper case: \(team.uppercased()).\(bundle)")
+        }
+        guard team.allSatisfy({ ("A"..."Z").contains($0) || ("0"..."9").contains($0) }) else {
+            return ("'\(value)' has a team ID with characters other than A–Z and 0–9", "copy the Team ID exactly")
+        }
+        guard !bundle.isEmpty, bundle.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "-" || $0 == ".") }) else {
+            return ("'\(value)' has a bundle ID with characters other than A–Z, a–z, 0–9, '-' and '.'", "use the bundle ID exactly as in Xcode")
+        }
+        if bundle.hasPrefix(".") || bundle.hasSuffix(".") || bundle.contains("..") {
+            return ("'\(value)' has an empty part in its bundle ID", "remove the extra '.'")
+        }
+        return nil
+    }
+
+    /// The bundle ID part of `TEAMID.bundle.id`.
+    public static func bundleID(of value: String) -> String {
+        guard let dot = value.firstIndex(of: ".") else { return value }
+        return String(value[value.index(after: dot)...])
+    }
+}

@@ -1,0 +1,225 @@
+extension SiteConfig {
+    static let topKeys = [
+        "$schema", "legacyFormat", "cacheControl", "universalLinks", "webCredentials", "appClips", "handoff", "tests",
+    ]
+    static let ruleKeys = ["path", "query", "fragment", "exclude", "comment", "caseSensitive", "percentEncoded"]
+    static let defaultsKeys = ["caseSensitive", "percentEncoded"]
+    static let appKeys = ["appIDs", "defaults", "rules", "legacyPaths", "comment"]
+
+    /// Decodes a `site.json` document; problems are reported to `reader`, and `nil` means unusable.
+    ///
+    /// This is decoding only (types, unknown keys); ``SiteConfigValidator`` checks meaning.
+    public static func read(_ root: JSONNode, reader: JSONReader) -> SiteConfig? {
+        let errorsBefore = reader.diagnostics.errors.count
+        guard let top = reader.object(root, path: .root, known: topKeys, what: "a JSON object") else { return nil }
+        var config = SiteConfig()
+        if let member = top["legacyFormat"], let flag = reader.bool(member.value, path: .root.key("legacyFormat")) {
+            config.legacyFormat = flag
+        }
+        if let member = top["cacheControl"], let value = reader.string(member.value, path: .root.key("cacheControl")) {
+            config.cacheControl = value
+        }
+        if let member = top["universalLinks"] {
+            config.universalLinks = readUniversalLinks(member.value, path: .root.key("universalLinks"), reader: reader)
+        }
+        for (key, keyPath) in [("webCredentials", \SiteConfig.webCredentials), ("appClips", \.appClips), ("handoff", \.handoff)] {
+            if let member = top[key], let list = reader.strings(member.value, path: .root.key(key)) {
+                config[keyPath: keyPath] = list
+            }
+        }
+        if let member = top["tests"], let elements = reader.array(member.value, path: .root.key("tests")) {
+            config.tests = elements.enumerated().compactMap { index, element in
+                readTest(element, path: .root.key("tests").index(index), reader: reader)
+            }
+        }
+        return reader.diagnostics.errors.count == errorsBefore ? config : nil
+    }
+
+    private static func readUniversalLinks(_ node: JSONNode, path: KeyPath, reader: JSONReader) -> UniversalLinks? {
+        guard let object = reader.object(node, path: path, known: ["defaults", "variables", "apps"]) else { return nil }
+        var links = UniversalLinks()
+        if let member = object["defaults"] {
+            links.defaults = readDefaults(member.value, path: path.key("defaults"), reader: reader)
+        }
+        if let member = object["variables"] {
+            let variablesPath = path.key("variables")
+            if case .object(let members) = member.value.value {
+                links.variables = members.compactMap { variable in
+                    reader.strings(variable.value, path: variablesPath.key(variable.key)).map {
+                        SubstitutionVariable(name: variable.key, values: $0)
+                    }
+                }
+            } else {
+                reader.report(
+                    .error, rule: "wrong-type", "expected an object of string lists, found \(member.value.value.typeName)",
+                    at: member.value.offset, path: variablesPath, hint: "write \"variables\": {\"name\": [\"a\", \"b\"]}")
+            }
+        }
+        if let member = object["apps"], let elements = reader.array(member.value, path: path.key("apps")) {
+            links.apps = elements.enumerated().compactMap { index, element in
+                readApp(element, path: path.key("apps").index(index), reader: reader)
+            }
+        }
+        return links
+    }
+
+    private static func readDefaults(_ node: JSONNode, path: KeyPath, reader: JSONReader) -> MatchingDefaults? {
+        guard let object = reader.object(node, path: path, known: defaultsKeys) else { return nil }
+        var defaults = MatchingDefaults()
+        if let member = object["caseSensitive"] { defaults.caseSensitive = reader.bool(member.value, path: path.key("caseSensitive")) }
+        if let member = object["percentEncoded"] { defaults.percentEncoded = reader.bool(member.value, path: path.key("percentEncoded")) }
+        return defaults
+    }
+
+    private static func readApp(_ node: JSONNode, path: KeyPath, reader: JSONReader) -> AppRules? {
+        guard let object = reader.object(node, path: path, known: appKeys) else { return nil }
+        var app = AppRules(appIDs: [], rules: [])
+        if let member = object["appIDs"] {
+            app.appIDs = reader.strings(member.value, path: path.key("appIDs")) ?? []
+        } else {
+            reader.report(
+                .error, rule: "no-app", "this entry names no app", at: node.offset, path: path,
+                hint: "add \"appIDs\": [\"TEAMID.bundle.id\"]")
+        }
+        if let member = object["defaults"] { app.defaults = readDefaults(member.value, path: path.key("defaults"), reader: reader) }
+        if let member = object["legacyPaths"] { app.legacyPaths = reader.strings(member.value, path: path.key("legacyPaths")) }
+        if let member = object["rules"], let elements = reader.array(member.value, path: path.key("rules")) {
+            app.rules = elements.enumerated().compactMap { index, element in
+                readRule(element, path: path.key("rules").index(index), reader: reader)
+            }
+        } else if object["rules"] == nil {
+            reader.report(
+                .error, rule: "no-rules", "this entry has no \"rules\", so its apps open no URL", at: node.offset, path: path,
+                hint: "add \"rules\": [{\"path\": \"/*\"}] to claim every URL")
+        }
+        return app
+    }
+
+    private static func readRule(_ node: JSONNode, path: KeyPath, reader: JSONReader) -> ComponentPattern? {
+        guard let object = reader.object(node, path: path, known: ruleKeys) else { return nil }
+        var rule = ComponentPattern()
+        if let member = object["path"] { rule.path = reader.string(member.value, path: path.key("path")) }
+        if let member = object["fragment"] { rule.fragment = reader.string(member.value, path: path.key("fragment")) }
+        if let member = object["comment"] { rule.comment = reader.string(member.value, path: path.key("comment")) }
+        if let member = object["exclude"] { rule.exclude = reader.bool(member.value, path: path.key("exclude")) }
+        if let member = object["caseSensitive"] { rule.caseSensitive = reader.bool(member.value, path: path.key("caseSensitive")) }
+        if let member = object["percentEncoded"] { rule.percentEncoded = reader.bool(member.value, path: path.key("percentEncoded")) }
+        if let member = object["query"] {
+            let queryPath = path.key("query")
+            switch member.value.value {
+            case .string(let pattern): rule.query = .whole(pattern)
+            case .object(let items):
+                rule.query = .items(
+                    items.compactMap { item in
+                        reader.string(item.value, path: queryPath.key(item.key)).map { QueryItemPattern(name: item.key, pattern: $0) }
+                    })
+            default:
+                reader.report(
+                    .error, rule: "wrong-type",
+                    "expected a string (whole query) or an object (item name → pattern), found \(member.value.value.typeName)",
+                    at: member.value.offset, path: queryPath)
+            }
+        }
+        return rule
+    }
+
+    private static func readTest(_ node: JSONNode, path: KeyPath, reader: JSONReader) -> LinkTest? {
+        guard let object = reader.object(node, path: path, known: ["url", "opensApp", "staysOnWeb", "comment"]) else { return nil }
+        guard let urlMember = object["url"], let url = reader.string(urlMember.value, path: path.key("url")) else {
+            if object["url"] == nil {
+                reader.report(.error, rule: "missing-key", "test has no \"url\"", at: node.offset, path: path)
+            }
+            return nil
+        }
+        switch (object["opensApp"], object["staysOnWeb"]) {
+        case (let app?, nil):
+            return reader.string(app.value, path: path.key("opensApp")).map { LinkTest(url: url, expectation: .opensApp($0), offset: node.offset) }
+        case (nil, let web?):
+            guard let flag = reader.bool(web.value, path: path.key("staysOnWeb")) else { return nil }
+            if !flag {
+                reader.report(
+                    .error, rule: "test-expectation", "\"staysOnWeb\": false asserts nothing", at: web.value.offset,
+                    path: path.key("staysOnWeb"), hint: "use \"opensApp\": \"TEAMID.bundle.id\" instead")
+                return nil
+            }
+            return LinkTest(url: url, expectation: .staysOnWeb, offset: node.offset)
+        default:
+            reader.report(
+                .error, rule: "test-expectation", "a test needs exactly one of \"opensApp\" or \"staysOnWeb\"", at: node.offset,
+                path: path, hint: "add \"opensApp\": \"TEAMID.bundle.id\" or \"staysOnWeb\": true")
+            return nil
+        }
+    }
+}
+
+extension SiteConfig {
+    /// The config as `site.json` content, omitting values equal to their defaults.
+    public func jsonValue(schema: String? = "../../docs/site.schema.json") -> JSONValue {
+        var pairs: [(String, JSONValue)] = []
+        if let schema { pairs.append(("$schema", .string(schema))) }
+        if !legacyFormat { pairs.append(("legacyFormat", .bool(false))) }
+        if cacheControl != Self.defaultCacheControl { pairs.append(("cacheControl", .string(cacheControl))) }
+        if let universalLinks { pairs.append(("universalLinks", universalLinks.jsonValue)) }
+        if !webCredentials.isEmpty { pairs.append(("webCredentials", .strings(webCredentials))) }
+        if !appClips.isEmpty { pairs.append(("appClips", .strings(appClips))) }
+        if !handoff.isEmpty { pairs.append(("handoff", .strings(handoff))) }
+        if !tests.isEmpty {
+            pairs.append(
+                ("tests", .array(tests.map { test in
+                    switch test.expectation {
+                    case .opensApp(let app): JSONNode(.members([("url", .string(test.url)), ("opensApp", .string(app))]))
+                    case .staysOnWeb: JSONNode(.members([("url", .string(test.url)), ("staysOnWeb", .bool(true))]))
+                    }
+                })))
+        }
+        return .members(pairs)
+    }
+}
+
+extension MatchingDefaults {
+    var jsonValue: JSONValue {
+        var pairs: [(String, JSONValue)] = []
+        if let caseSensitive { pairs.append(("caseSensitive", .bool(caseSensitive))) }
+        if let percentEncoded { pairs.append(("percentEncoded", .bool(percentEncoded))) }
+        return .members(pairs)
+    }
+}
+
+extension UniversalLinks {
+    var jsonValue: JSONValue {
+        var pairs: [(String, JSONValue)] = []
+        if let defaults { pairs.append(("defaults", defaults.jsonValue)) }
+        if !variables.isEmpty { pairs.append(("variables", .members(variables.map { ($0.name, .strings($0.values)) }))) }
+        pairs.append(("apps", .array(apps.map { JSONNode($0.jsonValue) })))
+        return .members(pairs)
+    }
+}
+
+extension AppRules {
+    var jsonValue: JSONValue {
+        var pairs: [(String, JSONValue)] = [("appIDs", .strings(appIDs))]
+        if let defaults { pairs.append(("defaults", defaults.jsonValue)) }
+        pairs.append(("rules", .array(rules.map { JSONNode($0.ruleJSONValue) })))
+        if let legacyPaths { pairs.append(("legacyPaths", .strings(legacyPaths))) }
+        return .members(pairs)
+    }
+}
+
+extension ComponentPattern {
+    /// A rule as written in `site.json` (`path`, `query`, `fragment` names).
+    var ruleJSONValue: JSONValue {
+        var pairs: [(String, JSONValue)] = []
+        if let path { pairs.append(("path", .string(path))) }
+        switch query {
+        case .whole(let pattern): pairs.append(("query", .string(pattern)))
+        case .items(let items): pairs.append(("query", .members(items.map { ($0.name, .string($0.pattern)) })))
+        case nil: break
+        }
+        if let fragment { pairs.append(("fragment", .string(fragment))) }
+        if let exclude { pairs.append(("exclude", .bool(exclude))) }
+        if let caseSensitive { pairs.append(("caseSensitive", .bool(caseSensitive))) }
+        if let percentEncoded { pairs.append(("percentEncoded", .bool(percentEncoded))) }
+        if let comment { pairs.append(("comment", .string(comment))) }
+        return .members(pairs)
+    }
+}

@@ -1,0 +1,137 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+
+/// The outcome of loading one domain folder: the config, the generated file, and every finding.
+public struct LoadedDomain: Sendable {
+    /// The host name (the folder's name).
+    public var domain: String
+    /// The `site.json` path as the user named it.
+    public var file: String
+    /// The decoded config, when decoding succeeded.
+    public var config: SiteConfig?
+    /// The generated file, when the config is valid.
+    public var generated: AssociationGenerator.Output?
+    /// Everything found: parse errors, validation, generation warnings.
+    public var diagnostics: [Diagnostic]
+
+    /// Whether the domain may be published: generated, with no errors.
+    public var isPublishable: Bool { generated != nil && !diagnostics.hasErrors }
+
+    /// What the server publishes for this domain, when publishable.
+    public var published: PublishedDomain? {
+        guard isPublishable, let config, let generated else { return nil }
+        return PublishedDomain(domain: domain, associationFile: generated.bytes, cacheControl: config.cacheControl)
+    }
+}
+
+/// Reads `site-config/<domain>/site.json` folders, validates and generates each domain.
+///
+/// One domain's mistakes never stop another domain from loading.
+public struct SiteConfigLoader: Sendable {
+    /// The file name inside each domain folder.
+    public static let fileName = "site.json"
+    /// A site.json larger than this is refused before parsing.
+    public static let maximumConfigBytes = 4 << 20
+
+    /// The semantic checks run on every domain.
+    public var validator: SiteConfigValidator
+
+    /// Creates a loader with the standard checks.
+    public init(validator: SiteConfigValidator = .standard) {
+        self.validator = validator
+    }
+
+    /// Loads every domain folder below `directory`, sorted by name.
+    ///
+    /// Throws only when `directory` itself cannot be listed; problems inside a domain folder are that
+    /// domain's diagnostics.
+    public func loadAll(directory: String) throws(Diagnostic) -> [LoadedDomain] {
+        let manager = FileManager.default
+        var isDirectory = false
+        guard manager.fileExists(atPath: directory, isDirectory: &isDirectory), isDirectory else {
+            throw Diagnostic(.error, rule: "config-folder", "config folder '\(directory)' does not exist or is not a folder",
+                file: directory, hint: "pass --config with a folder holding <domain>/site.json")
+        }
+        let names: [String]
+        do {
+            names = try manager.contentsOfDirectory(atPath: directory)
+        } catch {
+            throw Diagnostic(.error, rule: "config-folder", "cannot list '\(directory)': \(error)", file: directory)
+        }
+        return names.sorted().compactMap { name -> LoadedDomain? in
+            // Hidden entries include Kubernetes' ..data and ..2024_… ConfigMap internals.
+            guard !name.hasPrefix(".") else { return nil }
+            let folder = directory.hasSuffix("/") ? directory + name : directory + "/" + name
+            var folderIsDirectory = false
+            guard manager.fileExists(atPath: folder, isDirectory: &folderIsDirectory), folderIsDirectory else { return nil }
+            return loadDomain(domain: name, file: folder + "/" + Self.fileName)
+        }
+    }
+
+    /// Loads one domain from its `site.json` on disk.
+    public func loadDomain(domain: String, file: String) -> LoadedDomain {
+        if let problem = Self.domainNameProblem(domain) {
+            return LoadedDomain(domain: domain, file: file, diagnostics: [
+                Diagnostic(.error, rule: "domain-name", problem.message, file: file, hint: problem.hint)
+            ])
+        }
+        guard let data = FileManager.default.contents(atPath: file) else {
+            return LoadedDomain(domain: domain, file: file, diagnostics: [
+                Diagnostic(.error, rule: "missing-file", "no \(Self.fileName) in the folder for \(domain)", file: file,
+                    hint: "create \(file), e.g. with `aasa-server import`")
+            ])
+        }
+        return loadDomain(domain: domain, source: SourceText(name: file, bytes: Array(data)))
+    }
+
+    /// Parses, validates and generates one domain from `source`.
+    public func loadDomain(domain: String, source: SourceText) -> LoadedDomain {
+        var loaded = LoadedDomain(domain: domain, file: source.name, diagnostics: [])
+        var parser = JSONParser()
+        parser.maximumBytes = Self.maximumConfigBytes
+        let parsed: JSONParser.Result
+        do {
+            parsed = try parser.parse(source)
+        } catch {
+            loaded.diagnostics = [error]
+            return loaded
+        }
+        let reader = JSONReader(source: source)
+        let config = SiteConfig.read(parsed.root, reader: reader)
+        loaded.diagnostics = parsed.diagnostics + reader.diagnostics
+        guard let config else { return loaded }
+        loaded.config = config
+        let context = SiteContext(domain: domain, config: config, source: source, root: parsed.root)
+        loaded.diagnostics += validator.validate(context)
+        guard !loaded.diagnostics.hasErrors else { return loaded }
+        let output = AssociationGenerator().generate(context)
+        loaded.diagnostics += output.diagnostics
+        loaded.generated = output
+        return loaded
+    }
+
+    /// Why `name` is not a usable host name for a domain folder, or `nil`.
+    public static func domainNameProblem(_ name: String) -> (message: String, hint: String)? {
+        guard !name.isEmpty, name.utf8.count <= 253 else {
+            return ("'\(name)' is not a host name (empty or longer than 253 characters)", "name the folder after the domain, e.g. shop.example")
+        }
+        if name != name.lowercased() {
+            return ("folder '\(name)' has upper-case letters; host names are matched in lower case", "rename it to '\(name.lowercased())'")
+        }
+        for label in name.split(separator: ".", omittingEmptySubsequences: false) {
+            guard !label.isEmpty, label.utf8.count <= 63,
+                label.utf8.allSatisfy({ ($0 >= 0x61 && $0 <= 0x7A) || ($0 >= 0x30 && $0 <= 0x39) || $0 == 0x2D }),
+                label.first != "-", label.last != "-"
+            else {
+                return (
+                    "folder '\(name)' is not a host name (labels are a–z, 0–9 and '-'; write internationalised names as xn-- Punycode)",
+                    "rename the folder to the domain as it appears in the entitlement"
+                )
+            }
+        }
+        return nil
+    }
+}

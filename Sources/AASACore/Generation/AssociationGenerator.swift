@@ -1,0 +1,109 @@
+/// Turns a ``SiteConfig`` into Apple's file: always the modern form, plus the legacy form in the same
+/// file when `legacyFormat` is on (spec §1.3, §1.4, §2.7).
+public struct AssociationGenerator: Sendable {
+    /// Apple's device downloader stops at 131,072 bytes (spec §3.5: `0x20000`).
+    public static let sizeLimit = 131_072
+    /// Above this we warn: one more app or a few rules away from the limit.
+    public static let sizeWarning = 100 * 1024
+
+    /// The generated file and what was noticed while making it.
+    public struct Output: Sendable {
+        /// The document.
+        public var file: AssociationFile
+        /// The compact bytes served.
+        public var bytes: [UInt8]
+        /// Warnings (rules left out of the legacy form, size) and errors (size over the limit).
+        public var diagnostics: [Diagnostic]
+    }
+
+    /// Creates a generator.
+    public init() {}
+
+    /// Generates the file for `site`. Errors in `diagnostics` mean the file must not be published.
+    public func generate(_ site: SiteContext) -> Output {
+        let config = site.config
+        var diagnostics: [Diagnostic] = []
+        var file = AssociationFile()
+        if let links = config.universalLinks {
+            var applinks = AppLinks()
+            if config.legacyFormat { applinks.apps = [] }  // spec §1.3: legacy readers require "apps": []
+            applinks.defaults = links.defaults.map(\.component)
+            applinks.substitutionVariables = links.variables
+            applinks.details = links.apps.filter { !$0.rules.isEmpty && !$0.appIDs.isEmpty }.map { app in
+                AppLinkDetails(appIDs: app.appIDs, components: app.rules, defaults: app.defaults.map(\.component))
+            }
+            if config.legacyFormat {
+                // Legacy entries go after every modern entry: iOS 12 skips entries without appID, and a
+                // modern client reaching them has already failed every modern rule, which each legacy path
+                // mirrors, so they cannot change a modern answer (spec §2.7).
+                for (index, app) in links.apps.enumerated() where !app.appIDs.isEmpty {
+                    var paths = app.legacyPaths ?? []
+                    if app.legacyPaths == nil {
+                        let derived = Self.derivedLegacyPaths(for: app, links: links)
+                        paths = derived.paths
+                        diagnostics += derived.leftOut.map { ruleIndex, reason in
+                            site.diagnostic(.warning, rule: "legacy-inexpressible",
+                                "rule left out of the iOS 9–12 paths: \(reason)",
+                                at: .root.key("universalLinks").key("apps").index(index).key("rules").index(ruleIndex),
+                                hint: "iOS 13+ still applies it; set \"legacyFormat\": false if you do not support iOS 12")
+                        }
+                    }
+                    guard !paths.isEmpty else { continue }
+                    applinks.details += app.appIDs.map { AppLinkDetails(appID: $0, paths: paths) }
+                }
+            }
+            file.applinks = applinks
+        }
+        if !config.webCredentials.isEmpty { file.webCredentials = config.webCredentials }
+        if !config.appClips.isEmpty { file.appClips = config.appClips }
+        if !config.handoff.isEmpty { file.activityContinuation = config.handoff }
+
+        let bytes = file.compactBytes
+        if bytes.count > Self.sizeLimit {
+            diagnostics.append(
+                site.diagnostic(.error, rule: "file-size",
+                    "the generated file is \(bytes.count) bytes; Apple stops reading at \(Self.sizeLimit) (spec §3.5)",
+                    at: .root, hint: "use fewer rules with wildcards or substitution variables, or turn legacyFormat off"))
+        } else if bytes.count > Self.sizeWarning {
+            diagnostics.append(
+                site.diagnostic(.warning, rule: "file-size",
+                    "the generated file is \(bytes.count) bytes, close to Apple's limit of \(Self.sizeLimit)",
+                    at: .root, hint: "merge rules with wildcards before adding more"))
+        }
+        return Output(file: file, bytes: bytes, diagnostics: diagnostics)
+    }
+
+    /// The legacy `paths` for one app entry: each rule the legacy form can express, in order, with
+    /// `exclude` as `NOT ` (spec §1.3, §2.7), and the rules left out with the reason.
+    public static func derivedLegacyPaths(
+        for app: AppRules, links: UniversalLinks
+    ) -> (paths: [String], leftOut: [(ruleIndex: Int, reason: String)]) {
+        var paths: [String] = []
+        var leftOut: [(Int, String)] = []
+        for (ruleIndex, rule) in app.rules.enumerated() {
+            if let reason = legacyProblem(rule, app: app, links: links) {
+                leftOut.append((ruleIndex, reason))
+                continue
+            }
+            let pattern = rule.path ?? "*"
+            paths.append(rule.exclude == true ? "NOT " + pattern : pattern)
+        }
+        return (paths, leftOut)
+    }
+
+    /// Why `rule` cannot be written as a legacy path, or `nil` when it can.
+    static func legacyProblem(_ rule: ComponentPattern, app: AppRules, links: UniversalLinks) -> String? {
+        switch rule.query {
+        case .whole(let pattern) where pattern != "*": return "it has a query condition"
+        case .items(let items) where items.contains(where: { $0.pattern != "*" }): return "it has a query condition"
+        default: break
+        }
+        if let fragment = rule.fragment, fragment != "*" { return "it has a fragment condition" }
+        if let path = rule.path, path.contains("$(") { return "it uses a substitution variable" }
+        let caseSensitive = rule.caseSensitive ?? app.defaults?.caseSensitive ?? links.defaults?.caseSensitive ?? true
+        if !caseSensitive { return "it is case-insensitive" }
+        let percentEncoded = rule.percentEncoded ?? app.defaults?.percentEncoded ?? links.defaults?.percentEncoded ?? true
+        if !percentEncoded { return "it matches decoded (percentEncoded false) paths" }
+        return nil
+    }
+}

@@ -1,0 +1,119 @@
+/// Turns an existing Apple-format file into a ``SiteConfig`` that serves the same answers.
+///
+/// Legacy `paths` become rules (`NOT ` → `exclude`); the iOS 9 beta dictionary form is read in sorted
+/// key order; component keys Apple applies from `defaults` (observed, spec §1.7) are copied into the
+/// rules that lack them, so the imported config states them explicitly.
+public struct AssociationImporter: Sendable {
+    /// Creates an importer.
+    public init() {}
+
+    /// The config and what was noticed; errors in `diagnostics` mean nothing may be written.
+    public struct Output: Sendable {
+        /// The imported config; valid only when `diagnostics` has no errors.
+        public var config: SiteConfig
+        /// Warnings about what changed shape, errors about what cannot be imported.
+        public var diagnostics: [Diagnostic]
+    }
+
+    /// Imports `file`. `source` and `root` locate findings in the original file.
+    public func importFile(_ file: AssociationFile, source: SourceText? = nil, root: JSONNode? = nil) -> Output {
+        var diagnostics: [Diagnostic] = []
+        func report(_ severity: Diagnostic.Severity, _ rule: String, _ message: String, _ path: KeyPath, hint: String? = nil) {
+            if let source, let root {
+                diagnostics.append(source.diagnostic(severity, rule: rule, message, at: root.offset(of: path), keyPath: path.description, hint: hint))
+            } else {
+                diagnostics.append(Diagnostic(severity, rule: rule, message, keyPath: path.description, hint: hint))
+            }
+        }
+
+        var config = SiteConfig()
+        config.webCredentials = file.webCredentials ?? []
+        config.appClips = file.appClips ?? []
+        config.handoff = file.activityContinuation ?? []
+        if let applinks = file.applinks {
+            let hasLegacy = applinks.apps != nil || applinks.details.contains { $0.paths != nil }
+            config.legacyFormat = hasLegacy
+            var links = UniversalLinks(variables: applinks.substitutionVariables)
+            let (domainFlags, domainPattern) = Self.split(applinks.defaults)
+            links.defaults = domainFlags
+            for (index, details) in applinks.details.enumerated() {
+                let path = KeyPath.root.key("applinks").key("details").index(index)
+                let appIDs = details.modernAppIDs
+                guard !appIDs.isEmpty else {
+                    report(.warning, "no-app", "details entry names no app; iOS ignores it, so it is not imported", path,
+                        hint: "add \"appIDs\" if an app should open these URLs")
+                    continue
+                }
+                var app = AppRules(appIDs: appIDs, rules: [])
+                if let components = details.components {
+                    let (appFlags, appPattern) = Self.split(details.defaults)
+                    app.defaults = appFlags
+                    app.rules = components.map { Self.inherit($0, from: [appPattern, domainPattern]) }
+                    if details.paths != nil {
+                        // iOS 12 reads these paths; iOS 13+ the components. Keep both exactly.
+                        if let appID = details.appID, details.appIDs != nil, details.appIDs != [appID] {
+                            report(.warning, "legacy-app-ids",
+                                "legacy \"paths\" applied only to appID '\(appID)'; the import applies them to every app of the entry",
+                                path.key("paths"))
+                        }
+                        let derived = AssociationGenerator.derivedLegacyPaths(for: app, links: links).paths
+                        if derived != details.paths { app.legacyPaths = details.paths }
+                    }
+                    if components.isEmpty {
+                        report(.warning, "empty-components",
+                            "\"components\" is empty, so iOS 13+ ignores this entry's paths (spec §2.7)", path.key("components"))
+                        if let paths = details.paths, !paths.isEmpty {
+                            // No modern rule can express "nothing but legacy paths"; refuse rather than change meaning.
+                            report(.error, "empty-components",
+                                "cannot import an entry whose empty \"components\" hides its \"paths\" on iOS 13+",
+                                path.key("components"), hint: "remove \"components\": [] so the paths apply, or remove the paths")
+                        }
+                        continue
+                    }
+                } else if let paths = details.paths {
+                    app.rules = paths.map(Self.rule(fromLegacyPath:))
+                } else {
+                    report(.warning, "no-rules", "details entry has neither \"components\" nor \"paths\"; it opens no URL", path)
+                    continue
+                }
+                if app.rules.isEmpty {
+                    report(.warning, "no-rules", "details entry has no rules; it opens no URL, so it is not imported", path)
+                    continue
+                }
+                links.apps.append(app)
+            }
+            config.universalLinks = links
+        }
+        return Output(config: config, diagnostics: diagnostics)
+    }
+
+    /// A legacy path as a rule: `NOT /x` excludes `/x` (spec §1.3).
+    static func rule(fromLegacyPath path: String) -> ComponentPattern {
+        if path.hasPrefix("NOT ") {
+            return ComponentPattern(path: String(path.dropFirst(4)), exclude: true)
+        }
+        return ComponentPattern(path: path)
+    }
+
+    /// Splits Apple `defaults` into what our `defaults` holds (flags) and component keys to copy into rules.
+    static func split(_ defaults: ComponentPattern?) -> (MatchingDefaults?, ComponentPattern?) {
+        guard let defaults else { return (nil, nil) }
+        let flags = defaults.caseSensitive == nil && defaults.percentEncoded == nil
+            ? nil : MatchingDefaults(caseSensitive: defaults.caseSensitive, percentEncoded: defaults.percentEncoded)
+        let pattern = defaults.path == nil && defaults.query == nil && defaults.fragment == nil && defaults.exclude == nil
+            ? nil : ComponentPattern(path: defaults.path, query: defaults.query, fragment: defaults.fragment, exclude: defaults.exclude)
+        return (flags, pattern)
+    }
+
+    /// `rule` with `/`, `?`, `#` and `exclude` taken from the nearest level that sets them (spec §1.7, observed).
+    static func inherit(_ rule: ComponentPattern, from levels: [ComponentPattern?]) -> ComponentPattern {
+        var result = rule
+        for level in levels.compactMap({ $0 }) {
+            if result.path == nil { result.path = level.path }
+            if result.query == nil { result.query = level.query }
+            if result.fragment == nil { result.fragment = level.fragment }
+            if result.exclude == nil { result.exclude = level.exclude }
+        }
+        return result
+    }
+}

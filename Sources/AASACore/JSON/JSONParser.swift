@@ -1,0 +1,375 @@
+/// A strict RFC 8259 parser that records positions and explains the mistakes people really make
+/// in association files: comments, trailing commas, typographic quotes, unquoted keys, a BOM
+/// (spec §8 items 1 and 6; corpus tags `js-comments`, `trailing-comma`, `smart-quotes`, …).
+///
+/// It never recurses deeper than ``maximumDepth`` and never reads past ``maximumBytes``, so hostile
+/// input gets an error, not a crash or a hang.
+public struct JSONParser: Sendable {
+    /// The deepest nesting accepted; association files and configs need fewer than ten levels.
+    public var maximumDepth = 64
+    /// The largest input accepted.
+    public var maximumBytes = 16 << 20
+
+    /// Creates a parser with the default limits.
+    public init() {}
+
+    /// The parsed document and non-fatal findings (a BOM).
+    public struct Result: Sendable {
+        /// The root value.
+        public var root: JSONNode
+        /// Warnings found while parsing.
+        public var diagnostics: [Diagnostic]
+    }
+
+    /// Parses `source`, or throws a ``Diagnostic`` at the first point where it stops being JSON.
+    public func parse(_ source: SourceText) throws(Diagnostic) -> Result {
+        var scanner = Scanner(source: source, maximumDepth: maximumDepth)
+        if source.bytes.count > maximumBytes {
+            throw source.diagnostic(
+                .error, rule: "file-too-large",
+                "file is \(source.bytes.count) bytes; the limit is \(maximumBytes)", at: 0)
+        }
+        if let bad = Self.firstInvalidUTF8Offset(source.bytes) {
+            throw source.diagnostic(
+                .error, rule: "not-utf8",
+                "file is not valid UTF-8 (byte 0x\(String(source.bytes[bad], radix: 16, uppercase: true)))",
+                at: bad, hint: "save the file as UTF-8")
+        }
+        var diagnostics: [Diagnostic] = []
+        if source.bytes.starts(with: [0xEF, 0xBB, 0xBF]) {
+            diagnostics.append(
+                source.diagnostic(
+                    .warning, rule: "bom", "file starts with a UTF-8 byte order mark", at: 0,
+                    hint: "save the file as UTF-8 without BOM; some JSON readers reject it"))
+            scanner.index = 3
+        }
+        scanner.skipWhitespace()
+        if scanner.atEnd {
+            throw source.diagnostic(.error, rule: "invalid-json", "file is empty; expected a JSON value", at: 0)
+        }
+        let root = try scanner.parseValue(depth: 0)
+        scanner.skipWhitespace()
+        if !scanner.atEnd {
+            throw scanner.error("unexpected \(scanner.describeCurrent()) after the end of the JSON value")
+        }
+        return Result(root: root, diagnostics: diagnostics)
+    }
+
+    /// Offset of the first byte that breaks UTF-8, or `nil` when the bytes are valid.
+    static func firstInvalidUTF8Offset(_ bytes: [UInt8]) -> Int? {
+        var index = 0
+        while index < bytes.count {
+            let lead = bytes[index]
+            let length: Int
+            switch lead {
+            case 0x00...0x7F: index += 1; continue
+            case 0xC2...0xDF: length = 2
+            case 0xE0...0xEF: length = 3
+            case 0xF0...0xF4: length = 4
+            default: return index
+            }
+            guard index + length <= bytes.count else { return index }
+            for k in 1..<length where bytes[index + k] & 0xC0 != 0x80 { return index }
+            // Reject overlong forms, surrogates and code points above U+10FFFF.
+            let second = bytes[index + 1]
+            if lead == 0xE0 && second < 0xA0 { return index }
+            if lead == 0xED && second > 0x9F { return index }
+            if lead == 0xF0 && second < 0x90 { return index }
+            if lead == 0xF4 && second > 0x8F { return index }
+            index += length
+        }
+        return nil
+    }
+}
+
+private struct Scanner {
+    let source: SourceText
+    let maximumDepth: Int
+    var index = 0
+
+    init(source: SourceText, maximumDepth: Int) {
+        self.source = source
+        self.maximumDepth = maximumDepth
+    }
+
+    var bytes: [UInt8] { source.bytes }
+    var atEnd: Bool { index >= bytes.count }
+    var current: UInt8? { index < bytes.count ? bytes[index] : nil }
+
+    func error(_ message: String, at offset: Int? = nil, hint: String? = nil) -> Diagnostic {
+        source.diagnostic(.error, rule: "invalid-json", message, at: offset ?? index, hint: hint)
+    }
+
+    /// A readable name for what stands at the cursor, e.g. `'}'` or `end of file`.
+    func describeCurrent() -> String {
+        guard let byte = current else { return "end of file" }
+        if byte < 0x80 {
+            if byte < 0x20 { return "control character 0x\(String(byte, radix: 16))" }
+            return "'\(Character(Unicode.Scalar(byte)))'"
+        }
+        return "'\(characterAt(index))'"
+    }
+
+    func characterAt(_ offset: Int) -> String {
+        var end = offset + 1
+        while end < bytes.count && bytes[end] & 0xC0 == 0x80 { end += 1 }
+        return String(decoding: bytes[offset..<end], as: UTF8.self)
+    }
+
+    mutating func skipWhitespace() {
+        while let byte = current, byte == 0x20 || byte == 0x0A || byte == 0x0D || byte == 0x09 { index += 1 }
+    }
+
+    /// Explains a byte that cannot start a value or key: the common non-JSON habits get their own words.
+    func unexpected(expecting what: String) -> Diagnostic {
+        guard let byte = current else { return error("unexpected end of file; expected \(what)") }
+        switch byte {
+        case UInt8(ascii: "/") where index + 1 < bytes.count && (bytes[index + 1] == UInt8(ascii: "/") || bytes[index + 1] == UInt8(ascii: "*")):
+            return error("comments are not allowed in JSON", hint: "delete the comment, or move it into a \"comment\" key")
+        case UInt8(ascii: "'"):
+            return error("single quotes are not JSON", hint: "use double quotes (\")")
+        case 0xE2:
+            let character = characterAt(index)
+            if ["\u{201C}", "\u{201D}", "\u{2018}", "\u{2019}", "\u{201E}"].contains(character) {
+                return error(
+                    "typographic quote '\(character)' where JSON needs a straight double quote",
+                    hint: "replace curly quotes with \" (turn off smart quotes in your editor)")
+            }
+        case 0xC2 where index + 1 < bytes.count && bytes[index + 1] == 0xA0:
+            return error("non-breaking space (U+00A0) is not JSON whitespace", hint: "replace it with a normal space")
+        default:
+            break
+        }
+        return error("unexpected \(describeCurrent()); expected \(what)")
+    }
+
+    mutating func parseValue(depth: Int) throws(Diagnostic) -> JSONNode {
+        skipWhitespace()
+        let start = index
+        guard let byte = current else { throw unexpected(expecting: "a value") }
+        switch byte {
+        case UInt8(ascii: "{"): return JSONNode(try parseObject(depth: depth + 1), offset: start)
+        case UInt8(ascii: "["): return JSONNode(try parseArray(depth: depth + 1), offset: start)
+        case UInt8(ascii: "\""): return JSONNode(.string(try parseString()), offset: start)
+        case UInt8(ascii: "-"), UInt8(ascii: "0")...UInt8(ascii: "9"): return JSONNode(try parseNumber(), offset: start)
+        case UInt8(ascii: "t"): try expectWord("true"); return JSONNode(.bool(true), offset: start)
+        case UInt8(ascii: "f"): try expectWord("false"); return JSONNode(.bool(false), offset: start)
+        case UInt8(ascii: "n"): try expectWord("null"); return JSONNode(.null, offset: start)
+        default: throw unexpected(expecting: "a value")
+        }
+    }
+
+    mutating func expectWord(_ word: StaticString) throws(Diagnostic) {
+        let start = index
+        let count = word.utf8CodeUnitCount
+        let matches = word.withUTF8Buffer { expected in
+            index + count <= bytes.count && bytes[index..<index + count].elementsEqual(expected)
+        }
+        guard matches else { throw error("unexpected \(describeCurrent()); expected a value", at: start) }
+        index += count
+    }
+
+    mutating func enter(_ depth: Int) throws(Diagnostic) {
+        if depth > maximumDepth {
+            throw source.diagnostic(
+                .error, rule: "json-too-deep", "nesting is deeper than \(maximumDepth) levels", at: index)
+        }
+    }
+
+    mutating func parseObject(depth: Int) throws(Diagnostic) -> JSONValue {
+        try enter(depth)
+        index += 1  // {
+        var members: [JSONMember] = []
+        skipWhitespace()
+        if current == UInt8(ascii: "}") {
+            index += 1
+            return .object(members)
+        }
+        while true {
+            skipWhitespace()
+            if current == UInt8(ascii: "}") && !members.isEmpty {
+                throw error("trailing comma before '}'", at: lastComma(before: index), hint: "delete the last ','")
+            }
+            guard current == UInt8(ascii: "\"") else {
+                if let byte = current, isIdentifierStart(byte) {
+                    throw error("object keys must be double-quoted strings", hint: "write \"key\" with double quotes")
+                }
+                throw unexpected(expecting: "a \"key\" string")
+            }
+            let keyOffset = index
+            let key = try parseString()
+            skipWhitespace()
+            guard current == UInt8(ascii: ":") else { throw unexpected(expecting: "':' after the key \"\(key)\"") }
+            index += 1
+            let value = try parseValue(depth: depth)
+            members.append(JSONMember(key: key, keyOffset: keyOffset, value: value))
+            skipWhitespace()
+            if current == UInt8(ascii: ",") {
+                index += 1
+                continue
+            }
+            if current == UInt8(ascii: "}") {
+                index += 1
+                return .object(members)
+            }
+            if current == UInt8(ascii: "\"") {
+                throw error("missing ',' between object members", hint: "add a ',' after the previous value")
+            }
+            throw unexpected(expecting: "',' or '}'")
+        }
+    }
+
+    mutating func parseArray(depth: Int) throws(Diagnostic) -> JSONValue {
+        try enter(depth)
+        index += 1  // [
+        var elements: [JSONNode] = []
+        skipWhitespace()
+        if current == UInt8(ascii: "]") {
+            index += 1
+            return .array(elements)
+        }
+        while true {
+            skipWhitespace()
+            if current == UInt8(ascii: "]") && !elements.isEmpty {
+                throw error("trailing comma before ']'", at: lastComma(before: index), hint: "delete the last ','")
+            }
+            elements.append(try parseValue(depth: depth))
+            skipWhitespace()
+            if current == UInt8(ascii: ",") {
+                index += 1
+                continue
+            }
+            if current == UInt8(ascii: "]") {
+                index += 1
+                return .array(elements)
+            }
+            if let byte = current, byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "{") || byte == UInt8(ascii: "[") {
+                throw error("missing ',' between array elements", hint: "add a ',' after the previous value")
+            }
+            throw unexpected(expecting: "',' or ']'")
+        }
+    }
+
+    func lastComma(before offset: Int) -> Int {
+        var position = offset - 1
+        while position > 0 && bytes[position] != UInt8(ascii: ",") { position -= 1 }
+        return position
+    }
+
+    func isIdentifierStart(_ byte: UInt8) -> Bool {
+        (byte >= UInt8(ascii: "a") && byte <= UInt8(ascii: "z")) || (byte >= UInt8(ascii: "A") && byte <= UInt8(ascii: "Z"))
+            || byte == UInt8(ascii: "_") || byte == UInt8(ascii: "$")
+    }
+
+    mutating func parseString() throws(Diagnostic) -> String {
+        let open = index
+        index += 1  // "
+        var utf8: [UInt8] = []
+        while true {
+            guard let byte = current else {
+                throw error("string is never closed", at: open, hint: "add the closing \"")
+            }
+            switch byte {
+            case UInt8(ascii: "\""):
+                index += 1
+                return String(decoding: utf8, as: UTF8.self)
+            case UInt8(ascii: "\\"):
+                index += 1
+                guard let escape = current else { throw error("string is never closed", at: open) }
+                index += 1
+                switch escape {
+                case UInt8(ascii: "\""): utf8.append(0x22)
+                case UInt8(ascii: "\\"): utf8.append(0x5C)
+                case UInt8(ascii: "/"): utf8.append(0x2F)
+                case UInt8(ascii: "b"): utf8.append(0x08)
+                case UInt8(ascii: "f"): utf8.append(0x0C)
+                case UInt8(ascii: "n"): utf8.append(0x0A)
+                case UInt8(ascii: "r"): utf8.append(0x0D)
+                case UInt8(ascii: "t"): utf8.append(0x09)
+                case UInt8(ascii: "u"): try appendUnicodeEscape(into: &utf8)
+                default:
+                    throw error("invalid escape '\\\(Character(Unicode.Scalar(escape)))' in string", at: index - 2,
+                        hint: "write a backslash as \\\\")
+                }
+            case 0x00..<0x20:
+                throw error(
+                    byte == 0x0A ? "string is never closed before the end of the line" : "unescaped control character in string",
+                    at: byte == 0x0A ? open : index,
+                    hint: byte == 0x0A ? "add the closing \"" : "escape it as \\u00XX")
+            default:
+                utf8.append(byte)
+                index += 1
+            }
+        }
+    }
+
+    mutating func readHex4() throws(Diagnostic) -> UInt32 {
+        guard index + 4 <= bytes.count else { throw error("incomplete \\u escape") }
+        var value: UInt32 = 0
+        for _ in 0..<4 {
+            let byte = bytes[index]
+            let digit: UInt32
+            switch byte {
+            case UInt8(ascii: "0")...UInt8(ascii: "9"): digit = UInt32(byte - UInt8(ascii: "0"))
+            case UInt8(ascii: "a")...UInt8(ascii: "f"): digit = UInt32(byte - UInt8(ascii: "a") + 10)
+            case UInt8(ascii: "A")...UInt8(ascii: "F"): digit = UInt32(byte - UInt8(ascii: "A") + 10)
+            default: throw error("invalid hex digit in \\u escape")
+            }
+            value = value << 4 | digit
+            index += 1
+        }
+        return value
+    }
+
+    mutating func appendUnicodeEscape(into utf8: inout [UInt8]) throws(Diagnostic) {
+        let start = index - 2
+        var scalarValue = try readHex4()
+        if (0xD800...0xDBFF).contains(scalarValue) {
+            guard index + 6 <= bytes.count, bytes[index] == UInt8(ascii: "\\"), bytes[index + 1] == UInt8(ascii: "u") else {
+                throw error("unpaired surrogate in \\u escape", at: start)
+            }
+            index += 2
+            let low = try readHex4()
+            guard (0xDC00...0xDFFF).contains(low) else { throw error("unpaired surrogate in \\u escape", at: start) }
+            scalarValue = 0x10000 + ((scalarValue - 0xD800) << 10) + (low - 0xDC00)
+        } else if (0xDC00...0xDFFF).contains(scalarValue) {
+            throw error("unpaired surrogate in \\u escape", at: start)
+        }
+        guard let scalar = Unicode.Scalar(scalarValue) else { throw error("invalid \\u escape", at: start) }
+        utf8.append(contentsOf: String(Character(scalar)).utf8)
+    }
+
+    mutating func parseNumber() throws(Diagnostic) -> JSONValue {
+        let start = index
+        if current == UInt8(ascii: "-") { index += 1 }
+        guard let first = current, first >= UInt8(ascii: "0") && first <= UInt8(ascii: "9") else {
+            throw error("invalid number", at: start)
+        }
+        if first == UInt8(ascii: "0") {
+            index += 1
+            if let next = current, next >= UInt8(ascii: "0") && next <= UInt8(ascii: "9") {
+                throw error("numbers may not have leading zeros", at: start)
+            }
+        } else {
+            skipDigits()
+        }
+        if current == UInt8(ascii: ".") {
+            index += 1
+            guard skipDigits() > 0 else { throw error("invalid number: digits expected after '.'", at: start) }
+        }
+        if current == UInt8(ascii: "e") || current == UInt8(ascii: "E") {
+            index += 1
+            if current == UInt8(ascii: "+") || current == UInt8(ascii: "-") { index += 1 }
+            guard skipDigits() > 0 else { throw error("invalid number: digits expected in exponent", at: start) }
+        }
+        let text = String(decoding: bytes[start..<index], as: UTF8.self)
+        return .number(Double(text) ?? .nan)
+    }
+
+    @discardableResult
+    mutating func skipDigits() -> Int {
+        let start = index
+        while let byte = current, byte >= UInt8(ascii: "0") && byte <= UInt8(ascii: "9") { index += 1 }
+        return index - start
+    }
+}

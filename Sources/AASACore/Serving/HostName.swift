@@ -1,0 +1,37 @@
+/// Host header normalisation: the one place that turns what a client sent into a domain key.
+public enum HostName {
+    /// The domain named by a `Host` header value: port stripped, ASCII lower-cased, one trailing dot
+    /// ignored. `nil` for an empty or malformed value (spaces, control bytes, an unclosed `[`).
+    public static func normalized(_ raw: UnsafeRawBufferPointer) -> String? {
+        var end = raw.count
+        guard end > 0 else { return nil }
+        if raw[0] == UInt8(ascii: "[") {
+            // IPv6 literal: [::1]:8443 → "[::1]"
+            guard let close = raw.firstIndex(of: UInt8(ascii: "]")) else { return nil }
+            end = close + 1
+        } else if let colon = raw.firstIndex(of: UInt8(ascii: ":")) {
+            end = colon
+        }
+        if end > 0 && raw[end - 1] == UInt8(ascii: ".") { end -= 1 }
+        guard end > 0 else { return nil }
+        return String(unsafeUninitializedCapacity: end) { buffer in
+            for index in 0..<end {
+                var byte = raw[index]
+                if byte <= 0x20 || byte == 0x7F || byte == UInt8(ascii: "/") { return 0 }
+                if byte >= UInt8(ascii: "A") && byte <= UInt8(ascii: "Z") { byte += 0x20 }
+                buffer[index] = byte
+            }
+            return end
+        }.nilIfEmpty
+    }
+
+    /// `normalized` for a Swift string.
+    public static func normalized(_ text: String) -> String? {
+        var bytes = Array(text.utf8)
+        return bytes.withUnsafeMutableBytes { normalized(UnsafeRawBufferPointer($0)) }
+    }
+}
+
+extension String {
+    fileprivate var nilIfEmpty: String? { isEmpty ? nil : self }
+}

@@ -1,0 +1,75 @@
+/// What one domain publishes, ready to be turned into routes.
+public struct PublishedDomain: Sendable {
+    /// The host name (lower case, no trailing dot).
+    public var domain: String
+    /// The generated association file.
+    public var associationFile: [UInt8]
+    /// `Cache-Control` for the association file.
+    public var cacheControl: String
+
+    /// Creates a published domain.
+    public init(domain: String, associationFile: [UInt8], cacheControl: String) {
+        self.domain = domain
+        self.associationFile = associationFile
+        self.cacheControl = cacheControl
+    }
+}
+
+/// The public routes of every domain: an immutable snapshot built at load, swapped whole on reload
+/// (STYLE §9). A request does a host lookup and a few byte comparisons, and gets a response that was
+/// prepared when the snapshot was built.
+public final class SiteRoutes: RouteTable {
+    /// Both paths Apple has fetched the file from (spec §3.1): serve identical bytes, never redirect.
+    static let associationPaths: [[UInt8]] = [
+        Array("/.well-known/apple-app-site-association".utf8), Array("/apple-app-site-association".utf8),
+    ]
+
+    struct DomainRoutes: Sendable {
+        var association: StaticResource
+        var methodNotAllowed: PreparedResponse
+        var notFound: PreparedResponse
+    }
+
+    /// Every prepared response, indexed by id.
+    public let preparedResponses: [PreparedResponse]
+    private let domains: [String: DomainRoutes]
+    private let unknownHost: PreparedResponse
+
+    /// Builds the routes for `published`.
+    public init(_ published: [PublishedDomain]) {
+        var builder = PreparedResponseBuilder()
+        let plain = [HTTPHeader("Content-Type", "text/plain; charset=utf-8"), HTTPHeader("Cache-Control", "no-store")]
+        // Spec §10.6 #103: an unknown host gets a 404 that names no configured domain.
+        unknownHost = builder.prepare(Response(status: 404, headers: plain, body: Array("unknown host\n".utf8)))
+        var table: [String: DomainRoutes] = [:]
+        for domain in published {
+            table[domain.domain] = DomainRoutes(
+                association: StaticResource(
+                    body: domain.associationFile, contentType: "application/json", cacheControl: domain.cacheControl,
+                    builder: &builder),
+                methodNotAllowed: builder.prepare(
+                    Response(status: 405, headers: plain + [HTTPHeader("Allow", "GET, HEAD")], body: Array("method not allowed\n".utf8))),
+                notFound: builder.prepare(Response(status: 404, headers: plain, body: Array("not found\n".utf8))))
+        }
+        domains = table
+        preparedResponses = builder.responses
+    }
+
+    /// The domains served, sorted.
+    public var domainNames: [String] { domains.keys.sorted() }
+
+    /// Routes by Host (SNI when there is no Host), then by exact path; never redirects (spec §3.3).
+    public func route(_ request: some HTTPRequest) -> RouteDecision {
+        let host = request.withHeader("Host") { raw in raw.flatMap(HostName.normalized) }
+            ?? request.tlsServerName.flatMap(HostName.normalized)
+        guard let host, let site = domains[host] else { return .prepared(unknownHost) }
+        let isAssociation = request.withPath { path in
+            Self.associationPaths.contains { candidate in
+                candidate.count == path.count && candidate.withUnsafeBytes { $0.elementsEqual(path) }
+            }
+        }
+        guard isAssociation else { return .prepared(site.notFound) }
+        guard request.method != .other else { return .prepared(site.methodNotAllowed) }
+        return .prepared(request.withHeader("If-None-Match") { site.association.answer(ifNoneMatch: $0) })
+    }
+}

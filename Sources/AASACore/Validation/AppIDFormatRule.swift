@@ -1,0 +1,119 @@
+/// Every app ID is `TEAMID.bundle.id` (spec §1.2; spec §8 item 7).
+public struct AppIDFormatRule: SiteRule {
+    /// Creates the rule.
+    public init() {}
+
+    /// Reports each malformed app ID.
+    public func check(_ site: SiteContext) -> [Diagnostic] {
+        var found: [Diagnostic] = []
+        for (path, ids) in site.config.appIDLists {
+            for (index, id) in ids.enumerated() {
+                if let problem = AppID.problem(id) {
+                    found.append(site.diagnostic(.error, rule: "app-id-format", problem.message, at: path.index(index), hint: problem.hint))
+                }
+            }
+        }
+        for (index, test) in site.config.tests.enumerated() {
+            if case .opensApp(let id) = test.expectation, let problem = AppID.problem(id) {
+                found.append(
+                    site.diagnostic(.error, rule: "app-id-format", problem.message,
+                        at: .root.key("tests").index(index).key("opensApp"), hint: problem.hint))
+            }
+        }
+        return found
+    }
+}
+
+/// The same app is not listed twice in one list.
+public struct DuplicateAppRule: SiteRule {
+    /// Creates the rule.
+    public init() {}
+
+    /// Reports each repeat.
+    public func check(_ site: SiteContext) -> [Diagnostic] {
+        var found: [Diagnostic] = []
+        for (path, ids) in site.config.appIDLists {
+            var seen: Set<String> = []
+            for (index, id) in ids.enumerated() where !seen.insert(id).inserted {
+                found.append(
+                    site.diagnostic(.error, rule: "duplicate-app", "'\(id)' is listed twice", at: path.index(index),
+                        hint: "remove the second entry"))
+            }
+        }
+        return found
+    }
+}
+
+/// Each universal-links entry names at least one app and has at least one rule.
+///
+/// An empty `components` array would hide `paths` on iOS 13+ (spec §2.7), so we never emit one.
+public struct AppEntryRule: SiteRule {
+    /// Creates the rule.
+    public init() {}
+
+    /// Reports entries without apps or rules.
+    public func check(_ site: SiteContext) -> [Diagnostic] {
+        var found: [Diagnostic] = []
+        for (index, app) in (site.config.universalLinks?.apps ?? []).enumerated() {
+            let path = KeyPath.root.key("universalLinks").key("apps").index(index)
+            if app.appIDs.isEmpty {
+                found.append(
+                    site.diagnostic(.error, rule: "no-app", "this entry names no app, so iOS ignores it", at: path.key("appIDs"),
+                        hint: "add \"TEAMID.bundle.id\" to \"appIDs\""))
+            }
+            if app.rules.isEmpty {
+                found.append(
+                    site.diagnostic(.error, rule: "no-rules", "\"rules\" is empty, so these apps open no URL", at: path.key("rules"),
+                        hint: "add {\"path\": \"/*\"} to claim every URL, or remove the entry"))
+            }
+        }
+        return found
+    }
+}
+
+/// Substitution variable names and values follow Apple's rules (spec §1.8).
+public struct VariableRule: SiteRule {
+    /// Creates the rule.
+    public init() {}
+
+    /// Reports bad names, values that nest variables, and empty lists.
+    public func check(_ site: SiteContext) -> [Diagnostic] {
+        var found: [Diagnostic] = []
+        for variable in site.config.universalLinks?.variables ?? [] {
+            let path = KeyPath.root.key("universalLinks").key("variables").key(variable.name)
+            if variable.name.isEmpty || variable.name.contains(where: { "$()".contains($0) }) {
+                found.append(
+                    site.diagnostic(.error, rule: "variable-name", "variable name '\(variable.name)' is empty or contains '$', '(' or ')'",
+                        at: path, hint: "use a name such as \"food\" and refer to it as $(food)"))
+            }
+            if variable.values.isEmpty {
+                found.append(site.diagnostic(.error, rule: "variable-empty", "variable '\(variable.name)' has no values", at: path,
+                    hint: "list at least one string"))
+            }
+            for (index, value) in variable.values.enumerated() where value.contains("$(") {
+                found.append(
+                    site.diagnostic(.error, rule: "variable-nested", "value '\(value)' refers to another variable, which Apple does not allow",
+                        at: path.index(index), hint: "write the values out in full"))
+            }
+        }
+        return found
+    }
+}
+
+/// `cacheControl` is a single header value.
+public struct CacheControlRule: SiteRule {
+    /// Creates the rule.
+    public init() {}
+
+    /// Reports an empty value or one with line breaks or control characters.
+    public func check(_ site: SiteContext) -> [Diagnostic] {
+        let value = site.config.cacheControl
+        if value.isEmpty || value.unicodeScalars.contains(where: { $0.value < 0x20 || $0.value == 0x7F }) {
+            return [
+                site.diagnostic(.error, rule: "cache-control", "cacheControl must be one line of text", at: .root.key("cacheControl"),
+                    hint: "e.g. \"max-age=3600\"")
+            ]
+        }
+        return []
+    }
+}

@@ -1,0 +1,70 @@
+/// What a validation rule sees of one domain: its config and where each key is in `site.json`.
+public struct SiteContext: Sendable {
+    /// The domain (folder name).
+    public var domain: String
+    /// The decoded config.
+    public var config: SiteConfig
+    /// The source, when the config came from a file, for line and column.
+    public var source: SourceText?
+    /// The parsed document, when the config came from a file, to find the key a finding is about.
+    public var root: JSONNode?
+
+    /// Creates a context.
+    public init(domain: String, config: SiteConfig, source: SourceText? = nil, root: JSONNode? = nil) {
+        self.domain = domain
+        self.config = config
+        self.source = source
+        self.root = root
+    }
+
+    /// A diagnostic located at the value of `path` in the source (or unlocated without one).
+    public func diagnostic(
+        _ severity: Diagnostic.Severity, rule: String, _ message: String, at path: KeyPath, hint: String? = nil
+    ) -> Diagnostic {
+        guard let source, let root else {
+            return Diagnostic(severity, rule: rule, message, keyPath: path.description, hint: hint)
+        }
+        return source.diagnostic(severity, rule: rule, message, at: root.offset(of: path), keyPath: path.description, hint: hint)
+    }
+}
+
+/// One semantic check of a site config. Adding a check is adding one type (STYLE §8).
+public protocol SiteRule: Sendable {
+    /// Checks `site` and returns every finding.
+    func check(_ site: SiteContext) -> [Diagnostic]
+}
+
+/// Runs a list of ``SiteRule``s.
+public struct SiteConfigValidator: Sendable {
+    /// The rules run, in order.
+    public var rules: [any SiteRule]
+
+    /// The rules every load runs.
+    public static let standard = SiteConfigValidator(rules: [
+        AppIDFormatRule(), DuplicateAppRule(), AppEntryRule(), VariableRule(), CacheControlRule(),
+    ])
+
+    /// Creates a validator from rules.
+    public init(rules: [any SiteRule]) {
+        self.rules = rules
+    }
+
+    /// Every finding of every rule.
+    public func validate(_ site: SiteContext) -> [Diagnostic] {
+        rules.flatMap { $0.check(site) }
+    }
+}
+
+extension SiteConfig {
+    /// Every app ID list in the config with its key path, for rules that look at all of them.
+    var appIDLists: [(path: KeyPath, ids: [String])] {
+        var lists: [(KeyPath, [String])] = []
+        for (index, app) in (universalLinks?.apps ?? []).enumerated() {
+            lists.append((KeyPath.root.key("universalLinks").key("apps").index(index).key("appIDs"), app.appIDs))
+        }
+        lists.append((.root.key("webCredentials"), webCredentials))
+        lists.append((.root.key("appClips"), appClips))
+        lists.append((.root.key("handoff"), handoff))
+        return lists
+    }
+}

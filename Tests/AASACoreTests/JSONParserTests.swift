@@ -1,0 +1,75 @@
+import Testing
+
+@testable import AASACore
+
+@Suite struct JSONParserTests {
+    func parse(_ text: String) throws(Diagnostic) -> JSONParser.Result {
+        try JSONParser().parse(SourceText(name: "t.json", bytes: Array(text.utf8)))
+    }
+
+    func failure(_ text: String) -> Diagnostic? {
+        do {
+            _ = try parse(text)
+            return nil
+        } catch {
+            return error
+        }
+    }
+
+    @Test func parsesNestedValuesKeepingMemberOrder() throws {
+        let result = try parse(#"{"b": [1, 2.5, -3e2], "a": {"x": null, "y": true}, "s": "\u00e9\ud83d\ude00\n"}"#)
+        guard case .object(let members) = result.root.value else {
+            Issue.record("not an object")
+            return
+        }
+        #expect(members.map(\.key) == ["b", "a", "s"])
+        #expect(members[2].value.value == .string("é😀\n"))
+        #expect(members[0].value.value == .array([JSONNode(.number(1), offset: 7), JSONNode(.number(2.5), offset: 10), JSONNode(.number(-300), offset: 15)]))
+    }
+
+    @Test(arguments: [
+        ("{\"a\": 1,}", "trailing comma before '}'", 1, 8),
+        ("[1, 2,\n]", "trailing comma before ']'", 1, 6),
+        ("{\n  // note\n  \"a\": 1\n}", "comments are not allowed in JSON", 2, 3),
+        ("{\"a\": \u{201C}x\u{201D}}", "typographic quote '\u{201C}' where JSON needs a straight double quote", 1, 7),
+        ("{'a': 1}", "single quotes are not JSON", 1, 2),
+        ("{a: 1}", "object keys must be double-quoted strings", 1, 2),
+        ("{\"a\": 1 \"b\": 2}", "missing ',' between object members", 1, 9),
+        ("{\"a\": 01}", "numbers may not have leading zeros", 1, 7),
+        ("{\"a\": \"x}", "string is never closed", 1, 7),
+        ("{} x", "unexpected 'x' after the end of the JSON value", 1, 4),
+        ("", "file is empty; expected a JSON value", 1, 1),
+    ])
+    func reportsCommonMistakesWithPosition(text: String, message: String, line: Int, column: Int) {
+        let diagnostic = failure(text)
+        #expect(diagnostic?.message == message)
+        #expect(diagnostic?.line == line)
+        #expect(diagnostic?.column == column)
+        #expect(diagnostic?.rule == "invalid-json")
+    }
+
+    @Test func warnsAboutByteOrderMarkButParses() throws {
+        let result = try JSONParser().parse(SourceText(name: "b.json", bytes: [0xEF, 0xBB, 0xBF] + Array("{}".utf8)))
+        #expect(result.diagnostics.map(\.rule) == ["bom"])
+        #expect(result.root.value == .object([]))
+    }
+
+    @Test func rejectsInvalidUTF8WithPosition() {
+        let diagnostic: Diagnostic?
+        do {
+            _ = try JSONParser().parse(SourceText(name: "u.json", bytes: Array("{\"a\":\n \"".utf8) + [0xE9] + Array("\"}".utf8)))
+            diagnostic = nil
+        } catch { diagnostic = error }
+        #expect(diagnostic?.rule == "not-utf8")
+        #expect(diagnostic?.line == 2)
+    }
+
+    @Test func refusesDeepNestingWithoutCrashing() {
+        let deep = String(repeating: "[", count: 100_000) + String(repeating: "]", count: 100_000)
+        #expect(failure(deep)?.rule == "json-too-deep")
+    }
+
+    @Test func columnsCountCharactersNotBytes() {
+        #expect(failure("{\"é\": x}")?.column == 7)
+    }
+}
