@@ -1,0 +1,1 @@
+void cshims_placeholder(void) {}
