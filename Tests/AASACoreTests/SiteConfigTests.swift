@@ -1,0 +1,95 @@
+import Testing
+
+@testable import AASACore
+
+@Suite struct SiteConfigTests {
+    @Test func decodesEveryKey() throws {
+        let loaded = loadSite(#"""
+            {"$schema": "x", "legacyFormat": false, "cacheControl": "max-age=60",
+             "universalLinks": {"defaults": {"caseSensitive": false, "percentEncoded": true}, "variables": {"v": ["a", "b"]},
+               "apps": [{"appIDs": ["ABCDE12345.com.a"], "defaults": {"percentEncoded": false},
+                 "rules": [{"path": "/p", "query": {"q": "1"}, "fragment": "f", "exclude": true, "comment": "c", "caseSensitive": true, "percentEncoded": true},
+                           {"query": "whole=*"}], "legacyPaths": ["/p"]}]},
+             "webCredentials": ["ABCDE12345.com.a"], "appClips": ["ABCDE12345.com.a.Clip"], "handoff": ["ABCDE12345.com.a"],
+             "tests": [{"url": "https://shop.example/p", "staysOnWeb": true}, {"url": "https://shop.example/x", "opensApp": "ABCDE12345.com.a"}]}
+            """#)
+        #expect(loaded.diagnostics.isEmpty, "\(loaded.diagnostics)")
+        let config = try #require(loaded.config)
+        #expect(config.legacyFormat == false)
+        #expect(config.cacheControl == "max-age=60")
+        #expect(config.universalLinks?.defaults == MatchingDefaults(caseSensitive: false, percentEncoded: true))
+        #expect(config.universalLinks?.variables == [SubstitutionVariable(name: "v", values: ["a", "b"])])
+        let app = try #require(config.universalLinks?.apps.first)
+        #expect(app.rules[0] == ComponentPattern(path: "/p", query: .items([QueryItemPattern(name: "q", pattern: "1")]), fragment: "f",
+            exclude: true, comment: "c", caseSensitive: true, percentEncoded: true))
+        #expect(app.rules[1].query == .whole("whole=*"))
+        #expect(app.legacyPaths == ["/p"])
+        #expect(config.tests.map(\.expectation) == [.staysOnWeb, .opensApp("ABCDE12345.com.a")])
+        #expect(config.appClips == ["ABCDE12345.com.a.Clip"])
+    }
+
+    @Test func reportsEveryProblemWithLineColumnAndKeyPath() {
+        let loaded = loadSite("""
+            {
+              "universalLink": {},
+              "cacheControl": 5,
+              "webCredentials": ["abcde12345.com.a", "com.example.b", "ABCDE12345.com.c", "ABCDE12345.com.c"],
+              "tests": [{"url": "https://shop.example/"}]
+            }
+            """)
+        let lines = loaded.diagnostics.map(\.description)
+        #expect(lines == [
+            #"shop.example/site.json:2:3: error: [unknown-key] unknown key "universalLink" (at universalLink); fix: did you mean "universalLinks"?"#,
+            "shop.example/site.json:3:19: error: [wrong-type] expected a string, found number (at cacheControl)",
+            #"shop.example/site.json:5:13: error: [test-expectation] a test needs exactly one of "opensApp" or "staysOnWeb" (at tests[0]); fix: add "opensApp": "TEAMID.bundle.id" or "staysOnWeb": true"#,
+        ])
+        #expect(loaded.config == nil)
+        #expect(!loaded.isPublishable)
+    }
+
+    @Test func validationNamesTheAppIDAndTheFix() {
+        let loaded = loadSite("""
+            {
+              "webCredentials": ["abcde12345.com.a", "com.example.b", "ABCDE12345.com.c", "ABCDE12345.com.c", "TEAMID.com.d"]
+            }
+            """)
+        let lines = loaded.diagnostics.map(\.description)
+        #expect(lines == [
+            "shop.example/site.json:2:22: error: [app-id-format] 'abcde12345.com.a' has a lower-case team ID (at webCredentials[0]); fix: write it in upper case: ABCDE12345.com.a",
+            "shop.example/site.json:2:42: error: [app-id-format] 'com.example.b' is not TEAMID.bundle.id (team IDs are 10 characters, 'com' has 3) (at webCredentials[1]); fix: copy the Team ID from the Membership page of your Apple Developer account",
+            "shop.example/site.json:2:99: error: [app-id-format] 'TEAMID.com.d' still has the placeholder 'TEAMID' as its team ID (at webCredentials[4]); fix: use your real Team ID from the Apple Developer account",
+            "shop.example/site.json:2:79: error: [duplicate-app] 'ABCDE12345.com.c' is listed twice (at webCredentials[3]); fix: remove the second entry",
+        ])
+    }
+
+    @Test func anEntryWithoutAppsOrRulesIsAnError() {
+        let loaded = loadSite(#"{"universalLinks": {"apps": [{"appIDs": [], "rules": []}]}}"#)
+        #expect(loaded.diagnostics.map(\.rule) == ["no-app", "no-rules"])
+        #expect(!loaded.isPublishable)
+    }
+
+    @Test func variablesFollowApplesRules() {
+        let loaded = loadSite(#"{"universalLinks": {"variables": {"a(b": ["x"], "e": [], "n": ["$(other)"]}, "apps": []}}"#)
+        #expect(loaded.diagnostics.map(\.rule) == ["variable-name", "variable-empty", "variable-nested"])
+    }
+
+    @Test(arguments: ["shop.example", "xn--bcher-kva.example", "a-b.c"])
+    func acceptsHostNameFolders(name: String) {
+        #expect(SiteConfigLoader.domainNameProblem(name) == nil)
+    }
+
+    @Test(arguments: ["Shop.example", "shop_example", "-a.example", "a..b", "bücher.example", "a/b"])
+    func refusesFoldersThatAreNotHostNames(name: String) {
+        #expect(SiteConfigLoader.domainNameProblem(name) != nil)
+    }
+
+    @Test func loadsEveryDomainFolderAndSkipsHiddenOnes() throws {
+        let loaded = try SiteConfigLoader().loadAll(directory: Repo.siteConfig)
+        #expect(loaded.map(\.domain) == ["links.example", "shop.example"])
+        #expect(loaded.allSatisfy { $0.isPublishable })
+    }
+
+    @Test func aMissingConfigFolderIsOneClearError() {
+        #expect(throws: Diagnostic.self) { _ = try SiteConfigLoader().loadAll(directory: "/nonexistent/site-config") }
+    }
+}
