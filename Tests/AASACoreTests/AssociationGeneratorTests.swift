@@ -63,7 +63,7 @@ import Testing
         let warning = loaded.diagnostics.first { $0.rule == "legacy-inexpressible" }
         #expect(warning?.message == "rule left out of the iOS 9–12 paths: \(reason)")
         #expect(warning?.keyPath == "universalLinks.apps[0].rules[0]")
-        #expect(warning?.line == 1 && warning?.column == 87)
+        #expect(warning?.line == 1 && warning?.column == 100)
         let legacy = loaded.generated?.file.applinks?.details.last
         #expect(legacy?.paths == ["/keep"])
         #expect(loaded.generated?.file.applinks?.details.first?.components?.count == 2)
