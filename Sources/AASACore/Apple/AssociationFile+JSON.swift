@@ -11,7 +11,12 @@ extension AssociationFile {
     /// sorted key order, since a JSON object has no order.
     public static func read(_ root: JSONNode, reader: JSONReader) -> AssociationFile? {
         let errorsBefore = reader.diagnostics.errors.count
-        guard let top = reader.object(root, path: .root, known: serviceKeys, what: "a JSON object") else { return nil }
+        let inApplinks = "it belongs inside \"applinks\""
+        guard
+            let top = reader.object(
+                root, path: .root, known: serviceKeys, what: "a JSON object",
+                misplaced: ["details": inApplinks, "apps": "it belongs inside a service, e.g. \"webcredentials\": {\"apps\": […]}"])
+        else { return nil }
         var file = AssociationFile()
         if let member = top["applinks"] {
             file.applinks = readAppLinks(member.value, path: .root.key("applinks"), reader: reader)
@@ -41,7 +46,15 @@ extension AssociationFile {
     }
 
     private static func readAppLinks(_ node: JSONNode, path: KeyPath, reader: JSONReader) -> AppLinks? {
-        guard let object = reader.object(node, path: path, known: ["apps", "details", "defaults", "substitutionVariables"])
+        let topLevel = "move it out of \"applinks\" to the top level of the file"
+        let inDetails = "it belongs inside a \"details\" entry"
+        guard
+            let object = reader.object(
+                node, path: path, known: ["apps", "details", "defaults", "substitutionVariables"],
+                misplaced: [
+                    "webcredentials": topLevel, "appclips": topLevel, "activitycontinuation": topLevel,
+                    "components": inDetails, "paths": inDetails, "appID": inDetails, "appIDs": inDetails,
+                ])
         else { return nil }
         var links = AppLinks()
         if let apps = object["apps"] {

@@ -47,12 +47,37 @@ public struct JSONParser: Sendable {
         if scanner.atEnd {
             throw source.diagnostic(.error, rule: "invalid-json", "file is empty; expected a JSON value", at: 0)
         }
+        if let other = Self.otherFormat(source, at: scanner.index) { throw other }
         let root = try scanner.parseValue(depth: 0)
         scanner.skipWhitespace()
         if !scanner.atEnd {
+            if case .string = root.value, scanner.current == UInt8(ascii: ":") {
+                throw scanner.error(
+                    "the file is a list of \"key\": value pairs without the outer { }", at: root.offset,
+                    hint: "wrap the whole content in { and }")
+            }
             throw scanner.error("unexpected \(scanner.describeCurrent()) after the end of the JSON value")
         }
         return Result(root: root, diagnostics: diagnostics)
+    }
+
+    /// Recognises documents that are not JSON at all (corpus tags `rtf`, `html`, `front-matter`), so the
+    /// message names the real problem instead of the first odd character.
+    static func otherFormat(_ source: SourceText, at start: Int) -> Diagnostic? {
+        let head = String(decoding: source.bytes[start..<min(source.bytes.count, start + 16)], as: UTF8.self)
+        if head.hasPrefix("{\\rtf") {
+            return source.diagnostic(.error, rule: "invalid-json", "this is an RTF document, not JSON", at: start,
+                hint: "save it as plain text (TextEdit: Format › Make Plain Text) with the JSON only")
+        }
+        if head.hasPrefix("<") {
+            return source.diagnostic(.error, rule: "invalid-json", "this is an HTML or XML document, not JSON", at: start,
+                hint: "use the JSON file itself; a web server or framework may have answered with a page")
+        }
+        if head.hasPrefix("---") {
+            return source.diagnostic(.error, rule: "invalid-json", "the file starts with front matter (---), which is not JSON",
+                at: start, hint: "remove the --- block; static site generators strip it, so import the file as served")
+        }
+        return nil
     }
 
     /// Offset of the first byte that breaks UTF-8, or `nil` when the bytes are valid.
@@ -86,6 +111,8 @@ private struct Scanner {
     let source: SourceText
     let maximumDepth: Int
     var index = 0
+    /// Offset of a typographic quote inside the last string read: a likely unclosed string (corpus 106).
+    var smartQuoteInLastString: Int?
 
     init(source: SourceText, maximumDepth: Int) {
         self.source = source
@@ -139,6 +166,11 @@ private struct Scanner {
             return error("non-breaking space (U+00A0) is not JSON whitespace", hint: "replace it with a normal space")
         default:
             break
+        }
+        if let smart = smartQuoteInLastString {
+            let (line, column) = source.position(of: smart)
+            return error("unexpected \(describeCurrent()); expected \(what)",
+                hint: "the string before it contains a typographic quote '\(characterAt(smart))' at \(line):\(column); replace it with \"")
         }
         return error("unexpected \(describeCurrent()); expected \(what)")
     }
@@ -264,6 +296,7 @@ private struct Scanner {
     mutating func parseString() throws(Diagnostic) -> String {
         let open = index
         index += 1  // "
+        smartQuoteInLastString = nil
         var utf8: [UInt8] = []
         while true {
             guard let byte = current else {
@@ -297,6 +330,9 @@ private struct Scanner {
                     at: byte == 0x0A ? open : index,
                     hint: byte == 0x0A ? "add the closing \"" : "escape it as \\u00XX")
             default:
+                if byte == 0xE2, index + 2 < bytes.count, bytes[index + 1] == 0x80, (0x98...0x9D).contains(bytes[index + 2]) {
+                    smartQuoteInLastString = index
+                }
                 utf8.append(byte)
                 index += 1
             }

@@ -34,7 +34,10 @@ public final class JSONReader {
     /// The members of an object, after reporting unknown and duplicate keys; `nil` (reported) if not an object.
     ///
     /// `known` lists every accepted key; an unknown key gets a "did you mean" from this list.
-    public func object(_ node: JSONNode, path: KeyPath, known: [String], what: String = "object") -> [String: JSONMember]? {
+    /// `misplaced` maps keys that belong at another level to the hint saying where.
+    public func object(
+        _ node: JSONNode, path: KeyPath, known: [String], what: String = "object", misplaced: [String: String] = [:]
+    ) -> [String: JSONMember]? {
         guard case .object(let members) = node.value else {
             wrongType(node, expected: what, path: path)
             return nil
@@ -50,7 +53,9 @@ public final class JSONReader {
             }
             guard known.contains(member.key) else {
                 var hint = "remove it"
-                if let suggestion = Self.suggestion(for: member.key, among: known) {
+                if let elsewhere = misplaced[member.key] {
+                    hint = elsewhere
+                } else if let suggestion = Self.suggestion(for: member.key, among: known) {
                     hint = "did you mean \"\(suggestion)\"?"
                 } else {
                     hint += "; known keys here: " + known.filter { !$0.hasPrefix("$") }.joined(separator: ", ")
