@@ -54,10 +54,11 @@ let package = Package(
             swiftSettings: strict),
 
         // MARK: Tests
-        .testTarget(name: "AASACoreTests", dependencies: ["AASACore"], resources: [.copy("Fixtures")]),
+        .target(name: "AASATestSupport", path: "Tests/AASATestSupport"),
+        .testTarget(name: "AASACoreTests", dependencies: ["AASACore"], exclude: ["Fixtures"]),
         .testTarget(name: "AASAOpenSSLTests", dependencies: ["AASAOpenSSL"]),
         .testTarget(name: "AASAMicroHTTPDTests", dependencies: ["AASAMicroHTTPD", "AASACore", "AASAOpenSSL"]),
-        .testTarget(name: "AASAServerTests", dependencies: ["AASAServer", "AASACore", "AASAOpenSSL"]),
-        .testTarget(name: "CLITests", dependencies: ["aasa-server"]),
+        .testTarget(name: "AASAServerTests", dependencies: ["AASAServer", "AASACore", "AASAOpenSSL", "AASATestSupport"]),
+        .testTarget(name: "CLITests", dependencies: ["aasa-server", "AASACore", "AASATestSupport"]),
     ]
 )

@@ -1,0 +1,100 @@
+import AASACore
+import AASAOpenSSL
+import Foundation
+
+/// One certificate found in the certificate folder, certbot layout: `<certs>/<name>/fullchain.pem` + `privkey.pem`.
+public struct DomainCertificate: Sendable {
+    /// The folder name (a domain, `*.example.com`, or anything else; the SANs decide what it covers).
+    public var folderName: String
+    /// Path of `fullchain.pem`.
+    public var fullchainPath: String
+    /// The DNS names the leaf covers (SANs; the subject CN only when there are none).
+    public var names: [String]
+    /// When the leaf expires.
+    public var notAfter: Date
+    /// The parsed chain.
+    public var chain: CertificateChain
+    /// The PEM chain as read.
+    public var chainPEM: [UInt8]
+    /// The PEM key as read. Never logged or served.
+    public var keyPEM: [UInt8]
+
+    /// Whether the leaf covers `domain` (RFC 6125: exact, or a one-label wildcard).
+    public func covers(_ domain: String) -> Bool { chain.leaf.covers(hostname: domain) }
+}
+
+/// Reads every certificate below the certificate folder and reports what is wrong with each.
+public struct CertificateDirectory: Sendable {
+    /// The folder, as the user named it.
+    public var path: String
+
+    /// The folder holding the development CA (`certs dev`); never served as a domain certificate.
+    public static let devCAFolder = "dev-ca"
+    /// A folder with this name provides the certificate for clients that send no or an unknown SNI.
+    public static let defaultFolder = "default"
+
+    /// Creates a reader for `path`.
+    public init(path: String) {
+        self.path = path
+    }
+
+    /// Every usable certificate, sorted by folder name, and the findings about all of them.
+    public func load(now: Date = Date()) -> (certificates: [DomainCertificate], diagnostics: [Diagnostic]) {
+        let manager = FileManager.default
+        guard let names = try? manager.contentsOfDirectory(atPath: path) else { return ([], []) }
+        var certificates: [DomainCertificate] = []
+        var diagnostics: [Diagnostic] = []
+        for name in names.sorted() where !name.hasPrefix(".") && name != Self.devCAFolder {
+            let folder = path + "/" + name
+            var isDirectory: ObjCBool = false
+            guard manager.fileExists(atPath: folder, isDirectory: &isDirectory), isDirectory.boolValue else { continue }
+            let chainPath = folder + "/fullchain.pem"
+            let keyPath = folder + "/privkey.pem"
+            guard let chainData = manager.contents(atPath: chainPath) else {
+                diagnostics.append(Diagnostic(.error, rule: "certificate-missing", "no fullchain.pem in \(folder)", file: chainPath,
+                    hint: "put the certificate chain (leaf first) there, or run `aasa-server certs dev` for local testing"))
+                continue
+            }
+            guard let keyData = manager.contents(atPath: keyPath) else {
+                diagnostics.append(Diagnostic(.error, rule: "certificate-missing", "no privkey.pem in \(folder)", file: keyPath,
+                    hint: "put the certificate's private key there (mode 0600)"))
+                continue
+            }
+            let chain: CertificateChain
+            let key: PrivateKey
+            do {
+                chain = try CertificateChain(pemEncoded: Array(chainData))
+            } catch {
+                diagnostics.append(Diagnostic(.error, rule: "certificate-invalid", "cannot read the certificate chain: \(error)",
+                    file: chainPath, hint: "fullchain.pem must hold PEM certificates, leaf first"))
+                continue
+            }
+            do {
+                key = try PrivateKey(pemEncoded: Array(keyData))
+            } catch {
+                // The error text comes from parsing, never from the key bytes themselves.
+                diagnostics.append(Diagnostic(.error, rule: "certificate-invalid", "cannot read the private key", file: keyPath,
+                    hint: "privkey.pem must hold one unencrypted PEM private key"))
+                continue
+            }
+            guard key.matches(chain.leaf) else {
+                diagnostics.append(Diagnostic(.error, rule: "certificate-key-mismatch",
+                    "privkey.pem does not belong to the certificate in fullchain.pem", file: keyPath,
+                    hint: "copy the key that was generated with this certificate"))
+                continue
+            }
+            let leaf = chain.leaf
+            var dnsNames = leaf.dnsNames
+            if dnsNames.isEmpty, let commonName = leaf.subjectCommonName { dnsNames = [commonName] }
+            if leaf.notAfter < now {
+                diagnostics.append(Diagnostic(.warning, rule: "certificate-expired",
+                    "the certificate for \(dnsNames.joined(separator: ", ")) expired on \(leaf.notAfter)", file: chainPath,
+                    hint: "renew it; Apple's CDN and devices refuse expired certificates"))
+            }
+            certificates.append(DomainCertificate(
+                folderName: name, fullchainPath: chainPath, names: dnsNames, notAfter: leaf.notAfter, chain: chain,
+                chainPEM: Array(chainData), keyPEM: Array(keyData)))
+        }
+        return (certificates, diagnostics)
+    }
+}

@@ -1,0 +1,82 @@
+import AASACore
+import AASAOpenSSL
+import Foundation
+
+/// Local development certificates: a private CA in `certs/dev-ca/` and ECDSA P-256 leaf certificates for
+/// each domain, so a developer can test universal links on a real device (spec §3.8, developer mode).
+public struct DevCertificates: Sendable {
+    /// What was created.
+    public struct Report: Sendable {
+        /// Path of the CA certificate to install on devices.
+        public var caCertificatePath: String
+        /// Names that got a new certificate.
+        public var issued: [String]
+        /// Names that already had a certificate covering them.
+        public var kept: [String]
+    }
+
+    /// The certificate folder.
+    public var certificateDirectory: String
+
+    /// Creates the helper for `certificateDirectory`.
+    public init(certificateDirectory: String) {
+        self.certificateDirectory = certificateDirectory
+    }
+
+    /// Makes sure each of `names` (plus `localhost`) has a certificate, issuing from the dev CA
+    /// (created on first use, key mode 0600) for those without one, or for all with `replace`.
+    public func ensure(names: [String], replace: Bool = false) throws -> Report {
+        try FileManager.default.createDirectory(atPath: certificateDirectory, withIntermediateDirectories: true)
+        let authority = try DevCertificateAuthority.loadOrCreate(directory: certificateDirectory + "/" + CertificateDirectory.devCAFolder)
+        let existing = CertificateDirectory(path: certificateDirectory).load().certificates
+        var report = Report(caCertificatePath: authority.certificatePath, issued: [], kept: [])
+        var wanted: [String] = []
+        for name in names + ["localhost"] where !wanted.contains(name) { wanted.append(name) }
+        for name in wanted {
+            let covered = existing.contains { $0.covers(name) && $0.notAfter > Date().addingTimeInterval(86_400) }
+            if covered && !replace {
+                report.kept.append(name)
+                continue
+            }
+            // localhost also gets the loopback addresses, so https://127.0.0.1 works from a browser.
+            let sans = name == "localhost" ? ["localhost", "127.0.0.1", "::1"] : [name]
+            try authority.issue(names: sans).writeCertbotLayout(into: certificateDirectory, name: name)
+            report.issued.append(name)
+        }
+        return report
+    }
+
+    /// What a developer needs next: where the CA is, how to trust it on an iPhone, and the entitlement
+    /// lines for each domain (spec §2.9 entitlement syntax with `:port`, §3.8 `?mode=developer`).
+    public static func instructions(report: Report, sites: [(domain: String, config: SiteConfig?)], httpsPort: UInt16) -> String {
+        var text = """
+            Development CA: \(report.caCertificatePath)
+            """
+        if !report.issued.isEmpty { text += "\nIssued certificates for: \(report.issued.joined(separator: ", "))" }
+        text += """
+
+
+            To trust it on an iPhone or iPad:
+              1. Send \(report.caCertificatePath) to the device (AirDrop or mail) and open it;
+                 install the profile in Settings › General › VPN & Device Management.
+              2. Enable full trust in Settings › General › About › Certificate Trust Settings.
+              3. Turn on Settings › Developer › Associated Domains Development.
+              The device must resolve each domain to this machine (e.g. a local DNS entry).
+
+            Entitlement lines to paste (Xcode › Signing & Capabilities › Associated Domains):
+            """
+        let port = httpsPort == 443 ? "" : ":\(httpsPort)"
+        for site in sites {
+            var services: [String] = []
+            if let config = site.config {
+                if config.universalLinks != nil { services.append("applinks") }
+                if !config.webCredentials.isEmpty { services.append("webcredentials") }
+                if !config.appClips.isEmpty { services.append("appclips") }
+                if !config.handoff.isEmpty { services.append("activitycontinuation") }
+            }
+            if services.isEmpty { services = ["applinks", "webcredentials"] }
+            for service in services { text += "\n  \(service):\(site.domain)\(port)?mode=developer" }
+        }
+        return text + "\n"
+    }
+}

@@ -1,0 +1,22 @@
+/// Everything `serve` needs to know; the CLI fills it from flags and the environment.
+public struct ServerConfiguration: Sendable {
+    /// The folder holding `<domain>/site.json`.
+    public var configDirectory: String = "site-config"
+    /// The folder holding `<name>/fullchain.pem` and `privkey.pem`.
+    public var certificateDirectory: String = "certs"
+    /// HTTPS port (0 picks a free one); `nil` disables HTTPS.
+    public var httpsPort: UInt16? = 8443
+    /// Plain HTTP port, for operators behind a TLS-terminating proxy; `nil` (default) disables it.
+    public var httpPort: UInt16?
+    /// Address the public listeners bind to; `nil` means every interface.
+    public var bindAddress: String?
+    /// Admin listener port; `nil` disables it.
+    public var adminPort: UInt16? = 9090
+    /// Address the admin listener binds to: loopback unless told otherwise.
+    public var adminAddress: String = "127.0.0.1"
+    /// Worker threads per listener; `nil` means one per processor.
+    public var threadPoolSize: Int?
+
+    /// Creates a configuration with the defaults.
+    public init() {}
+}

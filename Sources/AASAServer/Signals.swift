@@ -1,0 +1,38 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// The one place that handles process signals (STYLE §11): they are blocked before any listener thread
+/// starts, so every thread inherits the mask and only ``wait()`` on the main thread receives them.
+public enum Signals {
+    /// What arrived.
+    public enum Event: Sendable {
+        /// SIGHUP: reload configuration and certificates.
+        case reload
+        /// SIGINT or SIGTERM: shut down gracefully.
+        case stop
+    }
+
+    private static let handled: [Int32] = [SIGINT, SIGTERM, SIGHUP]
+
+    /// Blocks SIGINT, SIGTERM and SIGHUP for this thread and every thread started after it; ignores SIGPIPE.
+    public static func block() {
+        signal(SIGPIPE, SIG_IGN)
+        var set = sigset_t()
+        sigemptyset(&set)
+        for number in handled { sigaddset(&set, number) }
+        pthread_sigmask(SIG_BLOCK, &set, nil)
+    }
+
+    /// Waits for the next handled signal.
+    public static func wait() -> Event {
+        var set = sigset_t()
+        sigemptyset(&set)
+        for number in handled { sigaddset(&set, number) }
+        var received: Int32 = 0
+        while sigwait(&set, &received) != 0 {}
+        return received == SIGHUP ? .reload : .stop
+    }
+}

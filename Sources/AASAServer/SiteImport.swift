@@ -1,0 +1,80 @@
+import AASACore
+import Foundation
+
+/// `aasa-server import`: reads an existing Apple file and writes `<config>/<domain>/site.json`.
+///
+/// Nothing is written unless the whole import succeeds; an existing site.json keeps every setting
+/// that is not an Apple service.
+public struct SiteImport: Sendable {
+    /// What an import did.
+    public struct Outcome: Sendable {
+        /// The site.json written.
+        public var writtenFile: String
+        /// Warnings found on the way.
+        public var diagnostics: [Diagnostic]
+        /// The imported config.
+        public var config: SiteConfig
+        /// Whether an existing site.json was updated rather than created.
+        public var updatedExisting: Bool
+    }
+
+    /// The file to import.
+    public var file: String
+    /// The domain it is for.
+    public var domain: String
+    /// The config folder holding `<domain>/site.json`.
+    public var configDirectory: String
+
+    /// Creates an import.
+    public init(file: String, domain: String, configDirectory: String) {
+        self.file = file
+        self.domain = domain
+        self.configDirectory = configDirectory
+    }
+
+    /// Runs the import, or throws every reason it cannot be done.
+    public func run() throws(DiagnosticsError) -> Outcome {
+        if let problem = SiteConfigLoader.domainNameProblem(domain) {
+            throw DiagnosticsError([Diagnostic(.error, rule: "domain-name", problem.message, hint: problem.hint)])
+        }
+        guard let data = FileManager.default.contents(atPath: file) else {
+            throw DiagnosticsError([Diagnostic(.error, rule: "missing-file", "cannot read '\(file)'", file: file,
+                hint: "check the path and permissions")])
+        }
+        let folder = (configDirectory as NSString).appendingPathComponent(domain)
+        let target = (folder as NSString).appendingPathComponent(SiteConfigLoader.fileName)
+        var existing: SiteConfig?
+        if FileManager.default.fileExists(atPath: target) {
+            let loaded = SiteConfigLoader().loadDomain(domain: domain, file: target)
+            guard let config = loaded.config else {
+                throw DiagnosticsError(loaded.diagnostics.errors + [
+                    Diagnostic(.error, rule: "existing-config", "the existing \(target) has errors; fix them before importing into it",
+                        file: target)
+                ])
+            }
+            existing = config
+        }
+        let output = ImportPipeline().run(SourceText(name: file, bytes: Array(data)), domain: domain, existing: existing)
+        guard let config = output.config else { throw DiagnosticsError(output.diagnostics) }
+
+        // $schema is relative to the domain folder, so it only works when the docs are where we expect.
+        let schemaCandidate = "../../docs/site.schema.json"
+        let schemaPath = (folder as NSString).appendingPathComponent(schemaCandidate)
+        let schema = FileManager.default.fileExists(atPath: schemaPath) ? schemaCandidate : nil
+        let bytes = JSONWriter(style: .pretty).bytes(config.jsonValue(schema: schema))
+        do {
+            try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+            // Write to a temporary file and rename, so a watcher never reads half a file.
+            let temporary = target + ".tmp-\(ProcessInfo.processInfo.processIdentifier)"
+            try Data(bytes).write(to: URL(fileURLWithPath: temporary))
+            if FileManager.default.fileExists(atPath: target) {
+                _ = try FileManager.default.replaceItemAt(URL(fileURLWithPath: target), withItemAt: URL(fileURLWithPath: temporary))
+            } else {
+                try FileManager.default.moveItem(atPath: temporary, toPath: target)
+            }
+        } catch {
+            throw DiagnosticsError([Diagnostic(.error, rule: "write-failed", "cannot write \(target): \(error.localizedDescription)", file: target)])
+        }
+        return Outcome(writtenFile: target, diagnostics: output.diagnostics, config: config, updatedExisting: existing != nil)
+    }
+}

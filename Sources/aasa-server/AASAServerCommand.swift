@@ -1,0 +1,16 @@
+import ArgumentParser
+
+/// The `aasa-server` command: serves apple-app-site-association files for many domains.
+@main
+struct AASAServerCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "aasa-server",
+        abstract: "Generate and serve apple-app-site-association files for many domains over HTTPS.",
+        discussion: """
+            Each domain is a folder site-config/<domain>/site.json; certificates live in
+            certs/<domain>/fullchain.pem and privkey.pem. See docs/configuration.md.
+            """,
+        subcommands: [Serve.self, Import.self, Certs.self],
+        defaultSubcommand: nil
+    )
+}

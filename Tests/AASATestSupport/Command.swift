@@ -1,0 +1,57 @@
+import Foundation
+
+/// Runs real programs (curl, openssl, the aasa-server binary) the way a user would.
+public enum Command {
+    /// What a finished program left behind.
+    public struct Output: Sendable {
+        /// Exit status.
+        public var status: Int32
+        /// Everything written to standard output.
+        public var stdout: String
+        /// Everything written to standard error.
+        public var stderr: String
+        /// Standard output as bytes.
+        public var stdoutBytes: [UInt8]
+    }
+
+    /// Runs `executable` with `arguments` to completion (bounded by `timeout` seconds), feeding `input`.
+    @discardableResult
+    public static func run(
+        _ executable: String, _ arguments: [String], input: [UInt8]? = nil, currentDirectory: String? = nil,
+        environment: [String: String]? = nil, timeout: TimeInterval = 60
+    ) throws -> Output {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: executable.hasPrefix("/") ? executable : "/usr/bin/env")
+        process.arguments = executable.hasPrefix("/") ? arguments : [executable] + arguments
+        if let currentDirectory { process.currentDirectoryURL = URL(fileURLWithPath: currentDirectory) }
+        if let environment { process.environment = environment }
+        let stdout = Pipe()
+        let stderr = Pipe()
+        let stdin = Pipe()
+        process.standardOutput = stdout
+        process.standardError = stderr
+        process.standardInput = stdin
+        try process.run()
+        if let input { stdin.fileHandleForWriting.write(Data(input)) }
+        try? stdin.fileHandleForWriting.close()
+        // Read both pipes concurrently so a chatty program never blocks on a full pipe.
+        let group = DispatchGroup()
+        nonisolated(unsafe) var outData = Data()
+        nonisolated(unsafe) var errData = Data()
+        group.enter()
+        DispatchQueue.global().async { outData = stdout.fileHandleForReading.readDataToEndOfFile(); group.leave() }
+        group.enter()
+        DispatchQueue.global().async { errData = stderr.fileHandleForReading.readDataToEndOfFile(); group.leave() }
+        let deadline = Date().addingTimeInterval(timeout)
+        while process.isRunning && Date() < deadline { usleep(10_000) }
+        if process.isRunning {
+            process.terminate()
+            process.waitUntilExit()
+        }
+        group.wait()
+        process.waitUntilExit()
+        return Output(
+            status: process.terminationStatus, stdout: String(decoding: outData, as: UTF8.self),
+            stderr: String(decoding: errData, as: UTF8.self), stdoutBytes: [UInt8](outData))
+    }
+}

@@ -1,0 +1,69 @@
+import Foundation
+
+/// A fresh folder under the system temporary directory, removed when the value is released.
+public final class TemporaryDirectory: @unchecked Sendable {
+    /// Its absolute path.
+    public let path: String
+
+    /// Creates the folder.
+    public init(_ prefix: String = "aasa-test") {
+        path = NSTemporaryDirectory() + "\(prefix)-\(UUID().uuidString)"
+        try? FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
+    }
+
+    deinit { try? FileManager.default.removeItem(atPath: path) }
+
+    /// Writes `text` to `relativePath`, creating folders as needed, and returns the full path.
+    @discardableResult
+    public func write(_ relativePath: String, _ text: String) throws -> String {
+        let full = path + "/" + relativePath
+        try FileManager.default.createDirectory(
+            atPath: (full as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
+        try Data(text.utf8).write(to: URL(fileURLWithPath: full))
+        return full
+    }
+
+    /// Copies the folder at `source` to `relativePath` inside this one.
+    public func copy(_ source: String, to relativePath: String) throws {
+        try FileManager.default.copyItem(atPath: source, toPath: path + "/" + relativePath)
+    }
+}
+
+/// Paths inside the repository, found from this file's location.
+public enum RepositoryPaths {
+    /// The repository root.
+    public static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+        .deletingLastPathComponent().path
+    /// The sample config folder.
+    public static let siteConfig = root + "/site-config"
+    /// The shared corpus beside the repository.
+    public static let corpus = (root as NSString).deletingLastPathComponent + "/shared/corpus"
+    /// The built products folder (where `aasa-server` is), found from the running test binary.
+    public static var products: String {
+        var url = URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath().deletingLastPathComponent()
+        while url.path != "/" && !FileManager.default.fileExists(atPath: url.appendingPathComponent("aasa-server").path) {
+            url.deleteLastPathComponent()
+        }
+        return url.path
+    }
+    /// The aasa-server executable built with the tests.
+    public static var executable: String { products + "/aasa-server" }
+}
+
+/// A TCP port that was free a moment ago on 127.0.0.1, for programs that need a port number up front.
+public func freePort() -> UInt16 {
+    let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+    defer { close(fd) }
+    var address = sockaddr_in()
+    address.sin_family = sa_family_t(AF_INET)
+    address.sin_addr.s_addr = inet_addr("127.0.0.1")
+    address.sin_port = 0
+    var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+    _ = withUnsafeMutablePointer(to: &address) {
+        $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, length) }
+    }
+    _ = withUnsafeMutablePointer(to: &address) {
+        $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &length) }
+    }
+    return UInt16(bigEndian: address.sin_port)
+}

@@ -1,0 +1,121 @@
+import AASACore
+import AASATestSupport
+import Foundation
+import Testing
+
+/// The `aasa-server` binary, run as a user runs it.
+@Suite(.serialized) struct CLITests {
+    func aasa(_ arguments: [String], in directory: String, timeout: TimeInterval = 60) throws -> Command.Output {
+        try Command.run(RepositoryPaths.executable, arguments, currentDirectory: directory, timeout: timeout)
+    }
+
+    @Test func importWritesASiteConfigThatServesTheSameFile() throws {
+        let directory = TemporaryDirectory("aasa-cli")
+        let aasa = try directory.write("downloaded-aasa", #"""
+            {"applinks": {"apps": [], "details": [{"appID": "ABCDE12345.com.example.app", "paths": ["NOT /private/*", "/items/*"]}]},
+             "webcredentials": {"apps": ["ABCDE12345.com.example.app"]}}
+            """#)
+        let output = try aasa(["import", aasa, "--domain", "Imported.Example", "--config", "site-config"], in: directory.path)
+        #expect(output.status == 0, "\(output.stderr)")
+        #expect(output.stdout.contains("wrote site-config/imported.example/site.json: 1 app entry, 2 rules"))
+        let written = try String(contentsOfFile: directory.path + "/site-config/imported.example/site.json", encoding: .utf8)
+        #expect(written.contains(#""path": "/private/*""#) && written.contains(#""exclude": true"#))
+        let loaded = SiteConfigLoader().loadDomain(domain: "imported.example", file: directory.path + "/site-config/imported.example/site.json")
+        #expect(String(decoding: loaded.generated?.bytes ?? [], as: UTF8.self) == #"""
+            {"applinks":{"apps":[],"details":[{"appIDs":["ABCDE12345.com.example.app"],"components":[{"/":"/private/*","exclude":true},{"/":"/items/*"}]},{"appID":"ABCDE12345.com.example.app","paths":["NOT /private/*","/items/*"]}]},"webcredentials":{"apps":["ABCDE12345.com.example.app"]}}
+            """#)
+    }
+
+    @Test func importOfABrokenFileExplainsAndWritesNothing() throws {
+        let directory = TemporaryDirectory("aasa-cli")
+        let aasa = try directory.write("aasa.json", "{\n  \"applinks\": {\n    \"details\": [],\n  }\n}\n")
+        let output = try aasa(["import", aasa, "--domain", "shop.example"], in: directory.path)
+        #expect(output.status == 2)
+        #expect(output.stderr.contains("aasa.json:3:19: error: [invalid-json] trailing comma before '}'; fix: delete the last ','"), "\(output.stderr)")
+        #expect(output.stderr.contains("nothing was written"))
+        #expect(!FileManager.default.fileExists(atPath: directory.path + "/site-config"))
+    }
+
+    @Test func importIntoAnExistingDomainKeepsItsOtherSettings() throws {
+        let directory = TemporaryDirectory("aasa-cli")
+        try directory.write("site-config/shop.example/site.json", #"""
+            {"cacheControl": "max-age=60", "webCredentials": ["ABCDE12345.com.old"]}
+            """#)
+        let aasa = try directory.write("aasa", #"{"applinks": {"details": [{"appIDs": ["ABCDE12345.com.new"], "components": [{"/": "/*"}]}]}}"#)
+        let output = try aasa(["import", aasa, "--domain", "shop.example"], in: directory.path)
+        #expect(output.status == 0, "\(output.stderr)")
+        #expect(output.stdout.hasPrefix("updated "))
+        let config = SiteConfigLoader().loadDomain(domain: "shop.example", file: directory.path + "/site-config/shop.example/site.json").config
+        #expect(config?.cacheControl == "max-age=60")
+        #expect(config?.webCredentials == [])
+        #expect(config?.universalLinks?.apps.first?.appIDs == ["ABCDE12345.com.new"])
+    }
+
+    @Test func certsDevMakesACAAndCertificatesAndPrintsEntitlements() throws {
+        let directory = TemporaryDirectory("aasa-cli")
+        try directory.copy(RepositoryPaths.siteConfig, to: "site-config")
+        let output = try aasa(["certs", "dev"], in: directory.path)
+        #expect(output.status == 0, "\(output.stderr)")
+        #expect(output.stdout.contains("Development CA: certs/dev-ca/ca.pem"))
+        #expect(output.stdout.contains("applinks:shop.example:8443?mode=developer"))
+        #expect(output.stdout.contains("webcredentials:shop.example:8443?mode=developer"))
+        #expect(output.stdout.contains("applinks:links.example:8443?mode=developer"))
+        #expect(output.stdout.contains("Certificate Trust Settings"))
+        for name in ["shop.example", "links.example", "localhost"] {
+            let verify = try Command.run("openssl", [
+                "verify", "-CAfile", directory.path + "/certs/dev-ca/ca.pem", "-verify_hostname", name,
+                directory.path + "/certs/\(name)/fullchain.pem",
+            ])
+            #expect(verify.status == 0, "\(verify.stdout)\(verify.stderr)")
+            let text = try Command.run("openssl", ["x509", "-noout", "-text", "-in", directory.path + "/certs/\(name)/fullchain.pem"])
+            #expect(text.stdout.contains("prime256v1") || text.stdout.contains("P-256"))
+        }
+        for key in ["certs/dev-ca/ca-key.pem", "certs/shop.example/privkey.pem"] {
+            let attributes = try FileManager.default.attributesOfItem(atPath: directory.path + "/" + key)
+            #expect((attributes[.posixPermissions] as? Int) == 0o600, "\(key)")
+        }
+        // A second run keeps the existing certificates.
+        let again = try aasa(["certs", "dev"], in: directory.path)
+        #expect(!again.stdout.contains("Issued certificates"))
+    }
+
+    @Test func serveRefusesABrokenConfigWithExitStatus2() throws {
+        let directory = TemporaryDirectory("aasa-cli")
+        try directory.write("site-config/shop.example/site.json", "{\"universalLinks\": {\"apps\": [{\"appIDs\": [\"X.y\"], \"rules\": []}]}}")
+        let output = try aasa(["serve", "--dev", "--https-port", "\(freePort())", "--admin-port", "0"], in: directory.path)
+        #expect(output.status == 2)
+        #expect(output.stderr.contains("site-config/shop.example/site.json:1:35: error: [app-id-format]"), "\(output.stderr)")
+        #expect(output.stderr.contains("[no-rules]"))
+    }
+
+    @Test func serveRunsTheSampleConfigAndStopsCleanlyOnSIGTERM() throws {
+        let directory = TemporaryDirectory("aasa-cli")
+        try directory.copy(RepositoryPaths.siteConfig, to: "site-config")
+        let port = freePort()
+        let admin = freePort()
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: RepositoryPaths.executable)
+        process.arguments = ["serve", "--dev", "--https-port", "\(port)", "--admin-port", "\(admin)"]
+        process.currentDirectoryURL = URL(fileURLWithPath: directory.path)
+        process.standardOutput = FileHandle.nullDevice
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        defer { if process.isRunning { process.terminate() } }
+        var health = CurlResponse(status: 0, headers: [:], rawHeaders: [], body: [], error: "")
+        for _ in 0..<100 where health.status != 200 {
+            usleep(100_000)
+            health = try Curl.request("http://127.0.0.1:\(admin)/healthz")
+        }
+        #expect(health.status == 200)
+        let response = try Curl.request(
+            "https://shop.example:\(port)/.well-known/apple-app-site-association", caFile: directory.path + "/certs/dev-ca/ca.pem",
+            resolve: ("shop.example", port))
+        #expect(response.status == 200, "\(response.error)")
+        #expect(response.text.contains("ABCDE12345.com.example.shop"))
+        process.terminate()
+        let deadline = Date().addingTimeInterval(5)
+        while process.isRunning && Date() < deadline { usleep(50_000) }
+        #expect(!process.isRunning)
+        #expect(process.terminationStatus == 0)
+    }
+}

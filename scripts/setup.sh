@@ -1,0 +1,30 @@
+#!/usr/bin/env bash
+# Installs what building and testing aasa-server needs, only when it is missing.
+# Usage: scripts/setup.sh            build and run dependencies
+#        scripts/setup.sh --test     plus what the tests use (curl, openssl CLI, Python jsonschema)
+set -euo pipefail
+
+packages=(libmicrohttpd-dev libgnutls28-dev libssl-dev pkg-config)
+if [[ "${1:-}" == "--test" ]]; then
+    packages+=(curl openssl python3)
+fi
+
+missing=()
+for package in "${packages[@]}"; do
+    dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q "install ok installed" || missing+=("$package")
+done
+
+if ((${#missing[@]})); then
+    echo "setup: installing ${missing[*]}" >&2
+    sudo=""
+    if [[ $(id -u) -ne 0 ]]; then sudo="sudo"; fi
+    $sudo apt-get update -qq
+    DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+fi
+
+if [[ "${1:-}" == "--test" ]] && ! python3 -c 'import jsonschema' 2>/dev/null; then
+    echo "setup: installing Python jsonschema" >&2
+    python3 -m pip install --quiet jsonschema 2>/dev/null || python3 -m pip install --quiet --break-system-packages jsonschema
+fi
+
+command -v swift >/dev/null || { echo "setup: the Swift toolchain (6.0 or later) is not on PATH" >&2; exit 1; }
