@@ -20,6 +20,13 @@ static inline void cshims_OPENSSL_free(void *pointer) {
     OPENSSL_free(pointer);
 }
 
+// MARK: Compound flag macros
+// XN_FLAG_RFC2253 ORs several other macros; Swift imports only macros that are plain literals.
+// ESC_MSB is removed so UTF-8 in names prints as UTF-8 instead of \XX escapes.
+static inline unsigned long cshims_name_print_flags_rfc2253_utf8(void) {
+    return XN_FLAG_RFC2253 & ~(unsigned long)ASN1_STRFLGS_ESC_MSB;
+}
+
 // MARK: Typed stack macros
 // sk_<TYPE>_* are macros over OPENSSL_sk_* with type checks; Swift sees neither.
 static inline int cshims_sk_GENERAL_NAME_num(const GENERAL_NAMES *names) {
