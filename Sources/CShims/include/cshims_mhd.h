@@ -17,4 +17,16 @@ static inline struct MHD_Daemon *cshims_mhd_start_daemon(unsigned int flags, uin
                             MHD_OPTION_END);
 }
 
+// MHD_get_connection_info and MHD_get_daemon_info are variadic as well (a few info types take extra
+// arguments). None of the info types we query does, so the wrappers pass none.
+static inline const union MHD_ConnectionInfo *cshims_mhd_get_connection_info(struct MHD_Connection *connection,
+                                                                            enum MHD_ConnectionInfoType type) {
+    return MHD_get_connection_info(connection, type);
+}
+
+static inline const union MHD_DaemonInfo *cshims_mhd_get_daemon_info(struct MHD_Daemon *daemon,
+                                                                     enum MHD_DaemonInfoType type) {
+    return MHD_get_daemon_info(daemon, type);
+}
+
 #endif
