@@ -34,11 +34,12 @@ enum RequestState {
 /// Sees the raw request URI before libmicrohttpd splits and clobbers the query, and keeps the query.
 ///
 /// Only requests with a `?` allocate; everything else returns `nil`.
-let uriLogCallback: @convention(c) (UnsafeMutableRawPointer?, UnsafePointer<CChar>?, OpaquePointer?)
-    -> UnsafeMutableRawPointer? = { _, uri, _ in
-        guard let uri, let question = strchr(uri, Int32(UInt8(ascii: "?"))) else { return nil }
-        return RequestState.make(query: question + 1)
-    }
+let uriLogCallback:
+    @convention(c) (UnsafeMutableRawPointer?, UnsafePointer<CChar>?, OpaquePointer?)
+        -> UnsafeMutableRawPointer? = { _, uri, _ in
+            guard let uri, let question = strchr(uri, Int32(UInt8(ascii: "?"))) else { return nil }
+            return RequestState.make(query: question + 1)
+        }
 
 /// Frees what ``uriLogCallback`` allocated, once per request, however the request ended.
 let requestCompletedCallback: MHD_RequestCompletedCallback = { cls, _, requestState, _ in
@@ -48,11 +49,12 @@ let requestCompletedCallback: MHD_RequestCompletedCallback = { cls, _, requestSt
 }
 
 /// Identity unescaping: the router gets the path and query exactly as sent (`/a%2Fb` stays `/a%2Fb`).
-let identityUnescapeCallback: @convention(c) (UnsafeMutableRawPointer?, OpaquePointer?, UnsafeMutablePointer<CChar>?)
-    -> Int = { _, _, text in
-        guard let text else { return 0 }
-        return strlen(text)
-    }
+let identityUnescapeCallback:
+    @convention(c) (UnsafeMutableRawPointer?, OpaquePointer?, UnsafeMutablePointer<CChar>?)
+        -> Int = { _, _, text in
+            guard let text else { return 0 }
+            return strlen(text)
+        }
 
 /// Routes a request and queues the response.
 ///
@@ -137,23 +139,24 @@ let connectionNotifyCallback: MHD_NotifyConnectionCallback = { cls, _, socketCon
 /// ``connectionNotifyCallback``. So each listener uses its own table with no process-global state.
 /// Never fails for an unknown or missing name: the default entry is served (clients such as wrk send
 /// IP literals as SNI). GnuTLS does not free what is returned; the pinned table keeps it alive.
-let certificateRetrieveCallback: @convention(c) (
-    gnutls_session_t?, UnsafePointer<gnutls_datum_t>?, Int32, UnsafePointer<gnutls_pk_algorithm_t>?, Int32,
-    UnsafeMutablePointer<UnsafeMutablePointer<gnutls_pcert_st>?>?, UnsafeMutablePointer<UInt32>?,
-    UnsafeMutablePointer<gnutls_privkey_t?>?
-) -> Int32 = { session, _, _, _, _, certificates, certificateCount, privateKey in
-    guard let session, let certificates, let certificateCount, let privateKey,
-        let connection = gnutls_session_get_ptr(session),
-        let info = cshims_mhd_get_connection_info(OpaquePointer(connection), .CONNECTION_INFO_SOCKET_CONTEXT),
-        let pinned = info.pointee.socket_context
-    else { return -1 }
-    let table = Unmanaged<CertificateTable>.fromOpaque(pinned).takeUnretainedValue()
-    let credential = table.credentials[table.entryIndex(forServerName: ServerName.read(from: session))]
-    certificates.pointee = credential.certificates
-    certificateCount.pointee = credential.count
-    privateKey.pointee = credential.privateKey
-    return 0
-}
+let certificateRetrieveCallback:
+    @convention(c) (
+        gnutls_session_t?, UnsafePointer<gnutls_datum_t>?, Int32, UnsafePointer<gnutls_pk_algorithm_t>?, Int32,
+        UnsafeMutablePointer<UnsafeMutablePointer<gnutls_pcert_st>?>?, UnsafeMutablePointer<UInt32>?,
+        UnsafeMutablePointer<gnutls_privkey_t?>?
+    ) -> Int32 = { session, _, _, _, _, certificates, certificateCount, privateKey in
+        guard let session, let certificates, let certificateCount, let privateKey,
+            let connection = gnutls_session_get_ptr(session),
+            let info = cshims_mhd_get_connection_info(OpaquePointer(connection), .CONNECTION_INFO_SOCKET_CONTEXT),
+            let pinned = info.pointee.socket_context
+        else { return -1 }
+        let table = Unmanaged<CertificateTable>.fromOpaque(pinned).takeUnretainedValue()
+        let credential = table.credentials[table.entryIndex(forServerName: ServerName.read(from: session))]
+        certificates.pointee = credential.certificates
+        certificateCount.pointee = credential.count
+        privateKey.pointee = credential.privateKey
+        return 0
+    }
 
 /// Formats libmicrohttpd's printf-style diagnostics and hands them to the listener's log handler.
 let logCallback: MHD_LogCallback = { cls, format, arguments in

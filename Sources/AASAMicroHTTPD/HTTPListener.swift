@@ -48,7 +48,8 @@ public final class HTTPListener: Sendable {
         if let address = configuration.bindAddress {
             guard let parsed = SocketAddress.bind(address, port: configuration.port) else {
                 throw HTTPListenerError(
-                    .invalidBindAddress, "bind address '\(address)' is not an IPv4 or IPv6 literal (e.g. 127.0.0.1, ::1)")
+                    .invalidBindAddress,
+                    "bind address '\(address)' is not an IPv4 or IPv6 literal (e.g. 127.0.0.1, ::1)")
             }
             bind = parsed
             if parsed.isIPv6 { flags |= MHD_USE_IPv6.rawValue }
@@ -115,10 +116,12 @@ public final class HTTPListener: Sendable {
     /// connections are closed when the timeout ends. Returns when libmicrohttpd's threads have ended;
     /// calling it again (or after another thread did) returns immediately.
     public func stop(timeout: Duration = .seconds(5)) {
-        guard let handle = daemon.withLock({ handle -> DaemonHandle? in
-            defer { handle = nil }
-            return handle
-        }) else { return }
+        guard
+            let handle = daemon.withLock({ handle -> DaemonHandle? in
+                defer { handle = nil }
+                return handle
+            })
+        else { return }
         let listenSocket = MHD_quiesce_daemon(handle.pointer)
         if listenSocket >= 0 { close(listenSocket) }  // quiesce hands the socket to us
         let deadline = ContinuousClock.now + timeout
@@ -164,7 +167,9 @@ public final class HTTPListener: Sendable {
         if configuration.tls != nil {
             options.append(item(.HTTPS_PRIORITIES, 0, UnsafeMutableRawPointer(priorities)))
             options.append(
-                item(.HTTPS_CERT_CALLBACK, 0, unsafeBitCast(certificateRetrieveCallback, to: UnsafeMutableRawPointer.self)))
+                item(
+                    .HTTPS_CERT_CALLBACK, 0,
+                    unsafeBitCast(certificateRetrieveCallback, to: UnsafeMutableRawPointer.self)))
             options.append(item(.NOTIFY_CONNECTION, function(connectionNotifyCallback), cls))
         }
         return withUnsafeMutablePointer(to: &bind) { bindPointer in

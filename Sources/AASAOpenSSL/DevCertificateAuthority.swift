@@ -50,7 +50,8 @@ public final class DevCertificateAuthority: Sendable {
             try key.checkMatches(certificate)
             guard certificate.isCA else {
                 throw OpenSSLError(
-                    .inconsistentFiles, "'\(certificatePath)' is not a CA certificate (basicConstraints CA:TRUE missing)")
+                    .inconsistentFiles,
+                    "'\(certificatePath)' is not a CA certificate (basicConstraints CA:TRUE missing)")
             }
             return DevCertificateAuthority(certificate: certificate, privateKey: key, directory: directory)
         case (false, false):

@@ -24,8 +24,10 @@ enum HostnamePattern {
     static func canonical(_ name: String) -> String {
         var name = Substring(name)
         if name.hasSuffix(".") { name = name.dropLast() }
-        return String(String.UnicodeScalarView(name.unicodeScalars.map { scalar in
-            (scalar.value >= 65 && scalar.value <= 90) ? Unicode.Scalar(scalar.value + 32)! : scalar
-        }))
+        return String(
+            String.UnicodeScalarView(
+                name.unicodeScalars.map { scalar in
+                    (scalar.value >= 65 && scalar.value <= 90) ? Unicode.Scalar(scalar.value + 32)! : scalar
+                }))
     }
 }

@@ -1,4 +1,5 @@
-/// A certificate with its freshly generated private key, as returned by ``DevCertificateAuthority/issue(names:validityDays:key:)``.
+/// A certificate with its freshly generated private key, as returned by
+/// ``DevCertificateAuthority/issue(names:validityDays:key:)``.
 public struct IssuedCertificate: Sendable {
     /// The leaf certificate.
     public let certificate: X509Certificate

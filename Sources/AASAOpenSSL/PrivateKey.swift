@@ -119,6 +119,7 @@ public final class PrivateKey: @unchecked Sendable {
 }
 
 /// Passphrase callback that refuses: without it, OpenSSL would prompt on the terminal for encrypted keys.
-private let refusePassphrase: @convention(c) (
-    UnsafeMutablePointer<CChar>?, Int32, Int32, UnsafeMutableRawPointer?
-) -> Int32 = { _, _, _, _ in -1 }
+private let refusePassphrase:
+    @convention(c) (
+        UnsafeMutablePointer<CChar>?, Int32, Int32, UnsafeMutableRawPointer?
+    ) -> Int32 = { _, _, _, _ in -1 }

@@ -125,7 +125,8 @@ public final class X509Certificate: @unchecked Sendable {
 
     /// The certificate as PEM text.
     public func pemEncoded() throws -> String {
-        let bytes = try MemoryBIO.collecting(OpenSSLError(.encoding, "could not PEM-encode certificate \(subjectName)")) {
+        let bytes = try MemoryBIO.collecting(OpenSSLError(.encoding, "could not PEM-encode certificate \(subjectName)"))
+        {
             PEM_write_bio_X509($0, pointer)
         }
         return String(decoding: bytes, as: UTF8.self)

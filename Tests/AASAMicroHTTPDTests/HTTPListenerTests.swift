@@ -69,13 +69,15 @@ import Testing
     @Test func routerSeesMethodHeadersAndClientAddress() throws {
         let listener = try HTTPListener(configuration: testConfiguration(), routes: TestRoutes(helloBody: ""))
         defer { listener.stop(timeout: .zero) }
-        let get = echoFields(splitResponse(try curl("/echo", port: listener.port, extra: ["-H", "HOST: Shop.Example"]).output).body)
+        let get = echoFields(
+            splitResponse(try curl("/echo", port: listener.port, extra: ["-H", "HOST: Shop.Example"]).output).body)
         #expect(get["method"] == "get")
         #expect(get["host"] == "Shop.Example")
         #expect(get["sni"] == "<nil>")
         #expect(get["remote"] == "127.0.0.1")
         // A body is consumed and ignored; the request is still routed.
-        let post = echoFields(splitResponse(try curl("/echo", port: listener.port, extra: ["-d", "payload=1"]).output).body)
+        let post = echoFields(
+            splitResponse(try curl("/echo", port: listener.port, extra: ["-d", "payload=1"]).output).body)
         #expect(post["method"] == "other")
     }
 
@@ -143,7 +145,8 @@ import Testing
 
     @Test func invalidBindAddressIsRejected() {
         let error = #expect(throws: HTTPListenerError.self) {
-            _ = try HTTPListener(configuration: testConfiguration(bindAddress: "localhost"), routes: TestRoutes(helloBody: ""))
+            _ = try HTTPListener(
+                configuration: testConfiguration(bindAddress: "localhost"), routes: TestRoutes(helloBody: ""))
         }
         #expect(error?.code == .invalidBindAddress)
     }

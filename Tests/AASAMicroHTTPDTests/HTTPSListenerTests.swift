@@ -112,14 +112,16 @@ private func peerCommonName(_ result: ToolResult) -> String? {
         let offerTLS11 = ["-tls1_1", "-cipher", "DEFAULT@SECLEVEL=0"]
         let modern = try fixture.listener()
         defer { modern.stop(timeout: .zero) }
-        let refused = try tlsHandshake(port: modern.port, serverName: "a.test", caPath: fixture.pki.caPath, extra: offerTLS11)
+        let refused = try tlsHandshake(
+            port: modern.port, serverName: "a.test", caPath: fixture.pki.caPath, extra: offerTLS11)
         #expect(refused.status != 0)
         #expect(!refused.error.contains("Protocol version: TLSv1.1"))
 
         // Control: the same client succeeds against a listener configured to allow TLS 1.1.
         let legacy = try fixture.listener(priorities: "NORMAL:+VERS-TLS1.1")
         defer { legacy.stop(timeout: .zero) }
-        let accepted = try tlsHandshake(port: legacy.port, serverName: "a.test", caPath: fixture.pki.caPath, extra: offerTLS11)
+        let accepted = try tlsHandshake(
+            port: legacy.port, serverName: "a.test", caPath: fixture.pki.caPath, extra: offerTLS11)
         #expect(accepted.error.contains("Protocol version: TLSv1.1"), "\(accepted.error)")
     }
 
@@ -184,7 +186,10 @@ private func peerCommonName(_ result: ToolResult) -> String? {
                 ca, "-showcerts",
             ], input: "")
         let pem = served.output.components(separatedBy: "-----BEGIN CERTIFICATE-----").dropFirst().first
-            .map { "-----BEGIN CERTIFICATE-----" + $0.components(separatedBy: "-----END CERTIFICATE-----")[0] + "-----END CERTIFICATE-----\n" }
+            .map {
+                "-----BEGIN CERTIFICATE-----" + $0.components(separatedBy: "-----END CERTIFICATE-----")[0]
+                    + "-----END CERTIFICATE-----\n"
+            }
         let presented = try X509Certificate(pemEncoded: pem ?? "")
         #expect(presented.sha256Fingerprint == renewed.certificate.sha256Fingerprint)
         try? FileManager.default.removeItem(atPath: directory)
@@ -208,7 +213,9 @@ private func peerCommonName(_ result: ToolResult) -> String? {
         let deadline = Date().addingTimeInterval(3)
         while replaced != nil && Date() < deadline { Thread.sleep(forTimeInterval: 0.05) }
         #expect(replaced == nil)
-        #expect(peerCommonName(try tlsHandshake(port: listener.port, serverName: "b.test", caPath: fixture.pki.caPath)) == "b.test")
+        #expect(
+            peerCommonName(try tlsHandshake(port: listener.port, serverName: "b.test", caPath: fixture.pki.caPath))
+                == "b.test")
     }
 
     @Test func concurrentListenersEachServeTheirOwnCertificates() throws {

@@ -5,7 +5,8 @@ import Foundation
 
 // MARK: Router used by the live tests
 
-/// A small router: `/hello` is prepared, `/dynamic` is built per request, `/echo` reports what the transport handed to the router.
+/// A small router: `/hello` is prepared, `/dynamic` is built per request,
+/// `/echo` reports what the transport handed to the router.
 struct TestRoutes: RouteTable {
     let preparedResponses: [PreparedResponse]
     private let hello: PreparedResponse
@@ -23,7 +24,8 @@ struct TestRoutes: RouteTable {
         let path = request.withPath { String(decoding: $0, as: UTF8.self) }
         if path == "/hello" { return .prepared(hello) }
         if path == "/dynamic" {
-            return .dynamic(Response(status: 200, headers: [HTTPHeader("X-Route", "dynamic")], body: Array("dynamic body\n".utf8)))
+            return .dynamic(
+                Response(status: 200, headers: [HTTPHeader("X-Route", "dynamic")], body: Array("dynamic body\n".utf8)))
         }
         if path == "/echo" || path.hasPrefix("/raw") || path.hasPrefix("/a%") {
             let host = request.withHeader("host") { $0.map { String(decoding: $0, as: UTF8.self) } } ?? "<nil>"
@@ -180,7 +182,9 @@ func rawExchange(port: UInt16, request: String) throws -> [UInt8] {
     address.sin_port = port.bigEndian
     address.sin_addr.s_addr = inet_addr("127.0.0.1")
     let connected = withUnsafePointer(to: &address) {
-        $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+        $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+            connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+        }
     }
     guard connected == 0 else { throw POSIXError(.ECONNREFUSED) }
     let bytes = Array(request.utf8)

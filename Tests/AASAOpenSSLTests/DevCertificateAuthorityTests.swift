@@ -39,7 +39,9 @@ import Testing
         defer { removeDirectory(directory) }
         _ = try DevCertificateAuthority.loadOrCreate(directory: directory)
         try FileManager.default.removeItem(atPath: directory + "/ca-key.pem")
-        let error = #expect(throws: OpenSSLError.self) { try DevCertificateAuthority.loadOrCreate(directory: directory) }
+        let error = #expect(throws: OpenSSLError.self) {
+            try DevCertificateAuthority.loadOrCreate(directory: directory)
+        }
         #expect(error?.code == .inconsistentFiles)
         #expect(FileManager.default.fileExists(atPath: directory + "/ca.pem"))
     }
@@ -52,7 +54,9 @@ import Testing
         let leafPath = directory + "/leaf.pem"
         try issued.certificatePEM().write(toFile: leafPath, atomically: true, encoding: .utf8)
 
-        let verify = try runTool(["openssl", "verify", "-CAfile", ca.certificatePath, "-purpose", "sslserver", leafPath])
+        let verify = try runTool([
+            "openssl", "verify", "-CAfile", ca.certificatePath, "-purpose", "sslserver", leafPath,
+        ])
         #expect(verify.status == 0, "\(verify.output) \(verify.error)")
         #expect(verify.output.contains("leaf.pem: OK"))
         for host in ["a.test", "x.wild.test"] {
@@ -65,7 +69,9 @@ import Testing
             "openssl", "verify", "-CAfile", ca.certificatePath, "-verify_hostname", "b.test", leafPath,
         ])
         #expect(wrongHost.status != 0)
-        let ipCheck = try runTool(["openssl", "verify", "-CAfile", ca.certificatePath, "-verify_ip", "127.0.0.1", leafPath])
+        let ipCheck = try runTool([
+            "openssl", "verify", "-CAfile", ca.certificatePath, "-verify_ip", "127.0.0.1", leafPath,
+        ])
         #expect(ipCheck.status == 0, "\(ipCheck.error)")
 
         let text = try runTool(["openssl", "x509", "-in", leafPath, "-noout", "-text"])

@@ -49,7 +49,9 @@ private let fixture: (ca: DevCertificateAuthority, leaf: IssuedCertificate, dire
         let path = fixture.directory + "/leaf-\(UUID().uuidString).pem"
         try leaf.pemEncoded().write(toFile: path, atomically: true, encoding: .utf8)
         let fingerprint = try runTool(["openssl", "x509", "-in", path, "-noout", "-fingerprint", "-sha256"])
-        #expect(fingerprint.output.trimmingCharacters(in: .whitespacesAndNewlines) == "sha256 Fingerprint=" + leaf.sha256Fingerprint)
+        #expect(
+            fingerprint.output.trimmingCharacters(in: .whitespacesAndNewlines) == "sha256 Fingerprint="
+                + leaf.sha256Fingerprint)
         let dates = try runTool(["openssl", "x509", "-in", path, "-noout", "-enddate", "-dateopt", "iso_8601"])
         let isoEnd = dates.output.replacingOccurrences(of: "notAfter=", with: "")
             .trimmingCharacters(in: .whitespacesAndNewlines)
@@ -106,7 +108,8 @@ private let fixture: (ca: DevCertificateAuthority, leaf: IssuedCertificate, dire
     }
 
     @Test func aBrokenSecondBlockIsReported() throws {
-        let pem = try fixture.leaf.certificatePEM()
+        let pem =
+            try fixture.leaf.certificatePEM()
             + "-----BEGIN CERTIFICATE-----\n!!!!\n-----END CERTIFICATE-----\n"
         let error = #expect(throws: OpenSSLError.self) { try CertificateChain(pemEncoded: pem) }
         #expect(error?.code == .malformedPEM)
