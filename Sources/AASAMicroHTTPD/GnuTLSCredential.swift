@@ -1,0 +1,88 @@
+internal import CGnuTLS
+
+/// One certificate chain and its private key, imported into GnuTLS once (owns the pcert array and the privkey).
+///
+/// Immutable after init; GnuTLS only reads these during handshakes, from any thread, hence `@unchecked Sendable`.
+final class GnuTLSCredential: @unchecked Sendable {
+    /// Most certificates accepted in one chain (leaf + intermediates).
+    static let maximumChainLength = 16
+
+    /// The imported chain, leaf first; `count` entries are initialised.
+    let certificates: UnsafeMutablePointer<gnutls_pcert_st>
+    /// Number of entries in ``certificates``.
+    let count: UInt32
+    /// The imported private key.
+    let privateKey: gnutls_privkey_t
+
+    /// Imports a PEM chain and PEM key; `label` names the entry in errors.
+    init(chainPEM: [UInt8], keyPEM: [UInt8], label: String) throws {
+        let certificates = UnsafeMutablePointer<gnutls_pcert_st>.allocate(capacity: Self.maximumChainLength)
+        var count = UInt32(Self.maximumChainLength)
+        let importResult = chainPEM.withUnsafeBytes { bytes in
+            var datum = gnutls_datum_t(
+                data: UnsafeMutablePointer(mutating: bytes.bindMemory(to: UInt8.self).baseAddress),
+                size: UInt32(bytes.count))
+            return gnutls_pcert_list_import_x509_raw(certificates, &count, &datum, GNUTLS_X509_FMT_PEM, 0)
+        }
+        guard importResult >= 0, count > 0 else {
+            certificates.deallocate()
+            throw Self.error(importResult, "could not import the certificate chain of \(label)")
+        }
+
+        var key: gnutls_privkey_t? = nil
+        var keyResult = gnutls_privkey_init(&key)
+        if keyResult >= 0, let key {
+            keyResult = keyPEM.withUnsafeBytes { bytes in
+                var datum = gnutls_datum_t(
+                    data: UnsafeMutablePointer(mutating: bytes.bindMemory(to: UInt8.self).baseAddress),
+                    size: UInt32(bytes.count))
+                return gnutls_privkey_import_x509_raw(key, &datum, GNUTLS_X509_FMT_PEM, nil, 0)
+            }
+        }
+        guard keyResult >= 0, let key else {
+            if let key { gnutls_privkey_deinit(key) }
+            for index in 0..<Int(count) { gnutls_pcert_deinit(certificates + index) }
+            certificates.deallocate()
+            throw Self.error(keyResult, "could not import the private key of \(label)")
+        }
+        self.certificates = certificates
+        self.count = count
+        self.privateKey = key
+
+        // A key that does not belong to the leaf makes every handshake fail; refuse it here instead.
+        guard Self.keyID(of: certificates.pointee.pubkey) == Self.keyID(ofPrivateKey: key) else {
+            throw HTTPListenerError(
+                .invalidCertificate,
+                "the private key of \(label) does not belong to its leaf certificate; pair each chain with its own key")
+        }
+    }
+
+    deinit {
+        for index in 0..<Int(count) { gnutls_pcert_deinit(certificates + index) }
+        certificates.deallocate()
+        gnutls_privkey_deinit(privateKey)
+    }
+
+    private static func keyID(of publicKey: gnutls_pubkey_t?) -> [UInt8]? {
+        guard let publicKey else { return nil }
+        var id = [UInt8](repeating: 0, count: 64)
+        var size = id.count
+        guard gnutls_pubkey_get_key_id(publicKey, GNUTLS_KEYID_USE_SHA256.rawValue, &id, &size) >= 0 else {
+            return nil
+        }
+        return Array(id.prefix(size))
+    }
+
+    private static func keyID(ofPrivateKey key: gnutls_privkey_t) -> [UInt8]? {
+        var publicKey: gnutls_pubkey_t? = nil
+        guard gnutls_pubkey_init(&publicKey) >= 0, let publicKey else { return nil }
+        defer { gnutls_pubkey_deinit(publicKey) }
+        guard gnutls_pubkey_import_privkey(publicKey, key, 0, 0) >= 0 else { return nil }
+        return keyID(of: publicKey)
+    }
+
+    private static func error(_ code: Int32, _ what: String) -> HTTPListenerError {
+        let text = gnutls_strerror(code).map { String(cString: $0) } ?? "GnuTLS error \(code)"
+        return HTTPListenerError(.invalidCertificate, "\(what): \(text)")
+    }
+}

@@ -1,0 +1,60 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// How an ``HTTPListener`` listens: address, port, TLS and resource limits.
+public struct ListenerConfiguration: Sendable {
+    /// TCP port; `0` lets the kernel pick a free one (read it back from ``HTTPListener/port``).
+    public var port: UInt16
+    /// IPv4 or IPv6 literal to bind to (`127.0.0.1`, `::1`), or `nil` for every interface
+    /// (dual-stack IPv6 + IPv4 when the host has IPv6, else IPv4 only).
+    public var bindAddress: String?
+    /// TLS settings, or `nil` for plain HTTP.
+    public var tls: TLSConfiguration?
+    /// Number of libmicrohttpd worker threads (epoll loops).
+    public var threadPoolSize: Int
+    /// Most simultaneous connections; more are accepted and closed at once.
+    public var connectionLimit: Int
+    /// Seconds of inactivity after which a connection is closed (an inactivity timer, not a deadline).
+    public var connectionTimeoutSeconds: Int
+    /// Most simultaneous connections from one client address (a first defence against slowloris).
+    public var perIPConnectionLimit: Int
+    /// Listen backlog passed to `listen(2)`.
+    public var listenBacklog: Int
+    /// Receives libmicrohttpd's own diagnostics (one line each, without trailing newline).
+    public var logHandler: @Sendable (String) -> Void
+
+    /// Creates a configuration; the defaults suit a public HTTPS listener.
+    public init(
+        port: UInt16,
+        bindAddress: String? = nil,
+        tls: TLSConfiguration? = nil,
+        threadPoolSize: Int = ListenerConfiguration.activeProcessorCount,
+        connectionLimit: Int = 10_000,
+        connectionTimeoutSeconds: Int = 15,
+        perIPConnectionLimit: Int = 256,
+        listenBacklog: Int = 1024,
+        logHandler: @escaping @Sendable (String) -> Void = ListenerConfiguration.logToStandardError
+    ) {
+        self.port = port
+        self.bindAddress = bindAddress
+        self.tls = tls
+        self.threadPoolSize = threadPoolSize
+        self.connectionLimit = connectionLimit
+        self.connectionTimeoutSeconds = connectionTimeoutSeconds
+        self.perIPConnectionLimit = perIPConnectionLimit
+        self.listenBacklog = listenBacklog
+        self.logHandler = logHandler
+    }
+
+    /// Processors currently online (at least 1).
+    public static var activeProcessorCount: Int { max(1, Int(sysconf(Int32(_SC_NPROCESSORS_ONLN)))) }
+
+    /// Writes `message` to standard error with a `libmicrohttpd: ` prefix.
+    @Sendable public static func logToStandardError(_ message: String) {
+        let line = Array(("libmicrohttpd: " + message + "\n").utf8)
+        _ = line.withUnsafeBytes { write(STDERR_FILENO, $0.baseAddress, $0.count) }
+    }
+}

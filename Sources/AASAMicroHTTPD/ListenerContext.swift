@@ -1,0 +1,42 @@
+import Synchronization
+
+/// Everything libmicrohttpd's callbacks reach for one listener; passed to them as the `cls` pointer.
+///
+/// Lifetime: ``HTTPListener`` passes it retained once (`Unmanaged.passRetained`) when starting the
+/// daemon and releases it exactly once after `MHD_stop_daemon` returns, when no callback can run any more.
+/// Everything here is immutable or behind a `Mutex`, because callbacks run on libmicrohttpd's threads.
+final class ListenerContext: Sendable {
+    /// The routes in use; swapped whole by `replaceRoutes`.
+    let routes: Mutex<RouteSnapshot>
+    /// The certificates for connections accepted from now on, or `nil` for plain HTTP.
+    let certificates: Mutex<CertificateTable?>
+    /// Whether the listener serves TLS (fixed at start; only the certificates themselves change).
+    let isTLS: Bool
+    /// Where libmicrohttpd's diagnostics go.
+    let logHandler: @Sendable (String) -> Void
+    /// Diagnostics collected while the daemon starts, so a start failure can say why.
+    let startupMessages = Mutex<[String]?>([])
+
+    init(routes: RouteSnapshot, certificates: CertificateTable?, logHandler: @escaping @Sendable (String) -> Void) {
+        self.routes = Mutex(routes)
+        self.certificates = Mutex(certificates)
+        self.isTLS = certificates != nil
+        self.logHandler = logHandler
+    }
+
+    /// Forwards a libmicrohttpd diagnostic, also keeping it while the daemon is starting.
+    func log(_ message: String) {
+        startupMessages.withLock { messages in
+            if messages != nil, messages!.count < 32 { messages!.append(message) }
+        }
+        logHandler(message)
+    }
+
+    /// Stops collecting startup diagnostics and returns them.
+    func finishStartup() -> [String] {
+        startupMessages.withLock { messages in
+            defer { messages = nil }
+            return messages ?? []
+        }
+    }
+}

@@ -1,0 +1,82 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// IP socket addresses for binding and for reporting client addresses.
+enum SocketAddress {
+    /// A parsed bind address; `storage` holds a `sockaddr_in` or `sockaddr_in6` with the port set.
+    struct Bind {
+        var storage = sockaddr_storage()
+        var isIPv6 = false
+    }
+
+    /// Parses an IPv4 or IPv6 literal (brackets allowed) into a bind address for `port`.
+    static func bind(_ text: String, port: UInt16) -> Bind? {
+        var literal = Substring(text)
+        if literal.hasPrefix("["), literal.hasSuffix("]") { literal = literal.dropFirst().dropLast() }
+        var result = Bind()
+        var v4 = in_addr()
+        if inet_pton(AF_INET, String(literal), &v4) == 1 {
+            withUnsafeMutableBytes(of: &result.storage) { raw in
+                let address = raw.baseAddress!.assumingMemoryBound(to: sockaddr_in.self)
+                address.pointee.sin_family = sa_family_t(AF_INET)
+                address.pointee.sin_port = port.bigEndian
+                address.pointee.sin_addr = v4
+            }
+            return result
+        }
+        var v6 = in6_addr()
+        if inet_pton(AF_INET6, String(literal), &v6) == 1 {
+            withUnsafeMutableBytes(of: &result.storage) { raw in
+                let address = raw.baseAddress!.assumingMemoryBound(to: sockaddr_in6.self)
+                address.pointee.sin6_family = sa_family_t(AF_INET6)
+                address.pointee.sin6_port = port.bigEndian
+                address.pointee.sin6_addr = v6
+            }
+            result.isIPv6 = true
+            return result
+        }
+        return nil
+    }
+
+    /// Whether this host can open IPv6 sockets (decides dual-stack binding when no address is given).
+    static let ipv6Available: Bool = {
+        let fd = socket(AF_INET6, Int32(SOCK_STREAM.rawValue), 0)
+        guard fd >= 0 else { return false }
+        close(fd)
+        return true
+    }()
+
+    /// The address as text (`192.0.2.1`, `2001:db8::1`); IPv4-mapped IPv6 from dual-stack sockets as plain IPv4.
+    static func text(_ address: UnsafePointer<sockaddr>) -> String {
+        var buffer = (
+            Int64(0), Int64(0), Int64(0), Int64(0), Int64(0), Int64(0), Int64(0), Int64(0)
+        )  // 64 bytes on the stack, > INET6_ADDRSTRLEN
+        return withUnsafeMutableBytes(of: &buffer) { raw -> String in
+            let chars = raw.baseAddress!.assumingMemoryBound(to: CChar.self)
+            let ok: Bool
+            switch Int32(address.pointee.sa_family) {
+            case AF_INET:
+                ok = address.withMemoryRebound(to: sockaddr_in.self, capacity: 1) { v4 in
+                    withUnsafePointer(to: v4.pointee.sin_addr) { inet_ntop(AF_INET, $0, chars, 64) != nil }
+                }
+            case AF_INET6:
+                ok = address.withMemoryRebound(to: sockaddr_in6.self, capacity: 1) { v6 in
+                    withUnsafePointer(to: v6.pointee.sin6_addr) { pointer in
+                        let bytes = UnsafeRawPointer(pointer).assumingMemoryBound(to: UInt8.self)
+                        let mapped =
+                            (0..<10).allSatisfy { bytes[$0] == 0 } && bytes[10] == 0xff && bytes[11] == 0xff
+                        return mapped
+                            ? inet_ntop(AF_INET, bytes + 12, chars, 64) != nil
+                            : inet_ntop(AF_INET6, pointer, chars, 64) != nil
+                    }
+                }
+            default:
+                ok = false
+            }
+            return ok ? String(cString: chars) : ""
+        }
+    }
+}

@@ -1,0 +1,21 @@
+/// TLS settings of a listener: the certificates to choose from by SNI, and the allowed protocol versions and ciphers.
+public struct TLSConfiguration: Sendable {
+    /// TLS 1.3 and 1.2 only, AEAD ciphers only, forward-secret ECDHE key exchange, server preference.
+    ///
+    /// A GnuTLS priority string (checked with `gnutls-cli --priority ... -l` on GnuTLS 3.7.9). TLS 1.2
+    /// stays for older clients; TLS 1.0/1.1, CBC and static-RSA key exchange are gone.
+    public static let modernPriorities =
+        "SECURE256:+SECURE128:-VERS-ALL:+VERS-TLS1.3:+VERS-TLS1.2:-CIPHER-ALL:+AES-256-GCM:+AES-128-GCM:"
+        + "+CHACHA20-POLY1305:-KX-ALL:+ECDHE-ECDSA:+ECDHE-RSA:%SERVER_PRECEDENCE"
+
+    /// Certificates to serve, chosen per connection from the client's SNI.
+    public var certificates: CertificateTable
+    /// GnuTLS priority string; see ``modernPriorities``.
+    public var priorities: String
+
+    /// Creates TLS settings.
+    public init(certificates: CertificateTable, priorities: String = TLSConfiguration.modernPriorities) {
+        self.certificates = certificates
+        self.priorities = priorities
+    }
+}
