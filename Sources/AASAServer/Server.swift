@@ -60,7 +60,8 @@ public final class Server: Sendable {
             throw StartupError(diagnostics: [error], isConfigurationError: true)
         }
         let diagnostics = loaded.flatMap(\.diagnostics)
-        log(diagnostics)
+        // Errors go back to the caller, which prints them; only what does not stop the start is logged.
+        log(diagnostics.filter { $0.severity != .error })
         guard !diagnostics.hasErrors else {
             throw StartupError(diagnostics: diagnostics.errors, isConfigurationError: true)
         }

@@ -67,11 +67,13 @@ public struct SiteImport: Sendable {
             // Write to a temporary file and rename, so a watcher never reads half a file.
             let temporary = target + ".tmp-\(ProcessInfo.processInfo.processIdentifier)"
             try Data(bytes).write(to: URL(fileURLWithPath: temporary))
-            if FileManager.default.fileExists(atPath: target) {
-                _ = try FileManager.default.replaceItemAt(URL(fileURLWithPath: target), withItemAt: URL(fileURLWithPath: temporary))
-            } else {
-                try FileManager.default.moveItem(atPath: temporary, toPath: target)
+            guard rename(temporary, target) == 0 else {
+                let reason = String(cString: strerror(errno))
+                try? FileManager.default.removeItem(atPath: temporary)
+                throw DiagnosticsError([Diagnostic(.error, rule: "write-failed", "cannot write \(target): \(reason)", file: target)])
             }
+        } catch let error as DiagnosticsError {
+            throw error
         } catch {
             throw DiagnosticsError([Diagnostic(.error, rule: "write-failed", "cannot write \(target): \(error.localizedDescription)", file: target)])
         }

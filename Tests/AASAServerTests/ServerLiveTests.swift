@@ -130,8 +130,8 @@ final class LiveServer: @unchecked Sendable {
     @Test func unknownHostGets404NamingNoDomain() throws {
         let live = try LiveServer()
         let response = try Curl.request(
-            "https://other.example:\(live.https)/.well-known/apple-app-site-association", extra: ["-k"],
-            resolve: ("other.example", live.https))
+            "https://other.example:\(live.https)/.well-known/apple-app-site-association",
+            resolve: ("other.example", live.https), extra: ["-k"])
         #expect(response.status == 404)
         #expect(!response.text.contains("shop.example") && !response.text.contains("links.example"))
         #expect(response.text == "unknown host\n")
@@ -183,7 +183,7 @@ final class LiveServer: @unchecked Sendable {
             Issue.record("started with a broken config")
         } catch {
             #expect(error.isConfigurationError)
-            #expect(error.diagnostics.first?.description.hasPrefix(directory.path + "/site-config/bad.example/site.json:2:42: error: [app-id-format]") == true,
+            #expect(error.diagnostics.first?.description.hasPrefix(directory.path + "/site-config/bad.example/site.json:2:43: error: [app-id-format]") == true,
                 "\(error.diagnostics)")
         }
     }

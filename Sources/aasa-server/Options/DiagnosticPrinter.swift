@@ -22,7 +22,7 @@ enum DiagnosticPrinter {
     }
 
     static func printError(_ text: String) {
-        var line = text + "\n"
-        line.withUTF8 { buffer in _ = fwrite(buffer.baseAddress, 1, buffer.count, stderr) }
+        let line = Array((text + "\n").utf8)
+        line.withUnsafeBytes { buffer in _ = write(2, buffer.baseAddress, buffer.count) }
     }
 }

@@ -1,1 +1,0 @@
-// Placeholder so the package builds on the c-boundary branch; the lead's AASAServer replaces it.

@@ -1,1 +1,0 @@
-void cshims_placeholder(void) {}
