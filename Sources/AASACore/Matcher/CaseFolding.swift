@@ -1,0 +1,32 @@
+/// Simple, one-to-one case folding for `caseSensitive: false` (spec §2.5).
+///
+/// Apple documents only that matching becomes case-insensitive. We fold ASCII exactly and other scalars with
+/// their single-scalar lowercase mapping; full Unicode folding (one scalar to several, e.g. `İ`, `ß`) is left
+/// out on purpose, because it would change how many characters `?` sees (spec §2.1).
+enum CaseFolding {
+    /// The folded form of one Unicode scalar value.
+    @inline(__always)
+    static func fold(_ value: UInt32) -> UInt32 {
+        if value < 0x80 {
+            return (value >= 0x41 && value <= 0x5A) ? value | 0x20 : value
+        }
+        guard let scalar = Unicode.Scalar(value) else { return value }
+        let lower = scalar.properties.lowercaseMapping.unicodeScalars
+        guard lower.count == 1, let only = lower.first else { return value }
+        return only.value
+    }
+
+    /// Folds every scalar of `values`.
+    static func fold(_ values: [UInt32]) -> [UInt32] {
+        values.map { fold($0) }
+    }
+
+    /// Folds a string scalar by scalar.
+    static func fold(_ text: String) -> String {
+        var result = String.UnicodeScalarView()
+        for scalar in text.unicodeScalars {
+            result.append(Unicode.Scalar(fold(scalar.value)) ?? scalar)
+        }
+        return String(result)
+    }
+}

@@ -1,0 +1,266 @@
+/// Turns pattern text into a ``WildcardPattern`` (spec §2.1, §1.8).
+struct WildcardPatternCompiler: Sendable {
+    /// What a pattern is compared against; decides the slash rules.
+    enum Target: Sendable, Hashable {
+        /// The URL path: leading and trailing `/` are insignificant and `x/*` also matches `x` (spec §2.1).
+        case path
+        /// A query string, query item value or fragment: compared exactly.
+        case other
+    }
+
+    /// A problem with one pattern, before it is tied to a place in the file.
+    struct Problem: Sendable, Hashable {
+        var severity: PatternDiagnostic.Severity
+        var code: PatternDiagnostic.Code
+        var variable: String?
+        var message: String
+    }
+
+    /// The result of compiling one pattern: the pattern unless an error prevented it, and any problems.
+    struct Output: Sendable {
+        var pattern: WildcardPattern?
+        var problems: [Problem]
+    }
+
+    /// The variables in scope; `nil` in legacy mode, where `$(` is literal text (iOS 12 predates variables).
+    let variables: SubstitutionTable?
+
+    private enum Token: Hashable {
+        case literal(UInt32)
+        case one
+        case star
+        case variable(String)
+    }
+
+    /// Compiles `source`.
+    func compile(_ source: String, caseSensitive: Bool, percentEncoded: Bool, target: Target) -> Output {
+        var scalars = source.unicodeScalars.map(\.value)
+        if target == .path {
+            // Apple: slashes at both ends of a path are not significant (spec §2.1, observed with swcutil).
+            Self.stripSlashes(&scalars)
+        }
+        var problems: [Problem] = []
+        if percentEncoded && scalars.contains(where: { $0 >= 0x80 }) {
+            // Apple: with percentEncoded true the URL is compared in its percent-encoded ASCII form (spec §2.6).
+            problems.append(
+                Problem(
+                    severity: .warning, code: .nonASCIIPatternWhileEncoded, variable: nil,
+                    message: "pattern '\(source)' contains non-ASCII characters but percentEncoded is true, so it never matches; percent-encode them (UTF-8) or set \"percentEncoded\": false"))
+        }
+        var tokens: [Token] = []
+        var index = 0
+        while index < scalars.count {
+            let scalar = scalars[index]
+            if scalar == 0x2A {
+                tokens.append(.star)
+            } else if scalar == 0x3F {
+                tokens.append(.one)
+            } else if scalar == 0x24, variables != nil, index + 1 < scalars.count, scalars[index + 1] == 0x28 {
+                // Apple: `$(` always starts a substitution variable; there is no escape (spec §2.1).
+                guard let close = scalars[(index + 2)...].firstIndex(of: 0x29) else {
+                    problems.append(
+                        Problem(
+                            severity: .error, code: .unterminatedVariable, variable: nil,
+                            message: "pattern '\(source)' has '$(' without a closing ')'"))
+                    return Output(pattern: nil, problems: problems)
+                }
+                let name = String(String.UnicodeScalarView(scalars[(index + 2)..<close].compactMap(Unicode.Scalar.init)))
+                tokens.append(.variable(name))
+                index = close + 1
+                continue
+            } else {
+                tokens.append(.literal(caseSensitive ? scalar : CaseFolding.fold(scalar)))
+            }
+            index += 1
+        }
+
+        var alternatives: [String: [[Token]]] = [:]
+        for case .variable(let name) in tokens where alternatives[name] == nil {
+            if name.isEmpty {
+                problems.append(
+                    Problem(
+                        severity: .error, code: .emptyVariableName, variable: name,
+                        message: "pattern '\(source)' contains '$()', which names no variable"))
+            } else if variables?.invalidNames.contains(name) == true {
+                problems.append(
+                    Problem(
+                        severity: .error, code: .invalidVariableUsed, variable: name,
+                        message: "pattern '\(source)' uses $(\(name)), whose definition is invalid"))
+            } else if let values = variables?.values[name] {
+                alternatives[name] = values.map { value in
+                    value.unicodeScalars.map { scalar -> Token in
+                        switch scalar {
+                        case "*": return .star
+                        case "?": return .one
+                        default: return .literal(caseSensitive ? scalar.value : CaseFolding.fold(scalar.value))
+                        }
+                    }
+                }
+            } else {
+                problems.append(
+                    Problem(
+                        severity: .error, code: .unknownVariable, variable: name,
+                        message: "pattern '\(source)' uses $(\(name)), which is neither defined in substitutionVariables nor built in (alpha, upper, lower, alnum, digit, xdigit, region, lang)"))
+            }
+        }
+        if problems.contains(where: { $0.severity == .error }) {
+            return Output(pattern: nil, problems: problems)
+        }
+        return Output(pattern: Self.build(source: source, tokens: tokens, alternatives: alternatives, target: target),
+            problems: problems)
+    }
+
+    /// Drops leading and trailing `/` (spec §2.1); the same is done to the URL path.
+    static func stripSlashes(_ scalars: inout [UInt32]) {
+        let slash: UInt32 = 0x2F
+        guard let first = scalars.firstIndex(where: { $0 != slash }) else {
+            scalars.removeAll()
+            return
+        }
+        let last = scalars.lastIndex(where: { $0 != slash })!
+        if first != 0 || last != scalars.count - 1 {
+            scalars = Array(scalars[first...last])
+        }
+    }
+
+    private static func build(source: String, tokens: [Token], alternatives: [String: [[Token]]], target: Target)
+        -> WildcardPattern
+    {
+        // Apple: a path pattern ending in `/*` also matches its bare prefix (spec §2.1): `buy/*` matches
+        // `buy`. We read "ends in `/*`" as a `/` followed only by `*`s, so `buy/**` behaves the same.
+        var optionalSlashAt: Int?
+        if target == .path, let lastNonStar = tokens.lastIndex(where: { $0 != .star }), lastNonStar < tokens.count - 1,
+            tokens[lastNonStar] == .literal(0x2F)
+        {
+            optionalSlashAt = lastNonStar
+        }
+
+        if alternatives.isEmpty, !tokens.contains(.one) {
+            let literalCount = tokens.prefix(while: { $0 != .star }).count
+            if tokens[literalCount...].allSatisfy({ $0 == .star }) {
+                let literals = tokens[..<literalCount].map { token -> UInt32 in
+                    if case .literal(let value) = token { return value }
+                    preconditionFailure("only literals precede the first star here")
+                }
+                let shape: WildcardPattern.Shape
+                if literalCount == tokens.count {
+                    shape = .exact(literals)
+                } else {
+                    shape = .prefix(literals, bare: optionalSlashAt.map { _ in Array(literals.dropLast()) })
+                }
+                return WildcardPattern(
+                    source: source, shape: shape, kinds: [], operands: [], nexts: [], forkTargets: [], classes: [],
+                    start: 0)
+            }
+        }
+
+        var program = ProgramBuilder()
+        let accept = program.append(.accept, 0, 0)
+        var next = accept
+        var index = tokens.count - 1
+        if let slash = optionalSlashAt {
+            for token in tokens[(slash + 1)...].reversed() {
+                next = program.emit(token: token, next: next, alternatives: alternatives)
+            }
+            let slashState = program.append(.scalar, 0x2F, next)
+            next = program.fork([slashState, accept])
+            index = slash - 1
+        }
+        while index >= 0 {
+            next = program.emit(token: tokens[index], next: next, alternatives: alternatives)
+            index -= 1
+        }
+        return WildcardPattern(
+            source: source, shape: .automaton, kinds: program.kinds, operands: program.operands, nexts: program.nexts,
+            forkTargets: program.forkTargets, classes: program.classes, start: next)
+    }
+
+    /// Accumulates NFA instructions; every instruction points forward to an already-built continuation.
+    private struct ProgramBuilder {
+        var kinds: [WildcardPattern.Kind] = []
+        var operands: [UInt32] = []
+        var nexts: [Int32] = []
+        var forkTargets: [Int32] = []
+        var classes: [ScalarSet] = []
+
+        mutating func append(_ kind: WildcardPattern.Kind, _ operand: UInt32, _ next: Int32) -> Int32 {
+            kinds.append(kind)
+            operands.append(operand)
+            nexts.append(next)
+            return Int32(kinds.count - 1)
+        }
+
+        mutating func fork(_ targets: [Int32]) -> Int32 {
+            let first = UInt32(forkTargets.count)
+            forkTargets.append(contentsOf: targets)
+            return append(.fork, first, Int32(targets.count))
+        }
+
+        /// `*` is a fork into "consume one character and come back" or "go on".
+        mutating func star(next: Int32) -> Int32 {
+            let loopIndex = Int32(kinds.count)
+            // The fork is appended first so the `any` can point back at it.
+            let first = UInt32(forkTargets.count)
+            forkTargets.append(contentsOf: [loopIndex + 1, next])
+            _ = append(.fork, first, 2)
+            _ = append(.any, 0, loopIndex)
+            return loopIndex
+        }
+
+        mutating func emit(token: Token, next: Int32, alternatives: [String: [[Token]]]) -> Int32 {
+            switch token {
+            case .literal(let value): return append(.scalar, value, next)
+            case .one: return append(.any, 0, next)
+            case .star: return star(next: next)
+            case .variable(let name): return alternation(alternatives[name] ?? [], next: next)
+            }
+        }
+
+        /// `$(name)`: one of the values. Values sharing a prefix share states (a trie), so `$(lang)` costs a
+        /// few dozen live states per character rather than hundreds. Variables whose values are all single
+        /// literal characters (`$(digit)`, …) become one character-set state.
+        mutating func alternation(_ values: [[Token]], next: Int32) -> Int32 {
+            if !values.isEmpty, values.allSatisfy({ $0.count == 1 && { if case .literal = $0[0] { true } else { false } }($0) }) {
+                let set = ScalarSet(values.compactMap { if case .literal(let v) = $0[0] { v } else { nil } })
+                classes.append(set)
+                return append(.scalarSet, UInt32(classes.count - 1), next)
+            }
+            var trie = Trie()
+            for value in values { trie.insert(value) }
+            return emit(trie: trie, node: 0, next: next)
+        }
+
+        private mutating func emit(trie: Trie, node: Int, next: Int32) -> Int32 {
+            var targets: [Int32] = []
+            for (token, child) in trie.nodes[node].children {
+                let childEntry = emit(trie: trie, node: child, next: next)
+                targets.append(emit(token: token, next: childEntry, alternatives: [:]))
+            }
+            if trie.nodes[node].terminal { targets.append(next) }
+            return targets.count == 1 ? targets[0] : fork(targets)
+        }
+    }
+
+    /// Prefix tree of variable values, children in insertion order.
+    private struct Trie {
+        struct Node {
+            var children: [(Token, Int)] = []
+            var terminal = false
+        }
+        var nodes: [Node] = [Node()]
+
+        mutating func insert(_ value: [Token]) {
+            var node = 0
+            for token in value {
+                if let existing = nodes[node].children.first(where: { $0.0 == token }) {
+                    node = existing.1
+                } else {
+                    nodes.append(Node())
+                    nodes[node].children.append((token, nodes.count - 1))
+                    node = nodes.count - 1
+                }
+            }
+            nodes[node].terminal = true
+        }
+    }
+}
