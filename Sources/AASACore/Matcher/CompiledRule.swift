@@ -1,6 +1,9 @@
 /// One rule (a `components[]` entry or a `paths[]` string) with its patterns compiled and its settings
 /// resolved across the three `defaults` levels (spec §1.7).
-struct CompiledRule: Sendable {
+///
+/// A class with only constant properties: matching walks hundreds of rules per URL, and passing a reference
+/// avoids copying (and retaining) every field of every rule on the way.
+final class CompiledRule: Sendable {
     /// One pattern of the rule, with where it came from.
     struct Part: Sendable {
         /// The pattern as written.
@@ -32,21 +35,39 @@ struct CompiledRule: Sendable {
         var failures: [String] = []
     }
 
-    var detailsIndex: Int
+    let detailsIndex: Int
     /// Index into `components`, or into `paths` for path rules.
-    var ruleIndex: Int
-    var kind: MatchResult.RuleKind
+    let ruleIndex: Int
+    let kind: MatchResult.RuleKind
     /// The rule as written (``RuleText``).
-    var text: String
-    var exclude: Bool
-    var caseSensitive: Bool
-    var percentEncoded: Bool
+    let text: String
+    let exclude: Bool
+    let caseSensitive: Bool
+    let percentEncoded: Bool
     /// `nil` = not specified, which matches anything (spec §2.3).
-    var path: Part?
-    var query: QueryPart?
-    var fragment: Part?
+    let path: Part?
+    let query: QueryPart?
+    let fragment: Part?
     /// Messages of errors that stopped a pattern compiling; such a rule never matches.
-    var compileErrors: [String]
+    let compileErrors: [String]
+
+    init(
+        detailsIndex: Int, ruleIndex: Int, kind: MatchResult.RuleKind, text: String, exclude: Bool,
+        caseSensitive: Bool, percentEncoded: Bool, path: Part?, query: QueryPart?, fragment: Part?,
+        compileErrors: [String]
+    ) {
+        self.detailsIndex = detailsIndex
+        self.ruleIndex = ruleIndex
+        self.kind = kind
+        self.text = text
+        self.exclude = exclude
+        self.caseSensitive = caseSensitive
+        self.percentEncoded = percentEncoded
+        self.path = path
+        self.query = query
+        self.fragment = fragment
+        self.compileErrors = compileErrors
+    }
 
     /// `applinks.details[0].components[1]` or `applinks.details[0].paths[1]`.
     var location: String {
@@ -92,15 +113,18 @@ struct CompiledRule: Sendable {
     ///
     /// Apple: every instance of a repeated name must match; an absent or valueless item counts as `""`
     /// (spec §2.4).
-    private func itemFailure(_ item: ItemPart, present: [MatchSubject.QueryItem]) -> String? {
+    private func itemFailure(_ item: ItemPart, present: [MatchSubject.QueryItem], withReason: Bool = false)
+        -> String?
+    {
         let pattern = item.part.pattern!
         let instances = present.filter { $0.name == item.comparableName }
         if instances.isEmpty {
             return pattern.matches([])
                 ? nil
-                : "query item `\(item.name)` was absent (counts as \"\"), which does not match `\(item.part.source)`"
+                : !withReason ? "" : "query item `\(item.name)` was absent (counts as \"\"), which does not match `\(item.part.source)`"
         }
         for candidate in instances where !pattern.matches(candidate.value) {
+            if !withReason { return "" }
             if candidate.valueless {
                 return "query item `\(item.name)` had no value (counts as \"\"), which does not match `\(item.part.source)`"
             }
@@ -112,9 +136,13 @@ struct CompiledRule: Sendable {
         return nil
     }
 
-    /// Evaluates every part, for the near-miss report.
-    func evaluate(_ subject: MatchSubject) -> Evaluation {
+    /// Evaluates every part, for the near-miss report. Without `withReasons` only the counts are filled in
+    /// (failures are empty strings), which is enough to rank rules before explaining the closest few.
+    func evaluate(_ subject: MatchSubject, withReasons: Bool = true) -> Evaluation {
         var result = Evaluation()
+        func fail(_ message: @autoclosure () -> String) {
+            result.failures.append(withReasons ? message() : "")
+        }
         if !compileErrors.isEmpty {
             result.specified = 1
             result.failures = compileErrors.map { "pattern could not be compiled: \($0)" }
@@ -128,7 +156,7 @@ struct CompiledRule: Sendable {
                 result.matched.append("path")
             } else {
                 let shown = percentEncoded ? url.path : PercentEncoding.decode(url.path)
-                result.failures.append(
+                fail(
                     "path did not match: pattern `\(path.source)` vs `\(shown.isEmpty ? "/" : shown)`\(decodedNote)"
                         + caseNote)
             }
@@ -142,16 +170,16 @@ struct CompiledRule: Sendable {
                 result.matched.append("query")
             } else if let query = url.query {
                 let shown = percentEncoded ? query : PercentEncoding.decode(query)
-                result.failures.append(
+                fail(
                     "query did not match: pattern `\(part.source)` vs `\(shown)`\(decodedNote)" + caseNote)
             } else {
-                result.failures.append(
+                fail(
                     "query did not match: the URL has no query (counts as \"\"), pattern `\(part.source)`")
             }
         case .items(let items):
             result.specified += 1
             let present = subject.queryItems(caseSensitive: caseSensitive)
-            let failures = items.compactMap { itemFailure($0, present: present) }
+            let failures = items.compactMap { itemFailure($0, present: present, withReason: withReasons) }
             if failures.isEmpty {
                 result.matched.append("query")
             } else {
@@ -166,10 +194,10 @@ struct CompiledRule: Sendable {
                 result.matched.append("fragment")
             } else if let value = url.fragment {
                 let shown = percentEncoded ? value : PercentEncoding.decode(value)
-                result.failures.append(
+                fail(
                     "fragment did not match: pattern `\(fragment.source)` vs `\(shown)`\(decodedNote)" + caseNote)
             } else {
-                result.failures.append(
+                fail(
                     "fragment did not match: the URL has no fragment (counts as \"\"), pattern `\(fragment.source)`")
             }
         }

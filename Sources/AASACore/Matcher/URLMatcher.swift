@@ -88,27 +88,31 @@ public struct URLMatcher: Sendable {
     }
 
     private func missed(_ subject: MatchSubject, url: String, nearMissLimit: Int) -> MatchResult {
-        var misses: [NearMiss] = []
+        var candidates: [(rule: CompiledRule, matched: Int)] = []
         var ruleCount = 0
         for entry in entries {
             ruleCount += entry.rules.count
             // Only inclusion rules explain why a URL does not open an app; an exclusion that did not match
             // is not a reason.
             for rule in entry.rules where !rule.exclude {
-                let evaluation = rule.evaluate(subject)
-                let matched = evaluation.matched.map { "\($0) matched" }
-                misses.append(
-                    NearMiss(
-                        detailsIndex: rule.detailsIndex, componentIndex: rule.ruleIndex, ruleKind: rule.kind,
-                        rule: rule.text, reason: (matched + evaluation.failures).joined(separator: ", "),
-                        matchedParts: evaluation.matched.count, specifiedParts: evaluation.specified))
+                candidates.append((rule, rule.evaluate(subject, withReasons: false).matched.count))
             }
         }
-        // Stable: equal scores keep file order.
-        let ranked = misses.enumerated().sorted { lhs, rhs in
-            lhs.element.matchedParts != rhs.element.matchedParts
-                ? lhs.element.matchedParts > rhs.element.matchedParts : lhs.offset < rhs.offset
-        }.map(\.element)
+        // Rank by how many specified parts matched; stable, so equal scores keep file order. Reasons are
+        // written only for the rules reported.
+        let ranked = candidates.enumerated().sorted { lhs, rhs in
+            lhs.element.matched != rhs.element.matched
+                ? lhs.element.matched > rhs.element.matched : lhs.offset < rhs.offset
+        }.prefix(max(0, nearMissLimit))
+        let misses = ranked.map { candidate -> NearMiss in
+            let rule = candidate.element.rule
+            let evaluation = rule.evaluate(subject)
+            let matched = evaluation.matched.map { "\($0) matched" }
+            return NearMiss(
+                detailsIndex: rule.detailsIndex, componentIndex: rule.ruleIndex, ruleKind: rule.kind, rule: rule.text,
+                reason: (matched + evaluation.failures).joined(separator: ", "),
+                matchedParts: evaluation.matched.count, specifiedParts: evaluation.specified)
+        }
         let reason: String
         if entries.isEmpty {
             reason = "no rule matched: the file has no \(mode == .legacy ? "details entry with appID and paths" : "details entry naming an app")"
@@ -117,7 +121,7 @@ public struct URLMatcher: Sendable {
             reason = "no rule matched (\(ruleCount) rules in \(entries.count) details \(noun) checked)"
         }
         return MatchResult(
-            url: url, verdict: .noMatch, reason: reason, nearMisses: Array(ranked.prefix(max(0, nearMissLimit))),
+            url: url, verdict: .noMatch, reason: reason, nearMisses: misses,
             notes: notes)
     }
 }

@@ -9,7 +9,9 @@
 /// Text is a sequence of Unicode scalar values (spec §2.1: matching counts characters, not bytes; we count
 /// code points, so a precomposed `é` is one character and a decomposed `e`+`◌́` is two). Callers pass text
 /// already case-folded when the pattern is case-insensitive, and with end slashes stripped for paths.
-struct WildcardPattern: Sendable {
+///
+/// A class with constant properties so rules share one compiled pattern without copying its arrays.
+final class WildcardPattern: Sendable {
     /// How the pattern is matched.
     enum Shape: Sendable, Hashable {
         /// Only literals: the text must equal them.
@@ -46,6 +48,24 @@ struct WildcardPattern: Sendable {
     let forkTargets: [Int32]
     let classes: [ScalarSet]
     let start: Int32
+    /// Literals every match starts with (those before the first wildcard or variable): a cheap pre-check
+    /// that rejects most texts before the NFA runs.
+    let requiredPrefix: [UInt32]
+
+    init(
+        source: String, shape: Shape, kinds: [Kind], operands: [UInt32], nexts: [Int32], forkTargets: [Int32],
+        classes: [ScalarSet], start: Int32, requiredPrefix: [UInt32]
+    ) {
+        self.source = source
+        self.shape = shape
+        self.kinds = kinds
+        self.operands = operands
+        self.nexts = nexts
+        self.forkTargets = forkTargets
+        self.classes = classes
+        self.start = start
+        self.requiredPrefix = requiredPrefix
+    }
 
     /// Whether `text` (prepared as described on the type) matches the whole pattern.
     func matches(_ text: [UInt32]) -> Bool {
@@ -56,48 +76,78 @@ struct WildcardPattern: Sendable {
             if text.count >= prefix.count && text.starts(with: prefix) { return true }
             return bare.map { text == $0 } ?? false
         case .automaton:
+            guard text.count >= requiredPrefix.count, text.starts(with: requiredPrefix) else { return false }
             return simulate(text)
         }
     }
 
     private func simulate(_ text: [UInt32]) -> Bool {
-        var marks = [Int32](repeating: -1, count: kinds.count)
-        var current: [Int32] = []
-        var following: [Int32] = []
-        var stack: [Int32] = []
-        current.reserveCapacity(kinds.count)
-        following.reserveCapacity(kinds.count)
-        addClosure(start, generation: 0, into: &current, marks: &marks, stack: &stack)
-        var generation: Int32 = 0
-        for scalar in text {
-            if current.isEmpty { return false }
-            generation += 1
-            following.removeAll(keepingCapacity: true)
-            for state in current {
-                let index = Int(state)
-                let advances: Bool
-                switch kinds[index] {
-                case .scalar: advances = operands[index] == scalar
-                case .any: advances = true
-                case .scalarSet: advances = classes[Int(operands[index])].contains(scalar)
-                case .fork, .accept: advances = false
+        let stateCount = kinds.count
+        // Scratch space on the stack: this runs once per rule per URL, so heap allocations would dominate.
+        // Within one closure every state is expanded at most once, so the stack never holds more than the
+        // start state plus every fork target.
+        let stackCapacity = forkTargets.count + 1
+        return withUnsafeTemporaryAllocation(of: Int32.self, capacity: stateCount * 3 + stackCapacity) { scratch in
+            let marks = UnsafeMutableBufferPointer(rebasing: scratch[0..<stateCount])
+            marks.initialize(repeating: -1)
+            var current = StateList(UnsafeMutableBufferPointer(rebasing: scratch[stateCount..<(2 * stateCount)]))
+            var following = StateList(UnsafeMutableBufferPointer(rebasing: scratch[(2 * stateCount)..<(3 * stateCount)]))
+            var stack = StateList(UnsafeMutableBufferPointer(rebasing: scratch[(3 * stateCount)...]))
+            addClosure(start, generation: 0, into: &current, marks: marks, stack: &stack)
+            var generation: Int32 = 0
+            for scalar in text {
+                if current.count == 0 { return false }
+                generation += 1
+                following.count = 0
+                for position in 0..<current.count {
+                    let state = current.storage[position]
+                    let index = Int(state)
+                    let advances: Bool
+                    switch kinds[index] {
+                    case .scalar: advances = operands[index] == scalar
+                    case .any: advances = true
+                    case .scalarSet: advances = classes[Int(operands[index])].contains(scalar)
+                    case .fork, .accept: advances = false
+                    }
+                    if advances {
+                        addClosure(nexts[index], generation: generation, into: &following, marks: marks, stack: &stack)
+                    }
                 }
-                if advances {
-                    addClosure(nexts[index], generation: generation, into: &following, marks: &marks, stack: &stack)
-                }
+                swap(&current, &following)
             }
-            swap(&current, &following)
+            for position in 0..<current.count where kinds[Int(current.storage[position])] == .accept {
+                return true
+            }
+            return false
         }
-        return current.contains { kinds[Int($0)] == .accept }
+    }
+
+    /// A list (or stack) of states in caller-provided storage. A state list gets each state at most once per
+    /// step (`marks`), so `stateCount` slots always suffice.
+    private struct StateList {
+        let storage: UnsafeMutableBufferPointer<Int32>
+        var count = 0
+
+        init(_ storage: UnsafeMutableBufferPointer<Int32>) {
+            self.storage = storage
+        }
+
+        mutating func append(_ state: Int32) {
+            storage[count] = state
+            count += 1
+        }
     }
 
     /// Adds `state` and everything reachable from it without consuming input (iteratively: long runs of
     /// `*` would otherwise recurse deeply).
     private func addClosure(
-        _ state: Int32, generation: Int32, into list: inout [Int32], marks: inout [Int32], stack: inout [Int32]
+        _ state: Int32, generation: Int32, into list: inout StateList, marks: UnsafeMutableBufferPointer<Int32>,
+        stack: inout StateList
     ) {
         stack.append(state)
-        while let top = stack.popLast() {
+        while stack.count > 0 {
+            stack.count -= 1
+            let top = stack.storage[stack.count]
             let index = Int(top)
             if marks[index] == generation { continue }
             marks[index] = generation

@@ -150,7 +150,7 @@ struct WildcardPatternCompiler: Sendable {
                 }
                 return WildcardPattern(
                     source: source, shape: shape, kinds: [], operands: [], nexts: [], forkTargets: [], classes: [],
-                    start: 0)
+                    start: 0, requiredPrefix: [])
             }
         }
 
@@ -172,7 +172,11 @@ struct WildcardPatternCompiler: Sendable {
         }
         return WildcardPattern(
             source: source, shape: .automaton, kinds: program.kinds, operands: program.operands, nexts: program.nexts,
-            forkTargets: program.forkTargets, classes: program.classes, start: next)
+            forkTargets: program.forkTargets, classes: program.classes, start: next,
+            requiredPrefix: tokens.prefix { if case .literal = $0 { true } else { false } }.map { token in
+                if case .literal(let value) = token { return value }
+                return 0
+            })
     }
 
     /// Accumulates NFA instructions; every instruction points forward to an already-built continuation.
