@@ -28,13 +28,13 @@ import Testing
         #expect(String(decoding: first, as: UTF8.self).contains("/é/*"))
     }
 
-    @Test func modernFormComesFirstThenOneLegacyEntryPerApp() {
+    @Test func legacyPathsShareTheEntryAndFurtherAppsRepeatTheComponents() {
         let loaded = loadSite(#"""
             {"universalLinks": {"apps": [{"appIDs": ["ABCDE12345.com.a", "ABCDE12345.com.b"],
               "rules": [{"path": "/x/*", "exclude": true}, {"path": "/*"}]}]}}
             """#)
         #expect(String(decoding: loaded.generated?.bytes ?? [], as: UTF8.self) == #"""
-            {"applinks":{"apps":[],"details":[{"appIDs":["ABCDE12345.com.a","ABCDE12345.com.b"],"components":[{"/":"/x/*","exclude":true},{"/":"/*"}]},{"appID":"ABCDE12345.com.a","paths":["NOT /x/*","/*"]},{"appID":"ABCDE12345.com.b","paths":["NOT /x/*","/*"]}]}}
+            {"applinks":{"apps":[],"details":[{"appID":"ABCDE12345.com.a","appIDs":["ABCDE12345.com.a","ABCDE12345.com.b"],"components":[{"/":"/x/*","exclude":true},{"/":"/*"}],"paths":["NOT /x/*","/*"]},{"appID":"ABCDE12345.com.b","appIDs":["ABCDE12345.com.b"],"components":[{"/":"/x/*","exclude":true},{"/":"/*"}],"paths":["NOT /x/*","/*"]}]}}
             """#)
     }
 
@@ -64,8 +64,9 @@ import Testing
         #expect(warning?.message == "rule left out of the iOS 9–12 paths: \(reason)")
         #expect(warning?.keyPath == "universalLinks.apps[0].rules[0]")
         #expect(warning?.line == 1 && warning?.column == 100)
-        let legacy = loaded.generated?.file.applinks?.details.last
+        let legacy = loaded.generated?.file.applinks?.details.first
         #expect(legacy?.paths == ["/keep"])
+        #expect(legacy?.appID == "ABCDE12345.com.a")
         #expect(loaded.generated?.file.applinks?.details.first?.components?.count == 2)
     }
 

@@ -29,14 +29,14 @@ public struct AssociationGenerator: Sendable {
             if config.legacyFormat { applinks.apps = [] }  // spec §1.3: legacy readers require "apps": []
             applinks.defaults = links.defaults.map(\.component)
             applinks.substitutionVariables = links.variables
-            applinks.details = links.apps.filter { !$0.rules.isEmpty && !$0.appIDs.isEmpty }.map { app in
-                AppLinkDetails(appIDs: app.appIDs, components: app.rules, defaults: app.defaults.map(\.component))
-            }
-            if config.legacyFormat {
-                // Legacy entries go after every modern entry: iOS 12 skips entries without appID, and a
-                // modern client reaching them has already failed every modern rule, which each legacy path
-                // mirrors, so they cannot change a modern answer (spec §2.7).
-                for (index, app) in links.apps.enumerated() where !app.appIDs.isEmpty {
+            // Spec §2.7: iOS 13+ ignores `paths` in an entry that has `components`, and iOS 12 ignores
+            // `appIDs` and `components`. So each app entry carries its legacy form in the same dictionary
+            // (`appID` = its first app, plus `paths`), and every further app of the entry gets a trailing
+            // entry that repeats the components: a modern client never reads any legacy path.
+            var trailing: [AppLinkDetails] = []
+            for (index, app) in links.apps.enumerated() where !app.rules.isEmpty && !app.appIDs.isEmpty {
+                var entry = AppLinkDetails(appIDs: app.appIDs, components: app.rules, defaults: app.defaults.map(\.component))
+                if config.legacyFormat {
                     var paths = app.legacyPaths ?? []
                     if app.legacyPaths == nil {
                         let derived = Self.derivedLegacyPaths(for: app, links: links)
@@ -48,10 +48,18 @@ public struct AssociationGenerator: Sendable {
                                 hint: "iOS 13+ still applies it; set \"legacyFormat\": false if you do not support iOS 12")
                         }
                     }
-                    guard !paths.isEmpty else { continue }
-                    applinks.details += app.appIDs.map { AppLinkDetails(appID: $0, paths: paths) }
+                    if !paths.isEmpty {
+                        entry.appID = app.appIDs[0]
+                        entry.paths = paths
+                        trailing += app.appIDs.dropFirst().map { appID in
+                            AppLinkDetails(appID: appID, appIDs: [appID], components: app.rules, paths: paths,
+                                defaults: app.defaults.map(\.component))
+                        }
+                    }
                 }
+                applinks.details.append(entry)
             }
+            applinks.details += trailing
             file.applinks = applinks
         }
         if !config.webCredentials.isEmpty { file.webCredentials = config.webCredentials }

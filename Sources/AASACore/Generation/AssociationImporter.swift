@@ -31,7 +31,9 @@ public struct AssociationImporter: Sendable {
         config.appClips = file.appClips ?? []
         config.handoff = file.activityContinuation ?? []
         if let applinks = file.applinks {
-            let hasLegacy = applinks.apps != nil || applinks.details.contains { $0.paths != nil }
+            // Legacy output only when the original served legacy paths; an entry without paths in such a file
+            // gets an empty legacy list, so iOS 12 sees exactly what it saw before.
+            let hasLegacy = applinks.details.contains { $0.paths != nil && $0.appID != nil }
             config.legacyFormat = hasLegacy
             var links = UniversalLinks(variables: applinks.substitutionVariables)
             let (domainFlags, domainPattern) = Self.split(applinks.defaults)
@@ -49,7 +51,7 @@ public struct AssociationImporter: Sendable {
                     let (appFlags, appPattern) = Self.split(details.defaults)
                     app.defaults = appFlags
                     app.rules = components.map { Self.inherit($0, from: [appPattern, domainPattern]) }
-                    if details.paths != nil {
+                    if details.paths != nil && details.appID != nil {
                         // iOS 12 reads these paths; iOS 13+ the components. Keep both exactly.
                         if let appID = details.appID, details.appIDs != nil, details.appIDs != [appID] {
                             report(.warning, "legacy-app-ids",
@@ -58,6 +60,8 @@ public struct AssociationImporter: Sendable {
                         }
                         let derived = AssociationGenerator.derivedLegacyPaths(for: app, links: links).paths
                         if derived != details.paths { app.legacyPaths = details.paths }
+                    } else if hasLegacy {
+                        app.legacyPaths = []
                     }
                     if components.isEmpty {
                         report(.warning, "empty-components",
@@ -72,6 +76,8 @@ public struct AssociationImporter: Sendable {
                     }
                 } else if let paths = details.paths {
                     app.rules = paths.map(Self.rule(fromLegacyPath:))
+                    // iOS 12 reads paths only through `appID`; without one it saw nothing here.
+                    if details.appID == nil && hasLegacy { app.legacyPaths = [] }
                 } else {
                     report(.warning, "no-rules", "details entry has neither \"components\" nor \"paths\"; it opens no URL", path)
                     continue
