@@ -87,7 +87,7 @@ public final class Server: Sendable {
             if let port = configuration.adminPort {
                 started.admin = try HTTPListener(
                     configuration: listenerConfiguration(port: port, address: configuration.adminAddress, tls: nil),
-                    routes: AdminRoutes())
+                    routes: AdminRoutes(published: Array(published.values)))
             }
         } catch let error as StartupError {
             [started.https, started.http, started.admin].forEach { $0?.stop(timeout: .zero) }
@@ -127,7 +127,7 @@ public final class Server: Sendable {
         }
         let diagnostics = loaded.flatMap(\.diagnostics)
         log(diagnostics)
-        let (routes, listeners) = state.withLock { state -> (SiteRoutes, [HTTPListener]) in
+        let (routes, admin, listeners) = state.withLock { state -> (SiteRoutes, AdminRoutes, [HTTPListener]) in
             var next: [String: PublishedDomain] = [:]
             for domain in loaded {
                 if let published = domain.published {
@@ -138,14 +138,13 @@ public final class Server: Sendable {
             }
             state.published = next
             state.loaded = loaded
-            return (SiteRoutes(Array(next.values)), [state.https, state.http].compactMap { $0 })
+            return (SiteRoutes(Array(next.values)), AdminRoutes(published: Array(next.values)), [state.https, state.http].compactMap { $0 })
         }
-        for listener in listeners {
-            do {
-                try listener.replaceRoutes(routes)
-            } catch {
-                logger.error("could not publish the reloaded routes", metadata: ["reason": "\(error)"])
-            }
+        do {
+            for listener in listeners { try listener.replaceRoutes(routes) }
+            try state.withLock { $0.admin }?.replaceRoutes(admin)
+        } catch {
+            logger.error("could not publish the reloaded routes", metadata: ["reason": "\(error)"])
         }
         if let https = state.withLock({ $0.https }) {
             do {

@@ -11,7 +11,7 @@ import Testing
                  "rules": [{"path": "/p", "query": {"q": "1"}, "fragment": "f", "exclude": true, "comment": "c", "caseSensitive": true, "percentEncoded": true},
                            {"query": "whole=*"}], "legacyPaths": ["/p"]}]},
              "webCredentials": ["ABCDE12345.com.a"], "appClips": ["ABCDE12345.com.a.Clip"], "handoff": ["ABCDE12345.com.a"],
-             "tests": [{"url": "https://shop.example/p", "staysOnWeb": true}, {"url": "https://shop.example/x", "opensApp": "ABCDE12345.com.a"}]}
+             "tests": [{"url": "https://shop.example/p", "staysOnWeb": true}, {"url": "https://shop.example/x?whole=1", "opensApp": "ABCDE12345.com.a"}]}
             """#)
         #expect(loaded.diagnostics.isEmpty, "\(loaded.diagnostics)")
         let config = try #require(loaded.config)
@@ -91,5 +91,39 @@ import Testing
 
     @Test func aMissingConfigFolderIsOneClearError() {
         #expect(throws: Diagnostic.self) { _ = try SiteConfigLoader().loadAll(directory: "/nonexistent/site-config") }
+    }
+
+    @Test func aFailingTestURLStopsTheDomainNamingTheURLAndTheRule() {
+        let loaded = loadSite(#"""
+            {"universalLinks": {"apps": [{"appIDs": ["ABCDE12345.com.a"], "rules": [{"path": "/buy/*", "exclude": true}, {"path": "/*"}]}]},
+             "tests": [{"url": "https://shop.example/buy/1", "opensApp": "ABCDE12345.com.a"},
+                       {"url": "https://shop.example/sell/1", "staysOnWeb": true},
+                       {"url": "https://shop.example/other", "opensApp": "ABCDE12345.com.a"},
+                       {"url": "https://elsewhere.example/", "staysOnWeb": true}]}
+            """#)
+        #expect(!loaded.isPublishable)
+        let messages = loaded.diagnostics.filter { $0.rule == "test-url" }.map(\.message)
+        #expect(messages == [
+            #"test URL 'https://shop.example/buy/1' should open ABCDE12345.com.a but stays on the web: rule universalLinks.apps[0].rules[0] {"/": "/buy/*", "exclude": true} decided (excluded by applinks.details[0].components[0], which is "exclude": true: the URL is not a universal link and later rules are not tried)"#,
+            #"test URL 'https://shop.example/sell/1' should stay on the web but opens ABCDE12345.com.a: rule universalLinks.apps[0].rules[1] {"/": "/*"} decided (matched by applinks.details[0].components[1]: opens ABCDE12345.com.a)"#,
+            "test URL 'https://elsewhere.example/' is not on shop.example",
+        ])
+        #expect(loaded.diagnostics.first { $0.rule == "test-url" }?.line == 2)
+    }
+
+    @Test func theSampleTestURLsPass() throws {
+        for domain in ["shop.example", "links.example"] {
+            let loaded = SiteConfigLoader().loadDomain(domain: domain, file: Repo.siteConfig + "/\(domain)/site.json")
+            #expect(!loaded.diagnostics.contains { $0.rule == "test-url" })
+            #expect((loaded.config?.tests.count ?? 0) >= 4)
+        }
+    }
+
+    @Test func anUnknownVariableIsAnErrorAtTheRule() {
+        let loaded = loadSite(#"{"universalLinks": {"apps": [{"appIDs": ["ABCDE12345.com.a"], "rules": [{"path": "/$(nope)/*"}]}]}}"#)
+        let diagnostic = loaded.diagnostics.first { $0.rule == "unknown-variable" }
+        #expect(diagnostic?.severity == .error)
+        #expect(diagnostic?.keyPath == "universalLinks.apps[0].rules[0]")
+        #expect(!loaded.isPublishable)
     }
 }

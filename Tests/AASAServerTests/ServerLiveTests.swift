@@ -203,4 +203,27 @@ final class LiveServer: @unchecked Sendable {
         let fixed = try live.get("shop.example", Self.paths[0])
         #expect(fixed.text == #"{"webcredentials":{"apps":["ABCDE12345.com.example.shop"]}}"#)
     }
+
+    @Test func adminMatchAnswersForTheServedConfigurationOnly() throws {
+        let live = try LiveServer()
+        let url = "https://shop.example/bags/tote?x=1"
+        let encoded = url.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? url
+        let response = try Curl.request("http://127.0.0.1:\(live.admin)/match?url=\(encoded)")
+        #expect(response.status == 200)
+        #expect(response.headers["content-type"] == "application/json")
+        let object = try JSONSerialization.jsonObject(with: Data(response.body)) as? [String: Any]
+        #expect(object?["verdict"] as? String == "match")
+        #expect(object?["appIDs"] as? [String] == ["ABCDE12345.com.example.shop"])
+        #expect(object?["componentIndex"] as? Int == 3)
+        #expect(try Curl.request("http://127.0.0.1:\(live.admin)/match").status == 400)
+        #expect(try Curl.request("http://127.0.0.1:\(live.admin)/match?url=https%3A%2F%2Fother.example%2F").status == 404)
+        // Not on the public hosts.
+        #expect(try live.get("shop.example", "/match?url=\(encoded)").status == 404)
+        // After a reload the answer follows the new configuration.
+        try Data(#"{"universalLinks": {"apps": [{"appIDs": ["ABCDE12345.com.other"], "rules": [{"path": "/bags/*"}]}]}}"#.utf8)
+            .write(to: URL(fileURLWithPath: live.configDirectory + "/shop.example/site.json"))
+        live.server.reload()
+        let after = try Curl.request("http://127.0.0.1:\(live.admin)/match?url=\(encoded)")
+        #expect(after.text.contains(#""appIDs":["ABCDE12345.com.other"]"#))
+    }
 }

@@ -22,7 +22,7 @@ import Testing
         #expect(written.contains(#""path": "/private/*""#) && written.contains(#""exclude": true"#))
         let loaded = SiteConfigLoader().loadDomain(domain: "imported.example", file: directory.path + "/site-config/imported.example/site.json")
         #expect(String(decoding: loaded.generated?.bytes ?? [], as: UTF8.self) == #"""
-            {"applinks":{"apps":[],"details":[{"appIDs":["ABCDE12345.com.example.app"],"components":[{"/":"/private/*","exclude":true},{"/":"/items/*"}]},{"appID":"ABCDE12345.com.example.app","paths":["NOT /private/*","/items/*"]}]},"webcredentials":{"apps":["ABCDE12345.com.example.app"]}}
+            {"applinks":{"apps":[],"details":[{"appID":"ABCDE12345.com.example.app","appIDs":["ABCDE12345.com.example.app"],"components":[{"/":"/private/*","exclude":true},{"/":"/items/*"}],"paths":["NOT /private/*","/items/*"]}]},"webcredentials":{"apps":["ABCDE12345.com.example.app"]}}
             """#)
     }
 
@@ -117,5 +117,71 @@ import Testing
         while process.isRunning && Date() < deadline { usleep(50_000) }
         #expect(!process.isRunning)
         #expect(process.terminationStatus == 0)
+    }
+
+    static let appleExample = #"""
+        { "applinks": { "details": [ { "appIDs": ["ABCDE12345.com.example.app"], "components": [
+            { "#": "no_universal_links", "exclude": true },
+            { "/": "/buy/*" },
+            { "/": "/help/website/*", "exclude": true },
+            { "/": "/help/*", "?": { "articleNumber": "????" } } ] } ] } }
+        """#
+
+    @Test func matchExplainsApplesExampleFile() throws {
+        let directory = TemporaryDirectory("aasa-cli")
+        let file = try directory.write("aasa", Self.appleExample)
+        let output = try aasa(["match", "--aasa", file, "https://example.com/buy/shoes", "https://example.com/help/website/faq?articleNumber=1234",
+            "https://example.com/help/article"], in: directory.path)
+        #expect(output.status == 0, "\(output.stderr)")
+        #expect(output.stdout.contains("""
+            https://example.com/buy/shoes
+              verdict: match
+              opens:   ABCDE12345.com.example.app
+              rule:    applinks.details[0].components[1] {"/": "/buy/*"}
+            """))
+        #expect(output.stdout.contains("https://example.com/help/website/faq?articleNumber=1234\n  verdict: excluded"))
+        #expect(output.stdout.contains("path matched, query item `articleNumber` was absent"))
+    }
+
+    @Test func matchJSONHasOneObjectPerURL() throws {
+        let directory = TemporaryDirectory("aasa-cli")
+        let file = try directory.write("aasa", Self.appleExample)
+        let output = try aasa(["match", "--aasa", file, "--json", "https://example.com/buy/x#no_universal_links", "https://example.com/help/a?articleNumber=1234"],
+            in: directory.path)
+        let objects = output.stdout.split(separator: "\n").map { try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any] }
+        #expect(objects.count == 2)
+        #expect(objects[0]?["verdict"] as? String == "excluded")
+        #expect(objects[0]?["componentIndex"] as? Int == 0)
+        #expect(objects[1]?["verdict"] as? String == "match")
+        #expect(objects[1]?["appIDs"] as? [String] == ["ABCDE12345.com.example.app"])
+        #expect(objects[1]?["detailsIndex"] as? Int == 0)
+        #expect(objects[1]?["componentIndex"] as? Int == 3)
+    }
+
+    @Test func matchWithConfigUsesTheURLsHostAndNamesTheSiteRule() throws {
+        let output = try aasa(["match", "--config", RepositoryPaths.siteConfig, "https://links.example/R/abc", "https://shop.example/account/delete/x"],
+            in: RepositoryPaths.root)
+        #expect(output.status == 0)
+        #expect(output.stdout.contains("rule:    universalLinks.apps[1].rules[1] (applinks.details[1].components[1]) {\"/\": \"/r/?*\"}"))
+        #expect(output.stdout.contains("https://shop.example/account/delete/x\n  verdict: excluded"))
+    }
+
+    @Test func matchLegacyEvaluatesOnlyPaths() throws {
+        let directory = TemporaryDirectory("aasa-cli")
+        let file = try directory.write("aasa", #"{"applinks": {"apps": [], "details": [{"appID": "ABCDE12345.com.a", "paths": ["NOT /videos/wwdc/2010/*", "/videos/wwdc/*"]}, {"appIDs": ["ABCDE12345.com.b"], "components": [{"/": "*"}]}]}}"#)
+        let legacy = try aasa(["match", "--aasa", file, "--legacy", "--json", "https://e.com/videos/wwdc/2010/x", "https://e.com/other"], in: directory.path)
+        #expect(legacy.stdout.contains(#""verdict":"excluded""#))
+        #expect(legacy.stdout.contains(#""url":"https://e.com/other","verdict":"no-match""#))
+        let modern = try aasa(["match", "--aasa", file, "--json", "https://e.com/other"], in: directory.path)
+        #expect(modern.stdout.contains(#""appIDs":["ABCDE12345.com.b"]"#))
+    }
+
+    @Test func matchBadInputExitsWith2() throws {
+        let directory = TemporaryDirectory("aasa-cli")
+        let file = try directory.write("aasa", "{ not json")
+        #expect(try aasa(["match", "--aasa", file, "https://e.com/"], in: directory.path).status == 2)
+        let good = try directory.write("good", Self.appleExample)
+        #expect(try aasa(["match", "--aasa", good, "not a url"], in: directory.path).status == 2)
+        #expect(try aasa(["match", "--config", RepositoryPaths.siteConfig, "https://unknown.example/"], in: directory.path).status == 2)
     }
 }

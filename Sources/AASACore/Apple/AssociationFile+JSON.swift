@@ -4,6 +4,22 @@ extension AssociationFile {
     /// Keys of a `components[]` or `defaults` dictionary (spec §1.5).
     static let componentKeys = ["/", "?", "#", "exclude", "comment", "caseSensitive", "percentEncoded"]
 
+    /// Parses and reads an Apple-format file from bytes: a signed (CMS) file, invalid JSON and structural
+    /// problems are all reported with their position. Returns the parsed root too, to locate later findings.
+    public static func parse(_ source: SourceText) -> (file: AssociationFile?, root: JSONNode?, diagnostics: [Diagnostic]) {
+        if let signed = ImportPipeline.signedFileProblem(source) { return (nil, nil, [signed]) }
+        let parsed: JSONParser.Result
+        do {
+            parsed = try JSONParser().parse(source)
+        } catch {
+            return (nil, nil, [error])
+        }
+        let reader = JSONReader(source: source)
+        let file = read(parsed.root, reader: reader)
+        let diagnostics = parsed.diagnostics + reader.diagnostics
+        return (diagnostics.hasErrors ? nil : file, parsed.root, diagnostics)
+    }
+
     /// Reads an Apple-format file, reporting every structural problem with its position.
     ///
     /// Returns `nil` when the file is unusable; warnings and errors are in `reader.diagnostics`.

@@ -20,23 +20,11 @@ public struct ImportPipeline: Sendable {
     /// every other setting is kept.
     public func run(_ source: SourceText, domain: String, existing: SiteConfig? = nil) -> Output {
         var output = Output(diagnostics: [])
-        if let signed = Self.signedFileProblem(source) {
-            output.diagnostics = [signed]
-            return output
-        }
-        let parsed: JSONParser.Result
-        do {
-            parsed = try JSONParser().parse(source)
-        } catch {
-            output.diagnostics = [error]
-            return output
-        }
-        let reader = JSONReader(source: source)
-        let file = AssociationFile.read(parsed.root, reader: reader)
-        output.diagnostics = parsed.diagnostics + reader.diagnostics
-        guard let file, !output.diagnostics.hasErrors else { return output }
+        let (parsedFile, parsedRoot, diagnostics) = AssociationFile.parse(source)
+        output.diagnostics = diagnostics
+        guard let file = parsedFile, let root = parsedRoot else { return output }
         output.original = file
-        let imported = AssociationImporter().importFile(file, source: source, root: parsed.root)
+        let imported = AssociationImporter().importFile(file, source: source, root: root)
         output.diagnostics += imported.diagnostics
         guard !imported.diagnostics.hasErrors else { return output }
 
@@ -52,7 +40,7 @@ public struct ImportPipeline: Sendable {
         let renderedSource = SourceText(name: "\(domain)/\(SiteConfigLoader.fileName) (imported from \(source.name))", bytes: rendered)
         let loaded = SiteConfigLoader().loadDomain(domain: domain, source: renderedSource)
         let validation = loaded.diagnostics.map { diagnostic in
-            Self.relocate(diagnostic, importedFrom: source, original: parsed.root, config: config)
+            Self.relocate(diagnostic, importedFrom: source, original: root, config: config)
         }
         output.diagnostics += validation
         guard !output.diagnostics.hasErrors else { return output }

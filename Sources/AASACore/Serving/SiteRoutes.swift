@@ -6,12 +6,15 @@ public struct PublishedDomain: Sendable {
     public var associationFile: [UInt8]
     /// `Cache-Control` for the association file.
     public var cacheControl: String
+    /// The served file as a document, for the matcher.
+    public var file: AssociationFile
 
     /// Creates a published domain.
-    public init(domain: String, associationFile: [UInt8], cacheControl: String) {
+    public init(domain: String, associationFile: [UInt8], cacheControl: String, file: AssociationFile) {
         self.domain = domain
         self.associationFile = associationFile
         self.cacheControl = cacheControl
+        self.file = file
     }
 }
 

@@ -74,6 +74,7 @@ struct Serve: ParsableCommand {
             do {
                 let report = try DevCertificates(certificateDirectory: certsOptions.certs).ensure(names: sites.map(\.domain))
                 print(DevCertificates.instructions(report: report, sites: sites.map { ($0.domain, $0.config) }, httpsPort: httpsPort))
+                fflush(nil)  // the server runs until a signal; without this, piped output would never appear
             } catch {
                 DiagnosticPrinter.printError("error: could not create development certificates: \(error)")
                 throw ExitCode(1)
