@@ -59,7 +59,7 @@ public final class HTTPListener: Sendable {
 
         // The one retain handed to libmicrohttpd; released in stop() after MHD_stop_daemon (or below on failure).
         let cls = Unmanaged.passRetained(context).toOpaque()
-        let started: OpaquePointer? = Self.withOptions(configuration, cls: cls, bind: &bind) { options in
+        let started: OpaquePointer? = Self.withOptions(configuration, cls: cls, bind: bind) { options in
             cshims_mhd_start_daemon(UInt32(flags), configuration.port, accessHandler, cls, options)
         }
         let startErrno = errno
@@ -140,7 +140,7 @@ public final class HTTPListener: Sendable {
 
     /// Builds the option array (kept alive for the start call) and calls `body` with it.
     private static func withOptions<R>(
-        _ configuration: ListenerConfiguration, cls: UnsafeMutableRawPointer, bind: inout SocketAddress.Bind?,
+        _ configuration: ListenerConfiguration, cls: UnsafeMutableRawPointer, bind: SocketAddress.Bind?,
         _ body: (UnsafePointer<MHD_OptionItem>) -> R
     ) -> R {
         func item(_ option: MHD_OPTION, _ value: Int, _ pointer: UnsafeMutableRawPointer? = nil) -> MHD_OptionItem {
@@ -172,15 +172,15 @@ public final class HTTPListener: Sendable {
                     unsafeBitCast(certificateRetrieveCallback, to: UnsafeMutableRawPointer.self)))
             options.append(item(.NOTIFY_CONNECTION, function(connectionNotifyCallback), cls))
         }
-        return withUnsafeMutablePointer(to: &bind) { bindPointer in
-            if bindPointer.pointee != nil {
-                withUnsafeMutableBytes(of: &bindPointer.pointee!.storage) { raw in
-                    options.append(item(.SOCK_ADDR, 0, raw.baseAddress))
-                }
-            }
-            options.append(item(.END, 0))
-            return options.withUnsafeBufferPointer { body($0.baseAddress!) }
+        // libmicrohttpd reads the address during the start call only; a heap copy gives it a stable pointer.
+        let address = UnsafeMutablePointer<sockaddr_storage>.allocate(capacity: 1)
+        defer { address.deallocate() }
+        if let bind {
+            address.initialize(to: bind.storage)
+            options.append(item(.SOCK_ADDR, 0, UnsafeMutableRawPointer(address)))
         }
+        options.append(item(.END, 0))
+        return options.withUnsafeBufferPointer { body($0.baseAddress!) }
     }
 
     private static func startError(_ configuration: ListenerConfiguration, errno code: Int32, messages: [String])

@@ -28,7 +28,7 @@ enum SecureFile {
     ///
     /// The mode is applied with `fchmod` so the umask cannot widen or narrow it; key files get 0600.
     static func writeAtomically(_ bytes: [UInt8], to path: String, mode: mode_t) throws {
-        let temporary = path + ".tmp-\(getpid())"
+        let temporary = path + ".tmp-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
         let fd = open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, mode)
         guard fd >= 0 else { throw failure("could not create", temporary) }
         var closed = false
