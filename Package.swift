@@ -58,7 +58,8 @@ let package = Package(
         .testTarget(name: "AASACoreTests", dependencies: ["AASACore"], exclude: ["Fixtures"]),
         .testTarget(name: "AASAOpenSSLTests", dependencies: ["AASAOpenSSL"]),
         .testTarget(name: "AASAMicroHTTPDTests", dependencies: ["AASAMicroHTTPD", "AASACore", "AASAOpenSSL"]),
-        .testTarget(name: "AASAServerTests", dependencies: ["AASAServer", "AASACore", "AASAOpenSSL", "AASATestSupport"]),
+        .testTarget(
+            name: "AASAServerTests", dependencies: ["AASAServer", "AASACore", "AASAOpenSSL", "AASATestSupport"]),
         .testTarget(name: "CLITests", dependencies: ["aasa-server", "AASACore", "AASATestSupport"]),
     ]
 )

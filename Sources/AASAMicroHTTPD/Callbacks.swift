@@ -4,9 +4,9 @@ internal import CMicroHTTPD
 internal import CShims.MicroHTTPD
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 // The C callbacks given to libmicrohttpd and GnuTLS. All are capture-free closures (a C function

@@ -4,9 +4,9 @@ internal import CShims.MicroHTTPD
 import Synchronization
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 /// One listening socket served by libmicrohttpd (owns one `MHD_Daemon`).

@@ -4,9 +4,9 @@ internal import CMicroHTTPD
 internal import CShims.MicroHTTPD
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 /// ``HTTPRequest`` over a libmicrohttpd connection, valid only during one access-handler call.

@@ -1,9 +1,9 @@
 internal import COpenSSL
 
 #if canImport(FoundationEssentials)
-import FoundationEssentials
+    import FoundationEssentials
 #else
-import Foundation
+    import Foundation
 #endif
 
 /// Conversions from OpenSSL ASN.1 values to Swift values.

@@ -1,9 +1,9 @@
 internal import COpenSSL
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 /// A local certificate authority for development: issues TLS certificates that devices trust once

@@ -1,7 +1,7 @@
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 /// File helpers for key material: explicit modes, atomic replacement, errno turned into ``OpenSSLError``.

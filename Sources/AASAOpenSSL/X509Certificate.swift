@@ -2,9 +2,9 @@ internal import COpenSSL
 internal import CShims.OpenSSL
 
 #if canImport(FoundationEssentials)
-import FoundationEssentials
+    import FoundationEssentials
 #else
-import Foundation
+    import Foundation
 #endif
 
 /// An X.509 certificate (owns one OpenSSL `X509`).

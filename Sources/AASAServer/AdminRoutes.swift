@@ -17,7 +17,8 @@ public final class AdminRoutes: RouteTable {
         health = builder.prepare(Response(status: 200, headers: plain, body: Array("ok\n".utf8)))
         notFound = builder.prepare(Response(status: 404, headers: plain, body: Array("not found\n".utf8)))
         preparedResponses = builder.responses
-        matchers = DomainMatchers(files: Dictionary(published.map { ($0.domain, $0.file) }, uniquingKeysWith: { first, _ in first }))
+        matchers = DomainMatchers(
+            files: Dictionary(published.map { ($0.domain, $0.file) }, uniquingKeysWith: { first, _ in first }))
     }
 
     /// `/healthz` answers while the process is alive; `/match?url=…` says which app opens a URL and why.

@@ -51,13 +51,19 @@ public struct CertificateDirectory: Sendable {
             let chainPath = folder + "/fullchain.pem"
             let keyPath = folder + "/privkey.pem"
             guard let chainData = manager.contents(atPath: chainPath) else {
-                diagnostics.append(Diagnostic(.error, rule: "certificate-missing", "no fullchain.pem in \(folder)", file: chainPath,
-                    hint: "put the certificate chain (leaf first) there, or run `aasa-server certs dev` for local testing"))
+                diagnostics.append(
+                    Diagnostic(
+                        .error, rule: "certificate-missing", "no fullchain.pem in \(folder)", file: chainPath,
+                        hint:
+                            "put the certificate chain (leaf first) there, or run `aasa-server certs dev` for local testing"
+                    ))
                 continue
             }
             guard let keyData = manager.contents(atPath: keyPath) else {
-                diagnostics.append(Diagnostic(.error, rule: "certificate-missing", "no privkey.pem in \(folder)", file: keyPath,
-                    hint: "put the certificate's private key there (mode 0600)"))
+                diagnostics.append(
+                    Diagnostic(
+                        .error, rule: "certificate-missing", "no privkey.pem in \(folder)", file: keyPath,
+                        hint: "put the certificate's private key there (mode 0600)"))
                 continue
             }
             let chain: CertificateChain
@@ -65,35 +71,45 @@ public struct CertificateDirectory: Sendable {
             do {
                 chain = try CertificateChain(pemEncoded: Array(chainData))
             } catch {
-                diagnostics.append(Diagnostic(.error, rule: "certificate-invalid", "cannot read the certificate chain: \(error)",
-                    file: chainPath, hint: "fullchain.pem must hold PEM certificates, leaf first"))
+                diagnostics.append(
+                    Diagnostic(
+                        .error, rule: "certificate-invalid", "cannot read the certificate chain: \(error)",
+                        file: chainPath, hint: "fullchain.pem must hold PEM certificates, leaf first"))
                 continue
             }
             do {
                 key = try PrivateKey(pemEncoded: Array(keyData))
             } catch {
                 // The error text comes from parsing, never from the key bytes themselves.
-                diagnostics.append(Diagnostic(.error, rule: "certificate-invalid", "cannot read the private key", file: keyPath,
-                    hint: "privkey.pem must hold one unencrypted PEM private key"))
+                diagnostics.append(
+                    Diagnostic(
+                        .error, rule: "certificate-invalid", "cannot read the private key", file: keyPath,
+                        hint: "privkey.pem must hold one unencrypted PEM private key"))
                 continue
             }
             guard key.matches(chain.leaf) else {
-                diagnostics.append(Diagnostic(.error, rule: "certificate-key-mismatch",
-                    "privkey.pem does not belong to the certificate in fullchain.pem", file: keyPath,
-                    hint: "copy the key that was generated with this certificate"))
+                diagnostics.append(
+                    Diagnostic(
+                        .error, rule: "certificate-key-mismatch",
+                        "privkey.pem does not belong to the certificate in fullchain.pem", file: keyPath,
+                        hint: "copy the key that was generated with this certificate"))
                 continue
             }
             let leaf = chain.leaf
             var dnsNames = leaf.dnsNames
             if dnsNames.isEmpty, let commonName = leaf.subjectCommonName { dnsNames = [commonName] }
             if leaf.notAfter < now {
-                diagnostics.append(Diagnostic(.warning, rule: "certificate-expired",
-                    "the certificate for \(dnsNames.joined(separator: ", ")) expired on \(leaf.notAfter)", file: chainPath,
-                    hint: "renew it; Apple's CDN and devices refuse expired certificates"))
+                diagnostics.append(
+                    Diagnostic(
+                        .warning, rule: "certificate-expired",
+                        "the certificate for \(dnsNames.joined(separator: ", ")) expired on \(leaf.notAfter)",
+                        file: chainPath,
+                        hint: "renew it; Apple's CDN and devices refuse expired certificates"))
             }
-            certificates.append(DomainCertificate(
-                folderName: name, fullchainPath: chainPath, names: dnsNames, notAfter: leaf.notAfter, chain: chain,
-                chainPEM: Array(chainData), keyPEM: Array(keyData)))
+            certificates.append(
+                DomainCertificate(
+                    folderName: name, fullchainPath: chainPath, names: dnsNames, notAfter: leaf.notAfter, chain: chain,
+                    chainPEM: Array(chainData), keyPEM: Array(keyData)))
         }
         return (certificates, diagnostics)
     }

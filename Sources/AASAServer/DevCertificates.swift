@@ -27,7 +27,8 @@ public struct DevCertificates: Sendable {
     /// (created on first use, key mode 0600) for those without one, or for all with `replace`.
     public func ensure(names: [String], replace: Bool = false) throws -> Report {
         try FileManager.default.createDirectory(atPath: certificateDirectory, withIntermediateDirectories: true)
-        let authority = try DevCertificateAuthority.loadOrCreate(directory: certificateDirectory + "/" + CertificateDirectory.devCAFolder)
+        let authority = try DevCertificateAuthority.loadOrCreate(
+            directory: certificateDirectory + "/" + CertificateDirectory.devCAFolder)
         let existing = CertificateDirectory(path: certificateDirectory).load().certificates
         var report = Report(caCertificatePath: authority.certificatePath, issued: [], kept: [])
         var wanted: [String] = []
@@ -48,7 +49,9 @@ public struct DevCertificates: Sendable {
 
     /// What a developer needs next: where the CA is, how to trust it on an iPhone, and the entitlement
     /// lines for each domain (spec §2.9 entitlement syntax with `:port`, §3.8 `?mode=developer`).
-    public static func instructions(report: Report, sites: [(domain: String, config: SiteConfig?)], httpsPort: UInt16) -> String {
+    public static func instructions(report: Report, sites: [(domain: String, config: SiteConfig?)], httpsPort: UInt16)
+        -> String
+    {
         var text = """
             Development CA: \(report.caCertificatePath)
             """

@@ -66,7 +66,9 @@ public final class Server: Sendable {
             throw StartupError(diagnostics: diagnostics.errors, isConfigurationError: true)
         }
         if loaded.isEmpty {
-            logger.warning("no domain folders found; every request will get 404", metadata: ["config": "\(configuration.configDirectory)"])
+            logger.warning(
+                "no domain folders found; every request will get 404",
+                metadata: ["config": "\(configuration.configDirectory)"])
         }
         let published = Dictionary(uniqueKeysWithValues: loaded.compactMap(\.published).map { ($0.domain, $0) })
         let routes = SiteRoutes(Array(published.values))
@@ -76,13 +78,15 @@ public final class Server: Sendable {
             if let port = configuration.httpsPort {
                 let table = try certificateTable(for: loaded.map(\.domain))
                 started.https = try HTTPListener(
-                    configuration: listenerConfiguration(port: port, address: configuration.bindAddress,
+                    configuration: listenerConfiguration(
+                        port: port, address: configuration.bindAddress,
                         tls: TLSConfiguration(certificates: table)),
                     routes: routes)
             }
             if let port = configuration.httpPort {
                 started.http = try HTTPListener(
-                    configuration: listenerConfiguration(port: port, address: configuration.bindAddress, tls: nil), routes: routes)
+                    configuration: listenerConfiguration(port: port, address: configuration.bindAddress, tls: nil),
+                    routes: routes)
             }
             if let port = configuration.adminPort {
                 started.admin = try HTTPListener(
@@ -94,7 +98,8 @@ public final class Server: Sendable {
             throw error
         } catch {
             [started.https, started.http, started.admin].forEach { $0?.stop(timeout: .zero) }
-            throw StartupError(diagnostics: [Diagnostic(.error, rule: "listener", "\(error)")], isConfigurationError: false)
+            throw StartupError(
+                diagnostics: [Diagnostic(.error, rule: "listener", "\(error)")], isConfigurationError: false)
         }
         state.withLock { $0 = started }
         for listener in [("https", started.https), ("http", started.http), ("admin", started.admin)] {
@@ -138,7 +143,10 @@ public final class Server: Sendable {
             }
             state.published = next
             state.loaded = loaded
-            return (SiteRoutes(Array(next.values)), AdminRoutes(published: Array(next.values)), [state.https, state.http].compactMap { $0 })
+            return (
+                SiteRoutes(Array(next.values)), AdminRoutes(published: Array(next.values)),
+                [state.https, state.http].compactMap { $0 }
+            )
         }
         do {
             for listener in listeners { try listener.replaceRoutes(routes) }
@@ -163,14 +171,20 @@ public final class Server: Sendable {
         let (certificates, diagnostics) = directory.load()
         log(diagnostics)
         guard !certificates.isEmpty else {
-            throw StartupError(diagnostics: diagnostics.errors + [
-                Diagnostic(.error, rule: "no-certificates", "no usable certificate in '\(configuration.certificateDirectory)'",
-                    file: configuration.certificateDirectory,
-                    hint: "add <domain>/fullchain.pem and privkey.pem, run `aasa-server certs dev`, or start with --dev")
-            ], isConfigurationError: true)
+            throw StartupError(
+                diagnostics: diagnostics.errors + [
+                    Diagnostic(
+                        .error, rule: "no-certificates",
+                        "no usable certificate in '\(configuration.certificateDirectory)'",
+                        file: configuration.certificateDirectory,
+                        hint:
+                            "add <domain>/fullchain.pem and privkey.pem, run `aasa-server certs dev`, or start with --dev"
+                    )
+                ], isConfigurationError: true)
         }
         // Default: certs/default/, else the certificate of the first domain, else the first certificate.
-        let defaultIndex = certificates.firstIndex { $0.folderName == CertificateDirectory.defaultFolder }
+        let defaultIndex =
+            certificates.firstIndex { $0.folderName == CertificateDirectory.defaultFolder }
             ?? domains.lazy.compactMap { domain in certificates.firstIndex { $0.covers(domain) } }.first
             ?? 0
         for domain in domains where !certificates.contains(where: { $0.covers(domain) }) {
@@ -185,15 +199,19 @@ public final class Server: Sendable {
                 },
                 defaultEntry: defaultIndex)
         } catch {
-            throw StartupError(diagnostics: [Diagnostic(.error, rule: "certificate-invalid", "\(error)")], isConfigurationError: true)
+            throw StartupError(
+                diagnostics: [Diagnostic(.error, rule: "certificate-invalid", "\(error)")], isConfigurationError: true)
         }
     }
 
-    private func listenerConfiguration(port: UInt16, address: String?, tls: TLSConfiguration?) -> ListenerConfiguration {
+    private func listenerConfiguration(port: UInt16, address: String?, tls: TLSConfiguration?) -> ListenerConfiguration
+    {
         let logger = self.logger
-        var listener = ListenerConfiguration(port: port, bindAddress: address, tls: tls, logHandler: { message in
-            logger.notice("libmicrohttpd", metadata: ["message": "\(message)"])
-        })
+        var listener = ListenerConfiguration(
+            port: port, bindAddress: address, tls: tls,
+            logHandler: { message in
+                logger.notice("libmicrohttpd", metadata: ["message": "\(message)"])
+            })
         if let threads = configuration.threadPoolSize { listener.threadPoolSize = threads }
         return listener
     }

@@ -38,8 +38,11 @@ public struct SiteImport: Sendable {
             throw DiagnosticsError([Diagnostic(.error, rule: "domain-name", problem.message, hint: problem.hint)])
         }
         guard let data = FileManager.default.contents(atPath: file) else {
-            throw DiagnosticsError([Diagnostic(.error, rule: "missing-file", "cannot read '\(file)'", file: file,
-                hint: "check the path and permissions")])
+            throw DiagnosticsError([
+                Diagnostic(
+                    .error, rule: "missing-file", "cannot read '\(file)'", file: file,
+                    hint: "check the path and permissions")
+            ])
         }
         let folder = (configDirectory as NSString).appendingPathComponent(domain)
         let target = (folder as NSString).appendingPathComponent(SiteConfigLoader.fileName)
@@ -47,14 +50,18 @@ public struct SiteImport: Sendable {
         if FileManager.default.fileExists(atPath: target) {
             let loaded = SiteConfigLoader().loadDomain(domain: domain, file: target)
             guard let config = loaded.config else {
-                throw DiagnosticsError(loaded.diagnostics.errors + [
-                    Diagnostic(.error, rule: "existing-config", "the existing \(target) has errors; fix them before importing into it",
-                        file: target)
-                ])
+                throw DiagnosticsError(
+                    loaded.diagnostics.errors + [
+                        Diagnostic(
+                            .error, rule: "existing-config",
+                            "the existing \(target) has errors; fix them before importing into it",
+                            file: target)
+                    ])
             }
             existing = config
         }
-        let output = ImportPipeline().run(SourceText(name: file, bytes: Array(data)), domain: domain, existing: existing)
+        let output = ImportPipeline().run(
+            SourceText(name: file, bytes: Array(data)), domain: domain, existing: existing)
         guard let config = output.config else { throw DiagnosticsError(output.diagnostics) }
 
         // $schema is relative to the domain folder, so it only works when the docs are where we expect.
@@ -70,13 +77,19 @@ public struct SiteImport: Sendable {
             guard rename(temporary, target) == 0 else {
                 let reason = String(cString: strerror(errno))
                 try? FileManager.default.removeItem(atPath: temporary)
-                throw DiagnosticsError([Diagnostic(.error, rule: "write-failed", "cannot write \(target): \(reason)", file: target)])
+                throw DiagnosticsError([
+                    Diagnostic(.error, rule: "write-failed", "cannot write \(target): \(reason)", file: target)
+                ])
             }
         } catch let error as DiagnosticsError {
             throw error
         } catch {
-            throw DiagnosticsError([Diagnostic(.error, rule: "write-failed", "cannot write \(target): \(error.localizedDescription)", file: target)])
+            throw DiagnosticsError([
+                Diagnostic(
+                    .error, rule: "write-failed", "cannot write \(target): \(error.localizedDescription)", file: target)
+            ])
         }
-        return Outcome(writtenFile: target, diagnostics: output.diagnostics, config: config, updatedExisting: existing != nil)
+        return Outcome(
+            writtenFile: target, diagnostics: output.diagnostics, config: config, updatedExisting: existing != nil)
     }
 }

@@ -19,7 +19,8 @@ import Testing
     }
 
     @Test func outputIsCompactUTF8WithoutBOMAndDeterministic() {
-        let json = #"{"universalLinks": {"apps": [{"appIDs": ["ABCDE12345.com.example.app"], "rules": [{"path": "/é/*"}]}]}}"#
+        let json =
+            #"{"universalLinks": {"apps": [{"appIDs": ["ABCDE12345.com.example.app"], "rules": [{"path": "/é/*"}]}]}}"#
         let first = loadSite(json).generated?.bytes ?? []
         let second = loadSite(json).generated?.bytes ?? []
         #expect(first == second)
@@ -29,23 +30,27 @@ import Testing
     }
 
     @Test func legacyPathsShareTheEntryAndFurtherAppsRepeatTheComponents() {
-        let loaded = loadSite(#"""
+        let loaded = loadSite(
+            #"""
             {"universalLinks": {"apps": [{"appIDs": ["ABCDE12345.com.a", "ABCDE12345.com.b"],
               "rules": [{"path": "/x/*", "exclude": true}, {"path": "/*"}]}]}}
             """#)
-        #expect(String(decoding: loaded.generated?.bytes ?? [], as: UTF8.self) == #"""
-            {"applinks":{"apps":[],"details":[{"appID":"ABCDE12345.com.a","appIDs":["ABCDE12345.com.a","ABCDE12345.com.b"],"components":[{"/":"/x/*","exclude":true},{"/":"/*"}],"paths":["NOT /x/*","/*"]},{"appID":"ABCDE12345.com.b","appIDs":["ABCDE12345.com.b"],"components":[{"/":"/x/*","exclude":true},{"/":"/*"}],"paths":["NOT /x/*","/*"]}]}}
-            """#)
+        #expect(
+            String(decoding: loaded.generated?.bytes ?? [], as: UTF8.self) == #"""
+                {"applinks":{"apps":[],"details":[{"appID":"ABCDE12345.com.a","appIDs":["ABCDE12345.com.a","ABCDE12345.com.b"],"components":[{"/":"/x/*","exclude":true},{"/":"/*"}],"paths":["NOT /x/*","/*"]},{"appID":"ABCDE12345.com.b","appIDs":["ABCDE12345.com.b"],"components":[{"/":"/x/*","exclude":true},{"/":"/*"}],"paths":["NOT /x/*","/*"]}]}}
+                """#)
     }
 
     @Test func legacyFormatOffEmitsOnlyTheModernForm() {
-        let loaded = loadSite(#"""
+        let loaded = loadSite(
+            #"""
             {"legacyFormat": false, "universalLinks": {"apps": [{"appIDs": ["ABCDE12345.com.a"], "rules": [{"path": "/*"}]}]},
              "webCredentials": ["ABCDE12345.com.a"], "appClips": ["ABCDE12345.com.a.Clip"], "handoff": ["ABCDE12345.com.a"]}
             """#)
-        #expect(String(decoding: loaded.generated?.bytes ?? [], as: UTF8.self) == #"""
-            {"applinks":{"details":[{"appIDs":["ABCDE12345.com.a"],"components":[{"/":"/*"}]}]},"webcredentials":{"apps":["ABCDE12345.com.a"]},"appclips":{"apps":["ABCDE12345.com.a.Clip"]},"activitycontinuation":{"apps":["ABCDE12345.com.a"]}}
-            """#)
+        #expect(
+            String(decoding: loaded.generated?.bytes ?? [], as: UTF8.self) == #"""
+                {"applinks":{"details":[{"appIDs":["ABCDE12345.com.a"],"components":[{"/":"/*"}]}]},"webcredentials":{"apps":["ABCDE12345.com.a"]},"appclips":{"apps":["ABCDE12345.com.a.Clip"]},"activitycontinuation":{"apps":["ABCDE12345.com.a"]}}
+                """#)
     }
 
     @Test(arguments: [
@@ -57,7 +62,8 @@ import Testing
         (#"{"path": "/p/*", "percentEncoded": false}"#, "it matches decoded (percentEncoded false) paths"),
     ])
     func rulesLegacyCannotExpressAreLeftOutWithAWarning(rule: String, reason: String) {
-        let loaded = loadSite(#"""
+        let loaded = loadSite(
+            #"""
             {"universalLinks": {"variables": {"v": ["a"]}, "apps": [{"appIDs": ["ABCDE12345.com.a"], "rules": [\#(rule), {"path": "/keep"}]}]}}
             """#)
         let warning = loaded.diagnostics.first { $0.rule == "legacy-inexpressible" }
@@ -71,7 +77,8 @@ import Testing
     }
 
     @Test func wildcardQueryAndFragmentAreStillExpressible() {
-        let loaded = loadSite(#"""
+        let loaded = loadSite(
+            #"""
             {"universalLinks": {"apps": [{"appIDs": ["ABCDE12345.com.a"], "rules": [{"path": "/p", "query": {"x": "*"}, "fragment": "*"}]}]}}
             """#)
         #expect(loaded.diagnostics.isEmpty)
@@ -79,7 +86,8 @@ import Testing
     }
 
     @Test func explicitLegacyPathsAreEmittedVerbatim() {
-        let loaded = loadSite(#"""
+        let loaded = loadSite(
+            #"""
             {"universalLinks": {"apps": [{"appIDs": ["ABCDE12345.com.a"], "rules": [{"path": "/a", "query": "x=1"}], "legacyPaths": ["/a/*", "NOT /b"]}]}}
             """#)
         #expect(loaded.diagnostics.isEmpty)
@@ -88,8 +96,10 @@ import Testing
 
     @Test func fileOverTheLimitIsRefusedAndCloseToItWarns() {
         func config(rules: Int) -> String {
-            let list = (0..<rules).map { #"{"path": "/section-\#($0)/with/a/fairly/long/path/*"}"# }.joined(separator: ",")
-            return #"{"legacyFormat": false, "universalLinks": {"apps": [{"appIDs": ["ABCDE12345.com.a"], "rules": [\#(list)]}]}}"#
+            let list = (0..<rules).map { #"{"path": "/section-\#($0)/with/a/fairly/long/path/*"}"# }.joined(
+                separator: ",")
+            return
+                #"{"legacyFormat": false, "universalLinks": {"apps": [{"appIDs": ["ABCDE12345.com.a"], "rules": [\#(list)]}]}}"#
         }
         let near = loadSite(config(rules: 2200))
         #expect(near.isPublishable)

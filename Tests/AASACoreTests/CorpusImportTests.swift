@@ -8,7 +8,8 @@ import Testing
 @Suite struct CorpusImportTests {
     static let files: [String] = {
         let folder = Repo.corpus + "/aasa"
-        return ((try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? []).filter { $0.hasSuffix(".json") }.sorted()
+        return ((try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? []).filter { $0.hasSuffix(".json") }
+            .sorted()
             .map { folder + "/" + $0 }
     }()
 
@@ -40,7 +41,8 @@ import Testing
         #expect(Set(regenerated.webCredentials ?? []) == Set(original.webCredentials ?? []))
         #expect(Set(regenerated.appClips ?? []) == Set(original.appClips ?? []))
         #expect(Set(regenerated.activityContinuation ?? []) == Set(original.activityContinuation ?? []))
-        let originalApps = Set((original.applinks?.details ?? []).filter { Self.claimsSomething($0) }.flatMap(\.modernAppIDs))
+        let originalApps = Set(
+            (original.applinks?.details ?? []).filter { Self.claimsSomething($0) }.flatMap(\.modernAppIDs))
         let regeneratedApps = Set((regenerated.applinks?.details ?? []).flatMap(\.modernAppIDs))
         #expect(originalApps == regeneratedApps)
         // Same rules, in order, for every entry that claims something.
@@ -50,7 +52,9 @@ import Testing
         let importedRules = (config.universalLinks?.apps ?? []).map(\.rules)
         #expect(originalRules.map { $0.map(Self.withoutComment) } == importedRules.map { $0.map(Self.withoutComment) })
         // The first entries of the generated file are the imported rules, in order.
-        let regeneratedRules = (regenerated.applinks?.details ?? []).prefix(importedRules.count).map { $0.components ?? [] }
+        let regeneratedRules = (regenerated.applinks?.details ?? []).prefix(importedRules.count).map {
+            $0.components ?? []
+        }
         #expect(importedRules == Array(regeneratedRules))
     }
 
@@ -69,7 +73,9 @@ import Testing
                 let actual = after.match(url, nearMissLimit: 0)
                 let legacyWidened = mode == .legacy && output.diagnostics.contains { $0.rule == "legacy-app-ids" }
                 if legacyWidened { continue }
-                #expect(expected.verdict == actual.verdict, "\(mode) \(url): \(expected.explanation) vs \(actual.explanation)")
+                #expect(
+                    expected.verdict == actual.verdict,
+                    "\(mode) \(url): \(expected.explanation) vs \(actual.explanation)")
                 #expect(Set(expected.appIDs) == Set(actual.appIDs), "\(mode) \(url)")
             }
         }
@@ -99,7 +105,9 @@ import Testing
                 }
             }
         }
-        print("corpus import: \(imported) imported, \(Self.files.count - imported) refused; by first error: \(refused.sorted { $0.key < $1.key })")
+        print(
+            "corpus import: \(imported) imported, \(Self.files.count - imported) refused; by first error: \(refused.sorted { $0.key < $1.key })"
+        )
         #expect(imported + refused.values.reduce(0, +) == Self.files.count)
         #expect(imported > 60)
     }
@@ -109,14 +117,22 @@ import Testing
 /// wildcards, with and without its query items and fragment, plus a few fixed URLs.
 enum URLSampler {
     static func urls(for file: AssociationFile) -> [String] {
-        var variables: [String: String] = ["alpha": "a", "upper": "A", "lower": "a", "alnum": "a", "digit": "1", "xdigit": "f",
-            "region": "US", "lang": "en"]
-        for variable in file.applinks?.substitutionVariables ?? [] { variables[variable.name] = variable.values.first ?? "" }
+        var variables: [String: String] = [
+            "alpha": "a", "upper": "A", "lower": "a", "alnum": "a", "digit": "1", "xdigit": "f",
+            "region": "US", "lang": "en",
+        ]
+        for variable in file.applinks?.substitutionVariables ?? [] {
+            variables[variable.name] = variable.values.first ?? ""
+        }
         var urls = ["/", "/x", "/index.html", "/a/b/c?x=1#f", "/.well-known/apple-app-site-association"]
         for details in file.applinks?.details ?? [] {
             var patterns: [(path: String?, query: QueryPattern?, fragment: String?)] = []
-            for component in details.components ?? [] { patterns.append((component.path, component.query, component.fragment)) }
-            for path in details.paths ?? [] { patterns.append((path.hasPrefix("NOT ") ? String(path.dropFirst(4)) : path, nil, nil)) }
+            for component in details.components ?? [] {
+                patterns.append((component.path, component.query, component.fragment))
+            }
+            for path in details.paths ?? [] {
+                patterns.append((path.hasPrefix("NOT ") ? String(path.dropFirst(4)) : path, nil, nil))
+            }
             for pattern in patterns {
                 for filler in ["", "item", "a/b"] {
                     var path = instantiate(pattern.path ?? "/*", filler: filler, variables: variables)
@@ -124,13 +140,18 @@ enum URLSampler {
                     path = path.replacingOccurrences(of: "#", with: "%23").replacingOccurrences(of: "?", with: "%3F")
                     urls.append(path)
                     switch pattern.query {
-                    case .whole(let query): urls.append(path + "?" + instantiate(query, filler: filler, variables: variables))
+                    case .whole(let query):
+                        urls.append(path + "?" + instantiate(query, filler: filler, variables: variables))
                     case .items(let items):
-                        let query = items.map { "\($0.name)=\(instantiate($0.pattern, filler: filler, variables: variables))" }
+                        let query = items.map {
+                            "\($0.name)=\(instantiate($0.pattern, filler: filler, variables: variables))"
+                        }
                         urls.append(path + "?" + query.joined(separator: "&"))
                     case nil: break
                     }
-                    if let fragment = pattern.fragment { urls.append(path + "#" + instantiate(fragment, filler: filler, variables: variables)) }
+                    if let fragment = pattern.fragment {
+                        urls.append(path + "#" + instantiate(fragment, filler: filler, variables: variables))
+                    }
                     urls.append(path.uppercased())
                 }
             }

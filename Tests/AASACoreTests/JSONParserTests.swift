@@ -24,7 +24,12 @@ import Testing
         }
         #expect(members.map(\.key) == ["b", "a", "s"])
         #expect(members[2].value.value == .string("é😀\n"))
-        #expect(members[0].value.value == .array([JSONNode(.number(1), offset: 7), JSONNode(.number(2.5), offset: 10), JSONNode(.number(-300), offset: 15)]))
+        #expect(
+            members[0].value.value
+                == .array([
+                    JSONNode(.number(1), offset: 7), JSONNode(.number(2.5), offset: 10),
+                    JSONNode(.number(-300), offset: 15),
+                ]))
     }
 
     @Test(arguments: [
@@ -57,7 +62,8 @@ import Testing
     @Test func rejectsInvalidUTF8WithPosition() {
         let diagnostic: Diagnostic?
         do {
-            _ = try JSONParser().parse(SourceText(name: "u.json", bytes: Array("{\"a\":\n \"".utf8) + [0xE9] + Array("\"}".utf8)))
+            _ = try JSONParser().parse(
+                SourceText(name: "u.json", bytes: Array("{\"a\":\n \"".utf8) + [0xE9] + Array("\"}".utf8)))
             diagnostic = nil
         } catch { diagnostic = error }
         #expect(diagnostic?.rule == "not-utf8")

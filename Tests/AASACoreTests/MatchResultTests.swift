@@ -31,7 +31,10 @@ import Testing
 
     static let reasons: [(String, String)] = [
         ("/help/a?articleNumber=123", "query item `articleNumber` value `123` does not match `????`"),
-        ("/help/a?articleNumber=1234&articleNumber=1", "query item `articleNumber` is repeated and the instance `1` does not match `????`"),
+        (
+            "/help/a?articleNumber=1234&articleNumber=1",
+            "query item `articleNumber` is repeated and the instance `1` does not match `????`"
+        ),
         ("/help/a?articleNumber", "query item `articleNumber` had no value"),
         ("/sell/x", "path did not match: pattern `/help/*` vs `/sell/x`"),
     ]
@@ -50,7 +53,9 @@ import Testing
 
     @Test func explanationListsVerdictReasonAndClosestRules() {
         let text = Self.matcher.match("https://example.com/help/article").explanation
-        #expect(text.hasPrefix("https://example.com/help/article: no-match\nno rule matched (4 rules in 1 details entry checked)"))
+        #expect(
+            text.hasPrefix(
+                "https://example.com/help/article: no-match\nno rule matched (4 rules in 1 details entry checked)"))
         #expect(text.contains("closest rules:\n  applinks.details[0].components[3] {\"/\": \"/help/*\""))
     }
 
@@ -61,8 +66,12 @@ import Testing
                 == #"{"url":"https://example.com/buy/shoes","verdict":"match","appIDs":["ABCDE12345.com.example.app"],"detailsIndex":0,"componentIndex":1,"ruleKind":"components","rule":"{\"/\": \"/buy/*\"}","reason":"matched by applinks.details[0].components[1]: opens ABCDE12345.com.example.app","nearMisses":[],"notes":[]}"#
         )
         let miss = Self.matcher.match("https://example.com/o\"ther", nearMissLimit: 1).json()
-        #expect(miss.contains(#""url":"https://example.com/o\"ther","verdict":"no-match","appIDs":[],"detailsIndex":null"#))
-        #expect(miss.contains(#""nearMisses":[{"detailsIndex":0,"componentIndex":1,"ruleKind":"components","rule":"{\"/\": \"/buy/*\"}","reason":"path did not match: pattern `/buy/*` vs `/o%22ther`","matchedParts":0,"specifiedParts":1}]"#))
+        #expect(
+            miss.contains(#""url":"https://example.com/o\"ther","verdict":"no-match","appIDs":[],"detailsIndex":null"#))
+        #expect(
+            miss.contains(
+                #""nearMisses":[{"detailsIndex":0,"componentIndex":1,"ruleKind":"components","rule":"{\"/\": \"/buy/*\"}","reason":"path did not match: pattern `/buy/*` vs `/o%22ther`","matchedParts":0,"specifiedParts":1}]"#
+            ))
     }
 
     @Test func jsonEscapesControlCharacters() {

@@ -56,7 +56,8 @@ import Testing
     func aFixtureTheSchemaRefusesIsRefusedForTheRuleInItsName(name: String) throws {
         let loaded = try Self.load("invalid/" + name)
         #expect(!loaded.isPublishable)
-        let rule = String(name.dropLast(".json".count).split(separator: "--", maxSplits: 1, omittingEmptySubsequences: false)[0])
+        let rule = String(
+            name.dropLast(".json".count).split(separator: "--", maxSplits: 1, omittingEmptySubsequences: false)[0])
         #expect(loaded.diagnostics.errors.map(\.rule).contains(rule), "expected [\(rule)] in \(loaded.diagnostics)")
     }
 

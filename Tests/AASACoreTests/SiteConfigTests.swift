@@ -4,7 +4,8 @@ import Testing
 
 @Suite struct SiteConfigTests {
     @Test func decodesEveryKey() throws {
-        let loaded = loadSite(#"""
+        let loaded = loadSite(
+            #"""
             {"$schema": "x", "legacyFormat": false, "cacheControl": "max-age=60",
              "universalLinks": {"defaults": {"caseSensitive": false, "percentEncoded": true}, "variables": {"v": ["a", "b"]},
                "apps": [{"appIDs": ["ABCDE12345.com.a"], "defaults": {"percentEncoded": false},
@@ -20,8 +21,11 @@ import Testing
         #expect(config.universalLinks?.defaults == MatchingDefaults(caseSensitive: false, percentEncoded: true))
         #expect(config.universalLinks?.variables == [SubstitutionVariable(name: "v", values: ["a", "b"])])
         let app = try #require(config.universalLinks?.apps.first)
-        #expect(app.rules[0] == ComponentPattern(path: "/p", query: .items([QueryItemPattern(name: "q", pattern: "1")]), fragment: "f",
-            exclude: true, comment: "c", caseSensitive: true, percentEncoded: true))
+        #expect(
+            app.rules[0]
+                == ComponentPattern(
+                    path: "/p", query: .items([QueryItemPattern(name: "q", pattern: "1")]), fragment: "f",
+                    exclude: true, comment: "c", caseSensitive: true, percentEncoded: true))
         #expect(app.rules[1].query == .whole("whole=*"))
         #expect(app.legacyPaths == ["/p"])
         #expect(config.tests.map(\.expectation) == [.staysOnWeb, .opensApp("ABCDE12345.com.a")])
@@ -29,7 +33,8 @@ import Testing
     }
 
     @Test func reportsEveryProblemWithLineColumnAndKeyPath() {
-        let loaded = loadSite("""
+        let loaded = loadSite(
+            """
             {
               "universalLink": {},
               "cacheControl": 5,
@@ -38,28 +43,31 @@ import Testing
             }
             """)
         let lines = loaded.diagnostics.map(\.description)
-        #expect(lines == [
-            #"shop.example/site.json:2:3: error: [unknown-key] unknown key "universalLink" (at universalLink); fix: did you mean "universalLinks"?"#,
-            "shop.example/site.json:3:19: error: [wrong-type] expected a string, found number (at cacheControl)",
-            #"shop.example/site.json:5:13: error: [test-expectation] a test needs exactly one of "opensApp" or "staysOnWeb" (at tests[0]); fix: add "opensApp": "TEAMID.bundle.id" or "staysOnWeb": true"#,
-        ])
+        #expect(
+            lines == [
+                #"shop.example/site.json:2:3: error: [unknown-key] unknown key "universalLink" (at universalLink); fix: did you mean "universalLinks"?"#,
+                "shop.example/site.json:3:19: error: [wrong-type] expected a string, found number (at cacheControl)",
+                #"shop.example/site.json:5:13: error: [test-expectation] a test needs exactly one of "opensApp" or "staysOnWeb" (at tests[0]); fix: add "opensApp": "TEAMID.bundle.id" or "staysOnWeb": true"#,
+            ])
         #expect(loaded.config == nil)
         #expect(!loaded.isPublishable)
     }
 
     @Test func validationNamesTheAppIDAndTheFix() {
-        let loaded = loadSite("""
+        let loaded = loadSite(
+            """
             {
               "webCredentials": ["abcde12345.com.a", "com.example.b", "ABCDE12345.com.c", "ABCDE12345.com.c", "TEAMID.com.d"]
             }
             """)
         let lines = loaded.diagnostics.map(\.description)
-        #expect(lines == [
-            "shop.example/site.json:2:22: error: [app-id-format] 'abcde12345.com.a' has a lower-case team ID (at webCredentials[0]); fix: write it in upper case: ABCDE12345.com.a",
-            "shop.example/site.json:2:42: error: [app-id-format] 'com.example.b' is not TEAMID.bundle.id (team IDs are 10 characters, 'com' has 3) (at webCredentials[1]); fix: copy the Team ID from the Membership page of your Apple Developer account",
-            "shop.example/site.json:2:99: error: [app-id-format] 'TEAMID.com.d' still has the placeholder 'TEAMID' as its team ID (at webCredentials[4]); fix: use your real Team ID from the Apple Developer account",
-            "shop.example/site.json:2:79: error: [duplicate-app] 'ABCDE12345.com.c' is listed twice (at webCredentials[3]); fix: remove the second entry",
-        ])
+        #expect(
+            lines == [
+                "shop.example/site.json:2:22: error: [app-id-format] 'abcde12345.com.a' has a lower-case team ID (at webCredentials[0]); fix: write it in upper case: ABCDE12345.com.a",
+                "shop.example/site.json:2:42: error: [app-id-format] 'com.example.b' is not TEAMID.bundle.id (team IDs are 10 characters, 'com' has 3) (at webCredentials[1]); fix: copy the Team ID from the Membership page of your Apple Developer account",
+                "shop.example/site.json:2:99: error: [app-id-format] 'TEAMID.com.d' still has the placeholder 'TEAMID' as its team ID (at webCredentials[4]); fix: use your real Team ID from the Apple Developer account",
+                "shop.example/site.json:2:79: error: [duplicate-app] 'ABCDE12345.com.c' is listed twice (at webCredentials[3]); fix: remove the second entry",
+            ])
     }
 
     @Test func anEntryWithoutAppsOrRulesIsAnError() {
@@ -69,7 +77,8 @@ import Testing
     }
 
     @Test func variablesFollowApplesRules() {
-        let loaded = loadSite(#"{"universalLinks": {"variables": {"a(b": ["x"], "e": [], "n": ["$(other)"]}, "apps": []}}"#)
+        let loaded = loadSite(
+            #"{"universalLinks": {"variables": {"a(b": ["x"], "e": [], "n": ["$(other)"]}, "apps": []}}"#)
         #expect(loaded.diagnostics.map(\.rule) == ["variable-name", "variable-empty", "variable-nested"])
     }
 
@@ -94,7 +103,8 @@ import Testing
     }
 
     @Test func aFailingTestURLStopsTheDomainNamingTheURLAndTheRule() {
-        let loaded = loadSite(#"""
+        let loaded = loadSite(
+            #"""
             {"universalLinks": {"apps": [{"appIDs": ["ABCDE12345.com.a"], "rules": [{"path": "/buy/*", "exclude": true}, {"path": "/*"}]}]},
              "tests": [{"url": "https://shop.example/buy/1", "opensApp": "ABCDE12345.com.a"},
                        {"url": "https://shop.example/sell/1", "staysOnWeb": true},
@@ -103,11 +113,12 @@ import Testing
             """#)
         #expect(!loaded.isPublishable)
         let messages = loaded.diagnostics.filter { $0.rule == "test-url" }.map(\.message)
-        #expect(messages == [
-            #"test URL 'https://shop.example/buy/1' should open ABCDE12345.com.a but stays on the web: rule universalLinks.apps[0].rules[0] {"/": "/buy/*", "exclude": true} decided (excluded by applinks.details[0].components[0], which is "exclude": true: the URL is not a universal link and later rules are not tried)"#,
-            #"test URL 'https://shop.example/sell/1' should stay on the web but opens ABCDE12345.com.a: rule universalLinks.apps[0].rules[1] {"/": "/*"} decided (matched by applinks.details[0].components[1]: opens ABCDE12345.com.a)"#,
-            "test URL 'https://elsewhere.example/' is not on shop.example",
-        ])
+        #expect(
+            messages == [
+                #"test URL 'https://shop.example/buy/1' should open ABCDE12345.com.a but stays on the web: rule universalLinks.apps[0].rules[0] {"/": "/buy/*", "exclude": true} decided (excluded by applinks.details[0].components[0], which is "exclude": true: the URL is not a universal link and later rules are not tried)"#,
+                #"test URL 'https://shop.example/sell/1' should stay on the web but opens ABCDE12345.com.a: rule universalLinks.apps[0].rules[1] {"/": "/*"} decided (matched by applinks.details[0].components[1]: opens ABCDE12345.com.a)"#,
+                "test URL 'https://elsewhere.example/' is not on shop.example",
+            ])
         #expect(loaded.diagnostics.first { $0.rule == "test-url" }?.line == 2)
     }
 
@@ -120,7 +131,8 @@ import Testing
     }
 
     @Test func anUnknownVariableIsAnErrorAtTheRule() {
-        let loaded = loadSite(#"{"universalLinks": {"apps": [{"appIDs": ["ABCDE12345.com.a"], "rules": [{"path": "/$(nope)/*"}]}]}}"#)
+        let loaded = loadSite(
+            #"{"universalLinks": {"apps": [{"appIDs": ["ABCDE12345.com.a"], "rules": [{"path": "/$(nope)/*"}]}]}}"#)
         let diagnostic = loaded.diagnostics.first { $0.rule == "unknown-variable" }
         #expect(diagnostic?.severity == .error)
         #expect(diagnostic?.keyPath == "universalLinks.apps[0].rules[0]")

@@ -5,7 +5,9 @@ import Testing
 @Suite struct SubstitutionVariableTests {
     static let food = SubstitutionVariable(name: "food", values: ["burrito", "pizza", "sushi", "samosa"])
 
-    static func verdict(_ pattern: String, _ path: String, caseSensitive: Bool? = nil, variables: [SubstitutionVariable] = [food])
+    static func verdict(
+        _ pattern: String, _ path: String, caseSensitive: Bool? = nil, variables: [SubstitutionVariable] = [food]
+    )
         -> MatchResult.Verdict
     {
         URLMatcher(
@@ -62,7 +64,8 @@ import Testing
     }
 
     @Test func namesAreCaseSensitive() {
-        let matcher = URLMatcher(file: MatcherFixtures.file([ComponentPattern(path: "/$(Food)")], variables: [Self.food]))
+        let matcher = URLMatcher(
+            file: MatcherFixtures.file([ComponentPattern(path: "/$(Food)")], variables: [Self.food]))
         #expect(matcher.compileDiagnostics.map(\.code) == [.unknownVariable])
         #expect(matcher.match(MatcherFixtures.url("/pizza")).verdict == .noMatch)
     }
@@ -79,11 +82,14 @@ import Testing
     @Test func unknownVariableFailsOnlyItsRuleAndIsReported() throws {
         let file = AssociationFile(
             applinks: AppLinks(details: [
-                AppLinkDetails(appIDs: [MatcherFixtures.app], components: [
-                    ComponentPattern(path: "/$(nope)/*"),
-                    ComponentPattern(path: "/ok", query: .items([QueryItemPattern(name: "id", pattern: "$(missing)")])),
-                    ComponentPattern(path: "*"),
-                ])
+                AppLinkDetails(
+                    appIDs: [MatcherFixtures.app],
+                    components: [
+                        ComponentPattern(path: "/$(nope)/*"),
+                        ComponentPattern(
+                            path: "/ok", query: .items([QueryItemPattern(name: "id", pattern: "$(missing)")])),
+                        ComponentPattern(path: "*"),
+                    ])
             ]))
         let matcher = URLMatcher(file: file)
         #expect(matcher.match(MatcherFixtures.url("/anything/x")).componentIndex == 2)
@@ -111,8 +117,11 @@ import Testing
     ]
 
     @Test(arguments: badDefinitions)
-    func invalidDefinitionsAreErrors(_ variable: SubstitutionVariable, _ pattern: String, _ code: PatternDiagnostic.Code) {
-        let matcher = URLMatcher(file: MatcherFixtures.file([ComponentPattern(path: pattern)], variables: [Self.food, variable]))
+    func invalidDefinitionsAreErrors(
+        _ variable: SubstitutionVariable, _ pattern: String, _ code: PatternDiagnostic.Code
+    ) {
+        let matcher = URLMatcher(
+            file: MatcherFixtures.file([ComponentPattern(path: pattern)], variables: [Self.food, variable]))
         #expect(matcher.compileDiagnostics.first?.code == code)
         #expect(matcher.compileDiagnostics.first?.key == "substitutionVariables")
         #expect(matcher.compileDiagnostics.first?.severity == .error)
@@ -138,7 +147,9 @@ import Testing
     }
 
     @Test func duplicateDefinitionsUseTheLastWithAWarning() {
-        let variables = [SubstitutionVariable(name: "v", values: ["a"]), SubstitutionVariable(name: "v", values: ["b"])]
+        let variables = [
+            SubstitutionVariable(name: "v", values: ["a"]), SubstitutionVariable(name: "v", values: ["b"]),
+        ]
         #expect(Self.verdict("/$(v)", "/b", variables: variables) == .match)
         #expect(Self.verdict("/$(v)", "/a", variables: variables) == .noMatch)
         let matcher = URLMatcher(file: MatcherFixtures.file([], variables: variables))

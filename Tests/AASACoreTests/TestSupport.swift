@@ -5,7 +5,8 @@ import Testing
 
 /// Paths of the repository and the shared corpus, found from this file's location.
 enum Repo {
-    static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+    static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+        .deletingLastPathComponent()
     static let siteConfig = root.appendingPathComponent("site-config").path
     static let fixtures = root.appendingPathComponent("Tests/AASACoreTests/Fixtures").path
     static let corpus = root.deletingLastPathComponent().appendingPathComponent("shared/corpus").path
@@ -13,7 +14,8 @@ enum Repo {
 
 /// Loads one site.json from text.
 func loadSite(_ json: String, domain: String = "shop.example") -> LoadedDomain {
-    SiteConfigLoader().loadDomain(domain: domain, source: SourceText(name: "\(domain)/site.json", bytes: Array(json.utf8)))
+    SiteConfigLoader().loadDomain(
+        domain: domain, source: SourceText(name: "\(domain)/site.json", bytes: Array(json.utf8)))
 }
 
 /// Parses an Apple-format file from text, failing the test on errors.

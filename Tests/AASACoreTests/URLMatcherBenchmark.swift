@@ -23,7 +23,8 @@ enum URLMatcherBenchmark {
             }
         }
         let file = AssociationFile(
-            applinks: AppLinks(details: [AppLinkDetails(appIDs: ["ABCDE12345.com.example.app"], components: components)]))
+            applinks: AppLinks(details: [AppLinkDetails(appIDs: ["ABCDE12345.com.example.app"], components: components)]
+            ))
         let matcher = URLMatcher(file: file)
         let inputs = (0..<urls).map { index -> String in
             let rule = rules - 1 - (index * 7) % rules

@@ -105,9 +105,11 @@ import Testing
     @Test func severalAppsAreTriedInArrayOrder() {
         let file = AssociationFile(
             applinks: AppLinks(details: [
-                AppLinkDetails(appIDs: [MatcherFixtures.app, "ABCDE12345.com.example.app2"], components: [
-                    ComponentPattern(path: "/private/*", exclude: true), ComponentPattern(path: "/a/*"),
-                ]),
+                AppLinkDetails(
+                    appIDs: [MatcherFixtures.app, "ABCDE12345.com.example.app2"],
+                    components: [
+                        ComponentPattern(path: "/private/*", exclude: true), ComponentPattern(path: "/a/*"),
+                    ]),
                 AppLinkDetails(appID: MatcherFixtures.otherApp, components: [ComponentPattern(path: "*")]),
             ]))
         let matcher = URLMatcher(file: file)

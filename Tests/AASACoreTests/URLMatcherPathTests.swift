@@ -99,7 +99,8 @@ import Testing
         let pattern = "*a*a*a*a*a*a*a*a*a*a*a*b"
         #expect(MatcherFixtures.verdict(pattern: pattern, path: text) == .noMatch)
         #expect(MatcherFixtures.verdict(pattern: pattern, path: text + "b") == .match)
-        #expect(MatcherFixtures.verdict(pattern: "/" + String(repeating: "*a", count: 40) + "?*b", path: text) == .noMatch)
+        #expect(
+            MatcherFixtures.verdict(pattern: "/" + String(repeating: "*a", count: 40) + "?*b", path: text) == .noMatch)
     }
 
     @Test func variableAndQueryPatternsAreLinearToo() {

@@ -43,7 +43,8 @@ import Testing
                 [
                     ComponentPattern(path: "/a", query: .items([QueryItemPattern(name: "ID", pattern: "X?")])),
                     ComponentPattern(path: "/b", query: .whole("Q=1")),
-                    ComponentPattern(path: "/c", query: .items([QueryItemPattern(name: "ID", pattern: "X?")]), caseSensitive: true),
+                    ComponentPattern(
+                        path: "/c", query: .items([QueryItemPattern(name: "ID", pattern: "X?")]), caseSensitive: true),
                 ], appDefaults: ComponentPattern(caseSensitive: false)))
         #expect(matcher.match(MatcherFixtures.url("/A?id=x1")).verdict == .match)
         #expect(matcher.match(MatcherFixtures.url("/a?Id=X1")).verdict == .match)
@@ -54,7 +55,8 @@ import Testing
 
     @Test func caseFoldingCoversNonASCIILetters() {
         #expect(
-            MatcherFixtures.verdict(pattern: "/ÉTÉ/*", path: "/%C3%A9t%C3%A9/x", caseSensitive: false, percentEncoded: false)
+            MatcherFixtures.verdict(
+                pattern: "/ÉTÉ/*", path: "/%C3%A9t%C3%A9/x", caseSensitive: false, percentEncoded: false)
                 == .match)
         #expect(MatcherFixtures.verdict(pattern: "/ÉTÉ/*", path: "/%C3%A9t%C3%A9/x", percentEncoded: false) == .noMatch)
     }
@@ -72,7 +74,10 @@ import Testing
         ("/café", "/caf%C3%A9", false, true),
         ("/café", "/caf%C3%A9", nil, false),  // non-ASCII pattern under the default never matches
         ("/café", "/caf%c3%a9", false, true),
-        ("/中國哲學書電子化計劃/?*", "/%E4%B8%AD%E5%9C%8B%E5%93%B2%E5%AD%B8%E6%9B%B8%E9%9B%BB%E5%AD%90%E5%8C%96%E8%A8%88%E5%8A%83/x", false, true),
+        (
+            "/中國哲學書電子化計劃/?*",
+            "/%E4%B8%AD%E5%9C%8B%E5%93%B2%E5%AD%B8%E6%9B%B8%E9%9B%BB%E5%AD%90%E5%8C%96%E8%A8%88%E5%8A%83/x", false, true
+        ),
         ("/哈哈/?*", "/哈哈/x", false, true),  // literal Unicode in the input URL is encoded first
         ("/%E5%93%88%E5%93%88/?*", "/哈哈/x", nil, true),
         ("/100%zz", "/100%zz", false, true),  // invalid escapes are kept as written
@@ -121,7 +126,8 @@ import Testing
                 ComponentPattern(path: "/public/*", exclude: false),
             ],
             appDefaults: ComponentPattern(exclude: true),
-            domainDefaults: ComponentPattern(path: "/shop/*", query: .items([QueryItemPattern(name: "ref", pattern: "?*")])))
+            domainDefaults: ComponentPattern(
+                path: "/shop/*", query: .items([QueryItemPattern(name: "ref", pattern: "?*")])))
         let matcher = URLMatcher(file: file)
         let first = matcher.match(MatcherFixtures.url("/shop/a?ref=1#x"))
         #expect(first.verdict == .excluded)

@@ -64,7 +64,8 @@ import Testing
         Vector(number: 18, url: "/help/a?articleNumber=1234&articleName=", verdict: .noMatch),
         Vector(number: 19, url: "/help/a?articleNumber=1234&articleName", verdict: .noMatch),
         Vector(number: 20, url: "/help/a?articleNumber=1234&articleName=x&articleNumber=12", verdict: .noMatch),
-        Vector(number: 21, url: "/help/a?articleNumber=1234&articleName=x&articleNumber=5678", verdict: .match,
+        Vector(
+            number: 21, url: "/help/a?articleNumber=1234&articleName=x&articleNumber=5678", verdict: .match,
             componentIndex: 0),
         Vector(number: 22, url: "/help/?articleName=x&articleNumber=1234", verdict: .match, componentIndex: 0),
     ]
@@ -80,7 +81,8 @@ import Testing
 
     static func pitfall(_ pattern: String) -> AssociationFile {
         MatcherFixtures.file([
-            ComponentPattern(query: .items([QueryItemPattern(name: "no_universal_links", pattern: pattern)]), exclude: true),
+            ComponentPattern(
+                query: .items([QueryItemPattern(name: "no_universal_links", pattern: pattern)]), exclude: true),
             ComponentPattern(path: "/*"),
         ])
     }
@@ -109,7 +111,10 @@ import Testing
         ("/books/1?", Vector(number: 31, url: "/books/12", verdict: .match, componentIndex: 0)),
         ("/books/1?", Vector(number: 32, url: "/books/123", verdict: .noMatch)),
         ("/books/1?", Vector(number: 33, url: "/books/1", verdict: .noMatch)),
-        ("/foo/*/bar/201?/mypage", Vector(number: 34, url: "/foo/x/y/bar/2016/mypage", verdict: .match, componentIndex: 0)),
+        (
+            "/foo/*/bar/201?/mypage",
+            Vector(number: 34, url: "/foo/x/y/bar/2016/mypage", verdict: .match, componentIndex: 0)
+        ),
         ("/foo/*/bar/201?/mypage", Vector(number: 35, url: "/foo/bar/2016/mypage", verdict: .noMatch)),
         ("*", Vector(number: 36, url: "/", verdict: .match, componentIndex: 0)),
         ("/", Vector(number: 37, url: "/", verdict: .match, componentIndex: 0)),
@@ -125,7 +130,8 @@ import Testing
     }
 
     @Test func everySpecVectorIsCovered() {
-        let numbers = Self.canonicalVectors.map(\.number) + Self.wwdcVectors.map(\.number)
+        let numbers =
+            Self.canonicalVectors.map(\.number) + Self.wwdcVectors.map(\.number)
             + Self.pitfallVectors.map(\.vector.number) + Self.wildcardVectors.map(\.vector.number)
         #expect(numbers.sorted() == Array(1...38))
     }

@@ -21,7 +21,8 @@ final class LiveServer: @unchecked Sendable {
         try directory.copy(RepositoryPaths.siteConfig, to: "site-config")
         for (domain, json) in extraDomains { try directory.write("site-config/\(domain)/site.json", json) }
         let domains = try SiteConfigLoader().loadAll(directory: directory.path + "/site-config").map(\.domain)
-        caFile = try DevCertificates(certificateDirectory: directory.path + "/certs").ensure(names: domains).caCertificatePath
+        caFile = try DevCertificates(certificateDirectory: directory.path + "/certs").ensure(names: domains)
+            .caCertificatePath
         var configuration = ServerConfiguration()
         configuration.configDirectory = directory.path + "/site-config"
         configuration.certificateDirectory = directory.path + "/certs"
@@ -36,11 +37,15 @@ final class LiveServer: @unchecked Sendable {
     deinit { server.stop(timeout: .seconds(1)) }
 
     func get(_ domain: String, _ path: String, method: String = "GET", headers: [String] = []) throws -> CurlResponse {
-        try Curl.request("https://\(domain):\(https)\(path)", method: method, headers: headers, caFile: caFile, resolve: (domain, https))
+        try Curl.request(
+            "https://\(domain):\(https)\(path)", method: method, headers: headers, caFile: caFile,
+            resolve: (domain, https))
     }
 
     func expectedFile(_ domain: String) throws -> [UInt8] {
-        try #require(SiteConfigLoader().loadDomain(domain: domain, file: "\(configDirectory)/\(domain)/site.json").generated?.bytes)
+        try #require(
+            SiteConfigLoader().loadDomain(domain: domain, file: "\(configDirectory)/\(domain)/site.json").generated?
+                .bytes)
     }
 }
 
@@ -75,17 +80,23 @@ final class LiveServer: @unchecked Sendable {
     @Test func eachDomainPresentsItsOwnCertificate() throws {
         let live = try LiveServer()
         for domain in Self.domains + ["localhost"] {
-            let output = try Command.run("openssl", [
-                "s_client", "-connect", "127.0.0.1:\(live.https)", "-servername", domain, "-CAfile", live.caFile,
-                "-verify_hostname", domain, "-verify_return_error",
-            ], input: Array("Q\n".utf8), timeout: 15)
-            #expect(output.stdout.contains("subject=CN = \(domain)") || output.stdout.contains("subject=CN=\(domain)"), "\(output.stdout)")
+            let output = try Command.run(
+                "openssl",
+                [
+                    "s_client", "-connect", "127.0.0.1:\(live.https)", "-servername", domain, "-CAfile", live.caFile,
+                    "-verify_hostname", domain, "-verify_return_error",
+                ], input: Array("Q\n".utf8), timeout: 15)
+            #expect(
+                output.stdout.contains("subject=CN = \(domain)") || output.stdout.contains("subject=CN=\(domain)"),
+                "\(output.stdout)")
             #expect(output.stdout.contains("Verify return code: 0 (ok)"))
         }
         // No SNI: the default certificate (the first configured domain's) still completes the handshake.
-        let noSNI = try Command.run("openssl", ["s_client", "-connect", "127.0.0.1:\(live.https)", "-noservername"],
+        let noSNI = try Command.run(
+            "openssl", ["s_client", "-connect", "127.0.0.1:\(live.https)", "-noservername"],
             input: Array("Q\n".utf8), timeout: 15)
-        #expect(noSNI.stdout.contains("CN = links.example") || noSNI.stdout.contains("CN=links.example"), "\(noSNI.stdout)")
+        #expect(
+            noSNI.stdout.contains("CN = links.example") || noSNI.stdout.contains("CN=links.example"), "\(noSNI.stdout)")
     }
 
     @Test func headConditionalAndMethodAnswers() throws {
@@ -149,7 +160,8 @@ final class LiveServer: @unchecked Sendable {
 
     @Test func plainHTTPListenerServesTheSameBytes() throws {
         let live = try LiveServer()
-        let response = try Curl.request("http://127.0.0.1:\(live.http)/.well-known/apple-app-site-association", headers: ["Host: links.example"])
+        let response = try Curl.request(
+            "http://127.0.0.1:\(live.http)/.well-known/apple-app-site-association", headers: ["Host: links.example"])
         #expect(response.status == 200)
         #expect(response.body == (try live.expectedFile("links.example")))
     }
@@ -167,7 +179,9 @@ final class LiveServer: @unchecked Sendable {
 
     @Test func aConfigErrorRefusesToStartNamingFileLineAndKey() throws {
         let directory = TemporaryDirectory("aasa-bad")
-        try directory.write("site-config/bad.example/site.json", """
+        try directory.write(
+            "site-config/bad.example/site.json",
+            """
             {
               "universalLinks": {"apps": [{"appIDs": ["com.example.app"], "rules": [{"path": "/*"}]}]}
             }
@@ -183,7 +197,9 @@ final class LiveServer: @unchecked Sendable {
             Issue.record("started with a broken config")
         } catch {
             #expect(error.isConfigurationError)
-            #expect(error.diagnostics.first?.description.hasPrefix(directory.path + "/site-config/bad.example/site.json:2:43: error: [app-id-format]") == true,
+            #expect(
+                error.diagnostics.first?.description.hasPrefix(
+                    directory.path + "/site-config/bad.example/site.json:2:43: error: [app-id-format]") == true,
                 "\(error.diagnostics)")
         }
     }
@@ -216,12 +232,16 @@ final class LiveServer: @unchecked Sendable {
         #expect(object?["appIDs"] as? [String] == ["ABCDE12345.com.example.shop"])
         #expect(object?["componentIndex"] as? Int == 3)
         #expect(try Curl.request("http://127.0.0.1:\(live.admin)/match").status == 400)
-        #expect(try Curl.request("http://127.0.0.1:\(live.admin)/match?url=https%3A%2F%2Fother.example%2F").status == 404)
+        #expect(
+            try Curl.request("http://127.0.0.1:\(live.admin)/match?url=https%3A%2F%2Fother.example%2F").status == 404)
         // Not on the public hosts.
         #expect(try live.get("shop.example", "/match?url=\(encoded)").status == 404)
         // After a reload the answer follows the new configuration.
-        try Data(#"{"universalLinks": {"apps": [{"appIDs": ["ABCDE12345.com.other"], "rules": [{"path": "/bags/*"}]}]}}"#.utf8)
-            .write(to: URL(fileURLWithPath: live.configDirectory + "/shop.example/site.json"))
+        try Data(
+            #"{"universalLinks": {"apps": [{"appIDs": ["ABCDE12345.com.other"], "rules": [{"path": "/bags/*"}]}]}}"#
+                .utf8
+        )
+        .write(to: URL(fileURLWithPath: live.configDirectory + "/shop.example/site.json"))
         live.server.reload()
         let after = try Curl.request("http://127.0.0.1:\(live.admin)/match?url=\(encoded)")
         #expect(after.text.contains(#""appIDs":["ABCDE12345.com.other"]"#))

@@ -41,10 +41,12 @@ public enum Curl {
             if line.hasPrefix("HTTP/") {
                 status = Int(line.split(separator: " ").dropFirst().first ?? "") ?? 0
             } else if let colon = line.firstIndex(of: ":") {
-                headers[line[..<colon].lowercased()] = line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces)
+                headers[line[..<colon].lowercased()] = line[line.index(after: colon)...].trimmingCharacters(
+                    in: .whitespaces)
             }
         }
-        return CurlResponse(status: status, headers: headers, rawHeaders: lines, body: method == "HEAD" ? [] : output.stdoutBytes,
+        return CurlResponse(
+            status: status, headers: headers, rawHeaders: lines, body: method == "HEAD" ? [] : output.stdoutBytes,
             error: output.status == 0 ? "" : output.stderr)
     }
 }

@@ -41,7 +41,8 @@ public enum RepositoryPaths {
     /// The built products folder (where `aasa-server` is), found from the running test binary.
     public static var products: String {
         var url = URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath().deletingLastPathComponent()
-        while url.path != "/" && !FileManager.default.fileExists(atPath: url.appendingPathComponent("aasa-server").path) {
+        while url.path != "/" && !FileManager.default.fileExists(atPath: url.appendingPathComponent("aasa-server").path)
+        {
             url.deleteLastPathComponent()
         }
         return url.path

@@ -11,19 +11,25 @@ import Testing
 
     @Test func importWritesASiteConfigThatServesTheSameFile() throws {
         let directory = TemporaryDirectory("aasa-cli")
-        let file = try directory.write("downloaded-aasa", #"""
+        let file = try directory.write(
+            "downloaded-aasa",
+            #"""
             {"applinks": {"apps": [], "details": [{"appID": "ABCDE12345.com.example.app", "paths": ["NOT /private/*", "/items/*"]}]},
              "webcredentials": {"apps": ["ABCDE12345.com.example.app"]}}
             """#)
-        let output = try aasa(["import", file, "--domain", "Imported.Example", "--config", "site-config"], in: directory.path)
+        let output = try aasa(
+            ["import", file, "--domain", "Imported.Example", "--config", "site-config"], in: directory.path)
         #expect(output.status == 0, "\(output.stderr)")
         #expect(output.stdout.contains("wrote site-config/imported.example/site.json: 1 app entry, 2 rules"))
-        let written = try String(contentsOfFile: directory.path + "/site-config/imported.example/site.json", encoding: .utf8)
+        let written = try String(
+            contentsOfFile: directory.path + "/site-config/imported.example/site.json", encoding: .utf8)
         #expect(written.contains(#""path": "/private/*""#) && written.contains(#""exclude": true"#))
-        let loaded = SiteConfigLoader().loadDomain(domain: "imported.example", file: directory.path + "/site-config/imported.example/site.json")
-        #expect(String(decoding: loaded.generated?.bytes ?? [], as: UTF8.self) == #"""
-            {"applinks":{"apps":[],"details":[{"appID":"ABCDE12345.com.example.app","appIDs":["ABCDE12345.com.example.app"],"components":[{"/":"/private/*","exclude":true},{"/":"/items/*"}],"paths":["NOT /private/*","/items/*"]}]},"webcredentials":{"apps":["ABCDE12345.com.example.app"]}}
-            """#)
+        let loaded = SiteConfigLoader().loadDomain(
+            domain: "imported.example", file: directory.path + "/site-config/imported.example/site.json")
+        #expect(
+            String(decoding: loaded.generated?.bytes ?? [], as: UTF8.self) == #"""
+                {"applinks":{"apps":[],"details":[{"appID":"ABCDE12345.com.example.app","appIDs":["ABCDE12345.com.example.app"],"components":[{"/":"/private/*","exclude":true},{"/":"/items/*"}],"paths":["NOT /private/*","/items/*"]}]},"webcredentials":{"apps":["ABCDE12345.com.example.app"]}}
+                """#)
     }
 
     @Test func importOfABrokenFileExplainsAndWritesNothing() throws {
@@ -31,21 +37,29 @@ import Testing
         let file = try directory.write("aasa.json", "{\n  \"applinks\": {\n    \"details\": [],\n  }\n}\n")
         let output = try aasa(["import", file, "--domain", "shop.example"], in: directory.path)
         #expect(output.status == 2)
-        #expect(output.stderr.contains("aasa.json:3:18: error: [invalid-json] trailing comma before '}'; fix: delete the last ','"), "\(output.stderr)")
+        #expect(
+            output.stderr.contains(
+                "aasa.json:3:18: error: [invalid-json] trailing comma before '}'; fix: delete the last ','"),
+            "\(output.stderr)")
         #expect(output.stderr.contains("nothing was written"))
         #expect(!FileManager.default.fileExists(atPath: directory.path + "/site-config"))
     }
 
     @Test func importIntoAnExistingDomainKeepsItsOtherSettings() throws {
         let directory = TemporaryDirectory("aasa-cli")
-        try directory.write("site-config/shop.example/site.json", #"""
+        try directory.write(
+            "site-config/shop.example/site.json",
+            #"""
             {"cacheControl": "max-age=60", "webCredentials": ["ABCDE12345.com.old"]}
             """#)
-        let file = try directory.write("aasa", #"{"applinks": {"details": [{"appIDs": ["ABCDE12345.com.new"], "components": [{"/": "/*"}]}]}}"#)
+        let file = try directory.write(
+            "aasa", #"{"applinks": {"details": [{"appIDs": ["ABCDE12345.com.new"], "components": [{"/": "/*"}]}]}}"#)
         let output = try aasa(["import", file, "--domain", "shop.example"], in: directory.path)
         #expect(output.status == 0, "\(output.stderr)")
         #expect(output.stdout.hasPrefix("updated "))
-        let config = SiteConfigLoader().loadDomain(domain: "shop.example", file: directory.path + "/site-config/shop.example/site.json").config
+        let config = SiteConfigLoader().loadDomain(
+            domain: "shop.example", file: directory.path + "/site-config/shop.example/site.json"
+        ).config
         #expect(config?.cacheControl == "max-age=60")
         #expect(config?.webCredentials == [])
         #expect(config?.universalLinks?.apps.first?.appIDs == ["ABCDE12345.com.new"])
@@ -62,12 +76,15 @@ import Testing
         #expect(output.stdout.contains("applinks:links.example:8443?mode=developer"))
         #expect(output.stdout.contains("Certificate Trust Settings"))
         for name in ["shop.example", "links.example", "localhost"] {
-            let verify = try Command.run("openssl", [
-                "verify", "-CAfile", directory.path + "/certs/dev-ca/ca.pem", "-verify_hostname", name,
-                directory.path + "/certs/\(name)/fullchain.pem",
-            ])
+            let verify = try Command.run(
+                "openssl",
+                [
+                    "verify", "-CAfile", directory.path + "/certs/dev-ca/ca.pem", "-verify_hostname", name,
+                    directory.path + "/certs/\(name)/fullchain.pem",
+                ])
             #expect(verify.status == 0, "\(verify.stdout)\(verify.stderr)")
-            let text = try Command.run("openssl", ["x509", "-noout", "-text", "-in", directory.path + "/certs/\(name)/fullchain.pem"])
+            let text = try Command.run(
+                "openssl", ["x509", "-noout", "-text", "-in", directory.path + "/certs/\(name)/fullchain.pem"])
             #expect(text.stdout.contains("prime256v1") || text.stdout.contains("P-256"))
         }
         for key in ["certs/dev-ca/ca-key.pem", "certs/shop.example/privkey.pem"] {
@@ -81,10 +98,15 @@ import Testing
 
     @Test func serveRefusesABrokenConfigWithExitStatus2() throws {
         let directory = TemporaryDirectory("aasa-cli")
-        try directory.write("site-config/shop.example/site.json", "{\"universalLinks\": {\"apps\": [{\"appIDs\": [\"X.y\"], \"rules\": []}]}}")
-        let output = try aasa(["serve", "--dev", "--https-port", "\(freePort())", "--admin-port", "0"], in: directory.path)
+        try directory.write(
+            "site-config/shop.example/site.json",
+            "{\"universalLinks\": {\"apps\": [{\"appIDs\": [\"X.y\"], \"rules\": []}]}}")
+        let output = try aasa(
+            ["serve", "--dev", "--https-port", "\(freePort())", "--admin-port", "0"], in: directory.path)
         #expect(output.status == 2)
-        #expect(output.stderr.contains("site-config/shop.example/site.json:1:42: error: [app-id-format]"), "\(output.stderr)")
+        #expect(
+            output.stderr.contains("site-config/shop.example/site.json:1:42: error: [app-id-format]"),
+            "\(output.stderr)")
         #expect(output.stderr.contains("[no-rules]"))
     }
 
@@ -108,7 +130,8 @@ import Testing
         }
         #expect(healthy)
         let response = try Curl.request(
-            "https://shop.example:\(port)/.well-known/apple-app-site-association", caFile: directory.path + "/certs/dev-ca/ca.pem",
+            "https://shop.example:\(port)/.well-known/apple-app-site-association",
+            caFile: directory.path + "/certs/dev-ca/ca.pem",
             resolve: ("shop.example", port))
         #expect(response.status == 200, "\(response.error)")
         #expect(response.text.contains("ABCDE12345.com.example.shop"))
@@ -130,15 +153,21 @@ import Testing
     @Test func matchExplainsApplesExampleFile() throws {
         let directory = TemporaryDirectory("aasa-cli")
         let file = try directory.write("aasa", Self.appleExample)
-        let output = try aasa(["match", "--aasa", file, "https://example.com/buy/shoes", "https://example.com/help/website/faq?articleNumber=1234",
-            "https://example.com/help/article"], in: directory.path)
+        let output = try aasa(
+            [
+                "match", "--aasa", file, "https://example.com/buy/shoes",
+                "https://example.com/help/website/faq?articleNumber=1234",
+                "https://example.com/help/article",
+            ], in: directory.path)
         #expect(output.status == 0, "\(output.stderr)")
-        #expect(output.stdout.contains("""
-            https://example.com/buy/shoes
-              verdict: match
-              opens:   ABCDE12345.com.example.app
-              rule:    applinks.details[0].components[1] {"/": "/buy/*"}
-            """))
+        #expect(
+            output.stdout.contains(
+                """
+                https://example.com/buy/shoes
+                  verdict: match
+                  opens:   ABCDE12345.com.example.app
+                  rule:    applinks.details[0].components[1] {"/": "/buy/*"}
+                """))
         #expect(output.stdout.contains("https://example.com/help/website/faq?articleNumber=1234\n  verdict: excluded"))
         #expect(output.stdout.contains("path matched, query item `articleNumber` was absent"))
     }
@@ -146,9 +175,15 @@ import Testing
     @Test func matchJSONHasOneObjectPerURL() throws {
         let directory = TemporaryDirectory("aasa-cli")
         let file = try directory.write("aasa", Self.appleExample)
-        let output = try aasa(["match", "--aasa", file, "--json", "https://example.com/buy/x#no_universal_links", "https://example.com/help/a?articleNumber=1234"],
+        let output = try aasa(
+            [
+                "match", "--aasa", file, "--json", "https://example.com/buy/x#no_universal_links",
+                "https://example.com/help/a?articleNumber=1234",
+            ],
             in: directory.path)
-        let objects = output.stdout.split(separator: "\n").map { try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any] }
+        let objects = output.stdout.split(separator: "\n").map {
+            try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any]
+        }
         #expect(objects.count == 2)
         #expect(objects[0]?["verdict"] as? String == "excluded")
         #expect(objects[0]?["componentIndex"] as? Int == 0)
@@ -159,17 +194,28 @@ import Testing
     }
 
     @Test func matchWithConfigUsesTheURLsHostAndNamesTheSiteRule() throws {
-        let output = try aasa(["match", "--config", RepositoryPaths.siteConfig, "https://links.example/R/abc", "https://shop.example/account/delete/x"],
+        let output = try aasa(
+            [
+                "match", "--config", RepositoryPaths.siteConfig, "https://links.example/R/abc",
+                "https://shop.example/account/delete/x",
+            ],
             in: RepositoryPaths.root)
         #expect(output.status == 0)
-        #expect(output.stdout.contains("rule:    universalLinks.apps[1].rules[1] (applinks.details[1].components[1]) {\"/\": \"/r/?*\"}"))
+        #expect(
+            output.stdout.contains(
+                "rule:    universalLinks.apps[1].rules[1] (applinks.details[1].components[1]) {\"/\": \"/r/?*\"}"))
         #expect(output.stdout.contains("https://shop.example/account/delete/x\n  verdict: excluded"))
     }
 
     @Test func matchLegacyEvaluatesOnlyPaths() throws {
         let directory = TemporaryDirectory("aasa-cli")
-        let file = try directory.write("aasa", #"{"applinks": {"apps": [], "details": [{"appID": "ABCDE12345.com.a", "paths": ["NOT /videos/wwdc/2010/*", "/videos/wwdc/*"]}, {"appIDs": ["ABCDE12345.com.b"], "components": [{"/": "*"}]}]}}"#)
-        let legacy = try aasa(["match", "--aasa", file, "--legacy", "--json", "https://e.com/videos/wwdc/2010/x", "https://e.com/other"], in: directory.path)
+        let file = try directory.write(
+            "aasa",
+            #"{"applinks": {"apps": [], "details": [{"appID": "ABCDE12345.com.a", "paths": ["NOT /videos/wwdc/2010/*", "/videos/wwdc/*"]}, {"appIDs": ["ABCDE12345.com.b"], "components": [{"/": "*"}]}]}}"#
+        )
+        let legacy = try aasa(
+            ["match", "--aasa", file, "--legacy", "--json", "https://e.com/videos/wwdc/2010/x", "https://e.com/other"],
+            in: directory.path)
         #expect(legacy.stdout.contains(#""verdict":"excluded""#))
         #expect(legacy.stdout.contains(#""url":"https://e.com/other","verdict":"no-match""#))
         let modern = try aasa(["match", "--aasa", file, "--json", "https://e.com/other"], in: directory.path)
@@ -182,6 +228,8 @@ import Testing
         #expect(try aasa(["match", "--aasa", file, "https://e.com/"], in: directory.path).status == 2)
         let good = try directory.write("good", Self.appleExample)
         #expect(try aasa(["match", "--aasa", good, "not a url"], in: directory.path).status == 2)
-        #expect(try aasa(["match", "--config", RepositoryPaths.siteConfig, "https://unknown.example/"], in: directory.path).status == 2)
+        #expect(
+            try aasa(["match", "--config", RepositoryPaths.siteConfig, "https://unknown.example/"], in: directory.path)
+                .status == 2)
     }
 }

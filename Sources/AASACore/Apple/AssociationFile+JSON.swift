@@ -6,7 +6,9 @@ extension AssociationFile {
 
     /// Parses and reads an Apple-format file from bytes: a signed (CMS) file, invalid JSON and structural
     /// problems are all reported with their position. Returns the parsed root too, to locate later findings.
-    public static func parse(_ source: SourceText) -> (file: AssociationFile?, root: JSONNode?, diagnostics: [Diagnostic]) {
+    public static func parse(_ source: SourceText) -> (
+        file: AssociationFile?, root: JSONNode?, diagnostics: [Diagnostic]
+    ) {
         if let signed = ImportPipeline.signedFileProblem(source) { return (nil, nil, [signed]) }
         let parsed: JSONParser.Result
         do {
@@ -31,7 +33,10 @@ extension AssociationFile {
         guard
             let top = reader.object(
                 root, path: .root, known: serviceKeys, what: "a JSON object",
-                misplaced: ["details": inApplinks, "apps": "it belongs inside a service, e.g. \"webcredentials\": {\"apps\": […]}"])
+                misplaced: [
+                    "details": inApplinks,
+                    "apps": "it belongs inside a service, e.g. \"webcredentials\": {\"apps\": […]}",
+                ])
         else { return nil }
         var file = AssociationFile()
         if let member = top["applinks"] {
@@ -39,7 +44,8 @@ extension AssociationFile {
         }
         file.webCredentials = readService(top["webcredentials"], name: "webcredentials", reader: reader)
         file.appClips = readService(top["appclips"], name: "appclips", reader: reader)
-        file.activityContinuation = readService(top["activitycontinuation"], name: "activitycontinuation", reader: reader)
+        file.activityContinuation = readService(
+            top["activitycontinuation"], name: "activitycontinuation", reader: reader)
         if top.isEmpty, reader.diagnostics.errors.count == errorsBefore {
             reader.report(
                 .error, rule: "no-services", "the file declares no service", at: root.offset, path: .root,
@@ -79,14 +85,16 @@ extension AssociationFile {
                 reader.report(
                     .warning, rule: "legacy-apps-not-empty",
                     "\"applinks.apps\" must be an empty array; it lists \(list.count) value(s) that no iOS version reads",
-                    at: apps.value.offset, path: path.key("apps"), hint: "write \"apps\": [] and list apps in \"details\"")
+                    at: apps.value.offset, path: path.key("apps"),
+                    hint: "write \"apps\": [] and list apps in \"details\"")
             }
         }
         if let defaults = object["defaults"] {
             links.defaults = readComponent(defaults.value, path: path.key("defaults"), reader: reader)
         }
         if let variables = object["substitutionVariables"] {
-            links.substitutionVariables = readVariables(variables.value, path: path.key("substitutionVariables"), reader: reader)
+            links.substitutionVariables = readVariables(
+                variables.value, path: path.key("substitutionVariables"), reader: reader)
         }
         if let details = object["details"] {
             links.details = readDetailsList(details.value, path: path.key("details"), reader: reader)
@@ -100,7 +108,9 @@ extension AssociationFile {
 
     private static func readVariables(_ node: JSONNode, path: KeyPath, reader: JSONReader) -> [SubstitutionVariable] {
         guard case .object(let members) = node.value else {
-            reader.report(.error, rule: "wrong-type", "expected an object of string lists, found \(node.value.typeName)", at: node.offset, path: path)
+            reader.report(
+                .error, rule: "wrong-type", "expected an object of string lists, found \(node.value.typeName)",
+                at: node.offset, path: path)
             return []
         }
         return members.compactMap { member in
@@ -125,13 +135,19 @@ extension AssociationFile {
                 readDetails(member.value, appID: member.key, path: path.key(member.key), reader: reader)
             }
         default:
-            reader.report(.error, rule: "wrong-type", "expected an array, found \(node.value.typeName)", at: node.offset, path: path)
+            reader.report(
+                .error, rule: "wrong-type", "expected an array, found \(node.value.typeName)", at: node.offset,
+                path: path)
             return []
         }
     }
 
-    private static func readDetails(_ node: JSONNode, appID keyedAppID: String?, path: KeyPath, reader: JSONReader) -> AppLinkDetails? {
-        let known = keyedAppID == nil ? ["appID", "appIDs", "components", "paths", "defaults"] : ["paths", "components", "defaults"]
+    private static func readDetails(_ node: JSONNode, appID keyedAppID: String?, path: KeyPath, reader: JSONReader)
+        -> AppLinkDetails?
+    {
+        let known =
+            keyedAppID == nil
+            ? ["appID", "appIDs", "components", "paths", "defaults"] : ["paths", "components", "defaults"]
         guard let object = reader.object(node, path: path, known: known) else { return nil }
         var details = AppLinkDetails(appID: keyedAppID)
         if let member = object["appID"] { details.appID = reader.string(member.value, path: path.key("appID")) }
@@ -169,7 +185,9 @@ extension AssociationFile {
             case .object(let items):
                 component.query = .items(
                     items.compactMap { item in
-                        reader.string(item.value, path: queryPath.key(item.key)).map { QueryItemPattern(name: item.key, pattern: $0) }
+                        reader.string(item.value, path: queryPath.key(item.key)).map {
+                            QueryItemPattern(name: item.key, pattern: $0)
+                        }
                     })
             default:
                 reader.report(
@@ -206,7 +224,8 @@ extension AppLinks {
         if let apps { pairs.append(("apps", .strings(apps))) }
         if let defaults { pairs.append(("defaults", defaults.jsonValue)) }
         if !substitutionVariables.isEmpty {
-            pairs.append(("substitutionVariables", .members(substitutionVariables.map { ($0.name, .strings($0.values)) })))
+            pairs.append(
+                ("substitutionVariables", .members(substitutionVariables.map { ($0.name, .strings($0.values)) })))
         }
         pairs.append(("details", .array(details.map { JSONNode($0.jsonValue) })))
         return .members(pairs)

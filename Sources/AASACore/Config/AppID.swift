@@ -15,7 +15,10 @@ public enum AppID {
         let bundle = parts[1]
         let placeholders = ["TEAMID", "TEAM_ID", "<TEAMID>", "$(TEAMID)", "YOURTEAMID", "XXXXXXXXXX"]
         if placeholders.contains(team.uppercased()) || team.contains("<") || team.contains("$") {
-            return ("'\(value)' still has the placeholder '\(team)' as its team ID", "use your real Team ID from the Apple Developer account")
+            return (
+                "'\(value)' still has the placeholder '\(team)' as its team ID",
+                "use your real Team ID from the Apple Developer account"
+            )
         }
         guard team.count == 10 else {
             return (
@@ -29,8 +32,13 @@ public enum AppID {
         guard team.allSatisfy({ ("A"..."Z").contains($0) || ("0"..."9").contains($0) }) else {
             return ("'\(value)' has a team ID with characters other than A–Z and 0–9", "copy the Team ID exactly")
         }
-        guard !bundle.isEmpty, bundle.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "-" || $0 == ".") }) else {
-            return ("'\(value)' has a bundle ID with characters other than A–Z, a–z, 0–9, '-' and '.'", "use the bundle ID exactly as in Xcode")
+        guard !bundle.isEmpty,
+            bundle.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "-" || $0 == ".") })
+        else {
+            return (
+                "'\(value)' has a bundle ID with characters other than A–Z, a–z, 0–9, '-' and '.'",
+                "use the bundle ID exactly as in Xcode"
+            )
         }
         if bundle.hasPrefix(".") || bundle.hasSuffix(".") || bundle.contains("..") {
             return ("'\(value)' has an empty part in its bundle ID", "remove the extra '.'")

@@ -22,7 +22,9 @@ extension SiteConfig {
         if let member = top["universalLinks"] {
             config.universalLinks = readUniversalLinks(member.value, path: .root.key("universalLinks"), reader: reader)
         }
-        for (key, keyPath) in [("webCredentials", \SiteConfig.webCredentials), ("appClips", \.appClips), ("handoff", \.handoff)] {
+        for (key, keyPath) in [
+            ("webCredentials", \SiteConfig.webCredentials), ("appClips", \.appClips), ("handoff", \.handoff),
+        ] {
             if let member = top[key], let list = reader.strings(member.value, path: .root.key(key)) {
                 config[keyPath: keyPath] = list
             }
@@ -51,8 +53,10 @@ extension SiteConfig {
                 }
             } else {
                 reader.report(
-                    .error, rule: "wrong-type", "expected an object of string lists, found \(member.value.value.typeName)",
-                    at: member.value.offset, path: variablesPath, hint: "write \"variables\": {\"name\": [\"a\", \"b\"]}")
+                    .error, rule: "wrong-type",
+                    "expected an object of string lists, found \(member.value.value.typeName)",
+                    at: member.value.offset, path: variablesPath,
+                    hint: "write \"variables\": {\"name\": [\"a\", \"b\"]}")
             }
         }
         if let member = object["apps"], let elements = reader.array(member.value, path: path.key("apps")) {
@@ -66,8 +70,12 @@ extension SiteConfig {
     private static func readDefaults(_ node: JSONNode, path: KeyPath, reader: JSONReader) -> MatchingDefaults? {
         guard let object = reader.object(node, path: path, known: defaultsKeys) else { return nil }
         var defaults = MatchingDefaults()
-        if let member = object["caseSensitive"] { defaults.caseSensitive = reader.bool(member.value, path: path.key("caseSensitive")) }
-        if let member = object["percentEncoded"] { defaults.percentEncoded = reader.bool(member.value, path: path.key("percentEncoded")) }
+        if let member = object["caseSensitive"] {
+            defaults.caseSensitive = reader.bool(member.value, path: path.key("caseSensitive"))
+        }
+        if let member = object["percentEncoded"] {
+            defaults.percentEncoded = reader.bool(member.value, path: path.key("percentEncoded"))
+        }
         return defaults
     }
 
@@ -81,15 +89,20 @@ extension SiteConfig {
                 .error, rule: "no-app", "this entry names no app", at: node.offset, path: path,
                 hint: "add \"appIDs\": [\"TEAMID.bundle.id\"]")
         }
-        if let member = object["defaults"] { app.defaults = readDefaults(member.value, path: path.key("defaults"), reader: reader) }
-        if let member = object["legacyPaths"] { app.legacyPaths = reader.strings(member.value, path: path.key("legacyPaths")) }
+        if let member = object["defaults"] {
+            app.defaults = readDefaults(member.value, path: path.key("defaults"), reader: reader)
+        }
+        if let member = object["legacyPaths"] {
+            app.legacyPaths = reader.strings(member.value, path: path.key("legacyPaths"))
+        }
         if let member = object["rules"], let elements = reader.array(member.value, path: path.key("rules")) {
             app.rules = elements.enumerated().compactMap { index, element in
                 readRule(element, path: path.key("rules").index(index), reader: reader)
             }
         } else if object["rules"] == nil {
             reader.report(
-                .error, rule: "no-rules", "this entry has no \"rules\", so its apps open no URL", at: node.offset, path: path,
+                .error, rule: "no-rules", "this entry has no \"rules\", so its apps open no URL", at: node.offset,
+                path: path,
                 hint: "add \"rules\": [{\"path\": \"/*\"}] to claim every URL")
         }
         return app
@@ -102,8 +115,12 @@ extension SiteConfig {
         if let member = object["fragment"] { rule.fragment = reader.string(member.value, path: path.key("fragment")) }
         if let member = object["comment"] { rule.comment = reader.string(member.value, path: path.key("comment")) }
         if let member = object["exclude"] { rule.exclude = reader.bool(member.value, path: path.key("exclude")) }
-        if let member = object["caseSensitive"] { rule.caseSensitive = reader.bool(member.value, path: path.key("caseSensitive")) }
-        if let member = object["percentEncoded"] { rule.percentEncoded = reader.bool(member.value, path: path.key("percentEncoded")) }
+        if let member = object["caseSensitive"] {
+            rule.caseSensitive = reader.bool(member.value, path: path.key("caseSensitive"))
+        }
+        if let member = object["percentEncoded"] {
+            rule.percentEncoded = reader.bool(member.value, path: path.key("percentEncoded"))
+        }
         if let member = object["query"] {
             let queryPath = path.key("query")
             switch member.value.value {
@@ -111,7 +128,9 @@ extension SiteConfig {
             case .object(let items):
                 rule.query = .items(
                     items.compactMap { item in
-                        reader.string(item.value, path: queryPath.key(item.key)).map { QueryItemPattern(name: item.key, pattern: $0) }
+                        reader.string(item.value, path: queryPath.key(item.key)).map {
+                            QueryItemPattern(name: item.key, pattern: $0)
+                        }
                     })
             default:
                 reader.report(
@@ -124,7 +143,9 @@ extension SiteConfig {
     }
 
     private static func readTest(_ node: JSONNode, path: KeyPath, reader: JSONReader) -> LinkTest? {
-        guard let object = reader.object(node, path: path, known: ["url", "opensApp", "staysOnWeb", "comment"]) else { return nil }
+        guard let object = reader.object(node, path: path, known: ["url", "opensApp", "staysOnWeb", "comment"]) else {
+            return nil
+        }
         guard let urlMember = object["url"], let url = reader.string(urlMember.value, path: path.key("url")) else {
             if object["url"] == nil {
                 reader.report(.error, rule: "missing-key", "test has no \"url\"", at: node.offset, path: path)
@@ -133,7 +154,9 @@ extension SiteConfig {
         }
         switch (object["opensApp"], object["staysOnWeb"]) {
         case (let app?, nil):
-            return reader.string(app.value, path: path.key("opensApp")).map { LinkTest(url: url, expectation: .opensApp($0), offset: node.offset) }
+            return reader.string(app.value, path: path.key("opensApp")).map {
+                LinkTest(url: url, expectation: .opensApp($0), offset: node.offset)
+            }
         case (nil, let web?):
             guard let flag = reader.bool(web.value, path: path.key("staysOnWeb")) else { return nil }
             if !flag {
@@ -145,7 +168,8 @@ extension SiteConfig {
             return LinkTest(url: url, expectation: .staysOnWeb, offset: node.offset)
         default:
             reader.report(
-                .error, rule: "test-expectation", "a test needs exactly one of \"opensApp\" or \"staysOnWeb\"", at: node.offset,
+                .error, rule: "test-expectation", "a test needs exactly one of \"opensApp\" or \"staysOnWeb\"",
+                at: node.offset,
                 path: path, hint: "add \"opensApp\": \"TEAMID.bundle.id\" or \"staysOnWeb\": true")
             return nil
         }
@@ -165,12 +189,18 @@ extension SiteConfig {
         if !handoff.isEmpty { pairs.append(("handoff", .strings(handoff))) }
         if !tests.isEmpty {
             pairs.append(
-                ("tests", .array(tests.map { test in
-                    switch test.expectation {
-                    case .opensApp(let app): JSONNode(.members([("url", .string(test.url)), ("opensApp", .string(app))]))
-                    case .staysOnWeb: JSONNode(.members([("url", .string(test.url)), ("staysOnWeb", .bool(true))]))
-                    }
-                })))
+                (
+                    "tests",
+                    .array(
+                        tests.map { test in
+                            switch test.expectation {
+                            case .opensApp(let app):
+                                JSONNode(.members([("url", .string(test.url)), ("opensApp", .string(app))]))
+                            case .staysOnWeb:
+                                JSONNode(.members([("url", .string(test.url)), ("staysOnWeb", .bool(true))]))
+                            }
+                        })
+                ))
         }
         return .members(pairs)
     }
@@ -189,7 +219,9 @@ extension UniversalLinks {
     var jsonValue: JSONValue {
         var pairs: [(String, JSONValue)] = []
         if let defaults { pairs.append(("defaults", defaults.jsonValue)) }
-        if !variables.isEmpty { pairs.append(("variables", .members(variables.map { ($0.name, .strings($0.values)) }))) }
+        if !variables.isEmpty {
+            pairs.append(("variables", .members(variables.map { ($0.name, .strings($0.values)) })))
+        }
         pairs.append(("apps", .array(apps.map { JSONNode($0.jsonValue) })))
         return .members(pairs)
     }

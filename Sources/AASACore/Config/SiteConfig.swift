@@ -87,7 +87,9 @@ public struct AppRules: Sendable, Hashable {
     public var legacyPaths: [String]?
 
     /// Creates a group.
-    public init(appIDs: [String], defaults: MatchingDefaults? = nil, rules: [ComponentPattern], legacyPaths: [String]? = nil) {
+    public init(
+        appIDs: [String], defaults: MatchingDefaults? = nil, rules: [ComponentPattern], legacyPaths: [String]? = nil
+    ) {
         self.appIDs = appIDs
         self.defaults = defaults
         self.rules = rules

@@ -1,7 +1,7 @@
 #if canImport(FoundationEssentials)
-import FoundationEssentials
+    import FoundationEssentials
 #else
-import Foundation
+    import Foundation
 #endif
 
 /// The outcome of loading one domain folder: the config, the generated file, and every finding.
@@ -53,7 +53,8 @@ public struct SiteConfigLoader: Sendable {
         let manager = FileManager.default
         var isDirectory = false
         guard manager.fileExists(atPath: directory, isDirectory: &isDirectory), isDirectory else {
-            throw Diagnostic(.error, rule: "config-folder", "config folder '\(directory)' does not exist or is not a folder",
+            throw Diagnostic(
+                .error, rule: "config-folder", "config folder '\(directory)' does not exist or is not a folder",
                 file: directory, hint: "pass --config with a folder holding <domain>/site.json")
         }
         let names: [String]
@@ -67,7 +68,9 @@ public struct SiteConfigLoader: Sendable {
             guard !name.hasPrefix(".") else { return nil }
             let folder = directory.hasSuffix("/") ? directory + name : directory + "/" + name
             var folderIsDirectory = false
-            guard manager.fileExists(atPath: folder, isDirectory: &folderIsDirectory), folderIsDirectory else { return nil }
+            guard manager.fileExists(atPath: folder, isDirectory: &folderIsDirectory), folderIsDirectory else {
+                return nil
+            }
             return loadDomain(domain: name, file: folder + "/" + Self.fileName)
         }
     }
@@ -75,15 +78,20 @@ public struct SiteConfigLoader: Sendable {
     /// Loads one domain from its `site.json` on disk.
     public func loadDomain(domain: String, file: String) -> LoadedDomain {
         if let problem = Self.domainNameProblem(domain) {
-            return LoadedDomain(domain: domain, file: file, diagnostics: [
-                Diagnostic(.error, rule: "domain-name", problem.message, file: file, hint: problem.hint)
-            ])
+            return LoadedDomain(
+                domain: domain, file: file,
+                diagnostics: [
+                    Diagnostic(.error, rule: "domain-name", problem.message, file: file, hint: problem.hint)
+                ])
         }
         guard let data = FileManager.default.contents(atPath: file) else {
-            return LoadedDomain(domain: domain, file: file, diagnostics: [
-                Diagnostic(.error, rule: "missing-file", "no \(Self.fileName) in the folder for \(domain)", file: file,
-                    hint: "create \(file), e.g. with `aasa-server import`")
-            ])
+            return LoadedDomain(
+                domain: domain, file: file,
+                diagnostics: [
+                    Diagnostic(
+                        .error, rule: "missing-file", "no \(Self.fileName) in the folder for \(domain)", file: file,
+                        hint: "create \(file), e.g. with `aasa-server import`")
+                ])
         }
         return loadDomain(domain: domain, source: SourceText(name: file, bytes: Array(data)))
     }
@@ -120,7 +128,9 @@ public struct SiteConfigLoader: Sendable {
     /// non-ASCII pattern that can never match, …), located at the rule in site.json they came from.
     /// Problems ``VariableRule`` already reports, and repeats from the trailing legacy entries, are dropped.
     static func patternDiagnostics(_ file: AssociationFile, site: SiteContext) -> [Diagnostic] {
-        let reportedElsewhere: Set<PatternDiagnostic.Code> = [.invalidVariableName, .variableValueContainsVariable, .invalidVariableUsed]
+        let reportedElsewhere: Set<PatternDiagnostic.Code> = [
+            .invalidVariableName, .variableValueContainsVariable, .invalidVariableUsed,
+        ]
         let appCount = site.config.universalLinks?.apps.count ?? 0
         return URLMatcher(file: file).compileDiagnostics.compactMap { problem in
             guard !reportedElsewhere.contains(problem.code) else { return nil }
@@ -132,17 +142,24 @@ public struct SiteConfigLoader: Sendable {
             } else if let variable = problem.variable {
                 path = path.key("variables").key(variable)
             }
-            return site.diagnostic(problem.severity == .error ? .error : .warning, rule: problem.code.rawValue, problem.message, at: path)
+            return site.diagnostic(
+                problem.severity == .error ? .error : .warning, rule: problem.code.rawValue, problem.message, at: path)
         }
     }
 
     /// Why `name` is not a usable host name for a domain folder, or `nil`.
     public static func domainNameProblem(_ name: String) -> (message: String, hint: String)? {
         guard !name.isEmpty, name.utf8.count <= 253 else {
-            return ("'\(name)' is not a host name (empty or longer than 253 characters)", "name the folder after the domain, e.g. shop.example")
+            return (
+                "'\(name)' is not a host name (empty or longer than 253 characters)",
+                "name the folder after the domain, e.g. shop.example"
+            )
         }
         if name != name.lowercased() {
-            return ("folder '\(name)' has upper-case letters; host names are matched in lower case", "rename it to '\(name.lowercased())'")
+            return (
+                "folder '\(name)' has upper-case letters; host names are matched in lower case",
+                "rename it to '\(name.lowercased())'"
+            )
         }
         for label in name.split(separator: ".", omittingEmptySubsequences: false) {
             guard !label.isEmpty, label.utf8.count <= 63,

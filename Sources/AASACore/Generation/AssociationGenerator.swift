@@ -35,24 +35,29 @@ public struct AssociationGenerator: Sendable {
             // entry that repeats the components: a modern client never reads any legacy path.
             var trailing: [AppLinkDetails] = []
             for (index, app) in links.apps.enumerated() where !app.rules.isEmpty && !app.appIDs.isEmpty {
-                var entry = AppLinkDetails(appIDs: app.appIDs, components: app.rules, defaults: app.defaults.map(\.component))
+                var entry = AppLinkDetails(
+                    appIDs: app.appIDs, components: app.rules, defaults: app.defaults.map(\.component))
                 if config.legacyFormat {
                     var paths = app.legacyPaths ?? []
                     if app.legacyPaths == nil {
                         let derived = Self.derivedLegacyPaths(for: app, links: links)
                         paths = derived.paths
                         diagnostics += derived.leftOut.map { ruleIndex, reason in
-                            site.diagnostic(.warning, rule: "legacy-inexpressible",
+                            site.diagnostic(
+                                .warning, rule: "legacy-inexpressible",
                                 "rule left out of the iOS 9–12 paths: \(reason)",
                                 at: .root.key("universalLinks").key("apps").index(index).key("rules").index(ruleIndex),
-                                hint: "iOS 13+ still applies it; set \"legacyFormat\": false if you do not support iOS 12")
+                                hint:
+                                    "iOS 13+ still applies it; set \"legacyFormat\": false if you do not support iOS 12"
+                            )
                         }
                     }
                     if !paths.isEmpty {
                         entry.appID = app.appIDs[0]
                         entry.paths = paths
                         trailing += app.appIDs.dropFirst().map { appID in
-                            AppLinkDetails(appID: appID, appIDs: [appID], components: app.rules, paths: paths,
+                            AppLinkDetails(
+                                appID: appID, appIDs: [appID], components: app.rules, paths: paths,
                                 defaults: app.defaults.map(\.component))
                         }
                     }
@@ -69,12 +74,15 @@ public struct AssociationGenerator: Sendable {
         let bytes = file.compactBytes
         if bytes.count > Self.sizeLimit {
             diagnostics.append(
-                site.diagnostic(.error, rule: "file-size",
+                site.diagnostic(
+                    .error, rule: "file-size",
                     "the generated file is \(bytes.count) bytes; Apple stops reading at \(Self.sizeLimit) (spec §3.5)",
-                    at: .root, hint: "use fewer rules with wildcards or substitution variables, or turn legacyFormat off"))
+                    at: .root,
+                    hint: "use fewer rules with wildcards or substitution variables, or turn legacyFormat off"))
         } else if bytes.count > Self.sizeWarning {
             diagnostics.append(
-                site.diagnostic(.warning, rule: "file-size",
+                site.diagnostic(
+                    .warning, rule: "file-size",
                     "the generated file is \(bytes.count) bytes, close to Apple's limit of \(Self.sizeLimit)",
                     at: .root, hint: "merge rules with wildcards before adding more"))
         }
@@ -110,7 +118,8 @@ public struct AssociationGenerator: Sendable {
         if let path = rule.path, path.contains("$(") { return "it uses a substitution variable" }
         let caseSensitive = rule.caseSensitive ?? app.defaults?.caseSensitive ?? links.defaults?.caseSensitive ?? true
         if !caseSensitive { return "it is case-insensitive" }
-        let percentEncoded = rule.percentEncoded ?? app.defaults?.percentEncoded ?? links.defaults?.percentEncoded ?? true
+        let percentEncoded =
+            rule.percentEncoded ?? app.defaults?.percentEncoded ?? links.defaults?.percentEncoded ?? true
         if !percentEncoded { return "it matches decoded (percentEncoded false) paths" }
         return nil
     }

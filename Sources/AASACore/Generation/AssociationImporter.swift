@@ -18,9 +18,14 @@ public struct AssociationImporter: Sendable {
     /// Imports `file`. `source` and `root` locate findings in the original file.
     public func importFile(_ file: AssociationFile, source: SourceText? = nil, root: JSONNode? = nil) -> Output {
         var diagnostics: [Diagnostic] = []
-        func report(_ severity: Diagnostic.Severity, _ rule: String, _ message: String, _ path: KeyPath, hint: String? = nil) {
+        func report(
+            _ severity: Diagnostic.Severity, _ rule: String, _ message: String, _ path: KeyPath, hint: String? = nil
+        ) {
             if let source, let root {
-                diagnostics.append(source.diagnostic(severity, rule: rule, message, at: root.offset(of: path), keyPath: path.description, hint: hint))
+                diagnostics.append(
+                    source.diagnostic(
+                        severity, rule: rule, message, at: root.offset(of: path), keyPath: path.description, hint: hint)
+                )
             } else {
                 diagnostics.append(Diagnostic(severity, rule: rule, message, keyPath: path.description, hint: hint))
             }
@@ -42,7 +47,8 @@ public struct AssociationImporter: Sendable {
                 let path = KeyPath.root.key("applinks").key("details").index(index)
                 let appIDs = details.modernAppIDs
                 guard !appIDs.isEmpty else {
-                    report(.warning, "no-app", "details entry names no app; iOS ignores it, so it is not imported", path,
+                    report(
+                        .warning, "no-app", "details entry names no app; iOS ignores it, so it is not imported", path,
                         hint: "add \"appIDs\" if an app should open these URLs")
                     continue
                 }
@@ -54,7 +60,8 @@ public struct AssociationImporter: Sendable {
                     if details.paths != nil && details.appID != nil {
                         // iOS 12 reads these paths; iOS 13+ the components. Keep both exactly.
                         if let appID = details.appID, details.appIDs != nil, details.appIDs != [appID] {
-                            report(.warning, "legacy-app-ids",
+                            report(
+                                .warning, "legacy-app-ids",
                                 "legacy \"paths\" applied only to appID '\(appID)'; the import applies them to every app of the entry",
                                 path.key("paths"))
                         }
@@ -64,13 +71,17 @@ public struct AssociationImporter: Sendable {
                         app.legacyPaths = []
                     }
                     if components.isEmpty {
-                        report(.warning, "empty-components",
-                            "\"components\" is empty, so iOS 13+ ignores this entry's paths (spec §2.7)", path.key("components"))
+                        report(
+                            .warning, "empty-components",
+                            "\"components\" is empty, so iOS 13+ ignores this entry's paths (spec §2.7)",
+                            path.key("components"))
                         if let paths = details.paths, !paths.isEmpty {
                             // No modern rule can express "nothing but legacy paths"; refuse rather than change meaning.
-                            report(.error, "empty-components",
+                            report(
+                                .error, "empty-components",
                                 "cannot import an entry whose empty \"components\" hides its \"paths\" on iOS 13+",
-                                path.key("components"), hint: "remove \"components\": [] so the paths apply, or remove the paths")
+                                path.key("components"),
+                                hint: "remove \"components\": [] so the paths apply, or remove the paths")
                         }
                         continue
                     }
@@ -79,11 +90,15 @@ public struct AssociationImporter: Sendable {
                     // iOS 12 reads paths only through `appID`; without one it saw nothing here.
                     if details.appID == nil && hasLegacy { app.legacyPaths = [] }
                 } else {
-                    report(.warning, "no-rules", "details entry has neither \"components\" nor \"paths\"; it opens no URL", path)
+                    report(
+                        .warning, "no-rules", "details entry has neither \"components\" nor \"paths\"; it opens no URL",
+                        path)
                     continue
                 }
                 if app.rules.isEmpty {
-                    report(.warning, "no-rules", "details entry has no rules; it opens no URL, so it is not imported", path)
+                    report(
+                        .warning, "no-rules", "details entry has no rules; it opens no URL, so it is not imported", path
+                    )
                     continue
                 }
                 links.apps.append(app)
@@ -104,10 +119,14 @@ public struct AssociationImporter: Sendable {
     /// Splits Apple `defaults` into what our `defaults` holds (flags) and component keys to copy into rules.
     static func split(_ defaults: ComponentPattern?) -> (MatchingDefaults?, ComponentPattern?) {
         guard let defaults else { return (nil, nil) }
-        let flags = defaults.caseSensitive == nil && defaults.percentEncoded == nil
+        let flags =
+            defaults.caseSensitive == nil && defaults.percentEncoded == nil
             ? nil : MatchingDefaults(caseSensitive: defaults.caseSensitive, percentEncoded: defaults.percentEncoded)
-        let pattern = defaults.path == nil && defaults.query == nil && defaults.fragment == nil && defaults.exclude == nil
-            ? nil : ComponentPattern(path: defaults.path, query: defaults.query, fragment: defaults.fragment, exclude: defaults.exclude)
+        let pattern =
+            defaults.path == nil && defaults.query == nil && defaults.fragment == nil && defaults.exclude == nil
+            ? nil
+            : ComponentPattern(
+                path: defaults.path, query: defaults.query, fragment: defaults.fragment, exclude: defaults.exclude)
         return (flags, pattern)
     }
 

@@ -37,7 +37,8 @@ public struct ImportPipeline: Sendable {
 
         // Validate the result, but report against the original file: re-serialise to locate keys.
         let rendered = JSONWriter(style: .pretty).bytes(config.jsonValue(schema: nil))
-        let renderedSource = SourceText(name: "\(domain)/\(SiteConfigLoader.fileName) (imported from \(source.name))", bytes: rendered)
+        let renderedSource = SourceText(
+            name: "\(domain)/\(SiteConfigLoader.fileName) (imported from \(source.name))", bytes: rendered)
         let loaded = SiteConfigLoader().loadDomain(domain: domain, source: renderedSource)
         let validation = loaded.diagnostics.map { diagnostic in
             Self.relocate(diagnostic, importedFrom: source, original: root, config: config)
@@ -55,21 +56,28 @@ public struct ImportPipeline: Sendable {
         let signedDataOID: [UInt8] = [0x06, 0x09, 0x2A, 0x86, 0x48, 0x86, 0xF7, 0x0D, 0x01, 0x07, 0x02]
         let head = Array(source.bytes.prefix(32))
         guard head.first == 0x30, head.count >= signedDataOID.count else { return nil }
-        let found = (0...(head.count - signedDataOID.count)).contains { Array(head[$0..<$0 + signedDataOID.count]) == signedDataOID }
+        let found = (0...(head.count - signedDataOID.count)).contains {
+            Array(head[$0..<$0 + signedDataOID.count]) == signedDataOID
+        }
         guard found else { return nil }
-        return Diagnostic(.error, rule: "signed-file",
+        return Diagnostic(
+            .error, rule: "signed-file",
             "this is a CMS-signed (PKCS#7) association file, not JSON", file: source.name, line: 1, column: 1,
-            hint: "extract the JSON first: openssl cms -verify -noverify -inform DER -in \(source.name) -out plain.json")
+            hint: "extract the JSON first: openssl cms -verify -noverify -inform DER -in \(source.name) -out plain.json"
+        )
     }
 
     /// Maps a finding about the imported config back to the Apple key it came from, when possible,
     /// so the user sees the line of the file they gave us.
-    static func relocate(_ diagnostic: Diagnostic, importedFrom source: SourceText, original: JSONNode, config: SiteConfig) -> Diagnostic {
+    static func relocate(
+        _ diagnostic: Diagnostic, importedFrom source: SourceText, original: JSONNode, config: SiteConfig
+    ) -> Diagnostic {
         var relocated = diagnostic
         relocated.file = source.name
         relocated.line = 0
         relocated.column = 0
-        guard let quoted = diagnostic.message.split(separator: "'", omittingEmptySubsequences: false).dropFirst().first else {
+        guard let quoted = diagnostic.message.split(separator: "'", omittingEmptySubsequences: false).dropFirst().first
+        else {
             return relocated
         }
         // Find the value in the original file by text: app IDs are quoted in every app-id message.

@@ -66,15 +66,18 @@ public struct JSONParser: Sendable {
     static func otherFormat(_ source: SourceText, at start: Int) -> Diagnostic? {
         let head = String(decoding: source.bytes[start..<min(source.bytes.count, start + 16)], as: UTF8.self)
         if head.hasPrefix("{\\rtf") {
-            return source.diagnostic(.error, rule: "invalid-json", "this is an RTF document, not JSON", at: start,
+            return source.diagnostic(
+                .error, rule: "invalid-json", "this is an RTF document, not JSON", at: start,
                 hint: "save it as plain text (TextEdit: Format › Make Plain Text) with the JSON only")
         }
         if head.hasPrefix("<") {
-            return source.diagnostic(.error, rule: "invalid-json", "this is an HTML or XML document, not JSON", at: start,
+            return source.diagnostic(
+                .error, rule: "invalid-json", "this is an HTML or XML document, not JSON", at: start,
                 hint: "use the JSON file itself; a web server or framework may have answered with a page")
         }
         if head.hasPrefix("---") {
-            return source.diagnostic(.error, rule: "invalid-json", "the file starts with front matter (---), which is not JSON",
+            return source.diagnostic(
+                .error, rule: "invalid-json", "the file starts with front matter (---), which is not JSON",
                 at: start, hint: "remove the --- block; static site generators strip it, so import the file as served")
         }
         return nil
@@ -151,8 +154,11 @@ private struct Scanner {
     func unexpected(expecting what: String) -> Diagnostic {
         guard let byte = current else { return error("unexpected end of file; expected \(what)") }
         switch byte {
-        case UInt8(ascii: "/") where index + 1 < bytes.count && (bytes[index + 1] == UInt8(ascii: "/") || bytes[index + 1] == UInt8(ascii: "*")):
-            return error("comments are not allowed in JSON", hint: "delete the comment, or move it into a \"comment\" key")
+        case UInt8(ascii: "/")
+        where index + 1 < bytes.count
+            && (bytes[index + 1] == UInt8(ascii: "/") || bytes[index + 1] == UInt8(ascii: "*")):
+            return error(
+                "comments are not allowed in JSON", hint: "delete the comment, or move it into a \"comment\" key")
         case UInt8(ascii: "'"):
             return error("single quotes are not JSON", hint: "use double quotes (\")")
         case 0xE2:
@@ -169,8 +175,11 @@ private struct Scanner {
         }
         if let smart = smartQuoteInLastString {
             let (line, column) = source.position(of: smart)
-            return error("unexpected \(describeCurrent()); expected \(what)",
-                hint: "the string before it contains a typographic quote '\(characterAt(smart))' at \(line):\(column); replace it with \"")
+            return error(
+                "unexpected \(describeCurrent()); expected \(what)",
+                hint:
+                    "the string before it contains a typographic quote '\(characterAt(smart))' at \(line):\(column); replace it with \""
+            )
         }
         return error("unexpected \(describeCurrent()); expected \(what)")
     }
@@ -275,7 +284,8 @@ private struct Scanner {
                 index += 1
                 return .array(elements)
             }
-            if let byte = current, byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "{") || byte == UInt8(ascii: "[") {
+            if let byte = current, byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "{") || byte == UInt8(ascii: "[")
+            {
                 throw error("missing ',' between array elements", hint: "add a ',' after the previous value")
             }
             throw unexpected(expecting: "',' or ']'")
@@ -289,7 +299,8 @@ private struct Scanner {
     }
 
     func isIdentifierStart(_ byte: UInt8) -> Bool {
-        (byte >= UInt8(ascii: "a") && byte <= UInt8(ascii: "z")) || (byte >= UInt8(ascii: "A") && byte <= UInt8(ascii: "Z"))
+        (byte >= UInt8(ascii: "a") && byte <= UInt8(ascii: "z"))
+            || (byte >= UInt8(ascii: "A") && byte <= UInt8(ascii: "Z"))
             || byte == UInt8(ascii: "_") || byte == UInt8(ascii: "$")
     }
 
@@ -321,16 +332,20 @@ private struct Scanner {
                 case UInt8(ascii: "t"): utf8.append(0x09)
                 case UInt8(ascii: "u"): try appendUnicodeEscape(into: &utf8)
                 default:
-                    throw error("invalid escape '\\\(Character(Unicode.Scalar(escape)))' in string", at: index - 2,
+                    throw error(
+                        "invalid escape '\\\(Character(Unicode.Scalar(escape)))' in string", at: index - 2,
                         hint: "write a backslash as \\\\")
                 }
             case 0x00..<0x20:
                 throw error(
-                    byte == 0x0A ? "string is never closed before the end of the line" : "unescaped control character in string",
+                    byte == 0x0A
+                        ? "string is never closed before the end of the line" : "unescaped control character in string",
                     at: byte == 0x0A ? open : index,
                     hint: byte == 0x0A ? "add the closing \"" : "escape it as \\u00XX")
             default:
-                if byte == 0xE2, index + 2 < bytes.count, bytes[index + 1] == 0x80, (0x98...0x9D).contains(bytes[index + 2]) {
+                if byte == 0xE2, index + 2 < bytes.count, bytes[index + 1] == 0x80,
+                    (0x98...0x9D).contains(bytes[index + 2])
+                {
                     smartQuoteInLastString = index
                 }
                 utf8.append(byte)
@@ -361,7 +376,8 @@ private struct Scanner {
         let start = index - 2
         var scalarValue = try readHex4()
         if (0xD800...0xDBFF).contains(scalarValue) {
-            guard index + 6 <= bytes.count, bytes[index] == UInt8(ascii: "\\"), bytes[index + 1] == UInt8(ascii: "u") else {
+            guard index + 6 <= bytes.count, bytes[index] == UInt8(ascii: "\\"), bytes[index + 1] == UInt8(ascii: "u")
+            else {
                 throw error("unpaired surrogate in \\u escape", at: start)
             }
             index += 2

@@ -60,7 +60,9 @@ public final class JSONReader {
                 } else {
                     hint += "; known keys here: " + known.filter { !$0.hasPrefix("$") }.joined(separator: ", ")
                 }
-                report(.error, rule: "unknown-key", "unknown key \"\(member.key)\"", at: member.keyOffset, path: memberPath, hint: hint)
+                report(
+                    .error, rule: "unknown-key", "unknown key \"\(member.key)\"", at: member.keyOffset,
+                    path: memberPath, hint: hint)
                 continue
             }
             result[member.key] = member
@@ -80,9 +82,10 @@ public final class JSONReader {
     /// A boolean value, or `nil` (reported) if it is another type.
     public func bool(_ node: JSONNode, path: KeyPath) -> Bool? {
         guard case .bool(let flag) = node.value else {
-            let hint: String? = if case .string(let text) = node.value, text == "true" || text == "false" {
-                "write \(text) without quotes"
-            } else { nil }
+            let hint: String? =
+                if case .string(let text) = node.value, text == "true" || text == "false" {
+                    "write \(text) without quotes"
+                } else { nil }
             wrongType(node, expected: "true or false", path: path, hint: hint)
             return nil
         }

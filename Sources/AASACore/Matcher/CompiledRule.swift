@@ -90,7 +90,8 @@ final class CompiledRule: Sendable {
     /// Whether every specified part matches (spec §2.3). The fast path: stops at the first failure.
     func matches(_ subject: MatchSubject) -> Bool {
         guard compileErrors.isEmpty else { return false }
-        if let path, !path.pattern!.matches(subject.path(percentEncoded: percentEncoded, caseSensitive: caseSensitive)) {
+        if let path, !path.pattern!.matches(subject.path(percentEncoded: percentEncoded, caseSensitive: caseSensitive))
+        {
             return false
         }
         if let fragment,
@@ -121,12 +122,15 @@ final class CompiledRule: Sendable {
         if instances.isEmpty {
             return pattern.matches([])
                 ? nil
-                : !withReason ? "" : "query item `\(item.name)` was absent (counts as \"\"), which does not match `\(item.part.source)`"
+                : !withReason
+                    ? ""
+                    : "query item `\(item.name)` was absent (counts as \"\"), which does not match `\(item.part.source)`"
         }
         for candidate in instances where !pattern.matches(candidate.value) {
             if !withReason { return "" }
             if candidate.valueless {
-                return "query item `\(item.name)` had no value (counts as \"\"), which does not match `\(item.part.source)`"
+                return
+                    "query item `\(item.name)` had no value (counts as \"\"), which does not match `\(item.part.source)`"
             }
             let shown = String(String.UnicodeScalarView(candidate.value.compactMap(Unicode.Scalar.init)))
             return instances.count > 1

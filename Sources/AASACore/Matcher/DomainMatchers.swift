@@ -26,13 +26,18 @@ public struct DomainMatchers: Sendable {
     public func answer(rawQuery: String?) -> Response {
         let headers = [HTTPHeader("Content-Type", "application/json"), HTTPHeader("Cache-Control", "no-store")]
         guard let url = QueryString.value("url", in: rawQuery), !url.isEmpty else {
-            return Response(status: 400, headers: headers, body: Array(#"{"error":"missing url parameter, e.g. /match?url=https%3A%2F%2Fshop.example%2Fbuy%2F1"}"#.utf8))
+            return Response(
+                status: 400, headers: headers,
+                body: Array(
+                    #"{"error":"missing url parameter, e.g. /match?url=https%3A%2F%2Fshop.example%2Fbuy%2F1"}"#.utf8))
         }
         switch matcher(for: url) {
         case .success(let matcher):
             return Response(status: 200, headers: headers, body: Array(matcher.match(url).json().utf8))
         case .failure(let error):
-            return Response(status: error.status, headers: headers, body: Array("{\"error\":\(JSONText.quote(error.message))}".utf8))
+            return Response(
+                status: error.status, headers: headers, body: Array("{\"error\":\(JSONText.quote(error.message))}".utf8)
+            )
         }
     }
 }

@@ -42,12 +42,16 @@ struct SubstitutionTable: Sendable {
                 diagnostics.append(
                     PatternDiagnostic(
                         severity: .warning, code: .duplicateVariable, location: location, variable: variable.name,
-                        message: "substitution variable '\(variable.name)' is defined more than once; the last definition is used"))
+                        message:
+                            "substitution variable '\(variable.name)' is defined more than once; the last definition is used"
+                    ))
             } else if Self.builtIns[variable.name] != nil {
                 diagnostics.append(
                     PatternDiagnostic(
                         severity: .warning, code: .variableShadowsBuiltIn, location: location, variable: variable.name,
-                        message: "substitution variable '\(variable.name)' replaces Apple's built-in $(\(variable.name)); rename it to avoid surprises"))
+                        message:
+                            "substitution variable '\(variable.name)' replaces Apple's built-in $(\(variable.name)); rename it to avoid surprises"
+                    ))
             }
             seen.insert(variable.name)
             invalidNames.remove(variable.name)
@@ -57,7 +61,9 @@ struct SubstitutionTable: Sendable {
                 diagnostics.append(
                     PatternDiagnostic(
                         severity: .error, code: .invalidVariableName, location: location, variable: variable.name,
-                        message: "substitution variable name '\(variable.name)' must be non-empty and may not contain '$', '(' or ')'"))
+                        message:
+                            "substitution variable name '\(variable.name)' must be non-empty and may not contain '$', '(' or ')'"
+                    ))
             }
             for value in variable.values where value.contains("$(") {
                 invalidNames.insert(variable.name)
@@ -65,7 +71,9 @@ struct SubstitutionTable: Sendable {
                     PatternDiagnostic(
                         severity: .error, code: .variableValueContainsVariable, location: location,
                         variable: variable.name,
-                        message: "value '\(value)' of substitution variable '\(variable.name)' contains '$('; values may not use other variables"))
+                        message:
+                            "value '\(value)' of substitution variable '\(variable.name)' contains '$('; values may not use other variables"
+                    ))
             }
         }
     }

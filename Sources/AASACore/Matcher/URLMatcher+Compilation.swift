@@ -97,13 +97,15 @@ extension URLMatcher {
                 // iOS 12 and earlier read only `appID` and `paths` (spec §1.3, §2.7).
                 guard let appID = details.appID else {
                     notes.append(
-                        "applinks.details[\(detailsIndex)] has no appID; iOS 12 and earlier ignore it (appIDs is iOS 13+)")
+                        "applinks.details[\(detailsIndex)] has no appID; iOS 12 and earlier ignore it (appIDs is iOS 13+)"
+                    )
                     continue
                 }
                 guard let paths = details.paths else {
                     if details.components != nil {
                         notes.append(
-                            "applinks.details[\(detailsIndex)] has components but no paths; iOS 12 and earlier match nothing for it")
+                            "applinks.details[\(detailsIndex)] has components but no paths; iOS 12 and earlier match nothing for it"
+                        )
                     }
                     continue
                 }
@@ -159,7 +161,9 @@ extension URLMatcher {
             // them (spec §1.7). We treat `#` the same way: Apple calls defaults "a subclass of components" and
             // nothing distinguishes `#` from `/` and `?` there.
             let appFrom = "applinks.details[\(detailsIndex)].defaults"
-            func pick<Value>(_ key: String, _ value: (ComponentPattern) -> Value?) -> (Value, PatternDiagnostic.Location, String?)? {
+            func pick<Value>(_ key: String, _ value: (ComponentPattern) -> Value?) -> (
+                Value, PatternDiagnostic.Location, String?
+            )? {
                 if let own = value(component) {
                     return (own, .component(detailsIndex: detailsIndex, componentIndex: index, key: key), nil)
                 }
@@ -197,7 +201,8 @@ extension URLMatcher {
                         items.map { item in
                             let itemLocation: PatternDiagnostic.Location
                             switch location {
-                            case .detailsDefaults(let d, _): itemLocation = .detailsDefaults(detailsIndex: d, key: "?[\(item.name)]")
+                            case .detailsDefaults(let d, _):
+                                itemLocation = .detailsDefaults(detailsIndex: d, key: "?[\(item.name)]")
                             case .domainDefaults: itemLocation = .domainDefaults(key: "?[\(item.name)]")
                             default:
                                 itemLocation = .component(
@@ -261,7 +266,8 @@ extension URLMatcher {
                         variable: problem.variable, message: problem.message))
                 if problem.severity == .error { errors.append(problem.message) }
             }
-            return CompiledRule.Part(source: located.source, pattern: output.pattern, inheritedFrom: located.inheritedFrom)
+            return CompiledRule.Part(
+                source: located.source, pattern: output.pattern, inheritedFrom: located.inheritedFrom)
         }
 
         private mutating func report(_ diagnostic: PatternDiagnostic) {

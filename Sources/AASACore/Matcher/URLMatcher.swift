@@ -115,7 +115,8 @@ public struct URLMatcher: Sendable {
         }
         let reason: String
         if entries.isEmpty {
-            reason = "no rule matched: the file has no \(mode == .legacy ? "details entry with appID and paths" : "details entry naming an app")"
+            reason =
+                "no rule matched: the file has no \(mode == .legacy ? "details entry with appID and paths" : "details entry naming an app")"
         } else {
             let noun = entries.count == 1 ? "entry" : "entries"
             reason = "no rule matched (\(ruleCount) rules in \(entries.count) details \(noun) checked)"

@@ -33,7 +33,8 @@ public struct URLParseError: Error, Sendable, Hashable, CustomStringConvertible 
         case .empty:
             return "the URL is empty; give an https URL such as https://example.com/path"
         case .missingScheme:
-            return "'\(input)' has no scheme; give an https URL such as https://example.com/path, or a path starting with /"
+            return
+                "'\(input)' has no scheme; give an https URL such as https://example.com/path, or a path starting with /"
         case .unsupportedScheme(let scheme):
             return "'\(input)' uses scheme '\(scheme)'; universal links are http(s) URLs"
         case .missingHost:

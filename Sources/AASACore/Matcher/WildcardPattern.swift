@@ -91,7 +91,8 @@ final class WildcardPattern: Sendable {
             let marks = UnsafeMutableBufferPointer(rebasing: scratch[0..<stateCount])
             marks.initialize(repeating: -1)
             var current = StateList(UnsafeMutableBufferPointer(rebasing: scratch[stateCount..<(2 * stateCount)]))
-            var following = StateList(UnsafeMutableBufferPointer(rebasing: scratch[(2 * stateCount)..<(3 * stateCount)]))
+            var following = StateList(
+                UnsafeMutableBufferPointer(rebasing: scratch[(2 * stateCount)..<(3 * stateCount)]))
             var stack = StateList(UnsafeMutableBufferPointer(rebasing: scratch[(3 * stateCount)...]))
             addClosure(start, generation: 0, into: &current, marks: marks, stack: &stack)
             var generation: Int32 = 0

@@ -45,7 +45,9 @@ struct WildcardPatternCompiler: Sendable {
             problems.append(
                 Problem(
                     severity: .warning, code: .nonASCIIPatternWhileEncoded, variable: nil,
-                    message: "pattern '\(source)' contains non-ASCII characters but percentEncoded is true, so it never matches; percent-encode them (UTF-8) or set \"percentEncoded\": false"))
+                    message:
+                        "pattern '\(source)' contains non-ASCII characters but percentEncoded is true, so it never matches; percent-encode them (UTF-8) or set \"percentEncoded\": false"
+                ))
         }
         var tokens: [Token] = []
         var index = 0
@@ -64,7 +66,8 @@ struct WildcardPatternCompiler: Sendable {
                             message: "pattern '\(source)' has '$(' without a closing ')'"))
                     return Output(pattern: nil, problems: problems)
                 }
-                let name = String(String.UnicodeScalarView(scalars[(index + 2)..<close].compactMap(Unicode.Scalar.init)))
+                let name = String(
+                    String.UnicodeScalarView(scalars[(index + 2)..<close].compactMap(Unicode.Scalar.init)))
                 tokens.append(.variable(name))
                 index = close + 1
                 continue
@@ -100,13 +103,16 @@ struct WildcardPatternCompiler: Sendable {
                 problems.append(
                     Problem(
                         severity: .error, code: .unknownVariable, variable: name,
-                        message: "pattern '\(source)' uses $(\(name)), which is neither defined in substitutionVariables nor built in (alpha, upper, lower, alnum, digit, xdigit, region, lang)"))
+                        message:
+                            "pattern '\(source)' uses $(\(name)), which is neither defined in substitutionVariables nor built in (alpha, upper, lower, alnum, digit, xdigit, region, lang)"
+                    ))
             }
         }
         if problems.contains(where: { $0.severity == .error }) {
             return Output(pattern: nil, problems: problems)
         }
-        return Output(pattern: Self.build(source: source, tokens: tokens, alternatives: alternatives, target: target),
+        return Output(
+            pattern: Self.build(source: source, tokens: tokens, alternatives: alternatives, target: target),
             problems: problems)
     }
 
@@ -224,7 +230,9 @@ struct WildcardPatternCompiler: Sendable {
         /// few dozen live states per character rather than hundreds. Variables whose values are all single
         /// literal characters (`$(digit)`, …) become one character-set state.
         mutating func alternation(_ values: [[Token]], next: Int32) -> Int32 {
-            if !values.isEmpty, values.allSatisfy({ $0.count == 1 && { if case .literal = $0[0] { true } else { false } }($0) }) {
+            if !values.isEmpty,
+                values.allSatisfy({ $0.count == 1 && { if case .literal = $0[0] { true } else { false } }($0) })
+            {
                 let set = ScalarSet(values.compactMap { if case .literal(let v) = $0[0] { v } else { nil } })
                 classes.append(set)
                 return append(.scalarSet, UInt32(classes.count - 1), next)

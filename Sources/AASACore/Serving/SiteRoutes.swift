@@ -51,7 +51,9 @@ public final class SiteRoutes: RouteTable {
                     body: domain.associationFile, contentType: "application/json", cacheControl: domain.cacheControl,
                     builder: &builder),
                 methodNotAllowed: builder.prepare(
-                    Response(status: 405, headers: plain + [HTTPHeader("Allow", "GET, HEAD")], body: Array("method not allowed\n".utf8))),
+                    Response(
+                        status: 405, headers: plain + [HTTPHeader("Allow", "GET, HEAD")],
+                        body: Array("method not allowed\n".utf8))),
                 notFound: builder.prepare(Response(status: 404, headers: plain, body: Array("not found\n".utf8))))
         }
         domains = table
@@ -63,7 +65,8 @@ public final class SiteRoutes: RouteTable {
 
     /// Routes by Host (SNI when there is no Host), then by exact path; never redirects (spec §3.3).
     public func route(_ request: some HTTPRequest) -> RouteDecision {
-        let host = request.withHeader("Host") { raw in raw.flatMap(HostName.normalized) }
+        let host =
+            request.withHeader("Host") { raw in raw.flatMap(HostName.normalized) }
             ?? request.tlsServerName.flatMap(HostName.normalized)
         guard let host, let site = domains[host] else { return .prepared(unknownHost) }
         let isAssociation = request.withPath { path in

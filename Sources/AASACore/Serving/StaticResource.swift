@@ -18,7 +18,9 @@ public struct StaticResource: Sendable {
         ok = builder.prepare(
             Response(
                 status: 200,
-                headers: [HTTPHeader("Content-Type", contentType)] + shared + [HTTPHeader("X-Content-Type-Options", "nosniff")],
+                headers: [HTTPHeader("Content-Type", contentType)] + shared + [
+                    HTTPHeader("X-Content-Type-Options", "nosniff")
+                ],
                 body: body))
         notModified = builder.prepare(Response(status: 304, headers: shared))
     }
@@ -38,7 +40,9 @@ public struct StaticResource: Sendable {
             while index < count && (list[index] == 0x20 || list[index] == 0x09 || list[index] == 0x2C) { index += 1 }
             guard index < count else { return false }
             if list[index] == UInt8(ascii: "*") { return true }
-            if index + 1 < count && list[index] == UInt8(ascii: "W") && list[index + 1] == UInt8(ascii: "/") { index += 2 }
+            if index + 1 < count && list[index] == UInt8(ascii: "W") && list[index + 1] == UInt8(ascii: "/") {
+                index += 2
+            }
             let start = index
             if index < count && list[index] == UInt8(ascii: "\"") {
                 index += 1

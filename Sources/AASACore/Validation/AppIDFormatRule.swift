@@ -9,14 +9,17 @@ public struct AppIDFormatRule: SiteRule {
         for (path, ids) in site.config.appIDLists {
             for (index, id) in ids.enumerated() {
                 if let problem = AppID.problem(id) {
-                    found.append(site.diagnostic(.error, rule: "app-id-format", problem.message, at: path.index(index), hint: problem.hint))
+                    found.append(
+                        site.diagnostic(
+                            .error, rule: "app-id-format", problem.message, at: path.index(index), hint: problem.hint))
                 }
             }
         }
         for (index, test) in site.config.tests.enumerated() {
             if case .opensApp(let id) = test.expectation, let problem = AppID.problem(id) {
                 found.append(
-                    site.diagnostic(.error, rule: "app-id-format", problem.message,
+                    site.diagnostic(
+                        .error, rule: "app-id-format", problem.message,
                         at: .root.key("tests").index(index).key("opensApp"), hint: problem.hint))
             }
         }
@@ -36,7 +39,8 @@ public struct DuplicateAppRule: SiteRule {
             var seen: Set<String> = []
             for (index, id) in ids.enumerated() where !seen.insert(id).inserted {
                 found.append(
-                    site.diagnostic(.error, rule: "duplicate-app", "'\(id)' is listed twice", at: path.index(index),
+                    site.diagnostic(
+                        .error, rule: "duplicate-app", "'\(id)' is listed twice", at: path.index(index),
                         hint: "remove the second entry"))
             }
         }
@@ -58,12 +62,15 @@ public struct AppEntryRule: SiteRule {
             let path = KeyPath.root.key("universalLinks").key("apps").index(index)
             if app.appIDs.isEmpty {
                 found.append(
-                    site.diagnostic(.error, rule: "no-app", "this entry names no app, so iOS ignores it", at: path.key("appIDs"),
+                    site.diagnostic(
+                        .error, rule: "no-app", "this entry names no app, so iOS ignores it", at: path.key("appIDs"),
                         hint: "add \"TEAMID.bundle.id\" to \"appIDs\""))
             }
             if app.rules.isEmpty {
                 found.append(
-                    site.diagnostic(.error, rule: "no-rules", "\"rules\" is empty, so these apps open no URL", at: path.key("rules"),
+                    site.diagnostic(
+                        .error, rule: "no-rules", "\"rules\" is empty, so these apps open no URL",
+                        at: path.key("rules"),
                         hint: "add {\"path\": \"/*\"} to claim every URL, or remove the entry"))
             }
         }
@@ -83,16 +90,22 @@ public struct VariableRule: SiteRule {
             let path = KeyPath.root.key("universalLinks").key("variables").key(variable.name)
             if variable.name.isEmpty || variable.name.contains(where: { "$()".contains($0) }) {
                 found.append(
-                    site.diagnostic(.error, rule: "variable-name", "variable name '\(variable.name)' is empty or contains '$', '(' or ')'",
+                    site.diagnostic(
+                        .error, rule: "variable-name",
+                        "variable name '\(variable.name)' is empty or contains '$', '(' or ')'",
                         at: path, hint: "use a name such as \"food\" and refer to it as $(food)"))
             }
             if variable.values.isEmpty {
-                found.append(site.diagnostic(.error, rule: "variable-empty", "variable '\(variable.name)' has no values", at: path,
-                    hint: "list at least one string"))
+                found.append(
+                    site.diagnostic(
+                        .error, rule: "variable-empty", "variable '\(variable.name)' has no values", at: path,
+                        hint: "list at least one string"))
             }
             for (index, value) in variable.values.enumerated() where value.contains("$(") {
                 found.append(
-                    site.diagnostic(.error, rule: "variable-nested", "value '\(value)' refers to another variable, which Apple does not allow",
+                    site.diagnostic(
+                        .error, rule: "variable-nested",
+                        "value '\(value)' refers to another variable, which Apple does not allow",
                         at: path.index(index), hint: "write the values out in full"))
             }
         }
@@ -110,7 +123,9 @@ public struct CacheControlRule: SiteRule {
         let value = site.config.cacheControl
         if value.isEmpty || value.unicodeScalars.contains(where: { $0.value < 0x20 || $0.value == 0x7F }) {
             return [
-                site.diagnostic(.error, rule: "cache-control", "cacheControl must be one line of text", at: .root.key("cacheControl"),
+                site.diagnostic(
+                    .error, rule: "cache-control", "cacheControl must be one line of text",
+                    at: .root.key("cacheControl"),
                     hint: "e.g. \"max-age=3600\"")
             ]
         }

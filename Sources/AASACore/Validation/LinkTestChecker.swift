@@ -12,13 +12,17 @@ public struct LinkTestChecker: Sendable {
         for (index, test) in site.config.tests.enumerated() {
             let path = KeyPath.root.key("tests").index(index)
             guard let url = try? MatchURL(parsing: test.url), let host = url.host else {
-                found.append(site.diagnostic(.error, rule: "test-url", "test URL '\(test.url)' is not an absolute http(s) URL",
-                    at: path.key("url"), hint: "write it in full, e.g. https://\(site.domain)/path"))
+                found.append(
+                    site.diagnostic(
+                        .error, rule: "test-url", "test URL '\(test.url)' is not an absolute http(s) URL",
+                        at: path.key("url"), hint: "write it in full, e.g. https://\(site.domain)/path"))
                 continue
             }
             guard HostName.normalized(host) == site.domain else {
-                found.append(site.diagnostic(.error, rule: "test-url", "test URL '\(test.url)' is not on \(site.domain)",
-                    at: path.key("url"), hint: "this file only decides URLs of \(site.domain)"))
+                found.append(
+                    site.diagnostic(
+                        .error, rule: "test-url", "test URL '\(test.url)' is not on \(site.domain)",
+                        at: path.key("url"), hint: "this file only decides URLs of \(site.domain)"))
                 continue
             }
             let result = matcher.match(test.url, nearMissLimit: 1)
@@ -27,16 +31,25 @@ public struct LinkTestChecker: Sendable {
             case .opensApp(let app) where result.verdict == .match && result.appIDs.contains(app):
                 continue
             case .opensApp(let app):
-                let outcome = result.verdict == .match ? "opens \(result.appIDs.joined(separator: ", ")) instead" : "stays on the web"
-                found.append(site.diagnostic(.error, rule: "test-url",
-                    "test URL '\(test.url)' should open \(app) but \(outcome): \(decided)", at: path,
-                    hint: "fix the rules or the test; `aasa-server match \(test.url) --config …` explains the decision"))
+                let outcome =
+                    result.verdict == .match
+                    ? "opens \(result.appIDs.joined(separator: ", ")) instead" : "stays on the web"
+                found.append(
+                    site.diagnostic(
+                        .error, rule: "test-url",
+                        "test URL '\(test.url)' should open \(app) but \(outcome): \(decided)", at: path,
+                        hint:
+                            "fix the rules or the test; `aasa-server match \(test.url) --config …` explains the decision"
+                    ))
             case .staysOnWeb where result.verdict != .match:
                 continue
             case .staysOnWeb:
-                found.append(site.diagnostic(.error, rule: "test-url",
-                    "test URL '\(test.url)' should stay on the web but opens \(result.appIDs.joined(separator: ", ")): \(decided)", at: path,
-                    hint: "add an exclude rule above it, or fix the test"))
+                found.append(
+                    site.diagnostic(
+                        .error, rule: "test-url",
+                        "test URL '\(test.url)' should stay on the web but opens \(result.appIDs.joined(separator: ", ")): \(decided)",
+                        at: path,
+                        hint: "add an exclude rule above it, or fix the test"))
             }
         }
         return found
@@ -48,10 +61,12 @@ public struct LinkTestChecker: Sendable {
         if let details = result.detailsIndex, let component = result.componentIndex, details < appCount,
             result.ruleKind == .component
         {
-            return "rule universalLinks.apps[\(details)].rules[\(component)] \(result.rule ?? "") decided (\(result.reason))"
+            return
+                "rule universalLinks.apps[\(details)].rules[\(component)] \(result.rule ?? "") decided (\(result.reason))"
         }
         if let miss = result.nearMisses.first, miss.detailsIndex < appCount, miss.ruleKind == .component {
-            return "no rule matched; closest is universalLinks.apps[\(miss.detailsIndex)].rules[\(miss.componentIndex)] \(miss.rule): \(miss.reason)"
+            return
+                "no rule matched; closest is universalLinks.apps[\(miss.detailsIndex)].rules[\(miss.componentIndex)] \(miss.rule): \(miss.reason)"
         }
         return result.reason
     }

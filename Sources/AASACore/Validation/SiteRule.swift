@@ -24,7 +24,8 @@ public struct SiteContext: Sendable {
         guard let source, let root else {
             return Diagnostic(severity, rule: rule, message, keyPath: path.description, hint: hint)
         }
-        return source.diagnostic(severity, rule: rule, message, at: root.offset(of: path), keyPath: path.description, hint: hint)
+        return source.diagnostic(
+            severity, rule: rule, message, at: root.offset(of: path), keyPath: path.description, hint: hint)
     }
 }
 

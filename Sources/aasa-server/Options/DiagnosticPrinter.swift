@@ -1,9 +1,9 @@
 import AASACore
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 /// Prints diagnostics compiler-style on standard error, coloured only on a terminal.
@@ -15,7 +15,8 @@ enum DiagnosticPrinter {
             if colour {
                 let code = diagnostic.severity == .error ? "31" : diagnostic.severity == .warning ? "33" : "36"
                 line = line.replacingOccurrences(
-                    of: " \(diagnostic.severity.rawValue): ", with: " \u{1B}[1;\(code)m\(diagnostic.severity.rawValue)\u{1B}[0m: ")
+                    of: " \(diagnostic.severity.rawValue): ",
+                    with: " \u{1B}[1;\(code)m\(diagnostic.severity.rawValue)\u{1B}[0m: ")
             }
             printError(line)
         }

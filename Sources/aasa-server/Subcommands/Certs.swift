@@ -23,7 +23,10 @@ struct Certs: ParsableCommand {
                   aasa-server certs dev --domain shop.example --domain links.example
                 """)
 
-        @Option(name: .customLong("domain"), help: ArgumentHelp("A domain to issue for (repeatable; default: every configured domain).", valueName: "domain"))
+        @Option(
+            name: .customLong("domain"),
+            help: ArgumentHelp(
+                "A domain to issue for (repeatable; default: every configured domain).", valueName: "domain"))
         var domains: [String] = []
 
         @Flag(help: "Issue new certificates even for domains that already have one.")
@@ -45,7 +48,8 @@ struct Certs: ParsableCommand {
             let sites = (try? SiteConfigLoader().loadAll(directory: configOptions.config)) ?? []
             let names = domains.isEmpty ? sites.map(\.domain) : domains.map { $0.lowercased() }
             do {
-                let report = try DevCertificates(certificateDirectory: certsOptions.certs).ensure(names: names, replace: replace)
+                let report = try DevCertificates(certificateDirectory: certsOptions.certs).ensure(
+                    names: names, replace: replace)
                 let listed = names.map { name in (name, sites.first { $0.domain == name }?.config) }
                 print(DevCertificates.instructions(report: report, sites: listed, httpsPort: httpsPort), terminator: "")
             } catch {

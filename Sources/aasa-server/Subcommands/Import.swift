@@ -25,11 +25,14 @@ struct Import: ParsableCommand {
 
     func run() throws {
         do {
-            let outcome = try SiteImport(file: file, domain: domain.lowercased(), configDirectory: configOptions.config).run()
+            let outcome = try SiteImport(file: file, domain: domain.lowercased(), configDirectory: configOptions.config)
+                .run()
             DiagnosticPrinter.print(outcome.diagnostics)
             let apps = outcome.config.universalLinks?.apps ?? []
             let rules = apps.reduce(0) { $0 + $1.rules.count }
-            print("\(outcome.updatedExisting ? "updated" : "wrote") \(outcome.writtenFile): \(apps.count) app entr\(apps.count == 1 ? "y" : "ies"), \(rules) rule\(rules == 1 ? "" : "s")")
+            print(
+                "\(outcome.updatedExisting ? "updated" : "wrote") \(outcome.writtenFile): \(apps.count) app entr\(apps.count == 1 ? "y" : "ies"), \(rules) rule\(rules == 1 ? "" : "s")"
+            )
         } catch {
             DiagnosticPrinter.print(error.diagnostics)
             DiagnosticPrinter.printError("import failed: nothing was written")

@@ -20,10 +20,13 @@ struct Match: ParsableCommand {
     @Argument(help: ArgumentHelp("URLs to evaluate, e.g. https://shop.example/buy/1.", valueName: "url"))
     var urls: [String]
 
-    @Option(name: .long, help: ArgumentHelp("Folder holding <domain>/site.json (default: site-config).", valueName: "dir"))
+    @Option(
+        name: .long, help: ArgumentHelp("Folder holding <domain>/site.json (default: site-config).", valueName: "dir"))
     var config: String?
 
-    @Option(name: .long, help: ArgumentHelp("An Apple-format apple-app-site-association file to evaluate instead.", valueName: "file"))
+    @Option(
+        name: .long,
+        help: ArgumentHelp("An Apple-format apple-app-site-association file to evaluate instead.", valueName: "file"))
     var aasa: String?
 
     @Flag(help: "Evaluate as iOS 12 and earlier do: legacy appID and paths only.")
@@ -51,7 +54,10 @@ struct Match: ParsableCommand {
             DiagnosticPrinter.print(diagnostics)
             guard let file else { throw ExitCode(2) }
             fileMatcher = URLMatcher(file: file, mode: mode)
-            DiagnosticPrinter.print(fileMatcher?.compileDiagnostics.map { Diagnostic(.warning, rule: $0.code.rawValue, $0.message, file: aasa, keyPath: $0.path) } ?? [])
+            DiagnosticPrinter.print(
+                fileMatcher?.compileDiagnostics.map {
+                    Diagnostic(.warning, rule: $0.code.rawValue, $0.message, file: aasa, keyPath: $0.path)
+                } ?? [])
         } else {
             let directory = config ?? "site-config"
             let loaded: [LoadedDomain]
@@ -74,7 +80,9 @@ struct Match: ParsableCommand {
             } else {
                 let host = (try? MatchURL(parsing: url))?.host.flatMap(HostName.normalized)
                 guard let host, let site = sites[host] else {
-                    DiagnosticPrinter.printError("error: \(url): no domain folder for '\(host ?? url)' in \(config ?? "site-config") (or its site.json has errors)")
+                    DiagnosticPrinter.printError(
+                        "error: \(url): no domain folder for '\(host ?? url)' in \(config ?? "site-config") (or its site.json has errors)"
+                    )
                     badInput = true
                     continue
                 }

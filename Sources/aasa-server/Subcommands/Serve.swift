@@ -26,7 +26,8 @@ struct Serve: ParsableCommand {
     @Option(help: ArgumentHelp("HTTPS port (0 disables HTTPS).", valueName: "port"))
     var httpsPort: UInt16 = 8443
 
-    @Option(help: ArgumentHelp("Also serve plain HTTP on this port (behind a TLS-terminating proxy).", valueName: "port"))
+    @Option(
+        help: ArgumentHelp("Also serve plain HTTP on this port (behind a TLS-terminating proxy).", valueName: "port"))
     var httpPort: UInt16?
 
     @Option(help: ArgumentHelp("Address the public listeners bind to (default: all interfaces).", valueName: "address"))
@@ -41,7 +42,8 @@ struct Serve: ParsableCommand {
     @Option(help: ArgumentHelp("Worker threads per listener (default: one per processor).", valueName: "n"))
     var threads: Int?
 
-    @Flag(help: "Create a local development CA and certificates for domains that have none, and print how to trust them.")
+    @Flag(
+        help: "Create a local development CA and certificates for domains that have none, and print how to trust them.")
     var dev = false
 
     @Option(help: ArgumentHelp("Log level: trace, debug, info, notice, warning, error, critical.", valueName: "level"))
@@ -49,7 +51,9 @@ struct Serve: ParsableCommand {
 
     func validate() throws {
         if let threads, threads < 1 { throw ValidationError("--threads must be at least 1") }
-        if httpsPort == 0 && httpPort == nil { throw ValidationError("nothing to serve: HTTPS is off (--https-port 0) and no --http-port") }
+        if httpsPort == 0 && httpPort == nil {
+            throw ValidationError("nothing to serve: HTTPS is off (--https-port 0) and no --http-port")
+        }
     }
 
     func run() throws {
@@ -72,8 +76,11 @@ struct Serve: ParsableCommand {
         if dev, httpsPort != 0 {
             let sites = (try? SiteConfigLoader().loadAll(directory: configOptions.config)) ?? []
             do {
-                let report = try DevCertificates(certificateDirectory: certsOptions.certs).ensure(names: sites.map(\.domain))
-                print(DevCertificates.instructions(report: report, sites: sites.map { ($0.domain, $0.config) }, httpsPort: httpsPort))
+                let report = try DevCertificates(certificateDirectory: certsOptions.certs).ensure(
+                    names: sites.map(\.domain))
+                print(
+                    DevCertificates.instructions(
+                        report: report, sites: sites.map { ($0.domain, $0.config) }, httpsPort: httpsPort))
                 fflush(nil)  // the server runs until a signal; without this, piped output would never appear
             } catch {
                 DiagnosticPrinter.printError("error: could not create development certificates: \(error)")
