@@ -56,8 +56,9 @@ let package = Package(
         // MARK: Tests
         .target(name: "AASATestSupport", path: "Tests/AASATestSupport"),
         .testTarget(name: "AASACoreTests", dependencies: ["AASACore"], exclude: ["Fixtures"]),
-        .testTarget(name: "AASAOpenSSLTests", dependencies: ["AASAOpenSSL"]),
-        .testTarget(name: "AASAMicroHTTPDTests", dependencies: ["AASAMicroHTTPD", "AASACore", "AASAOpenSSL"]),
+        .testTarget(name: "AASAOpenSSLTests", dependencies: ["AASAOpenSSL", "AASATestSupport"]),
+        .testTarget(
+            name: "AASAMicroHTTPDTests", dependencies: ["AASAMicroHTTPD", "AASACore", "AASAOpenSSL", "AASATestSupport"]),
         .testTarget(
             name: "AASAServerTests", dependencies: ["AASAServer", "AASACore", "AASAOpenSSL", "AASATestSupport"]),
         .testTarget(name: "CLITests", dependencies: ["aasa-server", "AASACore", "AASATestSupport"]),

@@ -71,7 +71,7 @@ import Testing
         }
         #expect(keys(schema) == Set(SiteConfig.topKeys))
         #expect(keys(defs["app"]) == Set(SiteConfig.appKeys))
-        #expect(keys(defs["rule"]) == Set(SiteConfig.ruleKeys))
+        #expect(keys(defs["rule"]) == Set(ComponentPattern.Spelling.site.keys))
         #expect(keys(defs["matchingDefaults"]) == Set(SiteConfig.defaultsKeys))
         #expect(keys((schema["properties"] as? [String: Any])?["universalLinks"]) == ["defaults", "variables", "apps"])
         #expect(keys(defs["test"]) == ["url", "opensApp", "staysOnWeb", "comment"])

@@ -1,3 +1,4 @@
+import AASATestSupport
 import AASACore
 import AASAMicroHTTPD
 import AASAOpenSSL
@@ -66,24 +67,8 @@ struct ToolResult {
 
 /// Runs a tool from PATH; `input` is written to its standard input, which is then closed.
 func runTool(_ arguments: [String], input: String? = nil) throws -> ToolResult {
-    let process = Process()
-    process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-    process.arguments = arguments
-    let output = Pipe()
-    let error = Pipe()
-    let standardInput = Pipe()
-    process.standardOutput = output
-    process.standardError = error
-    process.standardInput = standardInput
-    try process.run()
-    if let input { standardInput.fileHandleForWriting.write(Data(input.utf8)) }
-    try standardInput.fileHandleForWriting.close()
-    let errorReader = Thread.detachNewThreadReadAll(error.fileHandleForReading)
-    let outData = output.fileHandleForReading.readDataToEndOfFile()
-    process.waitUntilExit()
-    return ToolResult(
-        status: process.terminationStatus, output: String(decoding: outData, as: UTF8.self),
-        error: String(decoding: errorReader.wait(), as: UTF8.self))
+    let result = try Command.run(arguments[0], Array(arguments.dropFirst()), input: input.map { Array($0.utf8) })
+    return ToolResult(status: result.status, output: result.stdout, error: result.stderr)
 }
 
 extension Thread {

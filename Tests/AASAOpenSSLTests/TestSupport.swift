@@ -1,3 +1,4 @@
+import AASATestSupport
 import Foundation
 
 /// A fresh directory under the system temporary directory, removed by the caller with `removeDirectory`.
@@ -21,24 +22,8 @@ struct ToolResult {
 
 /// Runs `arguments` (looked up on PATH) with optional standard input and returns its exit status and output.
 func runTool(_ arguments: [String], input: String? = nil) throws -> ToolResult {
-    let process = Process()
-    process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-    process.arguments = arguments
-    let output = Pipe()
-    let error = Pipe()
-    let standardInput = Pipe()
-    process.standardOutput = output
-    process.standardError = error
-    process.standardInput = standardInput
-    try process.run()
-    if let input { standardInput.fileHandleForWriting.write(Data(input.utf8)) }
-    try standardInput.fileHandleForWriting.close()
-    let outData = output.fileHandleForReading.readDataToEndOfFile()
-    let errData = error.fileHandleForReading.readDataToEndOfFile()
-    process.waitUntilExit()
-    return ToolResult(
-        status: process.terminationStatus, output: String(decoding: outData, as: UTF8.self),
-        error: String(decoding: errData, as: UTF8.self))
+    let result = try Command.run(arguments[0], Array(arguments.dropFirst()), input: input.map { Array($0.utf8) })
+    return ToolResult(status: result.status, output: result.stdout, error: result.stderr)
 }
 
 /// The permission bits of the file at `path`.

@@ -2,8 +2,7 @@ extension AssociationFile {
     /// Service keys Apple defines at the top level (spec §1.1).
     static let serviceKeys = ["applinks", "webcredentials", "appclips", "activitycontinuation"]
     /// Keys of a `components[]` or `defaults` dictionary (spec §1.5).
-    static let componentKeys = ["/", "?", "#", "exclude", "comment", "caseSensitive", "percentEncoded"]
-
+    
     /// Parses and reads an Apple-format file from bytes: a signed (CMS) file, invalid JSON and structural
     /// problems are all reported with their position. Returns the parsed root too, to locate later findings.
     public static func parse(_ source: SourceText) -> (
@@ -166,37 +165,7 @@ extension AssociationFile {
 
     /// Reads one `components[]` entry or `defaults` dictionary.
     static func readComponent(_ node: JSONNode, path: KeyPath, reader: JSONReader) -> ComponentPattern? {
-        guard let object = reader.object(node, path: path, known: componentKeys) else { return nil }
-        var component = ComponentPattern()
-        if let member = object["/"] { component.path = reader.string(member.value, path: path.key("/")) }
-        if let member = object["#"] { component.fragment = reader.string(member.value, path: path.key("#")) }
-        if let member = object["comment"] { component.comment = reader.string(member.value, path: path.key("comment")) }
-        if let member = object["exclude"] { component.exclude = reader.bool(member.value, path: path.key("exclude")) }
-        if let member = object["caseSensitive"] {
-            component.caseSensitive = reader.bool(member.value, path: path.key("caseSensitive"))
-        }
-        if let member = object["percentEncoded"] {
-            component.percentEncoded = reader.bool(member.value, path: path.key("percentEncoded"))
-        }
-        if let member = object["?"] {
-            let queryPath = path.key("?")
-            switch member.value.value {
-            case .string(let pattern): component.query = .whole(pattern)
-            case .object(let items):
-                component.query = .items(
-                    items.compactMap { item in
-                        reader.string(item.value, path: queryPath.key(item.key)).map {
-                            QueryItemPattern(name: item.key, pattern: $0)
-                        }
-                    })
-            default:
-                reader.report(
-                    .error, rule: "wrong-type",
-                    "expected a string or an object of item patterns, found \(member.value.value.typeName)",
-                    at: member.value.offset, path: queryPath)
-            }
-        }
-        return component
+        ComponentPattern.read(node, path: path, reader: reader, spelling: .apple)
     }
 }
 
@@ -222,7 +191,7 @@ extension AppLinks {
     public var jsonValue: JSONValue {
         var pairs: [(String, JSONValue)] = []
         if let apps { pairs.append(("apps", .strings(apps))) }
-        if let defaults { pairs.append(("defaults", defaults.jsonValue)) }
+        if let defaults { pairs.append(("defaults", defaults.jsonValue(spelling: .apple))) }
         if !substitutionVariables.isEmpty {
             pairs.append(
                 ("substitutionVariables", .members(substitutionVariables.map { ($0.name, .strings($0.values)) })))
@@ -238,28 +207,9 @@ extension AppLinkDetails {
         var pairs: [(String, JSONValue)] = []
         if let appID { pairs.append(("appID", .string(appID))) }
         if let appIDs { pairs.append(("appIDs", .strings(appIDs))) }
-        if let defaults { pairs.append(("defaults", defaults.jsonValue)) }
-        if let components { pairs.append(("components", .array(components.map { JSONNode($0.jsonValue) }))) }
+        if let defaults { pairs.append(("defaults", defaults.jsonValue(spelling: .apple))) }
+        if let components { pairs.append(("components", .array(components.map { JSONNode($0.jsonValue(spelling: .apple)) }))) }
         if let paths { pairs.append(("paths", .strings(paths))) }
-        return .members(pairs)
-    }
-}
-
-extension ComponentPattern {
-    /// One component (or `defaults`) dictionary as Apple's JSON.
-    public var jsonValue: JSONValue {
-        var pairs: [(String, JSONValue)] = []
-        if let path { pairs.append(("/", .string(path))) }
-        switch query {
-        case .whole(let pattern): pairs.append(("?", .string(pattern)))
-        case .items(let items): pairs.append(("?", .members(items.map { ($0.name, .string($0.pattern)) })))
-        case nil: break
-        }
-        if let fragment { pairs.append(("#", .string(fragment))) }
-        if let exclude { pairs.append(("exclude", .bool(exclude))) }
-        if let caseSensitive { pairs.append(("caseSensitive", .bool(caseSensitive))) }
-        if let percentEncoded { pairs.append(("percentEncoded", .bool(percentEncoded))) }
-        if let comment { pairs.append(("comment", .string(comment))) }
         return .members(pairs)
     }
 }

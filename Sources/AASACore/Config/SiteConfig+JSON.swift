@@ -2,7 +2,6 @@ extension SiteConfig {
     static let topKeys = [
         "$schema", "legacyFormat", "cacheControl", "universalLinks", "webCredentials", "appClips", "handoff", "tests",
     ]
-    static let ruleKeys = ["path", "query", "fragment", "exclude", "comment", "caseSensitive", "percentEncoded"]
     static let defaultsKeys = ["caseSensitive", "percentEncoded"]
     static let appKeys = ["appIDs", "defaults", "rules", "legacyPaths", "comment"]
 
@@ -109,37 +108,7 @@ extension SiteConfig {
     }
 
     private static func readRule(_ node: JSONNode, path: KeyPath, reader: JSONReader) -> ComponentPattern? {
-        guard let object = reader.object(node, path: path, known: ruleKeys) else { return nil }
-        var rule = ComponentPattern()
-        if let member = object["path"] { rule.path = reader.string(member.value, path: path.key("path")) }
-        if let member = object["fragment"] { rule.fragment = reader.string(member.value, path: path.key("fragment")) }
-        if let member = object["comment"] { rule.comment = reader.string(member.value, path: path.key("comment")) }
-        if let member = object["exclude"] { rule.exclude = reader.bool(member.value, path: path.key("exclude")) }
-        if let member = object["caseSensitive"] {
-            rule.caseSensitive = reader.bool(member.value, path: path.key("caseSensitive"))
-        }
-        if let member = object["percentEncoded"] {
-            rule.percentEncoded = reader.bool(member.value, path: path.key("percentEncoded"))
-        }
-        if let member = object["query"] {
-            let queryPath = path.key("query")
-            switch member.value.value {
-            case .string(let pattern): rule.query = .whole(pattern)
-            case .object(let items):
-                rule.query = .items(
-                    items.compactMap { item in
-                        reader.string(item.value, path: queryPath.key(item.key)).map {
-                            QueryItemPattern(name: item.key, pattern: $0)
-                        }
-                    })
-            default:
-                reader.report(
-                    .error, rule: "wrong-type",
-                    "expected a string (whole query) or an object (item name → pattern), found \(member.value.value.typeName)",
-                    at: member.value.offset, path: queryPath)
-            }
-        }
-        return rule
+        ComponentPattern.read(node, path: path, reader: reader, spelling: .site)
     }
 
     private static func readTest(_ node: JSONNode, path: KeyPath, reader: JSONReader) -> LinkTest? {
@@ -231,27 +200,8 @@ extension AppRules {
     var jsonValue: JSONValue {
         var pairs: [(String, JSONValue)] = [("appIDs", .strings(appIDs))]
         if let defaults { pairs.append(("defaults", defaults.jsonValue)) }
-        pairs.append(("rules", .array(rules.map { JSONNode($0.ruleJSONValue) })))
+        pairs.append(("rules", .array(rules.map { JSONNode($0.jsonValue(spelling: .site)) })))
         if let legacyPaths { pairs.append(("legacyPaths", .strings(legacyPaths))) }
-        return .members(pairs)
-    }
-}
-
-extension ComponentPattern {
-    /// A rule as written in `site.json` (`path`, `query`, `fragment` names).
-    var ruleJSONValue: JSONValue {
-        var pairs: [(String, JSONValue)] = []
-        if let path { pairs.append(("path", .string(path))) }
-        switch query {
-        case .whole(let pattern): pairs.append(("query", .string(pattern)))
-        case .items(let items): pairs.append(("query", .members(items.map { ($0.name, .string($0.pattern)) })))
-        case nil: break
-        }
-        if let fragment { pairs.append(("fragment", .string(fragment))) }
-        if let exclude { pairs.append(("exclude", .bool(exclude))) }
-        if let caseSensitive { pairs.append(("caseSensitive", .bool(caseSensitive))) }
-        if let percentEncoded { pairs.append(("percentEncoded", .bool(percentEncoded))) }
-        if let comment { pairs.append(("comment", .string(comment))) }
         return .members(pairs)
     }
 }

@@ -1,0 +1,67 @@
+extension ComponentPattern {
+    /// The key names of a component's three URL parts: Apple's (`/`, `?`, `#`) in the association file,
+    /// or the plain words (`path`, `query`, `fragment`) that site.json uses for the same thing.
+    public struct Spelling: Sendable {
+        let path: String
+        let query: String
+        let fragment: String
+
+        /// Apple's keys (spec §1.5).
+        public static let apple = Spelling(path: "/", query: "?", fragment: "#")
+        /// site.json's keys.
+        public static let site = Spelling(path: "path", query: "query", fragment: "fragment")
+
+        /// Every key a component may have in this spelling.
+        var keys: [String] { [path, query, fragment, "exclude", "comment", "caseSensitive", "percentEncoded"] }
+    }
+
+    /// Reads one component (or Apple `defaults` dictionary) spelled with `spelling`, reporting problems.
+    static func read(_ node: JSONNode, path: KeyPath, reader: JSONReader, spelling: Spelling) -> ComponentPattern? {
+        guard let object = reader.object(node, path: path, known: spelling.keys) else { return nil }
+        var component = ComponentPattern()
+        func string(_ key: String) -> String? { object[key].flatMap { reader.string($0.value, path: path.key(key)) } }
+        func bool(_ key: String) -> Bool? { object[key].flatMap { reader.bool($0.value, path: path.key(key)) } }
+        component.path = string(spelling.path)
+        component.fragment = string(spelling.fragment)
+        component.comment = string("comment")
+        component.exclude = bool("exclude")
+        component.caseSensitive = bool("caseSensitive")
+        component.percentEncoded = bool("percentEncoded")
+        if let member = object[spelling.query] {
+            let queryPath = path.key(spelling.query)
+            switch member.value.value {
+            case .string(let pattern): component.query = .whole(pattern)
+            case .object(let items):
+                component.query = .items(
+                    items.compactMap { item in
+                        reader.string(item.value, path: queryPath.key(item.key)).map {
+                            QueryItemPattern(name: item.key, pattern: $0)
+                        }
+                    })
+            default:
+                reader.report(
+                    .error, rule: "wrong-type",
+                    "expected a string (whole query) or an object (item name → pattern), found \(member.value.value.typeName)",
+                    at: member.value.offset, path: queryPath)
+            }
+        }
+        return component
+    }
+
+    /// The component as JSON in `spelling`, keys in a fixed order.
+    public func jsonValue(spelling: Spelling) -> JSONValue {
+        var pairs: [(String, JSONValue)] = []
+        if let path { pairs.append((spelling.path, .string(path))) }
+        switch query {
+        case .whole(let pattern): pairs.append((spelling.query, .string(pattern)))
+        case .items(let items): pairs.append((spelling.query, .members(items.map { ($0.name, .string($0.pattern)) })))
+        case nil: break
+        }
+        if let fragment { pairs.append((spelling.fragment, .string(fragment))) }
+        if let exclude { pairs.append(("exclude", .bool(exclude))) }
+        if let caseSensitive { pairs.append(("caseSensitive", .bool(caseSensitive))) }
+        if let percentEncoded { pairs.append(("percentEncoded", .bool(percentEncoded))) }
+        if let comment { pairs.append(("comment", .string(comment))) }
+        return .members(pairs)
+    }
+}
