@@ -1,7 +1,7 @@
-import AASATestSupport
 import AASACore
 import AASAMicroHTTPD
 import AASAOpenSSL
+import AASATestSupport
 import Foundation
 
 // MARK: Router used by the live tests

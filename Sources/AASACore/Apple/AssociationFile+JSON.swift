@@ -2,7 +2,7 @@ extension AssociationFile {
     /// Service keys Apple defines at the top level (spec §1.1).
     static let serviceKeys = ["applinks", "webcredentials", "appclips", "activitycontinuation"]
     /// Keys of a `components[]` or `defaults` dictionary (spec §1.5).
-    
+
     /// Parses and reads an Apple-format file from bytes: a signed (CMS) file, invalid JSON and structural
     /// problems are all reported with their position. Returns the parsed root too, to locate later findings.
     public static func parse(_ source: SourceText) -> (
@@ -208,7 +208,9 @@ extension AppLinkDetails {
         if let appID { pairs.append(("appID", .string(appID))) }
         if let appIDs { pairs.append(("appIDs", .strings(appIDs))) }
         if let defaults { pairs.append(("defaults", defaults.jsonValue(spelling: .apple))) }
-        if let components { pairs.append(("components", .array(components.map { JSONNode($0.jsonValue(spelling: .apple)) }))) }
+        if let components {
+            pairs.append(("components", .array(components.map { JSONNode($0.jsonValue(spelling: .apple)) })))
+        }
         if let paths { pairs.append(("paths", .strings(paths))) }
         return .members(pairs)
     }
