@@ -6,7 +6,7 @@ set -euo pipefail
 
 packages=(libmicrohttpd-dev libgnutls28-dev libssl-dev pkg-config)
 if [[ "${1:-}" == "--test" ]]; then
-    packages+=(curl openssl python3)
+    packages+=(curl openssl python3 iproute2)
 fi
 
 missing=()
