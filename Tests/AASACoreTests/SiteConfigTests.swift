@@ -135,7 +135,7 @@ import Testing
             #"{"universalLinks": {"apps": [{"appIDs": ["ABCDE12345.com.a"], "rules": [{"path": "/$(nope)/*"}]}]}}"#)
         let diagnostic = loaded.diagnostics.first { $0.rule == "unknown-variable" }
         #expect(diagnostic?.severity == .error)
-        #expect(diagnostic?.keyPath == "universalLinks.apps[0].rules[0]")
+        #expect(diagnostic?.keyPath == "universalLinks.apps[0].rules[0].path")
         #expect(!loaded.isPublishable)
     }
 }

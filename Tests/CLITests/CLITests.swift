@@ -100,7 +100,8 @@ import Testing
         let directory = TemporaryDirectory("aasa-cli")
         try directory.write(
             "site-config/shop.example/site.json",
-            "{\"universalLinks\": {\"apps\": [{\"appIDs\": [\"X.y\"], \"rules\": []}]}}")
+            #"{"universalLinks": {"apps": [{"appIDs": ["X.y"], "rules": [{"path": "/*"}]}, {"appIDs": ["ABCDE12345.com.a"], "rules": []}]}}"#
+        )
         let output = try aasa(
             ["serve", "--dev", "--https-port", "\(freePort())", "--admin-port", "0"], in: directory.path)
         #expect(output.status == 2)

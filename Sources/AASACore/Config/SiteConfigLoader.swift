@@ -115,36 +115,19 @@ public struct SiteConfigLoader: Sendable {
         loaded.config = config
         let context = SiteContext(domain: domain, config: config, source: source, root: parsed.root)
         loaded.diagnostics += validator.validate(context)
-        guard !loaded.diagnostics.hasErrors else { return loaded }
+        // Generate and lint even when the config has errors, so one run reports every finding; the
+        // domain is published only without errors (``LoadedDomain/isPublishable``).
         let output = AssociationGenerator().generate(context)
-        loaded.diagnostics += output.diagnostics
-        loaded.diagnostics += Self.patternDiagnostics(output.file, site: context)
-        loaded.diagnostics += LinkTestChecker().check(context, file: output.file)
         loaded.generated = output
+        loaded.diagnostics += output.diagnostics
+        let generated = AssociationContext.generated(output, site: context)
+        loaded.diagnostics += AssociationLinter.standard.lint(generated)
+        // VariableRule already reports bad variable definitions on the config itself.
+        loaded.diagnostics += URLMatcher.diagnostics(
+            for: output.file, in: generated,
+            skipping: [.invalidVariableName, .variableValueContainsVariable, .invalidVariableUsed])
+        loaded.diagnostics += LinkTestChecker().check(context, generated: output)
         return loaded
-    }
-
-    /// Pattern problems the matcher finds when compiling the generated file (unknown `$(variable)`, a
-    /// non-ASCII pattern that can never match, …), located at the rule in site.json they came from.
-    /// Problems ``VariableRule`` already reports, and repeats from the trailing legacy entries, are dropped.
-    static func patternDiagnostics(_ file: AssociationFile, site: SiteContext) -> [Diagnostic] {
-        let reportedElsewhere: Set<PatternDiagnostic.Code> = [
-            .invalidVariableName, .variableValueContainsVariable, .invalidVariableUsed,
-        ]
-        let appCount = site.config.universalLinks?.apps.count ?? 0
-        return URLMatcher(file: file).compileDiagnostics.compactMap { problem in
-            guard !reportedElsewhere.contains(problem.code) else { return nil }
-            var path = KeyPath.root.key("universalLinks")
-            if let details = problem.detailsIndex {
-                guard details < appCount else { return nil }
-                path = path.key("apps").index(details)
-                if let component = problem.componentIndex { path = path.key("rules").index(component) }
-            } else if let variable = problem.variable {
-                path = path.key("variables").key(variable)
-            }
-            return site.diagnostic(
-                problem.severity == .error ? .error : .warning, rule: problem.code.rawValue, problem.message, at: path)
-        }
     }
 
     /// Why `name` is not a usable host name for a domain folder, or `nil`.

@@ -14,6 +14,9 @@ public struct AssociationGenerator: Sendable {
         public var bytes: [UInt8]
         /// Warnings (rules left out of the legacy form, size) and errors (size over the limit).
         public var diagnostics: [Diagnostic]
+        /// For each `applinks.details` entry, the `universalLinks.apps` index it was made from, or `nil`
+        /// for a trailing legacy entry that repeats another (so findings are reported once, at the source).
+        public var detailsSource: [Int?] = []
     }
 
     /// Creates a generator.
@@ -24,6 +27,7 @@ public struct AssociationGenerator: Sendable {
         let config = site.config
         var diagnostics: [Diagnostic] = []
         var file = AssociationFile()
+        var detailsSource: [Int?] = []
         if let links = config.universalLinks {
             var applinks = AppLinks()
             if config.legacyFormat { applinks.apps = [] }  // spec §1.3: legacy readers require "apps": []
@@ -63,8 +67,10 @@ public struct AssociationGenerator: Sendable {
                     }
                 }
                 applinks.details.append(entry)
+                detailsSource.append(index)
             }
             applinks.details += trailing
+            detailsSource += trailing.map { _ in nil }
             file.applinks = applinks
         }
         if !config.webCredentials.isEmpty { file.webCredentials = config.webCredentials }
@@ -86,7 +92,7 @@ public struct AssociationGenerator: Sendable {
                     "the generated file is \(bytes.count) bytes, close to Apple's limit of \(Self.sizeLimit)",
                     at: .root, hint: "merge rules with wildcards before adding more"))
         }
-        return Output(file: file, bytes: bytes, diagnostics: diagnostics)
+        return Output(file: file, bytes: bytes, diagnostics: diagnostics, detailsSource: detailsSource)
     }
 
     /// The legacy `paths` for one app entry: each rule the legacy form can express, in order, with

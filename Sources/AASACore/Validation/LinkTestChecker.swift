@@ -5,9 +5,9 @@ public struct LinkTestChecker: Sendable {
     public init() {}
 
     /// Every failing test, located at the test in site.json and naming the rule that decided.
-    public func check(_ site: SiteContext, file: AssociationFile) -> [Diagnostic] {
+    public func check(_ site: SiteContext, generated: AssociationGenerator.Output) -> [Diagnostic] {
         guard !site.config.tests.isEmpty else { return [] }
-        let matcher = URLMatcher(file: file, mode: .modern)
+        let matcher = URLMatcher(file: generated.file, mode: .modern)
         var found: [Diagnostic] = []
         for (index, test) in site.config.tests.enumerated() {
             let path = KeyPath.root.key("tests").index(index)
@@ -26,7 +26,7 @@ public struct LinkTestChecker: Sendable {
                 continue
             }
             let result = matcher.match(test.url, nearMissLimit: 1)
-            let decided = Self.describe(result, config: site.config)
+            let decided = Self.describe(result, detailsSource: generated.detailsSource)
             switch test.expectation {
             case .opensApp(let app) where result.verdict == .match && result.appIDs.contains(app):
                 continue
@@ -56,18 +56,24 @@ public struct LinkTestChecker: Sendable {
     }
 
     /// The deciding rule in site.json terms (`universalLinks.apps[0].rules[2]`), or the closest miss.
-    static func describe(_ result: MatchResult, config: SiteConfig) -> String {
-        let appCount = config.universalLinks?.apps.count ?? 0
-        if let details = result.detailsIndex, let component = result.componentIndex, details < appCount,
-            result.ruleKind == .component
+    static func describe(_ result: MatchResult, detailsSource: [Int?]) -> String {
+        if let details = result.detailsIndex, let component = result.componentIndex, result.ruleKind == .component,
+            let name = siteRuleName(details: details, component: component, detailsSource: detailsSource)
         {
-            return
-                "rule universalLinks.apps[\(details)].rules[\(component)] \(result.rule ?? "") decided (\(result.reason))"
+            return "rule \(name) \(result.rule ?? "") decided (\(result.reason))"
         }
-        if let miss = result.nearMisses.first, miss.detailsIndex < appCount, miss.ruleKind == .component {
-            return
-                "no rule matched; closest is universalLinks.apps[\(miss.detailsIndex)].rules[\(miss.componentIndex)] \(miss.rule): \(miss.reason)"
+        if let miss = result.nearMisses.first, miss.ruleKind == .component,
+            let name = siteRuleName(
+                details: miss.detailsIndex, component: miss.componentIndex, detailsSource: detailsSource)
+        {
+            return "no rule matched; closest is \(name) \(miss.rule): \(miss.reason)"
         }
         return result.reason
+    }
+
+    /// `universalLinks.apps[a].rules[r]` for a rule of the generated file, or `nil` for a generated repeat.
+    public static func siteRuleName(details: Int, component: Int, detailsSource: [Int?]) -> String? {
+        guard detailsSource.indices.contains(details), let app = detailsSource[details] else { return nil }
+        return "universalLinks.apps[\(app)].rules[\(component)]"
     }
 }

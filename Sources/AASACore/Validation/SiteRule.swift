@@ -42,7 +42,7 @@ public struct SiteConfigValidator: Sendable {
 
     /// The rules every load runs.
     public static let standard = SiteConfigValidator(rules: [
-        AppIDFormatRule(), DuplicateAppRule(), AppEntryRule(), VariableRule(), CacheControlRule(),
+        TestAppIDRule(), AppEntryRule(), VariableRule(), CacheControlRule(),
     ])
 
     /// Creates a validator from rules.
@@ -53,19 +53,5 @@ public struct SiteConfigValidator: Sendable {
     /// Every finding of every rule.
     public func validate(_ site: SiteContext) -> [Diagnostic] {
         rules.flatMap { $0.check(site) }
-    }
-}
-
-extension SiteConfig {
-    /// Every app ID list in the config with its key path, for rules that look at all of them.
-    var appIDLists: [(path: KeyPath, ids: [String])] {
-        var lists: [(KeyPath, [String])] = []
-        for (index, app) in (universalLinks?.apps ?? []).enumerated() {
-            lists.append((KeyPath.root.key("universalLinks").key("apps").index(index).key("appIDs"), app.appIDs))
-        }
-        lists.append((.root.key("webCredentials"), webCredentials))
-        lists.append((.root.key("appClips"), appClips))
-        lists.append((.root.key("handoff"), handoff))
-        return lists
     }
 }

@@ -44,7 +44,7 @@ struct Match: ParsableCommand {
         let mode: MatchMode = legacy ? .legacy : .modern
         var badInput = false
         var fileMatcher: URLMatcher?
-        var sites: [String: (matcher: URLMatcher, config: SiteConfig)] = [:]
+        var sites: [String: (matcher: URLMatcher, detailsSource: [Int?])] = [:]
         if let aasa {
             guard let data = FileManager.default.contents(atPath: aasa) else {
                 DiagnosticPrinter.printError("error: cannot read '\(aasa)'")
@@ -68,13 +68,13 @@ struct Match: ParsableCommand {
                 throw ExitCode(2)
             }
             for domain in loaded {
-                guard let generated = domain.generated, let siteConfig = domain.config else { continue }
-                sites[domain.domain] = (URLMatcher(file: generated.file, mode: mode), siteConfig)
+                guard let generated = domain.generated else { continue }
+                sites[domain.domain] = (URLMatcher(file: generated.file, mode: mode), generated.detailsSource)
             }
         }
         for url in urls {
             let matcher: URLMatcher
-            var siteConfig: SiteConfig?
+            var detailsSource: [Int?]?
             if let fileMatcher {
                 matcher = fileMatcher
             } else {
@@ -87,14 +87,14 @@ struct Match: ParsableCommand {
                     continue
                 }
                 matcher = site.matcher
-                siteConfig = site.config
+                detailsSource = site.detailsSource
             }
             let result = matcher.match(url)
             if result.verdict == .invalidURL { badInput = true }
             if json {
                 print(result.json())
             } else {
-                print(Self.humanReport(result, config: siteConfig))
+                print(Self.humanReport(result, detailsSource: detailsSource))
             }
         }
         if badInput { throw ExitCode(2) }
@@ -102,14 +102,17 @@ struct Match: ParsableCommand {
 
     /// The verdict, the apps, the deciding rule with its position (in site.json terms with --config), and
     /// for a miss the closest rules and why each failed.
-    static func humanReport(_ result: MatchResult, config: SiteConfig?) -> String {
+    static func humanReport(_ result: MatchResult, detailsSource: [Int?]?) -> String {
         var lines = ["\(result.url)", "  verdict: \(result.verdict.rawValue)"]
         if !result.appIDs.isEmpty { lines.append("  opens:   \(result.appIDs.joined(separator: ", "))") }
         if let rule = result.rule, let details = result.detailsIndex, let component = result.componentIndex {
             let kind = result.ruleKind?.rawValue ?? "components"
             var location = "applinks.details[\(details)].\(kind)[\(component)]"
-            if let config, result.ruleKind == .component, details < (config.universalLinks?.apps.count ?? 0) {
-                location = "universalLinks.apps[\(details)].rules[\(component)] (\(location))"
+            if let detailsSource, result.ruleKind == .component,
+                let name = LinkTestChecker.siteRuleName(
+                    details: details, component: component, detailsSource: detailsSource)
+            {
+                location = "\(name) (\(location))"
             }
             lines.append("  rule:    \(location) \(rule)")
         }

@@ -1,50 +1,17 @@
-/// Every app ID is `TEAMID.bundle.id` (spec §1.2; spec §8 item 7).
-public struct AppIDFormatRule: SiteRule {
+/// The app a test URL expects is a well-formed app ID; app IDs in the config itself are checked on the
+/// generated file by ``AppleAppIDRule``.
+public struct TestAppIDRule: SiteRule {
     /// Creates the rule.
     public init() {}
 
-    /// Reports each malformed app ID.
+    /// Reports each malformed `opensApp`.
     public func check(_ site: SiteContext) -> [Diagnostic] {
-        var found: [Diagnostic] = []
-        for (path, ids) in site.config.appIDLists {
-            for (index, id) in ids.enumerated() {
-                if let problem = AppID.problem(id) {
-                    found.append(
-                        site.diagnostic(
-                            .error, rule: "app-id-format", problem.message, at: path.index(index), hint: problem.hint))
-                }
-            }
+        site.config.tests.enumerated().compactMap { index, test in
+            guard case .opensApp(let id) = test.expectation, let problem = AppID.problem(id) else { return nil }
+            return site.diagnostic(
+                .error, rule: "app-id-format", problem.message, at: .root.key("tests").index(index).key("opensApp"),
+                hint: problem.hint)
         }
-        for (index, test) in site.config.tests.enumerated() {
-            if case .opensApp(let id) = test.expectation, let problem = AppID.problem(id) {
-                found.append(
-                    site.diagnostic(
-                        .error, rule: "app-id-format", problem.message,
-                        at: .root.key("tests").index(index).key("opensApp"), hint: problem.hint))
-            }
-        }
-        return found
-    }
-}
-
-/// The same app is not listed twice in one list.
-public struct DuplicateAppRule: SiteRule {
-    /// Creates the rule.
-    public init() {}
-
-    /// Reports each repeat.
-    public func check(_ site: SiteContext) -> [Diagnostic] {
-        var found: [Diagnostic] = []
-        for (path, ids) in site.config.appIDLists {
-            var seen: Set<String> = []
-            for (index, id) in ids.enumerated() where !seen.insert(id).inserted {
-                found.append(
-                    site.diagnostic(
-                        .error, rule: "duplicate-app", "'\(id)' is listed twice", at: path.index(index),
-                        hint: "remove the second entry"))
-            }
-        }
-        return found
     }
 }
 

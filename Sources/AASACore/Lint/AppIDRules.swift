@@ -1,0 +1,73 @@
+/// Every app ID is `TEAMID.bundle.id` (spec §1.2; spec §8 item 7: the most common real-world mistake).
+public struct AppleAppIDRule: AssociationRule {
+    /// Creates the rule.
+    public init() {}
+
+    /// Reports each malformed app ID with the fix.
+    public func check(_ context: AssociationContext) -> [Diagnostic] {
+        context.file.appIDLists.joined().compactMap { entry in
+            AppID.problem(entry.id).flatMap { problem in
+                context.diagnostic(.error, rule: "app-id-format", problem.message, at: entry.path, hint: problem.hint)
+            }
+        }
+    }
+}
+
+/// The same app is not listed twice in one list.
+public struct DuplicateAppIDRule: AssociationRule {
+    /// Creates the rule.
+    public init() {}
+
+    /// Reports each repeat, at the repeat.
+    public func check(_ context: AssociationContext) -> [Diagnostic] {
+        var found: [Diagnostic] = []
+        for list in context.file.appIDLists {
+            var seen: Set<String> = []
+            for entry in list where !seen.insert(entry.id).inserted {
+                if let diagnostic = context.diagnostic(
+                    .error, rule: "duplicate-app", "'\(entry.id)' is listed twice", at: entry.path,
+                    hint: "remove the second entry")
+                {
+                    found.append(diagnostic)
+                }
+            }
+        }
+        return found
+    }
+}
+
+/// Each App Clip extends an app of the same team listed in the file: App Clip bundle IDs are the parent's
+/// bundle ID plus a suffix such as `.Clip` (spec §1.2, §1.10).
+public struct AppClipParentRule: AssociationRule {
+    /// Creates the rule.
+    public init() {}
+
+    /// Reports App Clips that extend no listed app.
+    public func check(_ context: AssociationContext) -> [Diagnostic] {
+        let file = context.file
+        let parents = Set(
+            (file.applinks?.details ?? []).flatMap(\.modernAppIDs) + (file.webCredentials ?? [])
+                + (file.activityContinuation ?? []))
+        var found: [Diagnostic] = []
+        for (index, clip) in (file.appClips ?? []).enumerated() {
+            // Apps that detect App Clip Codes list the parent itself here (spec §1.10).
+            guard !parents.contains(clip), AppID.problem(clip) == nil else { continue }
+            if parents.contains(where: { clip.hasPrefix($0 + ".") }) { continue }
+            let team = clip.prefix { $0 != "." }
+            let sameTeam = parents.filter { $0.hasPrefix(team + ".") }.sorted()
+            let path = KeyPath.root.key("appclips").key("apps").index(index)
+            let diagnostic =
+                sameTeam.isEmpty
+                ? context.diagnostic(
+                    .warning, rule: "appclip-parent",
+                    "App Clip '\(clip)' has no parent app in this file to check it against", at: path,
+                    hint: "App Clip IDs are the parent app's ID plus a suffix, e.g. \(team).com.example.app.Clip")
+                : context.diagnostic(
+                    .error, rule: "appclip-parent",
+                    "App Clip '\(clip)' does not extend any app listed here (\(sameTeam.joined(separator: ", ")))",
+                    at: path, hint: "an App Clip's ID is its parent's ID plus a suffix, e.g. \(sameTeam[0]).Clip")
+            if let diagnostic { found.append(diagnostic) }
+        }
+        return found
+    }
+}

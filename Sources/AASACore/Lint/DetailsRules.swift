@@ -1,0 +1,68 @@
+/// A details entry names at least one app; iOS ignores one that names none (spec §9).
+public struct DetailsWithoutAppRule: AssociationRule {
+    /// Creates the rule.
+    public init() {}
+
+    /// Reports entries without `appID` and `appIDs`.
+    public func check(_ context: AssociationContext) -> [Diagnostic] {
+        (context.file.applinks?.details ?? []).enumerated().compactMap { index, details in
+            guard details.modernAppIDs.isEmpty else { return nil }
+            return context.diagnostic(
+                .error, rule: "no-app", "this details entry names no app, so iOS ignores it",
+                at: .root.key("applinks").key("details").index(index), hint: "add \"appIDs\": [\"TEAMID.bundle.id\"]")
+        }
+    }
+}
+
+/// An empty `components` array makes iOS 13+ ignore the entry's `paths` (spec §2.7, §8 item 11).
+public struct EmptyComponentsRule: AssociationRule {
+    /// Creates the rule.
+    public init() {}
+
+    /// Reports `"components": []`.
+    public func check(_ context: AssociationContext) -> [Diagnostic] {
+        (context.file.applinks?.details ?? []).enumerated().compactMap { index, details in
+            guard let components = details.components, components.isEmpty else { return nil }
+            let path = KeyPath.root.key("applinks").key("details").index(index).key("components")
+            if let paths = details.paths, !paths.isEmpty {
+                return context.diagnostic(
+                    .error, rule: "empty-components",
+                    "\"components\": [] hides this entry's \(paths.count) paths from iOS 13 and later",
+                    at: path, hint: "remove \"components\" so the paths apply, or write the rules as components")
+            }
+            return context.diagnostic(
+                .warning, rule: "empty-components", "\"components\" is empty, so this entry opens no URL", at: path,
+                hint: "add rules or remove the entry")
+        }
+    }
+}
+
+/// `defaults` holding `/`, `?`, `#` or `exclude`: undocumented, but Apple applies them to every rule
+/// below (observed with swcutil, spec §1.7 and §9), which surprises readers.
+public struct DefaultsPatternRule: AssociationRule {
+    /// Creates the rule.
+    public init() {}
+
+    /// Warns about each pattern key in a `defaults` dictionary.
+    public func check(_ context: AssociationContext) -> [Diagnostic] {
+        var levels: [(KeyPath, ComponentPattern?)] = [
+            (KeyPath.root.key("applinks").key("defaults"), context.file.applinks?.defaults)
+        ]
+        for (index, details) in (context.file.applinks?.details ?? []).enumerated() {
+            levels.append((KeyPath.root.key("applinks").key("details").index(index).key("defaults"), details.defaults))
+        }
+        return levels.compactMap { path, defaults in
+            guard let defaults else { return nil }
+            let keys = [
+                ("/", defaults.path != nil), ("?", defaults.query != nil), ("#", defaults.fragment != nil),
+                ("exclude", defaults.exclude != nil),
+            ].filter(\.1).map(\.0)
+            guard !keys.isEmpty else { return nil }
+            return context.diagnostic(
+                .warning, rule: "defaults-pattern",
+                "defaults sets \(keys.map { "\"\($0)\"" }.joined(separator: ", ")), which Apple applies to every rule that lacks it (undocumented)",
+                at: path,
+                hint: "write the key in each rule instead; only caseSensitive and percentEncoded are documented here")
+        }
+    }
+}

@@ -1,0 +1,53 @@
+/// A rule as a modern client evaluates it: defaults applied, legacy `paths` turned into path rules,
+/// in the order iOS searches (entries in array order, rules top to bottom; spec §1.7, §2.2, §2.7).
+struct EffectiveRule {
+    /// Apple key path of the rule (`applinks.details[i].components[j]` or `…paths[j]`).
+    var path: KeyPath
+    /// The pattern with `/`, `?`, `#` and `exclude` inherited from `defaults`.
+    var pattern: ComponentPattern
+    var caseSensitive: Bool
+    var percentEncoded: Bool
+    var exclude: Bool { pattern.exclude == true }
+
+    /// Every rule of `file` that a modern client can reach, in search order. Entries naming no app are
+    /// skipped, as iOS skips them.
+    static func all(in file: AssociationFile) -> [EffectiveRule] {
+        guard let applinks = file.applinks else { return [] }
+        let domainDefaults = applinks.defaults
+        var rules: [EffectiveRule] = []
+        for (entryIndex, details) in applinks.details.enumerated() where !details.modernAppIDs.isEmpty {
+            let entryPath = KeyPath.root.key("applinks").key("details").index(entryIndex)
+            func flags(_ rule: ComponentPattern?) -> (Bool, Bool) {
+                (
+                    rule?.caseSensitive ?? details.defaults?.caseSensitive ?? domainDefaults?.caseSensitive ?? true,
+                    rule?.percentEncoded ?? details.defaults?.percentEncoded ?? domainDefaults?.percentEncoded ?? true
+                )
+            }
+            if let components = details.components {
+                for (index, component) in components.enumerated() {
+                    let pattern = AssociationImporter.inherit(component, from: [details.defaults, domainDefaults])
+                    let (caseSensitive, percentEncoded) = flags(component)
+                    rules.append(
+                        EffectiveRule(
+                            path: entryPath.key("components").index(index), pattern: pattern,
+                            caseSensitive: caseSensitive, percentEncoded: percentEncoded))
+                }
+            } else {
+                let (caseSensitive, percentEncoded) = flags(nil)
+                for (index, legacy) in (details.paths ?? []).enumerated() {
+                    rules.append(
+                        EffectiveRule(
+                            path: entryPath.key("paths").index(index),
+                            pattern: AssociationImporter.rule(fromLegacyPath: legacy),
+                            caseSensitive: caseSensitive, percentEncoded: percentEncoded))
+                }
+            }
+        }
+        return rules
+    }
+}
+
+extension StringProtocol {
+    /// Whether this pattern matches everything it is compared with: only `*` (spec §2.1).
+    var isCatchAll: Bool { !isEmpty && allSatisfy { $0 == "*" } }
+}

@@ -1,0 +1,102 @@
+/// Decides whether every string one wildcard pattern matches is also matched by another (language
+/// inclusion of `*`/`?` patterns), by walking both automata together over an abstract alphabet: each
+/// character that appears in either pattern, plus one symbol for "any other character".
+///
+/// Used to find rules that can never apply. It answers `false` whenever it cannot be sure, so a
+/// "never applies" warning is never wrong.
+enum GlobInclusion {
+    enum Token: Hashable {
+        case character(Unicode.Scalar)
+        case any
+        case star
+    }
+
+    /// A pattern as alternatives of token sequences.
+    struct Pattern {
+        var alternatives: [[Token]]
+
+        init(_ alternatives: [String]) {
+            self.alternatives = alternatives.map { text in
+                var tokens: [Token] = []
+                for scalar in text.unicodeScalars {
+                    switch scalar {
+                    case "*": if tokens.last != .star { tokens.append(.star) }
+                    case "?": tokens.append(.any)
+                    default: tokens.append(.character(scalar))
+                    }
+                }
+                return tokens
+            }
+        }
+
+        var characters: Set<Unicode.Scalar> {
+            Set(alternatives.joined().compactMap { if case .character(let c) = $0 { c } else { nil } })
+        }
+
+        /// NFA states are (alternative, position); position == count means accepting.
+        struct State: Hashable {
+            var alternative: Int
+            var position: Int
+        }
+
+        func closure(_ states: Set<State>) -> Set<State> {
+            var result = states
+            var stack = Array(states)
+            while let state = stack.popLast() {
+                let tokens = alternatives[state.alternative]
+                if state.position < tokens.count, tokens[state.position] == .star {
+                    let next = State(alternative: state.alternative, position: state.position + 1)
+                    if result.insert(next).inserted { stack.append(next) }
+                }
+            }
+            return result
+        }
+
+        var start: Set<State> {
+            closure(Set(alternatives.indices.map { State(alternative: $0, position: 0) }))
+        }
+
+        /// `nil` stands for a character that appears in neither pattern.
+        func step(_ states: Set<State>, _ symbol: Unicode.Scalar?) -> Set<State> {
+            var next: Set<State> = []
+            for state in states {
+                let tokens = alternatives[state.alternative]
+                guard state.position < tokens.count else { continue }
+                switch tokens[state.position] {
+                case .star: next.insert(state)
+                case .any: next.insert(State(alternative: state.alternative, position: state.position + 1))
+                case .character(let c) where c == symbol:
+                    next.insert(State(alternative: state.alternative, position: state.position + 1))
+                case .character: break
+                }
+            }
+            return closure(next)
+        }
+
+        func accepts(_ states: Set<State>) -> Bool {
+            states.contains { $0.position == alternatives[$0.alternative].count }
+        }
+    }
+
+    /// Whether `inner` ⊆ `outer`. `false` when unsure (search budget exhausted).
+    static func includes(outer: Pattern, inner: Pattern, budget: Int = 20_000) -> Bool {
+        let alphabet: [Unicode.Scalar?] = Array(outer.characters.union(inner.characters)) + [nil]
+        struct Pair: Hashable {
+            var inner: Set<Pattern.State>
+            var outer: Set<Pattern.State>
+        }
+        var seen: Set<Pair> = []
+        var queue = [Pair(inner: inner.start, outer: outer.start)]
+        while let pair = queue.popLast() {
+            guard seen.insert(pair).inserted else { continue }
+            if seen.count > budget { return false }
+            if inner.accepts(pair.inner) && !outer.accepts(pair.outer) { return false }
+            for symbol in alphabet {
+                let nextInner = inner.step(pair.inner, symbol)
+                guard !nextInner.isEmpty else { continue }
+                queue.append(Pair(inner: nextInner, outer: outer.step(pair.outer, symbol)))
+            }
+        }
+        return true
+    }
+}

@@ -1,0 +1,134 @@
+/// A rule that can never apply because an earlier rule already matches every URL it matches: the search
+/// stops at the first match (spec §2.2), so the later rule is dead. The classic case is an exclusion
+/// after a catch-all (spec §8 item 9, Apple forums thread 678345).
+public struct UnreachableRule: AssociationRule {
+    /// Creates the rule.
+    public init() {}
+
+    /// Warns about each dead rule, naming the rule that hides it.
+    public func check(_ context: AssociationContext) -> [Diagnostic] {
+        let rules = EffectiveRule.all(in: context.file)
+        // The literal start of each path decides most pairs without building automata, which keeps a
+        // file with thousands of rules fast.
+        let prefixes = rules.map { Self.literalPrefix($0.pattern.path ?? "*", lowercased: !$0.caseSensitive) }
+        var found: [Diagnostic] = []
+        for (index, later) in rules.enumerated() {
+            let candidates = rules.indices[..<index].lazy.filter { earlierIndex in
+                let outer = prefixes[earlierIndex]
+                let inner = rules[earlierIndex].caseSensitive ? prefixes[index] : prefixes[index].lowercased()
+                return inner.hasPrefix(outer) || rules[earlierIndex].pattern.path?.contains("$(") == true
+            }
+            guard let earlierIndex = candidates.first(where: { Self.covers(rules[$0], later) }) else { continue }
+            let earlier = rules[earlierIndex]
+            let hider = context.name(of: earlier.path)
+            let message: String
+            let hint: String
+            switch (earlier.exclude, later.exclude) {
+            case (false, true):
+                message =
+                    "this exclusion never applies: \(hider) above it already opens the app for every URL it matches"
+                hint = "move the exclusion above \(hider)"
+            case (true, _):
+                message = "this rule never applies: \(hider) above it already excludes every URL it matches"
+                hint = "remove it, or move it above \(hider) if it should win"
+            case (false, false):
+                message = "this rule never applies: \(hider) above it already matches every URL it matches"
+                hint = "remove it, or move it above \(hider)"
+            }
+            if let diagnostic = context.diagnostic(
+                .warning, rule: "unreachable-rule", message, at: later.path, hint: hint)
+            {
+                found.append(diagnostic)
+            }
+        }
+        return found
+    }
+
+    /// Whether `earlier` matches every URL `later` matches. Conservative: `false` when unsure.
+    static func covers(_ earlier: EffectiveRule, _ later: EffectiveRule) -> Bool {
+        guard partCovers(earlier.pattern.fragment, later.pattern.fragment),
+            queryCovers(earlier.pattern.query, later.pattern.query)
+        else { return false }
+        let outer = earlier.pattern.path ?? "*"
+        var inner = later.pattern.path ?? "*"
+        if outer.isCatchAll { return true }
+        // Variables in the earlier rule: its language is not modelled, so no claim.
+        guard !outer.contains("$(") else { return false }
+        guard earlier.percentEncoded == later.percentEncoded else { return false }
+        // A variable in the later rule stands for some strings; "anything" over-approximates it safely.
+        inner = Self.replacingVariables(inner, with: "*")
+        if !earlier.caseSensitive {
+            return GlobInclusion.includes(
+                outer: pathPattern(outer.lowercased()), inner: pathPattern(inner.lowercased()))
+        }
+        guard later.caseSensitive else { return false }
+        return GlobInclusion.includes(outer: pathPattern(outer), inner: pathPattern(inner))
+    }
+
+    /// The normalised paths a path pattern matches (spec §2.1): slashes at both ends do not count, and a
+    /// pattern ending in `/*` also matches its bare prefix.
+    static func pathPattern(_ pattern: String) -> GlobInclusion.Pattern {
+        let trimmed = pattern.drop { $0 == "/" }
+        var alternatives = [String(trimmed.reversed().drop { $0 == "/" }.reversed())]
+        if let slash = trimmed.lastIndex(of: "/"), trimmed[trimmed.index(after: slash)...].isCatchAll {
+            alternatives.append(String(trimmed[..<slash].reversed().drop { $0 == "/" }.reversed()))
+        }
+        return GlobInclusion.Pattern(alternatives)
+    }
+
+    /// The characters before the first wildcard or variable, without leading slashes: every URL path the
+    /// pattern matches starts with it (after the slash rules of spec §2.1), except a bare `/*` prefix, which
+    /// is no longer than it.
+    static func literalPrefix(_ pattern: String, lowercased: Bool) -> String {
+        let trimmed = pattern.drop { $0 == "/" }
+        var prefix = String(trimmed.prefix { $0 != "*" && $0 != "?" && $0 != "$" })
+        // "/buy/*" also matches "/buy": the shared start is "buy", not "buy/".
+        while prefix.hasSuffix("/") { prefix.removeLast() }
+        return lowercased ? prefix.lowercased() : prefix
+    }
+
+    /// `pattern` with every `$(name)` replaced by `replacement`.
+    static func replacingVariables(_ pattern: String, with replacement: String) -> String {
+        var result = ""
+        var rest = pattern[...]
+        while let start = rest.firstRange(of: "$("), let end = rest[start.upperBound...].firstIndex(of: ")") {
+            result += rest[..<start.lowerBound] + replacement
+            rest = rest[rest.index(after: end)...]
+        }
+        return result + rest
+    }
+
+    static func partCovers(_ earlier: String?, _ later: String?) -> Bool {
+        guard let earlier, !earlier.isCatchAll else { return true }
+        return earlier == later
+    }
+
+    static func queryCovers(_ earlier: QueryPattern?, _ later: QueryPattern?) -> Bool {
+        switch earlier {
+        case nil: return true
+        case .whole(let pattern) where pattern.isCatchAll: return true
+        case .items(let items) where items.allSatisfy({ $0.pattern.isCatchAll }): return true
+        default: return earlier == later
+        }
+    }
+}
+
+/// An exclusion on a query item with `*` matches every URL its path matches, because an absent item
+/// counts as `""` (spec §2.4, §8 item 10, element-call#1693).
+public struct ExcludeQueryStarRule: AssociationRule {
+    /// Creates the rule.
+    public init() {}
+
+    /// Warns about each such exclusion.
+    public func check(_ context: AssociationContext) -> [Diagnostic] {
+        EffectiveRule.all(in: context.file).compactMap { rule in
+            guard rule.exclude, case .items(let items) = rule.pattern.query,
+                let item = items.first(where: { $0.pattern.isCatchAll })
+            else { return nil }
+            return context.diagnostic(
+                .warning, rule: "exclude-query-star",
+                "this exclusion matches every URL its path matches: query item `\(item.name)` with \"\(item.pattern)\" also matches when the item is absent (it counts as \"\")",
+                at: rule.path, hint: "use \"?*\" to exclude only URLs that carry `\(item.name)`")
+        }
+    }
+}
