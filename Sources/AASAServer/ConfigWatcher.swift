@@ -146,7 +146,7 @@ public final class ConfigWatcher: Sendable {
             pollfd(fd: wakeup.read, events: Int16(POLLIN), revents: 0),
         ]
         while true {
-            // Without pending events, wake once a second anyway: stop() does not depend on the eventfd alone.
+            // Without pending events, wake once a second anyway: stop() does not depend on the wake-up pipe alone.
             var timeout: Int32 = 1000
             if let deadline = debouncer.deadline {
                 let remaining = ContinuousClock.now.duration(to: deadline)
