@@ -18,19 +18,21 @@ public final class Server: Sendable {
         public var description: String { diagnostics.map(\.description).joined(separator: "\n") }
     }
 
-    private struct State {
+    /// The running parts: ``start()`` sets them, ``stop()`` takes them away.
+    private struct Running {
         var https: HTTPListener?
         var http: HTTPListener?
         var admin: HTTPListener?
-        /// The last version of each domain that loaded cleanly; a broken edit keeps serving it.
-        var published: [String: PublishedDomain] = [:]
-        var loaded: [LoadedDomain] = []
+        var watcher: ConfigWatcher?
     }
 
     /// What the server was started with.
     public let configuration: ServerConfiguration
-    private let logger: Logger
-    private let state = Mutex(State())
+    let logger: Logger
+    private let running = Mutex(Running())
+    /// What the loads decided. Start and reload hold this lock for the whole load, so reloads from SIGHUP
+    /// and from the watcher never interleave and always build on the previous one's last good versions.
+    private let catalog = Mutex(Catalog())
 
     /// Creates a server; nothing is loaded or bound until ``start()``.
     public init(configuration: ServerConfiguration, logger: Logger) {
@@ -38,21 +40,32 @@ public final class Server: Sendable {
         self.logger = logger
     }
 
-    /// The bound HTTPS port, if HTTPS is on and started.
-    public var httpsPort: UInt16? { state.withLock { $0.https?.port } }
-    /// The bound plain HTTP port, if on and started.
-    public var httpPort: UInt16? { state.withLock { $0.http?.port } }
-    /// The bound admin port, if on and started.
-    public var adminPort: UInt16? { state.withLock { $0.admin?.port } }
-    /// The domains currently published.
-    public var publishedDomains: [String] { state.withLock { $0.published.keys.sorted() } }
-    /// The most recent load result of every domain folder.
-    public var loadedDomains: [LoadedDomain] { state.withLock { $0.loaded } }
+    deinit {
+        running.withLock { $0.watcher }?.stop()
+    }
 
-    /// Loads every domain and certificate and starts the listeners.
+    /// The bound HTTPS port, if HTTPS is on and started.
+    public var httpsPort: UInt16? { running.withLock { $0.https?.port } }
+    /// The bound plain HTTP port, if on and started.
+    public var httpPort: UInt16? { running.withLock { $0.http?.port } }
+    /// The bound admin port, if on and started.
+    public var adminPort: UInt16? { running.withLock { $0.admin?.port } }
+    /// The domains currently published.
+    public var publishedDomains: [String] { catalog.withLock { $0.published.keys.sorted() } }
+    /// The most recent load result of every domain folder.
+    public var loadedDomains: [LoadedDomain] { catalog.withLock { $0.loaded } }
+    /// What is served and what the last load found (also served as the admin listener's `/status`).
+    public var status: ServerStatus? { catalog.withLock { $0.status } }
+    /// The file watcher, while the server runs with ``ServerConfiguration/watchForChanges``.
+    var watcher: ConfigWatcher? { running.withLock { $0.watcher } }
+
+    /// Loads every domain and certificate, starts the listeners and, if configured, the file watcher.
     ///
     /// Refuses to start when any domain has an error: at startup there is no last good version to fall back on.
     public func start() throws(StartupError) {
+        let now = Date()
+        // Watch before reading, so a change made while the server starts is not missed.
+        let watcher = configuration.watchForChanges ? makeWatcher() : nil
         let loaded: [LoadedDomain]
         do {
             loaded = try SiteConfigLoader().loadAll(directory: configuration.configDirectory)
@@ -70,13 +83,22 @@ public final class Server: Sendable {
                 "no domain folders found; every request will get 404",
                 metadata: ["config": "\(configuration.configDirectory)"])
         }
-        let published = Dictionary(uniqueKeysWithValues: loaded.compactMap(\.published).map { ($0.domain, $0) })
-        let routes = SiteRoutes(Array(published.values))
+        var catalog = Catalog()
+        _ = catalog.apply(loaded, at: now)
+        var certificateDiagnostics: [Diagnostic] = []
+        if configuration.httpsPort != nil {
+            certificateDiagnostics = loadCertificates(into: &catalog, at: now)
+            guard catalog.certificateTable != nil else {
+                throw StartupError(diagnostics: certificateDiagnostics.errors, isConfigurationError: true)
+            }
+        }
+        catalog.status = catalog.makeStatus(
+            started: now, trigger: .start, at: now, errors: certificateDiagnostics.errors, failed: false)
+        let routes = SiteRoutes(Array(catalog.published.values))
 
-        var started = State(published: published, loaded: loaded)
+        var started = Running(watcher: watcher)
         do {
-            if let port = configuration.httpsPort {
-                let table = try certificateTable(for: loaded.map(\.domain))
+            if let port = configuration.httpsPort, let table = catalog.certificateTable {
                 started.https = try HTTPListener(
                     configuration: listenerConfiguration(
                         port: port, address: configuration.bindAddress,
@@ -91,116 +113,117 @@ public final class Server: Sendable {
             if let port = configuration.adminPort {
                 started.admin = try HTTPListener(
                     configuration: listenerConfiguration(port: port, address: configuration.adminAddress, tls: nil),
-                    routes: AdminRoutes(published: Array(published.values)))
+                    routes: AdminRoutes(published: Array(catalog.published.values), status: catalog.status))
             }
-        } catch let error as StartupError {
-            [started.https, started.http, started.admin].forEach { $0?.stop(timeout: .zero) }
-            throw error
         } catch {
             [started.https, started.http, started.admin].forEach { $0?.stop(timeout: .zero) }
             throw StartupError(
                 diagnostics: [Diagnostic(.error, rule: "listener", "\(error)")], isConfigurationError: false)
         }
-        state.withLock { $0 = started }
+        self.catalog.withLock { $0 = catalog }
+        running.withLock { $0 = started }
         for listener in [("https", started.https), ("http", started.http), ("admin", started.admin)] {
             if let port = listener.1?.port {
                 logger.info("listening", metadata: ["listener": "\(listener.0)", "port": "\(port)"])
             }
         }
-        logger.info("serving", metadata: ["domains": "\(published.keys.sorted().joined(separator: ","))"])
+        logger.info("serving", metadata: ["domains": "\(catalog.published.keys.sorted().joined(separator: ","))"])
+        if let watcher {
+            watcher.start()
+            logger.info("watching for changes", metadata: ["folders": "\(watcher.roots.joined(separator: ","))"])
+        }
     }
 
-    /// Stops accepting, lets in-flight requests finish within `timeout`, and releases the ports.
+    /// Stops the file watcher, stops accepting, lets in-flight requests finish within `timeout`, and releases
+    /// the ports. Returns when the watcher's and libmicrohttpd's threads have ended.
     public func stop(timeout: Duration = .seconds(5)) {
-        let listeners = state.withLock { state -> [HTTPListener] in
-            defer { state.https = nil; state.http = nil; state.admin = nil }
-            return [state.https, state.http, state.admin].compactMap { $0 }
+        let stopping = running.withLock { running -> Running in
+            defer { running = Running() }
+            return running
         }
-        listeners.forEach { $0.stop(timeout: timeout) }
+        // First the watcher, so no reload starts while the listeners go away; a reload in progress finishes.
+        stopping.watcher?.stop()
+        [stopping.https, stopping.http, stopping.admin].compactMap { $0 }.forEach { $0.stop(timeout: timeout) }
     }
 
     /// Reloads configs and certificates: each domain that loads cleanly is republished, a domain that
-    /// fails keeps its last good version, and certificates change for new connections only.
+    /// fails keeps its last good version, and so does a certificate folder; certificates change for new
+    /// connections only. Returns every finding of the load.
+    ///
+    /// Safe to call from any thread; concurrent reloads run one after the other.
     @discardableResult
-    public func reload() -> [Diagnostic] {
-        let loaded: [LoadedDomain]
+    public func reload(trigger: ReloadTrigger = .manual) -> [Diagnostic] {
+        catalog.withLock { catalog in reload(&catalog, trigger: trigger) }
+    }
+
+    private func reload(_ catalog: inout Catalog, trigger: ReloadTrigger) -> [Diagnostic] {
+        let now = Date()
+        var diagnostics: [Diagnostic] = []
+        var failed = false
+        var changed: [String] = []
         do {
-            loaded = try SiteConfigLoader().loadAll(directory: configuration.configDirectory)
+            let loaded = try SiteConfigLoader().loadAll(directory: configuration.configDirectory)
+            diagnostics = loaded.flatMap(\.diagnostics)
+            log(diagnostics)
+            changed = catalog.apply(loaded, at: now)
         } catch {
-            logger.error("reload failed; keeping the current configuration", metadata: ["reason": "\(error)"])
-            return [error]
+            logger.error(
+                "reload failed; keeping the current configuration", metadata: ["diagnostic": "\(error.description)"])
+            diagnostics = [error]
+            failed = true
         }
-        let diagnostics = loaded.flatMap(\.diagnostics)
-        log(diagnostics)
-        let (routes, admin, listeners) = state.withLock { state -> (SiteRoutes, AdminRoutes, [HTTPListener]) in
-            var next: [String: PublishedDomain] = [:]
-            for domain in loaded {
-                if let published = domain.published {
-                    next[domain.domain] = published
-                } else if let previous = state.published[domain.domain] {
-                    next[domain.domain] = previous  // keep the last good version
-                }
-            }
-            state.published = next
-            state.loaded = loaded
-            return (
-                SiteRoutes(Array(next.values)), AdminRoutes(published: Array(next.values)),
-                [state.https, state.http].compactMap { $0 }
-            )
+        let previousTable = catalog.certificateTable
+        if configuration.httpsPort != nil {
+            diagnostics += loadCertificates(into: &catalog, at: now)
         }
+        catalog.status = catalog.makeStatus(
+            started: catalog.status?.started ?? now, trigger: trigger, at: now, errors: diagnostics.errors,
+            failed: failed)
+        publish(catalog, certificatesChanged: catalog.certificateTable !== previousTable)
+        logger.info(
+            "reload",
+            metadata: [
+                "trigger": "\(trigger.rawValue)", "result": "\(catalog.status?.lastReload.result.rawValue ?? "")",
+                "changed": "\(changed.joined(separator: ","))", "errors": "\(diagnostics.errors.count)",
+            ])
+        return diagnostics
+    }
+
+    /// Swaps the catalog's routes and certificates into the running listeners.
+    private func publish(_ catalog: Catalog, certificatesChanged: Bool) {
+        let listeners = running.withLock { (https: $0.https, http: $0.http, admin: $0.admin) }
+        let published = Array(catalog.published.values)
         do {
-            for listener in listeners { try listener.replaceRoutes(routes) }
-            try state.withLock { $0.admin }?.replaceRoutes(admin)
+            let routes = SiteRoutes(published)
+            for listener in [listeners.https, listeners.http].compactMap({ $0 }) { try listener.replaceRoutes(routes) }
+            try listeners.admin?.replaceRoutes(AdminRoutes(published: published, status: catalog.status))
         } catch {
             logger.error("could not publish the reloaded routes", metadata: ["reason": "\(error)"])
         }
-        if let https = state.withLock({ $0.https }) {
+        if certificatesChanged, let https = listeners.https, let table = catalog.certificateTable {
             do {
-                try https.replaceCertificates(certificateTable(for: loaded.map(\.domain)))
+                try https.replaceCertificates(table)
             } catch {
                 logger.error("certificates not reloaded; keeping the current ones", metadata: ["reason": "\(error)"])
             }
         }
-        logger.info("reloaded", metadata: ["domains": "\(routes.domainNames.joined(separator: ","))"])
-        return diagnostics
     }
 
-    /// Builds the SNI table from the certificate folder; warns about domains no certificate covers.
-    func certificateTable(for domains: [String]) throws(StartupError) -> CertificateTable {
-        let directory = CertificateDirectory(path: configuration.certificateDirectory)
-        let (certificates, diagnostics) = directory.load()
-        log(diagnostics)
-        guard !certificates.isEmpty else {
-            throw StartupError(
-                diagnostics: diagnostics.errors + [
-                    Diagnostic(
-                        .error, rule: "no-certificates",
-                        "no usable certificate in '\(configuration.certificateDirectory)'",
-                        file: configuration.certificateDirectory,
-                        hint:
-                            "add <domain>/fullchain.pem and privkey.pem, run `aasa-server certs dev`, or start with --dev"
-                    )
-                ], isConfigurationError: true)
-        }
-        // Default: certs/default/, else the certificate of the first domain, else the first certificate.
-        let defaultIndex =
-            certificates.firstIndex { $0.folderName == CertificateDirectory.defaultFolder }
-            ?? domains.lazy.compactMap { domain in certificates.firstIndex { $0.covers(domain) } }.first
-            ?? 0
-        for domain in domains where !certificates.contains(where: { $0.covers(domain) }) {
-            logger.warning(
-                "no certificate covers this domain; clients will get the default certificate and fail to verify it",
-                metadata: ["domain": "\(domain)", "default": "\(certificates[defaultIndex].folderName)"])
-        }
+    private func makeWatcher() -> ConfigWatcher? {
+        var roots = [configuration.configDirectory]
+        if configuration.httpsPort != nil { roots.append(configuration.certificateDirectory) }
         do {
-            return try CertificateTable(
-                entries: certificates.map {
-                    CertificateTable.Entry(names: $0.names, certificateChainPEM: $0.chainPEM, privateKeyPEM: $0.keyPEM)
-                },
-                defaultEntry: defaultIndex)
+            // Weak: the watcher's thread must not keep a server alive that nobody else holds.
+            return try ConfigWatcher(
+                roots: roots, quietPeriod: configuration.reloadQuietPeriod,
+                maximumDelay: configuration.reloadMaximumDelay, logger: logger
+            ) { [weak self] in
+                self?.reload(trigger: .fileChange)
+            }
         } catch {
-            throw StartupError(
-                diagnostics: [Diagnostic(.error, rule: "certificate-invalid", "\(error)")], isConfigurationError: true)
+            logger.warning(
+                "cannot watch for changes; reload with SIGHUP", metadata: ["reason": "\(error)"])
+            return nil
         }
     }
 
@@ -216,7 +239,7 @@ public final class Server: Sendable {
         return listener
     }
 
-    private func log(_ diagnostics: [Diagnostic]) {
+    func log(_ diagnostics: [Diagnostic]) {
         for diagnostic in diagnostics {
             let metadata: Logger.Metadata = ["diagnostic": "\(diagnostic.description)"]
             switch diagnostic.severity {

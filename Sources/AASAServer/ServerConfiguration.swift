@@ -16,6 +16,12 @@ public struct ServerConfiguration: Sendable {
     public var adminAddress: String = "127.0.0.1"
     /// Worker threads per listener; `nil` means one per processor.
     public var threadPoolSize: Int?
+    /// Whether to reload when the config or certificate folder changes (inotify); SIGHUP reloads either way.
+    public var watchForChanges: Bool = true
+    /// How long file changes must stop before a reload, so a burst of writes is read once, complete.
+    public var reloadQuietPeriod: Duration = .milliseconds(250)
+    /// The longest a reload waits after the first change of a burst, however long the burst lasts.
+    public var reloadMaximumDelay: Duration = .seconds(1)
 
     /// Creates a configuration with the defaults.
     public init() {}

@@ -17,9 +17,15 @@ final class LiveServer: @unchecked Sendable {
     var configDirectory: String { directory.path + "/site-config" }
     var certsDirectory: String { directory.path + "/certs" }
 
-    init(extraDomains: [String: String] = [:]) throws {
+    /// Copies the sample config, lets `prepare` rearrange it (given the config folder), makes certificates
+    /// and starts a server configured by `configure`.
+    init(
+        extraDomains: [String: String] = [:], configure: (inout ServerConfiguration) -> Void = { _ in },
+        prepare: (String) throws -> Void = { _ in }
+    ) throws {
         try directory.copy(RepositoryPaths.siteConfig, to: "site-config")
         for (domain, json) in extraDomains { try directory.write("site-config/\(domain)/site.json", json) }
+        try prepare(directory.path + "/site-config")
         let domains = try SiteConfigLoader().loadAll(directory: directory.path + "/site-config").map(\.domain)
         caFile = try DevCertificates(certificateDirectory: directory.path + "/certs").ensure(names: domains)
             .caCertificatePath
@@ -30,6 +36,7 @@ final class LiveServer: @unchecked Sendable {
         configuration.httpPort = 0
         configuration.adminPort = 0
         configuration.threadPoolSize = 2
+        configure(&configuration)
         server = Server(configuration: configuration, logger: Logger(label: "test"))
         try server.start()
     }
@@ -40,6 +47,17 @@ final class LiveServer: @unchecked Sendable {
         try Curl.request(
             "https://\(domain):\(https)\(path)", method: method, headers: headers, caFile: caFile,
             resolve: (domain, https))
+    }
+
+    /// The answer of the plain HTTP listener for `domain`'s association file.
+    func fetch(_ domain: String) throws -> Answer {
+        try HTTPProbe.get(port: http, host: domain, path: "/.well-known/apple-app-site-association")
+    }
+
+    /// The admin listener's `/status` document.
+    func status() throws -> [String: Any] {
+        let answer = try HTTPProbe.get(port: admin, host: "127.0.0.1", path: "/status")
+        return try #require(try JSONSerialization.jsonObject(with: Data(answer.body)) as? [String: Any])
     }
 
     func expectedFile(_ domain: String) throws -> [UInt8] {

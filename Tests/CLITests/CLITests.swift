@@ -143,6 +143,44 @@ import Testing
         #expect(process.terminationStatus == 0)
     }
 
+    @Test func serveWithNoWatchReloadsOnSIGHUPAndSaysSoInStatus() throws {
+        let directory = TemporaryDirectory("aasa-cli")
+        try directory.copy(RepositoryPaths.siteConfig, to: "site-config")
+        let port = freePort()
+        let admin = freePort()
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: RepositoryPaths.executable)
+        process.arguments = ["serve", "--dev", "--no-watch", "--https-port", "\(port)", "--admin-port", "\(admin)"]
+        process.currentDirectoryURL = URL(fileURLWithPath: directory.path)
+        process.standardOutput = FileHandle.nullDevice
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        defer { if process.isRunning { process.terminate() } }
+        func status() -> String { (try? Curl.request("http://127.0.0.1:\(admin)/status"))?.text ?? "" }
+        var started = false
+        for _ in 0..<100 where !started {
+            usleep(100_000)
+            started = status().contains(#""trigger": "start""#)
+        }
+        #expect(started)
+        try directory.write(
+            "site-config/shop.example/site.json", #"{"webCredentials": ["ABCDE12345.com.example.signal"]}"#)
+        kill(process.processIdentifier, SIGHUP)
+        var reloaded = false
+        for _ in 0..<100 where !reloaded {
+            usleep(50_000)
+            reloaded = status().contains(#""trigger": "signal""#)
+        }
+        #expect(reloaded, "\(status())")
+        let response = try Curl.request(
+            "https://shop.example:\(port)/.well-known/apple-app-site-association",
+            caFile: directory.path + "/certs/dev-ca/ca.pem", resolve: ("shop.example", port))
+        #expect(response.text == #"{"webcredentials":{"apps":["ABCDE12345.com.example.signal"]}}"#)
+        process.terminate()
+        process.waitUntilExit()
+        #expect(process.terminationStatus == 0)
+    }
+
     static let appleExample = #"""
         { "applinks": { "details": [ { "appIDs": ["ABCDE12345.com.example.app"], "components": [
             { "#": "no_universal_links", "exclude": true },

@@ -11,8 +11,10 @@ struct Serve: ParsableCommand {
         discussion: """
             Each domain gets its own certificate by SNI from <certs>/<domain>/fullchain.pem and privkey.pem
             (certbot's layout; wildcard certificates and any certificate whose SAN covers the name work too).
-            A config error stops the start with exit status 2. SIGHUP reloads; SIGTERM and SIGINT stop
-            gracefully.
+            A config error stops the start with exit status 2. Changes to the config and certificate folders
+            are picked up on their own (inotify; Kubernetes ConfigMap/Secret updates and certbot renewals
+            included) and SIGHUP reloads too: a domain or certificate that fails to load keeps its last good
+            version, and the admin listener's /status says why. SIGTERM and SIGINT stop gracefully.
 
             Examples:
               aasa-server serve --config site-config --certs certs
@@ -33,7 +35,8 @@ struct Serve: ParsableCommand {
     @Option(help: ArgumentHelp("Address the public listeners bind to (default: all interfaces).", valueName: "address"))
     var bind: String?
 
-    @Option(help: ArgumentHelp("Admin listener port for /healthz (0 disables it).", valueName: "port"))
+    @Option(
+        help: ArgumentHelp("Admin listener port for /healthz, /status and /match (0 disables it).", valueName: "port"))
     var adminPort: UInt16 = 9090
 
     @Option(help: ArgumentHelp("Address the admin listener binds to.", valueName: "address"))
@@ -45,6 +48,9 @@ struct Serve: ParsableCommand {
     @Flag(
         help: "Create a local development CA and certificates for domains that have none, and print how to trust them.")
     var dev = false
+
+    @Flag(help: "Do not watch the config and certificate folders for changes; reload only on SIGHUP.")
+    var noWatch = false
 
     @Option(help: ArgumentHelp("Log level: trace, debug, info, notice, warning, error, critical.", valueName: "level"))
     var logLevel: Logger.Level = .info
@@ -72,6 +78,7 @@ struct Serve: ParsableCommand {
         configuration.adminPort = adminPort == 0 ? nil : adminPort
         configuration.adminAddress = adminAddress
         configuration.threadPoolSize = threads
+        configuration.watchForChanges = !noWatch
 
         if dev, httpsPort != 0 {
             let sites = (try? SiteConfigLoader().loadAll(directory: configOptions.config)) ?? []
@@ -101,7 +108,7 @@ struct Serve: ParsableCommand {
             switch Signals.wait() {
             case .reload:
                 logger.info("SIGHUP: reloading")
-                server.reload()
+                server.reload(trigger: .signal)
             case .stop:
                 logger.info("stopping")
                 server.stop(timeout: .seconds(4))

@@ -1,0 +1,295 @@
+import Foundation
+import Logging
+import Synchronization
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// Watches the config and certificate folders with inotify and calls `onChange` once a burst of changes settles.
+///
+/// Covers what operators actually do: editing, adding and removing `<domain>/site.json` or whole folders;
+/// certbot renewals (new files under `archive/`, symlinks switched in `live/<name>/`); and Kubernetes
+/// ConfigMap and Secret updates, which write a new hidden folder and rename a new `..data` symlink over the
+/// old one. Every folder is watched through symlinks (no `IN_DONT_FOLLOW`), and so is every symlinked file
+/// inside a watched folder; the watches are renewed before each reload, so a folder that appeared or was
+/// swapped is watched from then on.
+///
+/// Lifecycle (STYLE §11): ``init(roots:quietPeriod:maximumDelay:logger:onChange:)`` opens inotify and adds the
+/// watches, so changes made from then on are not missed; ``start()`` starts the thread that waits in `poll()`;
+/// ``stop()`` wakes it and joins it. The thread keeps the watcher alive until ``stop()``. Everything the thread
+/// touches is immutable or behind a `Mutex`.
+public final class ConfigWatcher: Sendable {
+    /// The folders watched, each with the folders and symlinked files directly below it.
+    public let roots: [String]
+
+    private let inotify: Int32
+    /// A pipe that ``stop()`` writes to, so the thread leaves `poll()` at once: read end, write end.
+    private let wakeup: (read: Int32, write: Int32)
+    private let quietPeriod: Duration
+    private let maximumDelay: Duration
+    private let logger: Logger
+    private let onChange: @Sendable () -> Void
+    private let watches = Mutex(WatchTable())
+    private let lifecycle = Mutex(Lifecycle())
+
+    /// Kernel thread id of the running thread, for tests that check it is gone after ``stop()``.
+    let threadID = Atomic<Int32>(0)
+
+    /// What a watch descriptor stands for.
+    private struct WatchTable {
+        /// Watch descriptor → the entry names that matter in it (`nil`: all of them).
+        var names: [Int32: Set<String>?] = [:]
+        /// Whether running out of watches was already logged.
+        var reportedLimit = false
+    }
+
+    private struct Lifecycle {
+        var thread: pthread_t?
+        var stopped = false
+    }
+
+    /// What every watch listens for: anything that can change what a load reads. No `IN_DONT_FOLLOW`, so a
+    /// symlinked folder or file is watched at its target.
+    private static let mask: UInt32 =
+        UInt32(IN_CREATE) | UInt32(IN_DELETE) | UInt32(IN_MODIFY) | UInt32(IN_CLOSE_WRITE) | UInt32(IN_MOVED_TO)
+        | UInt32(IN_MOVED_FROM) | UInt32(IN_ATTRIB) | UInt32(IN_DELETE_SELF) | UInt32(IN_MOVE_SELF)
+
+    /// Opens inotify and watches `roots`; nothing is called until ``start()``.
+    ///
+    /// - Parameters:
+    ///   - roots: the folders to watch (the config folder, the certificate folder); one that does not exist
+    ///     yet is watched for from its parent.
+    ///   - quietPeriod: how long events must stop before `onChange` runs.
+    ///   - maximumDelay: the longest `onChange` waits after the first event of a burst.
+    ///   - onChange: runs on the watcher's thread, one call at a time.
+    /// - Throws: a `POSIXError` when inotify or the wake-up pipe cannot be created (e.g. the per-user instance limit).
+    public init(
+        roots: [String], quietPeriod: Duration = .milliseconds(250), maximumDelay: Duration = .seconds(1),
+        logger: Logger, onChange: @escaping @Sendable () -> Void
+    ) throws {
+        let inotify = inotify_init1(Int32(IN_NONBLOCK) | Int32(IN_CLOEXEC))
+        guard inotify >= 0 else { throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO) }
+        var pipeEnds: [Int32] = [-1, -1]
+        guard pipe(&pipeEnds) == 0 else {
+            let code = errno
+            close(inotify)
+            throw POSIXError(POSIXErrorCode(rawValue: code) ?? .EIO)
+        }
+        for end in pipeEnds { _ = fcntl(end, F_SETFD, FD_CLOEXEC) }
+        let wakeup = (read: pipeEnds[0], write: pipeEnds[1])
+        self.roots = roots
+        self.inotify = inotify
+        self.wakeup = wakeup
+        self.quietPeriod = quietPeriod
+        self.maximumDelay = maximumDelay
+        self.logger = logger
+        self.onChange = onChange
+        renewWatches()
+    }
+
+    deinit {
+        close(inotify)
+        close(wakeup.read)
+        close(wakeup.write)
+    }
+
+    /// Starts the thread that waits for events. Calling it again, or after ``stop()``, does nothing.
+    public func start() {
+        lifecycle.withLock { state in
+            guard state.thread == nil, !state.stopped else { return }
+            // The one retain handed to the thread; it releases it when its loop ends.
+            let context = Unmanaged.passRetained(self).toOpaque()
+            var thread = pthread_t()
+            let result = pthread_create(
+                &thread, nil,
+                { context in
+                    let watcher = Unmanaged<ConfigWatcher>.fromOpaque(context!).takeRetainedValue()
+                    watcher.run()
+                    return nil
+                }, context)
+            guard result == 0 else {
+                Unmanaged<ConfigWatcher>.fromOpaque(context).release()
+                logger.error(
+                    "could not start the file watcher; reload with SIGHUP", metadata: ["errno": "\(result)"])
+                return
+            }
+            state.thread = thread
+        }
+    }
+
+    /// Wakes the thread, waits until it has ended, and returns. A reload in progress finishes first.
+    ///
+    /// Calling it again (or from several threads) returns once the thread is gone.
+    public func stop() {
+        let thread = lifecycle.withLock { state -> pthread_t? in
+            state.stopped = true
+            defer { state.thread = nil }
+            return state.thread
+        }
+        guard let thread else { return }
+        var byte: UInt8 = 1
+        _ = write(wakeup.write, &byte, 1)
+        pthread_join(thread, nil)
+    }
+
+    // MARK: The thread
+
+    private func run() {
+        Self.nameThisThread("aasa-watch")
+        threadID.store(Self.currentThreadID(), ordering: .relaxed)
+        defer { threadID.store(0, ordering: .relaxed) }
+        var debouncer = ChangeDebouncer(quietPeriod: quietPeriod, maximumDelay: maximumDelay)
+        var buffer = [UInt8](repeating: 0, count: 64 * 1024)
+        var descriptors = [
+            pollfd(fd: inotify, events: Int16(POLLIN), revents: 0),
+            pollfd(fd: wakeup.read, events: Int16(POLLIN), revents: 0),
+        ]
+        while true {
+            // Without pending events, wake once a second anyway: stop() does not depend on the wake-up pipe alone.
+            var timeout: Int32 = 1000
+            if let deadline = debouncer.deadline {
+                let remaining = ContinuousClock.now.duration(to: deadline)
+                timeout = max(0, min(timeout, Int32(remaining / .milliseconds(1)) + 1))
+            }
+            let ready = poll(&descriptors, nfds_t(descriptors.count), timeout)
+            if ready < 0 && errno != EINTR {
+                logger.error("file watcher stopped; reload with SIGHUP", metadata: ["errno": "\(errno)"])
+                return
+            }
+            if descriptors[1].revents != 0 || lifecycle.withLock({ $0.stopped }) { return }
+            if ready > 0 && descriptors[0].revents & Int16(POLLIN) != 0 && drainEvents(into: &buffer) {
+                debouncer.record(at: .now)
+            }
+            if debouncer.fire(at: .now) {
+                // Watch new folders before loading, so nothing written into them after this point is missed.
+                renewWatches()
+                onChange()
+            }
+        }
+    }
+
+    /// Reads every queued event; returns whether any of them can change what a load reads.
+    private func drainEvents(into buffer: inout [UInt8]) -> Bool {
+        var relevant = false
+        while true {
+            let count = buffer.withUnsafeMutableBytes { read(inotify, $0.baseAddress, $0.count) }
+            if count < 0 && errno == EINTR { continue }
+            guard count > 0 else { return relevant }
+            buffer.withUnsafeBytes { bytes in
+                var offset = 0
+                let header = MemoryLayout<inotify_event>.size
+                while offset + header <= count {
+                    let wd = bytes.loadUnaligned(fromByteOffset: offset, as: Int32.self)
+                    let mask = bytes.loadUnaligned(fromByteOffset: offset + 4, as: UInt32.self)
+                    let length = Int(bytes.loadUnaligned(fromByteOffset: offset + 12, as: UInt32.self))
+                    let nameBytes = bytes[(offset + header)..<min(count, offset + header + length)]
+                    let name = String(decoding: nameBytes.prefix { $0 != 0 }, as: UTF8.self)
+                    offset += header + length
+                    if mask & UInt32(IN_Q_OVERFLOW) != 0 {
+                        relevant = true  // events were lost: anything may have changed
+                    } else if mask & UInt32(IN_IGNORED) != 0 {
+                        _ = watches.withLock { $0.names.removeValue(forKey: wd) }
+                    } else if isRelevant(wd: wd, name: name) {
+                        relevant = true
+                    }
+                }
+            }
+        }
+    }
+
+    private func isRelevant(wd: Int32, name: String) -> Bool {
+        watches.withLock { table in
+            guard let names = table.names[wd] else { return false }
+            guard let names else { return true }
+            return name.isEmpty || names.contains(name)
+        }
+    }
+
+    /// Names the thread for `top -H`, `ps -L` and debuggers. Through procfs: Glibc's `pthread_setname_np` is
+    /// a GNU extension Swift does not import.
+    private static func nameThisThread(_ name: String) {
+        let fd = open("/proc/thread-self/comm", O_WRONLY | O_CLOEXEC)
+        guard fd >= 0 else { return }
+        defer { close(fd) }
+        _ = name.utf8CString.withUnsafeBufferPointer { write(fd, $0.baseAddress, strlen($0.baseAddress!)) }
+    }
+
+    /// The kernel's id of the calling thread, from `/proc/thread-self` (`<pid>/task/<tid>`); `gettid` is not
+    /// imported either. 0 when procfs is not mounted.
+    private static func currentThreadID() -> Int32 {
+        var buffer = [CChar](repeating: 0, count: 64)
+        let length = readlink("/proc/thread-self", &buffer, buffer.count - 1)
+        guard length > 0 else { return 0 }
+        let text = String(decoding: buffer.prefix(length).map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        return text.split(separator: "/").last.flatMap { Int32($0) } ?? 0
+    }
+
+    // MARK: Watches
+
+    /// Watches every folder that matters now and drops the watches of folders that no longer do.
+    ///
+    /// Adding a watch on a path whose inode is already watched returns the same descriptor, so renewing
+    /// is cheap; a path that now resolves elsewhere (a swapped `..data` or a renewed certbot link) gets a new one.
+    private func renewWatches() {
+        var wanted: [Int32: Set<String>?] = [:]
+        func add(_ path: String, names: Set<String>? = nil) {
+            let wd = inotify_add_watch(inotify, path, Self.mask)
+            guard wd >= 0 else {
+                if errno == ENOSPC { reportWatchLimit(path) }
+                return  // ENOENT: removed since it was listed; its parent's watch saw that
+            }
+            if let existing = wanted[wd] {
+                if let existing, let names { wanted[wd] = existing.union(names) } else { wanted[wd] = .some(nil) }
+            } else {
+                wanted[wd] = .some(names)
+            }
+        }
+        for root in roots {
+            let url = URL(fileURLWithPath: root)
+            // The parent sees the root itself being created, removed or replaced by a symlink swap.
+            add(url.deletingLastPathComponent().path, names: [url.lastPathComponent])
+            add(root)
+            for child in Self.visibleEntries(root) where Self.isDirectory(child) {
+                add(child)
+                // Symlinked files (Kubernetes' `site.json -> ..data/site.json`, certbot's `live/` links):
+                // watching the link path watches the target, so edits made through any other path count.
+                for file in Self.visibleEntries(child) where Self.isSymlink(file) { add(file) }
+            }
+        }
+        let stale = watches.withLock { table -> [Int32] in
+            let stale = table.names.keys.filter { wanted[$0] == nil }
+            table.names = wanted
+            return stale
+        }
+        for wd in stale { inotify_rm_watch(inotify, wd) }
+    }
+
+    private func reportWatchLimit(_ path: String) {
+        let first = watches.withLock { table in
+            defer { table.reportedLimit = true }
+            return !table.reportedLimit
+        }
+        guard first else { return }
+        logger.warning(
+            "inotify watch limit reached; some changes need SIGHUP (raise fs.inotify.max_user_watches)",
+            metadata: ["path": "\(path)"])
+    }
+
+    /// Entries of `folder` that a load reads: hidden ones (`..data`, `..2024_…`) are reached through their
+    /// visible symlinks instead.
+    private static func visibleEntries(_ folder: String) -> [String] {
+        let names = (try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? []
+        return names.filter { !$0.hasPrefix(".") }.map { folder + "/" + $0 }
+    }
+
+    private static func isDirectory(_ path: String) -> Bool {
+        var info = stat()
+        return stat(path, &info) == 0 && (info.st_mode & S_IFMT) == S_IFDIR
+    }
+
+    private static func isSymlink(_ path: String) -> Bool {
+        var info = stat()
+        return lstat(path, &info) == 0 && (info.st_mode & S_IFMT) == S_IFLNK
+    }
+}

@@ -1,0 +1,133 @@
+import AASACore
+import Foundation
+
+/// What the server is serving and what went wrong lately: the admin listener's `GET /status`.
+///
+/// An immutable value built at start and after every reload, so operators see why an edit is not live
+/// (the domain keeps its last good version) without reading the logs.
+public struct ServerStatus: Sendable {
+    /// One domain folder.
+    public struct DomainState: Sendable {
+        /// The host name (the folder's name).
+        public var domain: String
+        /// Whether a version of the domain is served (the new one, or the last good one when the new one fails).
+        public var published: Bool
+        /// When the version served was loaded; `nil` when no version ever loaded cleanly.
+        public var lastGoodLoad: Date?
+        /// The errors of the most recent load, compiler-style; empty when it loaded cleanly.
+        public var errors: [Diagnostic]
+    }
+
+    /// One certificate folder.
+    public struct CertificateState: Sendable {
+        /// The folder name.
+        public var folder: String
+        /// The names the served certificate covers (empty when none is served).
+        public var names: [String]
+        /// Whether a certificate from this folder is served (the new one, or the last good one).
+        public var serving: Bool
+        /// SHA-256 fingerprint of the served leaf, as `openssl x509 -fingerprint -sha256` prints it.
+        public var fingerprint: String?
+        /// When the served leaf expires.
+        public var notAfter: Date?
+        /// When the served certificate was loaded.
+        public var lastGoodLoad: Date?
+        /// The errors of the most recent load; empty when it loaded cleanly.
+        public var errors: [Diagnostic]
+    }
+
+    /// How the most recent start or reload went.
+    public struct LoadOutcome: Sendable {
+        /// How a load ended.
+        public enum Result: String, Sendable {
+            /// Everything loaded cleanly.
+            case ok
+            /// Some domain or certificate failed; each keeps its last good version.
+            case errors
+            /// Nothing could be loaded (e.g. the config folder is gone); everything served stays as it was.
+            case failed
+        }
+
+        /// When it finished.
+        public var time: Date
+        /// What started it.
+        public var trigger: ReloadTrigger
+        /// How it ended.
+        public var result: Result
+        /// Every error it found, compiler-style.
+        public var errors: [Diagnostic]
+    }
+
+    /// When the server started.
+    public var started: Date
+    /// The most recent start or reload.
+    public var lastReload: LoadOutcome
+    /// Every domain folder, sorted by name.
+    public var domains: [DomainState]
+    /// Every certificate folder, sorted by name (empty when HTTPS is off).
+    public var certificates: [CertificateState]
+
+    /// The `/status` document: pretty-printed JSON, dates in ISO 8601 UTC.
+    public func json() -> [UInt8] {
+        func date(_ value: Date?) -> JSONValue { value.map { .string(Self.format($0)) } ?? .null }
+        func diagnostics(_ values: [Diagnostic]) -> JSONValue { .strings(values.map(\.description)) }
+        let domainMembers = domains.map { state in
+            (
+                state.domain,
+                JSONValue.members([
+                    ("published", .bool(state.published)),
+                    ("lastGoodLoad", date(state.lastGoodLoad)),
+                    ("errors", diagnostics(state.errors)),
+                ])
+            )
+        }
+        let certificateMembers = certificates.map { state in
+            (
+                state.folder,
+                JSONValue.members([
+                    ("serving", .bool(state.serving)),
+                    ("names", .strings(state.names)),
+                    ("fingerprint", state.fingerprint.map { .string($0) } ?? .null),
+                    ("notAfter", date(state.notAfter)),
+                    ("lastGoodLoad", date(state.lastGoodLoad)),
+                    ("errors", diagnostics(state.errors)),
+                ])
+            )
+        }
+        return JSONWriter(style: .pretty).bytes(
+            .members([
+                ("started", date(started)),
+                (
+                    "lastReload",
+                    .members([
+                        ("time", date(lastReload.time)),
+                        ("trigger", .string(lastReload.trigger.rawValue)),
+                        ("result", .string(lastReload.result.rawValue)),
+                        ("errors", diagnostics(lastReload.errors)),
+                    ])
+                ),
+                ("domains", .members(domainMembers)),
+                ("certificates", .members(certificateMembers)),
+            ]))
+    }
+
+    /// `2025-01-31T12:00:00.123Z`: milliseconds, because reloads can follow each other within a second.
+    static func format(_ date: Date) -> String {
+        let formatter = ISO8601DateFormatter()
+        formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
+        formatter.timeZone = TimeZone(identifier: "UTC")
+        return formatter.string(from: date)
+    }
+}
+
+/// What made the server (re)load its configuration and certificates.
+public enum ReloadTrigger: String, Sendable {
+    /// The initial load in ``Server/start()``.
+    case start
+    /// SIGHUP.
+    case signal
+    /// The config or certificate folder changed (``ConfigWatcher``).
+    case fileChange = "file-change"
+    /// A direct call to ``Server/reload(trigger:)``.
+    case manual
+}
