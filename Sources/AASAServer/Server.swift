@@ -194,9 +194,12 @@ public final class Server: Sendable {
         let listeners = running.withLock { (https: $0.https, http: $0.http, admin: $0.admin) }
         let published = Array(catalog.published.values)
         do {
+            // Build both tables before swapping either, and swap the admin one first: /status and /match
+            // are never behind what the public hosts serve.
             let routes = SiteRoutes(published)
+            let admin = AdminRoutes(published: published, status: catalog.status)
+            try listeners.admin?.replaceRoutes(admin)
             for listener in [listeners.https, listeners.http].compactMap({ $0 }) { try listener.replaceRoutes(routes) }
-            try listeners.admin?.replaceRoutes(AdminRoutes(published: published, status: catalog.status))
         } catch {
             logger.error("could not publish the reloaded routes", metadata: ["reason": "\(error)"])
         }

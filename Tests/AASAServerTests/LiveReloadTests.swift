@@ -208,7 +208,7 @@ import Testing
         let reload = try #require(after["lastReload"] as? [String: Any])
         #expect(reload["trigger"] as? String == "file-change")
         #expect(reload["result"] as? String == "errors")
-        #expect((reload["errors"] as? [String])?.count == 2)
+        #expect((reload["errors"] as? [String])?.count == 2, "\(reload)")
         #expect(try live.fetch("broken.example") == .unknownHost)
         let links = try #require(try Self.domainStatus(live, "links.example"))
         #expect(links["errors"] as? [String] == [])

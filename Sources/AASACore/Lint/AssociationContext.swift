@@ -149,7 +149,10 @@ extension AssociationFile {
         }
         for (index, details) in (applinks?.details ?? []).enumerated() {
             let path = KeyPath.root.key("applinks").key("details").index(index)
-            if let appID = details.appID { lists.append([(path.key("appID"), appID)]) }
+            // An entry listing its app in both forms (the dual iOS 12 / iOS 13 form) is reported once.
+            if let appID = details.appID, details.appIDs?.contains(appID) != true {
+                lists.append([(path.key("appID"), appID)])
+            }
             list(path.key("appIDs"), details.appIDs)
         }
         list(KeyPath.root.key("webcredentials").key("apps"), webCredentials)

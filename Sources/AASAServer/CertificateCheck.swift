@@ -1,0 +1,65 @@
+import AASACore
+import AASAOpenSSL
+import Foundation
+
+/// The certificate findings of `check`: for each domain, a certificate must exist, match its key, cover
+/// the name, and not expire within two weeks (Apple's CDN and devices refuse invalid TLS, spec §3.2).
+public struct CertificateCheck: Sendable {
+    /// Warn when a certificate expires within this many days.
+    public static let expiryWarningDays = 14
+
+    /// The certificate folder.
+    public var directory: String
+
+    /// Creates a check of `directory`.
+    public init(directory: String) {
+        self.directory = directory
+    }
+
+    /// Every finding for `domains`, and for the folders themselves (unreadable files, key mismatches).
+    public func check(domains: [String], now: Date = Date()) -> [Diagnostic] {
+        let (certificates, folderFindings) = CertificateDirectory(path: directory).load(now: now)
+        var found = folderFindings
+        for domain in domains {
+            let ownFolder = directory + "/" + domain + "/fullchain.pem"
+            if let own = certificates.first(where: { $0.folderName == domain }), !own.covers(domain) {
+                found.append(
+                    Diagnostic(
+                        .error, rule: "certificate-name",
+                        "the certificate in \(domain)/ covers \(own.names.joined(separator: ", ")), not \(domain)",
+                        file: own.fullchainPath, hint: "issue a certificate whose SAN lists \(domain)"))
+                continue
+            }
+            guard let certificate = certificates.first(where: { $0.covers(domain) }) else {
+                if !found.contains(where: { $0.file?.hasPrefix(directory + "/" + domain + "/") == true }) {
+                    found.append(
+                        Diagnostic(
+                            .error, rule: "certificate-missing", "no certificate covers \(domain)", file: ownFolder,
+                            hint: "put fullchain.pem and privkey.pem in \(directory)/\(domain)/ (certbot's layout), "
+                                + "or run `aasa-server certs dev` for local testing"))
+                }
+                continue
+            }
+            let days = Int(certificate.notAfter.timeIntervalSince(now) / 86_400)
+            if certificate.notAfter < now {
+                found.append(
+                    Diagnostic(
+                        .error, rule: "certificate-expired",
+                        "the certificate for \(domain) expired on \(Self.day(certificate.notAfter))",
+                        file: certificate.fullchainPath, hint: "renew it; Apple refuses expired certificates"))
+            } else if days < Self.expiryWarningDays {
+                found.append(
+                    Diagnostic(
+                        .warning, rule: "certificate-expiring",
+                        "the certificate for \(domain) expires in \(days) day\(days == 1 ? "" : "s") (\(Self.day(certificate.notAfter)))",
+                        file: certificate.fullchainPath, hint: "renew it now; certbot renews 30 days ahead"))
+            }
+        }
+        // Expired certificates are a warning when merely loaded; for a domain they serve, an error above.
+        return found.filter { !($0.rule == "certificate-expired" && $0.severity == .warning) }
+    }
+
+    static func day(_ date: Date) -> String {
+        date.formatted(.iso8601.year().month().day())
+    }
+}

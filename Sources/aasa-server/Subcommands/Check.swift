@@ -1,0 +1,121 @@
+import AASACore
+import AASAServer
+import ArgumentParser
+import Foundation
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// `aasa-server check`: every mistake in the configs (or in any Apple file) before it is published.
+struct Check: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract:
+            "Check every domain's site.json and certificate, or lint an Apple-format file, reporting every finding.",
+        discussion: """
+            Findings are compiler-style, one per line:
+              path:line:column: error|warning: [rule-id] message (at key.path); fix: hint
+            Exit status 1 when there are errors (or warnings with --strict), else 0.
+
+            Examples:
+              aasa-server check
+              aasa-server check --config site-config --certs certs --strict
+              aasa-server check --aasa apple-app-site-association --format json
+            """)
+
+    /// Output formats.
+    enum Format: String, ExpressibleByArgument, CaseIterable {
+        case text, json
+    }
+
+    @Option(
+        name: .long, help: ArgumentHelp("Folder holding <domain>/site.json (default: site-config).", valueName: "dir"))
+    var config: String?
+
+    @Option(
+        name: .long, help: ArgumentHelp("Certificate folder to check with --config (default: certs).", valueName: "dir")
+    )
+    var certs: String?
+
+    @Option(name: .long, help: ArgumentHelp("Lint this Apple-format file instead of the configs.", valueName: "file"))
+    var aasa: String?
+
+    @Flag(help: "Treat warnings as errors.")
+    var strict = false
+
+    @Flag(help: "Skip the certificate checks.")
+    var noCertificates = false
+
+    @Option(help: ArgumentHelp("Output format: text or json.", valueName: "format"))
+    var format: Format = .text
+
+    func validate() throws {
+        if aasa != nil && (config != nil || certs != nil) {
+            throw ValidationError("--aasa lints one file; it does not take --config or --certs")
+        }
+    }
+
+    func run() throws {
+        var diagnostics: [Diagnostic] = []
+        var checked = 0
+        if let aasa {
+            guard let data = FileManager.default.contents(atPath: aasa) else {
+                throw failure([Diagnostic(.error, rule: "missing-file", "cannot read '\(aasa)'", file: aasa)])
+            }
+            diagnostics = AssociationChecker().check(SourceText(name: aasa, bytes: Array(data)))
+            checked = 1
+        } else {
+            let directory = config ?? "site-config"
+            let loaded: [LoadedDomain]
+            do {
+                loaded = try SiteConfigLoader().loadAll(directory: directory)
+            } catch {
+                throw failure([error])
+            }
+            diagnostics = loaded.flatMap(\.diagnostics)
+            if !noCertificates {
+                diagnostics += CertificateCheck(directory: certs ?? "certs").check(domains: loaded.map(\.domain))
+            }
+            checked = loaded.count
+        }
+        report(diagnostics, checked: checked)
+        let failing = diagnostics.hasErrors || (strict && !diagnostics.isEmpty)
+        if failing { throw ExitCode(1) }
+    }
+
+    private func failure(_ diagnostics: [Diagnostic]) -> ExitCode {
+        report(diagnostics, checked: 0)
+        return ExitCode(1)
+    }
+
+    private func report(_ diagnostics: [Diagnostic], checked: Int) {
+        switch format {
+        case .json:
+            let objects = diagnostics.map { JSONNode($0.jsonValue) }
+            print(JSONWriter(style: .pretty).string(.array(objects)), terminator: "")
+        case .text:
+            let colour = isatty(1) != 0
+            for diagnostic in diagnostics { print(DiagnosticPrinter.render(diagnostic, colour: colour)) }
+            let errors = diagnostics.errors.count
+            let warnings = diagnostics.warnings.count
+            let what = aasa == nil ? "\(checked) domain\(checked == 1 ? "" : "s")" : "1 file"
+            print("\(errors) error\(errors == 1 ? "" : "s"), \(warnings) warning\(warnings == 1 ? "" : "s") in \(what)")
+        }
+    }
+}
+
+extension Diagnostic {
+    /// The finding as a JSON object for `--format json`.
+    var jsonValue: JSONValue {
+        var pairs: [(String, JSONValue)] = [("severity", .string(severity.rawValue)), ("rule", .string(rule))]
+        pairs.append(("message", .string(message)))
+        if let file { pairs.append(("file", .string(file))) }
+        if line > 0 {
+            pairs.append(("line", .number(Double(line))))
+            pairs.append(("column", .number(Double(column))))
+        }
+        if let keyPath, !keyPath.isEmpty { pairs.append(("keyPath", .string(keyPath))) }
+        if let hint { pairs.append(("hint", .string(hint))) }
+        return .members(pairs)
+    }
+}
