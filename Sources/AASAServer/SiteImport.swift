@@ -49,7 +49,7 @@ public struct SiteImport: Sendable {
         var existing: SiteConfig?
         if FileManager.default.fileExists(atPath: target) {
             let loaded = SiteConfigLoader().loadDomain(domain: domain, file: target)
-            guard let config = loaded.config else {
+            guard let config = loaded.config, !loaded.diagnostics.hasErrors else {
                 throw DiagnosticsError(
                     loaded.diagnostics.errors + [
                         Diagnostic(

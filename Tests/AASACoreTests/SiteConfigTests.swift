@@ -47,9 +47,11 @@ import Testing
             lines == [
                 #"shop.example/site.json:2:3: error: [unknown-key] unknown key "universalLink" (at universalLink); fix: did you mean "universalLinks"?"#,
                 "shop.example/site.json:3:19: error: [wrong-type] expected a string, found number (at cacheControl)",
+                "shop.example/site.json:4:22: error: [app-id-format] 'abcde12345.com.a' has a lower-case team ID (at webCredentials[0]); fix: write it in upper case: ABCDE12345.com.a",
+                "shop.example/site.json:4:42: error: [app-id-format] 'com.example.b' is not TEAMID.bundle.id (team IDs are 10 characters, 'com' has 3) (at webCredentials[1]); fix: copy the Team ID from the Membership page of your Apple Developer account",
+                "shop.example/site.json:4:79: error: [duplicate-app] 'ABCDE12345.com.c' is listed twice (at webCredentials[3]); fix: remove the second entry",
                 #"shop.example/site.json:5:13: error: [test-expectation] a test needs exactly one of "opensApp" or "staysOnWeb" (at tests[0]); fix: add "opensApp": "TEAMID.bundle.id" or "staysOnWeb": true"#,
             ])
-        #expect(loaded.config == nil)
         #expect(!loaded.isPublishable)
     }
 
@@ -65,8 +67,8 @@ import Testing
             lines == [
                 "shop.example/site.json:2:22: error: [app-id-format] 'abcde12345.com.a' has a lower-case team ID (at webCredentials[0]); fix: write it in upper case: ABCDE12345.com.a",
                 "shop.example/site.json:2:42: error: [app-id-format] 'com.example.b' is not TEAMID.bundle.id (team IDs are 10 characters, 'com' has 3) (at webCredentials[1]); fix: copy the Team ID from the Membership page of your Apple Developer account",
-                "shop.example/site.json:2:99: error: [app-id-format] 'TEAMID.com.d' still has the placeholder 'TEAMID' as its team ID (at webCredentials[4]); fix: use your real Team ID from the Apple Developer account",
                 "shop.example/site.json:2:79: error: [duplicate-app] 'ABCDE12345.com.c' is listed twice (at webCredentials[3]); fix: remove the second entry",
+                "shop.example/site.json:2:99: error: [app-id-format] 'TEAMID.com.d' still has the placeholder 'TEAMID' as its team ID (at webCredentials[4]); fix: use your real Team ID from the Apple Developer account",
             ])
     }
 

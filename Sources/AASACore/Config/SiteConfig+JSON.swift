@@ -7,9 +7,10 @@ extension SiteConfig {
 
     /// Decodes a `site.json` document; problems are reported to `reader`, and `nil` means unusable.
     ///
-    /// This is decoding only (types, unknown keys); ``SiteConfigValidator`` checks meaning.
+    /// This is decoding only (types, unknown keys); ``SiteConfigValidator`` checks meaning. Keys with
+    /// problems are reported and left out, and the rest is still returned, so later checks can report
+    /// their findings in the same run; `nil` only when the document is not an object.
     public static func read(_ root: JSONNode, reader: JSONReader) -> SiteConfig? {
-        let errorsBefore = reader.diagnostics.errors.count
         guard let top = reader.object(root, path: .root, known: topKeys, what: "a JSON object") else { return nil }
         var config = SiteConfig()
         if let member = top["legacyFormat"], let flag = reader.bool(member.value, path: .root.key("legacyFormat")) {
@@ -33,7 +34,7 @@ extension SiteConfig {
                 readTest(element, path: .root.key("tests").index(index), reader: reader)
             }
         }
-        return reader.diagnostics.errors.count == errorsBefore ? config : nil
+        return config
     }
 
     private static func readUniversalLinks(_ node: JSONNode, path: KeyPath, reader: JSONReader) -> UniversalLinks? {

@@ -127,6 +127,10 @@ public struct SiteConfigLoader: Sendable {
             for: output.file, in: generated,
             skipping: [.invalidVariableName, .variableValueContainsVariable, .invalidVariableUsed])
         loaded.diagnostics += LinkTestChecker().check(context, generated: output)
+        // In file order, as a compiler reports: stable sort keeps same-place findings in check order.
+        loaded.diagnostics = loaded.diagnostics.enumerated().sorted { a, b in
+            (a.element.line, a.element.column, a.offset) < (b.element.line, b.element.column, b.offset)
+        }.map(\.element)
         return loaded
     }
 

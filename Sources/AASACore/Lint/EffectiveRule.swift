@@ -7,6 +7,8 @@ struct EffectiveRule {
     var pattern: ComponentPattern
     var caseSensitive: Bool
     var percentEncoded: Bool
+    /// The apps of the rule's details entry.
+    var apps: Set<String>
     var exclude: Bool { pattern.exclude == true }
 
     /// Every rule of `file` that a modern client can reach, in search order. Entries naming no app are
@@ -30,7 +32,8 @@ struct EffectiveRule {
                     rules.append(
                         EffectiveRule(
                             path: entryPath.key("components").index(index), pattern: pattern,
-                            caseSensitive: caseSensitive, percentEncoded: percentEncoded))
+                            caseSensitive: caseSensitive, percentEncoded: percentEncoded,
+                            apps: Set(details.modernAppIDs)))
                 }
             } else {
                 let (caseSensitive, percentEncoded) = flags(nil)
@@ -39,7 +42,8 @@ struct EffectiveRule {
                         EffectiveRule(
                             path: entryPath.key("paths").index(index),
                             pattern: AssociationImporter.rule(fromLegacyPath: legacy),
-                            caseSensitive: caseSensitive, percentEncoded: percentEncoded))
+                            caseSensitive: caseSensitive, percentEncoded: percentEncoded,
+                            apps: Set(details.modernAppIDs)))
                 }
             }
         }

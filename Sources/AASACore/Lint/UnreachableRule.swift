@@ -1,6 +1,10 @@
 /// A rule that can never apply because an earlier rule already matches every URL it matches: the search
 /// stops at the first match (spec §2.2), so the later rule is dead. The classic case is an exclusion
 /// after a catch-all (spec §8 item 9, Apple forums thread 678345).
+///
+/// Judged per app: a rule of a later entry still applies on a device that has only that entry's app
+/// (an App Clip listed after its parent, say), so it is dead only when, for every app of its entry,
+/// an earlier rule that applies to that app covers it.
 public struct UnreachableRule: AssociationRule {
     /// Creates the rule.
     public init() {}
@@ -18,7 +22,11 @@ public struct UnreachableRule: AssociationRule {
                 let inner = rules[earlierIndex].caseSensitive ? prefixes[index] : prefixes[index].lowercased()
                 return inner.hasPrefix(outer) || rules[earlierIndex].pattern.path?.contains("$(") == true
             }
-            guard let earlierIndex = candidates.first(where: { Self.covers(rules[$0], later) }) else { continue }
+            let covering = candidates.filter {
+                !rules[$0].apps.isDisjoint(with: later.apps) && Self.covers(rules[$0], later)
+            }
+            let hiddenFor = covering.reduce(into: Set<String>()) { $0.formUnion(rules[$1].apps) }
+            guard later.apps.isSubset(of: hiddenFor), let earlierIndex = covering.first else { continue }
             let earlier = rules[earlierIndex]
             let hider = context.name(of: earlier.path)
             let message: String

@@ -68,7 +68,7 @@ struct Match: ParsableCommand {
                 throw ExitCode(2)
             }
             for domain in loaded {
-                guard let generated = domain.generated else { continue }
+                guard domain.isPublishable, let generated = domain.generated else { continue }
                 sites[domain.domain] = (URLMatcher(file: generated.file, mode: mode), generated.detailsSource)
             }
         }

@@ -1,0 +1,103 @@
+import Foundation
+import Testing
+
+@testable import AASACore
+
+/// Every check rule has a failing and a passing fixture: the failing one must produce the rule, the
+/// passing one must not. File names are `<rule-id>.fail.json` and `<rule-id>.pass.json`.
+@Suite struct LintFixtureTests {
+    static func fixtures(_ folder: String, _ kind: String) -> [String] {
+        let path = Repo.fixtures + "/" + folder
+        return ((try? FileManager.default.contentsOfDirectory(atPath: path)) ?? []).filter {
+            $0.hasSuffix(".\(kind).json")
+        }
+        .sorted()
+    }
+
+    static func rule(of name: String) -> String { String(name.split(separator: ".").first ?? "") }
+
+    static func checkAASA(_ name: String) throws -> [Diagnostic] {
+        let bytes = try [UInt8](Data(contentsOf: URL(fileURLWithPath: Repo.fixtures + "/lint/" + name)))
+        return AssociationChecker().check(SourceText(name: name, bytes: bytes))
+    }
+
+    static func checkSite(_ name: String) throws -> [Diagnostic] {
+        let bytes = try [UInt8](Data(contentsOf: URL(fileURLWithPath: Repo.fixtures + "/site-lint/" + name)))
+        return SiteConfigLoader().loadDomain(domain: "shop.example", source: SourceText(name: name, bytes: bytes))
+            .diagnostics
+    }
+
+    @Test func everyRuleHasBothFixtures() {
+        for folder in ["lint", "site-lint"] {
+            #expect(Self.fixtures(folder, "fail").map(Self.rule) == Self.fixtures(folder, "pass").map(Self.rule))
+            #expect(Self.fixtures(folder, "fail").count >= 15)
+        }
+    }
+
+    @Test(arguments: fixtures("lint", "fail"))
+    func appleFileFixtureFails(name: String) throws {
+        let diagnostics = try Self.checkAASA(name)
+        let found = diagnostics.first { $0.rule == Self.rule(of: name) }
+        #expect(found != nil, "\(diagnostics)")
+        #expect(found.map { $0.line > 0 && $0.file == name } == true, "\(String(describing: found))")
+    }
+
+    @Test(arguments: fixtures("lint", "pass"))
+    func appleFileFixturePasses(name: String) throws {
+        let diagnostics = try Self.checkAASA(name)
+        #expect(diagnostics.isEmpty, "\(diagnostics)")
+    }
+
+    @Test(arguments: fixtures("site-lint", "fail"))
+    func siteFixtureFails(name: String) throws {
+        let diagnostics = try Self.checkSite(name)
+        let found = diagnostics.first { $0.rule == Self.rule(of: name) }
+        #expect(found != nil, "\(diagnostics)")
+        #expect(found.map { $0.line > 0 } == true, "\(String(describing: found))")
+    }
+
+    @Test(arguments: fixtures("site-lint", "pass"))
+    func siteFixturePasses(name: String) throws {
+        let diagnostics = try Self.checkSite(name)
+        #expect(diagnostics.isEmpty, "\(diagnostics)")
+    }
+
+    @Test func signedFilesAreRecognised() throws {
+        let bytes = try [UInt8](Data(contentsOf: URL(fileURLWithPath: Repo.corpus + "/aasa/030.json")))
+        #expect(AssociationChecker().check(SourceText(name: "030.json", bytes: bytes)).map(\.rule) == ["signed-file"])
+    }
+
+    /// The issue's acceptance case: five different mistakes, five precise diagnostics, one run.
+    @Test func fiveMistakesGiveFiveDiagnostics() {
+        let loaded = loadSite(
+            """
+            {
+              "legacyFormat": false,
+              "universalLinks": {
+                "apps": [
+                  {
+                    "appIDs": ["abcde12345.com.example.shop"],
+                    "rules": [
+                      { "path": "/*" },
+                      { "path": "/admin/*", "exclude": true },
+                      { "path": "/$(category)/*" }
+                    ]
+                  }
+                ]
+              },
+              "webCredential": ["ABCDE12345.com.example.shop"],
+              "tests": [{ "url": "https://shop.example/admin/x", "staysOnWeb": true }]
+            }
+            """)
+        #expect(
+            loaded.diagnostics.map { "\($0.line):\($0.column) \($0.severity) \($0.rule)" } == [
+                "6:20 error app-id-format", "9:11 warning unreachable-rule", "10:11 warning unreachable-rule",
+                "10:21 error unknown-variable", "15:3 error unknown-key", "16:13 error test-url",
+            ])
+        #expect(
+            loaded.diagnostics[1].description
+                == #"shop.example/site.json:9:11: warning: [unreachable-rule] this exclusion never applies: universalLinks.apps[0].rules[0] above it already opens the app for every URL it matches (at universalLinks.apps[0].rules[1]); fix: move the exclusion above universalLinks.apps[0].rules[0]"#
+        )
+        #expect(loaded.diagnostics[4].hint == #"did you mean "webCredentials"?"#)
+    }
+}
