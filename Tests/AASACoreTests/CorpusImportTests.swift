@@ -81,6 +81,28 @@ import Testing
         }
     }
 
+    /// `check --aasa` on every corpus file: it always finishes, and a file the INDEX marks as invalid JSON
+    /// always gets an error.
+    @Test(arguments: files)
+    func checkFinishesAndFlagsInvalidFiles(path: String) throws {
+        let bytes = try [UInt8](Data(contentsOf: URL(fileURLWithPath: path)))
+        let diagnostics = AssociationChecker().check(SourceText(name: path, bytes: bytes))
+        let name = "aasa/" + (path as NSString).lastPathComponent
+        if Self.invalidJSON.contains(name) {
+            #expect(diagnostics.hasErrors)
+        }
+        #expect(diagnostics.allSatisfy { $0.file == path })
+    }
+
+    static let invalidJSON: Set<String> = {
+        let index = (try? String(contentsOfFile: Repo.corpus + "/INDEX.tsv", encoding: .utf8)) ?? ""
+        return Set(
+            index.split(separator: "\n").compactMap { line in
+                let fields = line.split(separator: "\t", omittingEmptySubsequences: false)
+                return fields.count > 4 && fields[4] == "no" ? String(fields[0]) : nil
+            })
+    }()
+
     static func claimsSomething(_ details: AppLinkDetails) -> Bool {
         !details.modernAppIDs.isEmpty && (details.components.map { !$0.isEmpty } ?? !(details.paths ?? []).isEmpty)
     }

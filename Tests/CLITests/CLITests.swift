@@ -271,4 +271,81 @@ import Testing
             try aasa(["match", "--config", RepositoryPaths.siteConfig, "https://unknown.example/"], in: directory.path)
                 .status == 2)
     }
+
+    @Test func checkPassesTheSampleConfigWithDevCertificates() throws {
+        let directory = TemporaryDirectory("aasa-cli")
+        try directory.copy(RepositoryPaths.siteConfig, to: "site-config")
+        let missing = try aasa(["check"], in: directory.path)
+        #expect(missing.status == 1)
+        #expect(missing.stdout.contains("error: [certificate-missing] no certificate covers shop.example"))
+        _ = try aasa(["certs", "dev"], in: directory.path)
+        let output = try aasa(["check"], in: directory.path)
+        #expect(output.status == 0, "\(output.stdout)")
+        #expect(output.stdout.hasSuffix("0 errors, 3 warnings in 2 domains\n"), "\(output.stdout)")
+        #expect(try aasa(["check", "--strict"], in: directory.path).status == 1)
+    }
+
+    @Test func checkReportsEveryMistakeAtOnceWithExitStatus1() throws {
+        let directory = TemporaryDirectory("aasa-cli")
+        try directory.write(
+            "site-config/shop.example/site.json",
+            """
+            {
+              "legacyFormat": false,
+              "universalLinks": {
+                "apps": [{ "appIDs": ["abcde12345.com.example.shop"],
+                           "rules": [{ "path": "/*" }, { "path": "/admin/*", "exclude": true }, { "path": "/$(category)/*" }] }]
+              },
+              "webCredential": ["ABCDE12345.com.example.shop"],
+              "tests": [{ "url": "https://shop.example/admin/x", "staysOnWeb": true }]
+            }
+            """)
+        let output = try aasa(["check", "--no-certificates"], in: directory.path)
+        #expect(output.status == 1)
+        let lines = output.stdout.split(separator: "\n").map(String.init)
+        #expect(lines.count == 7, "\(output.stdout)")
+        #expect(lines[0].hasPrefix("site-config/shop.example/site.json:4:27: error: [app-id-format]"))
+        #expect(lines.contains { $0.contains("warning: [unreachable-rule] this exclusion never applies") })
+        #expect(lines.contains { $0.contains("error: [unknown-variable]") })
+        #expect(lines.contains { $0.contains(#"error: [unknown-key] unknown key "webCredential""#) })
+        #expect(lines.contains { $0.contains("error: [test-url]") })
+        #expect(lines.last == "4 errors, 2 warnings in 1 domain")
+        #expect(!output.stdout.contains("\u{1B}["), "no colour when not a terminal")
+
+        let json = try aasa(["check", "--no-certificates", "--format", "json"], in: directory.path)
+        let objects = try JSONSerialization.jsonObject(with: Data(json.stdout.utf8)) as? [[String: Any]]
+        #expect(objects?.count == 6)
+        #expect(objects?.first?["rule"] as? String == "app-id-format")
+        #expect(objects?.first?["line"] as? Int == 4)
+        #expect(objects?.first?["keyPath"] as? String == "universalLinks.apps[0].appIDs[0]")
+    }
+
+    @Test func checkAASALintsAnyFile() throws {
+        let directory = TemporaryDirectory("aasa-cli")
+        let file = try directory.write(
+            "aasa", #"{"applinks": {"details": [{"appIDs": ["ABCDE12345.com.a"], "paths": ["NOT *", "/send"]}]}}"#)
+        let output = try aasa(["check", "--aasa", file], in: directory.path)
+        #expect(output.status == 0)
+        #expect(
+            output.stdout.contains(
+                "warning: [unreachable-rule] this rule never applies: applinks.details[0].paths[0] above it already excludes every URL it matches"
+            ))
+        #expect(try aasa(["check", "--aasa", file, "--strict"], in: directory.path).status == 1)
+    }
+
+    @Test func checkExpiredAndMismatchedCertificates() throws {
+        let directory = TemporaryDirectory("aasa-cli")
+        try directory.copy(RepositoryPaths.siteConfig, to: "site-config")
+        _ = try aasa(["certs", "dev"], in: directory.path)
+        // A key from another certificate.
+        try FileManager.default.removeItem(atPath: directory.path + "/certs/shop.example/privkey.pem")
+        try FileManager.default.copyItem(
+            atPath: directory.path + "/certs/links.example/privkey.pem",
+            toPath: directory.path + "/certs/shop.example/privkey.pem")
+        let output = try aasa(["check"], in: directory.path)
+        #expect(output.status == 1)
+        #expect(
+            output.stdout.contains("certs/shop.example/privkey.pem: error: [certificate-key-mismatch]"),
+            "\(output.stdout)")
+    }
 }
