@@ -85,18 +85,28 @@ let accessHandler: MHD_AccessHandlerCallback = { cls, connection, url, method, _
     // Retained until the end of this call, so a concurrent replaceRoutes cannot free its responses.
     let snapshot = context.routes.withLock { $0 }
     let request = MHDRequest(
-        connection: connection, url: url, method: MHDRequest.method(method), query: query,
+        connection: connection, url: url, method: MHDRequest.method(method), methodText: method, query: query,
         isTLS: context.isTLS)
+    let answered: Response
+    let result: MHD_Result
     switch snapshot.table.route(request) {
     case .prepared(let prepared):
+        answered = prepared.response
         if let native = snapshot.nativeResponse(for: prepared) {
-            return native.queue(on: connection)
+            result = native.queue(on: connection)
+        } else {
+            // A response from another table (a router bug): still answer correctly, just not precomputed.
+            result = queueDynamic(prepared.response, on: connection, context: context)
         }
-        // A response from another table (a router bug): still answer correctly, just not precomputed.
-        return queueDynamic(prepared.response, on: connection, context: context)
     case .dynamic(let response):
-        return queueDynamic(response, on: connection, context: context)
+        answered = response
+        result = queueDynamic(response, on: connection, context: context)
     }
+    if let observer = context.observer {
+        observer.requestAnswered(
+            request, status: answered.status, bodyBytes: request.method == .head ? 0 : answered.body.count)
+    }
+    return result
 }
 
 /// Builds, queues and releases a one-off response; an unsendable response becomes an empty 500.

@@ -37,7 +37,7 @@ public final class HTTPListener: Sendable {
         self.configuration = configuration
         let context = ListenerContext(
             routes: try RouteSnapshot(routes), certificates: configuration.tls?.certificates,
-            logHandler: configuration.logHandler)
+            logHandler: configuration.logHandler, observer: configuration.observer)
         self.context = context
 
         var flags =

@@ -1,3 +1,5 @@
+public import AASACore
+
 #if canImport(Glibc)
     import Glibc
 #elseif canImport(Darwin)
@@ -25,6 +27,8 @@ public struct ListenerConfiguration: Sendable {
     public var listenBacklog: Int
     /// Receives libmicrohttpd's own diagnostics (one line each, without trailing newline).
     public var logHandler: @Sendable (String) -> Void
+    /// Told about every answered request (metrics, access log); `nil` for none.
+    public var observer: (any RequestObserver)?
 
     /// Creates a configuration; the defaults suit a public HTTPS listener.
     public init(

@@ -1,3 +1,4 @@
+internal import AASACore
 import Synchronization
 
 /// Everything libmicrohttpd's callbacks reach for one listener; passed to them as the `cls` pointer.
@@ -14,10 +15,16 @@ final class ListenerContext: Sendable {
     let isTLS: Bool
     /// Where libmicrohttpd's diagnostics go.
     let logHandler: @Sendable (String) -> Void
+    /// Told about every answered request (metrics, logs), if set.
+    let observer: (any RequestObserver)?
     /// Diagnostics collected while the daemon starts, so a start failure can say why.
     let startupMessages = Mutex<[String]?>([])
 
-    init(routes: RouteSnapshot, certificates: CertificateTable?, logHandler: @escaping @Sendable (String) -> Void) {
+    init(
+        routes: RouteSnapshot, certificates: CertificateTable?, logHandler: @escaping @Sendable (String) -> Void,
+        observer: (any RequestObserver)? = nil
+    ) {
+        self.observer = observer
         self.routes = Mutex(routes)
         self.certificates = Mutex(certificates)
         self.isTLS = certificates != nil

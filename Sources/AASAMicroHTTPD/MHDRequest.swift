@@ -20,6 +20,8 @@ struct MHDRequest: HTTPRequest {
     let url: UnsafePointer<CChar>
     /// The request method.
     let method: RequestMethod
+    /// The method token as sent.
+    let methodText: UnsafePointer<CChar>
     /// The raw query captured before libmicrohttpd parsed it, or `nil` when there was no `?`.
     let query: UnsafePointer<CChar>?
     /// Whether the listener serves TLS (only then is there an SNI to ask for).
@@ -31,6 +33,9 @@ struct MHDRequest: HTTPRequest {
         if strcmp(text, "HEAD") == 0 { return .head }
         return .other
     }
+
+    /// The method token as sent, for logs.
+    var methodName: String { String(cString: methodText) }
 
     func withPath<R>(_ body: (UnsafeRawBufferPointer) -> R) -> R {
         body(UnsafeRawBufferPointer(start: url, count: strlen(url)))

@@ -1,44 +1,115 @@
 import AASACore
+import Foundation
 
 /// The operators' listener: loopback by default, never reachable through the public hosts.
 ///
 /// Rebuilt with every reload, so `/match` answers for the configuration actually served and `/status`
-/// describes the reload that built it.
+/// and `/readyz` describe the reload that built it.
 public final class AdminRoutes: RouteTable {
+    /// What the admin routes read from the running server at request time.
+    public struct Live: Sendable {
+        /// The public listeners' request counters and fetch log.
+        public var recorder: TrafficRecorder
+        /// Reload counts by result (`ok`, `errors`, `failed`).
+        public var reloads: @Sendable () -> [String: Int]
+        /// Open connections per listener.
+        public var openConnections: @Sendable () -> [String: Int]
+
+        /// Creates the live view.
+        public init(
+            recorder: TrafficRecorder, reloads: @escaping @Sendable () -> [String: Int] = { [:] },
+            openConnections: @escaping @Sendable () -> [String: Int] = { [:] }
+        ) {
+            self.recorder = recorder
+            self.reloads = reloads
+            self.openConnections = openConnections
+        }
+    }
+
     /// Every prepared response, indexed by id.
     public let preparedResponses: [PreparedResponse]
     private let health: PreparedResponse
     private let notFound: PreparedResponse
     private let status: PreparedResponse?
+    private let readiness: PreparedResponse
     private let matchers: DomainMatchers
+    private let serverStatus: ServerStatus?
+    private let live: Live?
 
-    /// Builds the admin routes for the published domains and, when given, the server's status.
-    public init(published: [PublishedDomain] = [], status: ServerStatus? = nil) {
+    /// Builds the admin routes for the published domains and, when given, the server's status and live view.
+    public init(published: [PublishedDomain] = [], status: ServerStatus? = nil, live: Live? = nil) {
         var builder = PreparedResponseBuilder()
         let plain = [HTTPHeader("Content-Type", "text/plain; charset=utf-8"), HTTPHeader("Cache-Control", "no-store")]
+        let json = [HTTPHeader("Content-Type", "application/json"), HTTPHeader("Cache-Control", "no-store")]
         health = builder.prepare(Response(status: 200, headers: plain, body: Array("ok\n".utf8)))
         notFound = builder.prepare(Response(status: 404, headers: plain, body: Array("not found\n".utf8)))
-        self.status = status.map { status in
-            builder.prepare(
-                Response(
-                    status: 200,
-                    headers: [HTTPHeader("Content-Type", "application/json"), HTTPHeader("Cache-Control", "no-store")],
-                    body: status.json()))
+        self.status = status.map { status in builder.prepare(Response(status: 200, headers: json, body: status.json()))
         }
+        // Ready once every domain folder has a version being served; until then say which are not and why.
+        let notReady = (status?.domains ?? []).filter { !$0.published }
+        let reasons = notReady.map { domain in
+            "\(domain.domain): " + (domain.errors.first?.description ?? "not loaded yet")
+        }
+        readiness = builder.prepare(
+            status == nil
+                ? Response(status: 503, headers: plain, body: Array("starting\n".utf8))
+                : reasons.isEmpty
+                    ? Response(status: 200, headers: plain, body: Array("ready\n".utf8))
+                    : Response(status: 503, headers: plain, body: Array((reasons.joined(separator: "\n") + "\n").utf8)))
         preparedResponses = builder.responses
         matchers = DomainMatchers(
             files: Dictionary(published.map { ($0.domain, $0.file) }, uniquingKeysWith: { first, _ in first }))
+        serverStatus = status
+        self.live = live
     }
 
-    /// `/healthz` answers while the process is alive; `/match?url=…` says which app opens a URL and why;
-    /// `/status` says what each domain and certificate serves and what the last reload found.
+    /// `/healthz` answers while the process is alive; `/readyz` once every domain is served; `/match?url=…`
+    /// says which app opens a URL and why; `/status` says what each domain and certificate serves;
+    /// `/metrics` counts requests (Prometheus); `/fetches?domain=D` lists recent association fetches.
     public func route(_ request: some HTTPRequest) -> RouteDecision {
         let path = request.withPath { String(decoding: $0, as: UTF8.self) }
+        guard request.method != .other else { return .prepared(notFound) }
         switch path {
         case "/healthz": return .prepared(health)
+        case "/readyz": return .prepared(readiness)
         case "/status": return .prepared(status ?? notFound)
-        case "/match" where request.method != .other: return .dynamic(matchers.answer(rawQuery: request.rawQuery))
+        case "/match": return .dynamic(matchers.answer(rawQuery: request.rawQuery))
+        case "/metrics":
+            guard let live else { return .prepared(notFound) }
+            let text = Metrics.render(recorder: live.recorder, gauges: gauges(live))
+            return .dynamic(
+                Response(
+                    status: 200,
+                    headers: [
+                        HTTPHeader("Content-Type", "text/plain; version=0.0.4; charset=utf-8"),
+                        HTTPHeader("Cache-Control", "no-store"),
+                    ],
+                    body: Array(text.utf8)))
+        case "/fetches":
+            guard let live else { return .prepared(notFound) }
+            let domain = QueryString.value("domain", in: request.rawQuery).flatMap(HostName.normalized)
+            let limit =
+                QueryString.value("limit", in: request.rawQuery).flatMap(Int.init) ?? TrafficRecorder.fetchLogCapacity
+            let fetches = live.recorder.recentFetches(domain: domain, limit: max(0, limit))
+            return .dynamic(
+                Response(
+                    status: 200,
+                    headers: [HTTPHeader("Content-Type", "application/json"), HTTPHeader("Cache-Control", "no-store")],
+                    body: JSONWriter(style: .pretty).bytes(.array(fetches.map { JSONNode($0.jsonValue) }))))
         default: return .prepared(notFound)
         }
+    }
+
+    private func gauges(_ live: Live) -> Metrics.Gauges {
+        var gauges = Metrics.Gauges()
+        gauges.reloads = live.reloads()
+        gauges.openConnections = live.openConnections()
+        for domain in serverStatus?.domains ?? [] {
+            if let date = domain.lastGoodLoad { gauges.lastGoodLoad[domain.domain] = date }
+        }
+        for certificate in serverStatus?.certificates ?? [] where certificate.serving {
+            if let notAfter = certificate.notAfter { gauges.certificateExpiry.append((certificate.folder, notAfter)) }
+        }
+        return gauges
     }
 }

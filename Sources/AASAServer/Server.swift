@@ -30,14 +30,42 @@ public final class Server: Sendable {
     public let configuration: ServerConfiguration
     let logger: Logger
     private let running = Mutex(Running())
+    /// Counts requests and keeps the fetch log for `/metrics`, `/fetches`, the access log and `--dev`.
+    public let recorder: TrafficRecorder
+    private let reloadCounts = Mutex<[String: Int]>([:])
     /// What the loads decided. Start and reload hold this lock for the whole load, so reloads from SIGHUP
     /// and from the watcher never interleave and always build on the previous one's last good versions.
     private let catalog = Mutex(Catalog())
 
     /// Creates a server; nothing is loaded or bound until ``start()``.
-    public init(configuration: ServerConfiguration, logger: Logger) {
+    /// `recorder` observes the public listeners; by default it counts only (no access log, no printout).
+    public init(configuration: ServerConfiguration, logger: Logger, recorder: TrafficRecorder = TrafficRecorder()) {
         self.configuration = configuration
         self.logger = logger
+        self.recorder = recorder
+    }
+
+    /// What the admin routes read at request time.
+    private var live: AdminRoutes.Live {
+        AdminRoutes.Live(
+            recorder: recorder,
+            reloads: { [weak self] in self?.reloadCounts.withLock { $0 } ?? [:] },
+            openConnections: { [weak self] in
+                guard let self else { return [:] }
+                let listeners = running.withLock { [("https", $0.https), ("http", $0.http)] }
+                return Dictionary(
+                    uniqueKeysWithValues: listeners.compactMap { name, listener in
+                        listener.map { (name, $0.openConnections) }
+                    })
+            })
+    }
+
+    /// Records a finished load for `/metrics` and tells the recorder which domains are served.
+    private func recordLoad(_ catalog: Catalog) {
+        if let result = catalog.status?.lastReload.result.rawValue {
+            reloadCounts.withLock { $0[result, default: 0] += 1 }
+        }
+        recorder.setDomains(catalog.published.keys)
     }
 
     deinit {
@@ -102,18 +130,19 @@ public final class Server: Sendable {
                 started.https = try HTTPListener(
                     configuration: listenerConfiguration(
                         port: port, address: configuration.bindAddress,
-                        tls: TLSConfiguration(certificates: table)),
+                        tls: TLSConfiguration(certificates: table), observed: true),
                     routes: routes)
             }
             if let port = configuration.httpPort {
                 started.http = try HTTPListener(
-                    configuration: listenerConfiguration(port: port, address: configuration.bindAddress, tls: nil),
+                    configuration: listenerConfiguration(
+                        port: port, address: configuration.bindAddress, tls: nil, observed: true),
                     routes: routes)
             }
             if let port = configuration.adminPort {
                 started.admin = try HTTPListener(
                     configuration: listenerConfiguration(port: port, address: configuration.adminAddress, tls: nil),
-                    routes: AdminRoutes(published: Array(catalog.published.values), status: catalog.status))
+                    routes: AdminRoutes(published: Array(catalog.published.values), status: catalog.status, live: live))
             }
         } catch {
             [started.https, started.http, started.admin].forEach { $0?.stop(timeout: .zero) }
@@ -121,6 +150,7 @@ public final class Server: Sendable {
                 diagnostics: [Diagnostic(.error, rule: "listener", "\(error)")], isConfigurationError: false)
         }
         self.catalog.withLock { $0 = catalog }
+        recordLoad(catalog)
         running.withLock { $0 = started }
         for listener in [("https", started.https), ("http", started.http), ("admin", started.admin)] {
             if let port = listener.1?.port {
@@ -180,6 +210,7 @@ public final class Server: Sendable {
             started: catalog.status?.started ?? now, trigger: trigger, at: now, errors: diagnostics.errors,
             failed: failed)
         publish(catalog, certificatesChanged: catalog.certificateTable !== previousTable)
+        recordLoad(catalog)
         logger.info(
             "reload",
             metadata: [
@@ -197,7 +228,7 @@ public final class Server: Sendable {
             // Build both tables before swapping either, and swap the admin one first: /status and /match
             // are never behind what the public hosts serve.
             let routes = SiteRoutes(published)
-            let admin = AdminRoutes(published: published, status: catalog.status)
+            let admin = AdminRoutes(published: published, status: catalog.status, live: live)
             try listeners.admin?.replaceRoutes(admin)
             for listener in [listeners.https, listeners.http].compactMap({ $0 }) { try listener.replaceRoutes(routes) }
         } catch {
@@ -230,8 +261,10 @@ public final class Server: Sendable {
         }
     }
 
-    private func listenerConfiguration(port: UInt16, address: String?, tls: TLSConfiguration?) -> ListenerConfiguration
-    {
+    /// A listener's settings; `observed` listeners report every request to ``recorder``.
+    private func listenerConfiguration(
+        port: UInt16, address: String?, tls: TLSConfiguration?, observed: Bool = false
+    ) -> ListenerConfiguration {
         let logger = self.logger
         var listener = ListenerConfiguration(
             port: port, bindAddress: address, tls: tls,
@@ -239,6 +272,7 @@ public final class Server: Sendable {
                 logger.notice("libmicrohttpd", metadata: ["message": "\(message)"])
             })
         if let threads = configuration.threadPoolSize { listener.threadPoolSize = threads }
+        if observed { listener.observer = recorder }
         return listener
     }
 

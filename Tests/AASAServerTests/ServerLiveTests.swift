@@ -21,7 +21,7 @@ final class LiveServer: @unchecked Sendable {
     /// and starts a server configured by `configure`.
     init(
         extraDomains: [String: String] = [:], configure: (inout ServerConfiguration) -> Void = { _ in },
-        prepare: (String) throws -> Void = { _ in }
+        recorder: TrafficRecorder = TrafficRecorder(), prepare: (String) throws -> Void = { _ in }
     ) throws {
         try directory.copy(RepositoryPaths.siteConfig, to: "site-config")
         for (domain, json) in extraDomains { try directory.write("site-config/\(domain)/site.json", json) }
@@ -37,7 +37,7 @@ final class LiveServer: @unchecked Sendable {
         configuration.adminPort = 0
         configuration.threadPoolSize = 2
         configure(&configuration)
-        server = Server(configuration: configuration, logger: Logger(label: "test"))
+        server = Server(configuration: configuration, logger: Logger(label: "test"), recorder: recorder)
         try server.start()
     }
 

@@ -348,4 +348,67 @@ import Testing
             output.stdout.contains("certs/shop.example/privkey.pem: error: [certificate-key-mismatch]"),
             "\(output.stdout)")
     }
+
+    /// Container-style start: every option from AASA_SERVER_* variables; --dev prints each fetch; the
+    /// process switches to an unprivileged user after binding and keeps serving.
+    @Test func serveTakesEnvironmentPrintsFetchesAndDropsPrivileges() throws {
+        let directory = TemporaryDirectory("aasa-cli")
+        try directory.copy(RepositoryPaths.siteConfig, to: "conf")
+        _ = try aasa(["certs", "dev", "--config", "conf", "--certs", "tls"], in: directory.path)
+        // The unprivileged user must be able to read the certificates it serves after the switch.
+        _ = try Command.run("chmod", ["-R", "a+rX", directory.path])
+        let port = freePort()
+        let admin = freePort()
+        let output = directory.path + "/stdout.log"
+        FileManager.default.createFile(atPath: output, contents: nil)
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: RepositoryPaths.executable)
+        process.arguments = ["serve"]
+        process.environment = ProcessInfo.processInfo.environment.merging([
+            "AASA_SERVER_CONFIG": "conf", "AASA_SERVER_CERTS": "tls", "AASA_SERVER_HTTPS_PORT": "\(port)",
+            "AASA_SERVER_ADMIN_PORT": "\(admin)", "AASA_SERVER_DEV": "1", "AASA_SERVER_USER": "nobody",
+            "AASA_SERVER_ACCESS_LOG": "common",
+        ]) { _, new in new }
+        process.currentDirectoryURL = URL(fileURLWithPath: directory.path)
+        process.standardOutput = try FileHandle(forWritingTo: URL(fileURLWithPath: output))
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        defer { if process.isRunning { process.terminate() } }
+        var healthy = false
+        for _ in 0..<100 where !healthy {
+            usleep(100_000)
+            healthy = (try? Curl.request("http://127.0.0.1:\(admin)/healthz"))?.status == 200
+        }
+        #expect(healthy)
+        let response = try Curl.request(
+            "https://shop.example:\(port)/.well-known/apple-app-site-association",
+            headers: ["User-Agent: AASA-Bot/1.0.0"],
+            caFile: directory.path + "/tls/dev-ca/ca.pem", resolve: ("shop.example", port))
+        #expect(response.status == 200, "\(response.error)")
+        let uid = try String(contentsOfFile: "/proc/\(process.processIdentifier)/status", encoding: .utf8)
+            .split(separator: "\n").first { $0.hasPrefix("Uid:") }
+        #expect(
+            uid?.split(separator: "\t").dropFirst().allSatisfy { $0 == "65534" } == true, "\(String(describing: uid))")
+        usleep(200_000)
+        let printed = try String(contentsOfFile: output, encoding: .utf8)
+        #expect(
+            printed.contains(
+                "Apple's CDN fetched shop.example/.well-known/apple-app-site-association from 127.0.0.1 → 200"),
+            "\(printed)")
+        #expect(printed.contains("\"GET /.well-known/apple-app-site-association HTTP/1.1\" 200 "))
+        process.terminate()
+        let deadline = Date().addingTimeInterval(5)
+        while process.isRunning && Date() < deadline { usleep(50_000) }
+        #expect(process.terminationStatus == 0)
+    }
+
+    @Test func anInvalidEnvironmentValueIsAUsageError() throws {
+        let output = try Command.run(
+            RepositoryPaths.executable, ["serve"],
+            environment: ProcessInfo.processInfo.environment.merging(["AASA_SERVER_HTTPS_PORT": "https"]) { _, new in
+                new
+            })
+        #expect(output.status == 64)
+        #expect(output.stderr.contains("AASA_SERVER_HTTPS_PORT=https is not a valid UInt16"), "\(output.stderr)")
+    }
 }

@@ -21,6 +21,19 @@ public protocol HTTPRequest {
     var tlsServerName: String? { get }
     /// The client's address as text (`192.0.2.1` or `2001:db8::1`), or `""` when unknown.
     var remoteAddress: String { get }
+    /// The method token as sent (`GET`, `PROPFIND`), for logs; defaults to the classified method.
+    var methodName: String { get }
+}
+
+extension HTTPRequest {
+    /// The method as text for logs: the real token where the transport knows it.
+    public var methodName: String {
+        switch method {
+        case .get: "GET"
+        case .head: "HEAD"
+        case .other: "OTHER"
+        }
+    }
 }
 
 /// What a router decided for one request.
@@ -37,4 +50,13 @@ public protocol RouteTable: Sendable {
     var preparedResponses: [PreparedResponse] { get }
     /// Decides the response for `request`. Called concurrently from transport threads.
     func route(_ request: some HTTPRequest) -> RouteDecision
+}
+
+/// Watches every answered request, for metrics, access logs and the fetch log.
+///
+/// Called on transport threads right after the response is queued, so it must be quick and
+/// thread-safe; it must not keep the request beyond the call.
+public protocol RequestObserver: Sendable {
+    /// `request` was answered with `status` and a body of `bodyBytes` bytes (0 for `HEAD`).
+    func requestAnswered(_ request: some HTTPRequest, status: Int, bodyBytes: Int)
 }

@@ -24,6 +24,12 @@ enum DiagnosticPrinter {
         return line.replacingOccurrences(of: " \(severity): ", with: " \u{1B}[1;\(code)m\(severity)\u{1B}[0m: ")
     }
 
+    /// Writes one line to standard output, unbuffered (the server runs until a signal).
+    static func printOutput(_ text: String) {
+        let line = Array((text + "\n").utf8)
+        line.withUnsafeBytes { buffer in _ = write(1, buffer.baseAddress, buffer.count) }
+    }
+
     /// Writes one line to standard error, unbuffered.
     static func printError(_ text: String) {
         let line = Array((text + "\n").utf8)

@@ -25,37 +25,72 @@ struct Serve: ParsableCommand {
     @OptionGroup var configOptions: ConfigOptions
     @OptionGroup var certsOptions: CertsOptions
 
-    @Option(help: ArgumentHelp("HTTPS port (0 disables HTTPS).", valueName: "port"))
-    var httpsPort: UInt16 = 8443
+    @Option(help: ArgumentHelp("HTTPS port, 0 disables HTTPS (env: AASA_SERVER_HTTPS_PORT).", valueName: "port"))
+    var httpsPort: UInt16 = Environment.value("HTTPS_PORT", 8443)
 
     @Option(
-        help: ArgumentHelp("Also serve plain HTTP on this port (behind a TLS-terminating proxy).", valueName: "port"))
-    var httpPort: UInt16?
-
-    @Option(help: ArgumentHelp("Address the public listeners bind to (default: all interfaces).", valueName: "address"))
-    var bind: String?
+        help: ArgumentHelp(
+            "Also serve plain HTTP on this port, behind a TLS-terminating proxy (env: AASA_SERVER_HTTP_PORT).",
+            valueName: "port"))
+    var httpPort: UInt16? = Environment.optional("HTTP_PORT")
 
     @Option(
-        help: ArgumentHelp("Admin listener port for /healthz, /status and /match (0 disables it).", valueName: "port"))
-    var adminPort: UInt16 = 9090
+        help: ArgumentHelp(
+            "Address the public listeners bind to; default all interfaces (env: AASA_SERVER_BIND).",
+            valueName: "address"))
+    var bind: String? = Environment.optional("BIND")
 
-    @Option(help: ArgumentHelp("Address the admin listener binds to.", valueName: "address"))
-    var adminAddress = "127.0.0.1"
+    @Option(
+        help: ArgumentHelp(
+            "Admin listener port for /healthz, /readyz, /metrics, /status, /match, /fetches; 0 disables it "
+                + "(env: AASA_SERVER_ADMIN_PORT).", valueName: "port"))
+    var adminPort: UInt16 = Environment.value("ADMIN_PORT", 9090)
 
-    @Option(help: ArgumentHelp("Worker threads per listener (default: one per processor).", valueName: "n"))
-    var threads: Int?
+    @Option(
+        help: ArgumentHelp(
+            "Address the admin listener binds to (env: AASA_SERVER_ADMIN_ADDRESS).", valueName: "address"))
+    var adminAddress = Environment.value("ADMIN_ADDRESS", "127.0.0.1")
+
+    @Option(
+        help: ArgumentHelp(
+            "Worker threads per listener; default one per processor (env: AASA_SERVER_THREADS).", valueName: "n"))
+    var threads: Int? = Environment.optional("THREADS")
 
     @Flag(
-        help: "Create a local development CA and certificates for domains that have none, and print how to trust them.")
+        help: """
+            Create a local development CA and certificates for domains that have none, print how to trust them, \
+            and print every association-file fetch as it happens (env: AASA_SERVER_DEV=1).
+            """)
     var dev = false
 
-    @Flag(help: "Do not watch the config and certificate folders for changes; reload only on SIGHUP.")
+    @Flag(
+        help:
+            "Do not watch the config and certificate folders for changes; reload only on SIGHUP (env: AASA_SERVER_NO_WATCH=1)."
+    )
     var noWatch = false
 
-    @Option(help: ArgumentHelp("Log level: trace, debug, info, notice, warning, error, critical.", valueName: "level"))
-    var logLevel: Logger.Level = .info
+    @Option(
+        help: ArgumentHelp(
+            "Access log on standard output: off, json or common (env: AASA_SERVER_ACCESS_LOG).", valueName: "format"))
+    var accessLog: AccessLogChoice = Environment.value("ACCESS_LOG", AccessLogChoice.off)
+
+    @Flag(help: "Include query strings in the access log (env: AASA_SERVER_ACCESS_LOG_QUERIES=1).")
+    var accessLogQueries = false
+
+    @Option(
+        help: ArgumentHelp(
+            "After binding the ports, switch to this user (and its group), e.g. when started as root to bind 443 "
+                + "(env: AASA_SERVER_USER).", valueName: "name"))
+    var user: String? = Environment.optional("USER")
+
+    @Option(
+        help: ArgumentHelp(
+            "Log level: trace, debug, info, notice, warning, error, critical (env: AASA_SERVER_LOG_LEVEL).",
+            valueName: "level"))
+    var logLevel: Logger.Level = Environment.value("LOG_LEVEL", Logger.Level.info)
 
     func validate() throws {
+        if let invalid = Environment.invalidValues.first { throw ValidationError(invalid) }
         if let threads, threads < 1 { throw ValidationError("--threads must be at least 1") }
         if httpsPort == 0 && httpPort == nil {
             throw ValidationError("nothing to serve: HTTPS is off (--https-port 0) and no --http-port")
@@ -78,9 +113,12 @@ struct Serve: ParsableCommand {
         configuration.adminPort = adminPort == 0 ? nil : adminPort
         configuration.adminAddress = adminAddress
         configuration.threadPoolSize = threads
-        configuration.watchForChanges = !noWatch
+        configuration.watchForChanges = !(noWatch || Environment.flag("NO_WATCH"))
+        let devMode = dev || Environment.flag("DEV")
+        let resources = ProcessResources.raiseOpenFileLimit()
+        logger.info("open file limit", metadata: ["soft": "\(resources.soft)", "hard": "\(resources.hard)"])
 
-        if dev, httpsPort != 0 {
+        if devMode, httpsPort != 0 {
             let sites = (try? SiteConfigLoader().loadAll(directory: configOptions.config)) ?? []
             do {
                 let report = try DevCertificates(certificateDirectory: certsOptions.certs).ensure(
@@ -96,13 +134,30 @@ struct Serve: ParsableCommand {
         }
 
         Signals.block()
-        let server = Server(configuration: configuration, logger: logger)
+        let includeQueries = accessLogQueries || Environment.flag("ACCESS_LOG_QUERIES")
+        var log: AccessLog?
+        if let format = accessLog.format { log = AccessLog(format: format, includeQueries: includeQueries) }
+        // In --dev every association fetch is printed, so a developer sees whether the phone fetched.
+        var printFetch: (@Sendable (TrafficRecorder.Fetch) -> Void)?
+        if devMode { printFetch = { fetch in DiagnosticPrinter.printOutput(fetch.line) } }
+        let recorder = TrafficRecorder(accessLog: log, onFetch: printFetch)
+        let server = Server(configuration: configuration, logger: logger, recorder: recorder)
         do {
             try server.start()
         } catch {
             DiagnosticPrinter.print(error.diagnostics)
             DiagnosticPrinter.printError("aasa-server did not start")
             throw ExitCode(error.isConfigurationError ? 2 : 1)
+        }
+        if let user {
+            do {
+                try ProcessResources.switchUser(to: user)
+                logger.info("switched user", metadata: ["user": "\(user)"])
+            } catch {
+                DiagnosticPrinter.printError("error: \(error)")
+                server.stop(timeout: .zero)
+                throw ExitCode(1)
+            }
         }
         while true {
             switch Signals.wait() {
@@ -120,3 +175,16 @@ struct Serve: ParsableCommand {
 }
 
 extension Logger.Level: @retroactive ExpressibleByArgument {}
+
+extension Logger.Level: @retroactive LosslessStringConvertible {
+    public init?(_ description: String) { self.init(rawValue: description) }
+}
+
+/// `--access-log`: off, or one of the access log formats.
+enum AccessLogChoice: String, ExpressibleByArgument, LosslessStringConvertible, CaseIterable {
+    case off, json, common
+
+    init?(_ description: String) { self.init(rawValue: description) }
+    var description: String { rawValue }
+    var format: AccessLog.Format? { self == .off ? nil : AccessLog.Format(rawValue: rawValue) }
+}

@@ -1,0 +1,75 @@
+import AASACore
+import Foundation
+
+/// The admin listener's `/metrics`, in the Prometheus text format (version 0.0.4).
+struct Metrics {
+    /// Gauges taken from the running server when the page is asked for.
+    struct Gauges {
+        var reloads: [String: Int] = [:]
+        var lastGoodLoad: [String: Date] = [:]
+        var certificateExpiry: [(folder: String, notAfter: Date)] = []
+        var openConnections: [String: Int] = [:]
+    }
+
+    static let version = "0.1.0"
+
+    static func render(recorder: TrafficRecorder, gauges: Gauges, now: Date = Date()) -> String {
+        var out = ""
+        func family(_ name: String, _ type: String, _ help: String) {
+            out += "# HELP \(name) \(help)\n# TYPE \(name) \(type)\n"
+        }
+        func sample(_ name: String, _ labels: [(String, String)], _ value: String) {
+            let rendered = labels.map { "\($0.0)=\"\(escape($0.1))\"" }.joined(separator: ",")
+            out += labels.isEmpty ? "\(name) \(value)\n" : "\(name){\(rendered)} \(value)\n"
+        }
+        family(
+            "aasa_requests_total", "counter",
+            "Requests answered on the public listeners, by domain, path, status and client class.")
+        let counts = recorder.counts().sorted { a, b in
+            (a.0.domain, a.0.resource.rawValue, a.0.status, a.0.client.rawValue)
+                < (b.0.domain, b.0.resource.rawValue, b.0.status, b.0.client.rawValue)
+        }
+        for (key, value) in counts {
+            sample(
+                "aasa_requests_total",
+                [
+                    ("domain", key.domain), ("path", key.resource.rawValue), ("status", "\(key.status)"),
+                    ("client", key.client.rawValue),
+                ],
+                "\(value)")
+        }
+        family("aasa_reloads_total", "counter", "Configuration loads by result (ok, errors, failed).")
+        for result in ["ok", "errors", "failed"] {
+            sample("aasa_reloads_total", [("result", result)], "\(gauges.reloads[result] ?? 0)")
+        }
+        family("aasa_domain_last_good_load_timestamp_seconds", "gauge", "When each domain's served version was loaded.")
+        for (domain, date) in gauges.lastGoodLoad.sorted(by: { $0.key < $1.key }) {
+            sample(
+                "aasa_domain_last_good_load_timestamp_seconds", [("domain", domain)], format(date.timeIntervalSince1970)
+            )
+        }
+        family(
+            "aasa_certificate_expiry_seconds", "gauge",
+            "Seconds until each served certificate expires (negative once expired).")
+        for (folder, notAfter) in gauges.certificateExpiry.sorted(by: { $0.folder < $1.folder }) {
+            sample(
+                "aasa_certificate_expiry_seconds", [("certificate", folder)], format(notAfter.timeIntervalSince(now)))
+        }
+        family("aasa_open_connections", "gauge", "Open connections per listener.")
+        for (listener, count) in gauges.openConnections.sorted(by: { $0.key < $1.key }) {
+            sample("aasa_open_connections", [("listener", listener)], "\(count)")
+        }
+        family("aasa_build_info", "gauge", "Build information.")
+        sample("aasa_build_info", [("version", version)], "1")
+        return out
+    }
+
+    static func escape(_ value: String) -> String {
+        value.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "\"", with: "\\\"")
+            .replacingOccurrences(of: "\n", with: "\\n")
+    }
+
+    static func format(_ value: Double) -> String {
+        value == value.rounded() ? String(Int64(value)) : String(format: "%.3f", value)
+    }
+}

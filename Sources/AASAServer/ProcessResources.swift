@@ -1,0 +1,43 @@
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// Process-wide limits and identity: the file-descriptor limit a server with thousands of connections
+/// needs, and dropping root after binding privileged ports.
+public enum ProcessResources {
+    /// Why switching user failed.
+    public struct UserSwitchError: Error, CustomStringConvertible {
+        /// What went wrong.
+        public var description: String
+    }
+
+    /// Raises the soft `RLIMIT_NOFILE` to the hard limit and returns both (each connection is a descriptor).
+    @discardableResult
+    public static func raiseOpenFileLimit() -> (soft: UInt64, hard: UInt64) {
+        var limit = rlimit()
+        guard getrlimit(Int32(RLIMIT_NOFILE.rawValue), &limit) == 0 else { return (0, 0) }
+        if limit.rlim_cur < limit.rlim_max {
+            var raised = limit
+            raised.rlim_cur = limit.rlim_max
+            if setrlimit(Int32(RLIMIT_NOFILE.rawValue), &raised) == 0 { limit = raised }
+        }
+        return (UInt64(limit.rlim_cur), UInt64(limit.rlim_max))
+    }
+
+    /// Switches the whole process to `name`'s user and primary group (supplementary groups dropped).
+    ///
+    /// Called after the listeners are bound, so port 443 can be bound as root and nothing is served as root.
+    /// glibc applies setuid/setgid to every thread, including libmicrohttpd's.
+    public static func switchUser(to name: String) throws(UserSwitchError) {
+        guard let entry = getpwnam(name) else { throw UserSwitchError(description: "no user named '\(name)'") }
+        let uid = entry.pointee.pw_uid
+        let gid = entry.pointee.pw_gid
+        if getuid() == uid { return }
+        guard setgroups(0, nil) == 0, setgid(gid) == 0, setuid(uid) == 0 else {
+            throw UserSwitchError(
+                description:
+                    "cannot switch to user '\(name)': \(String(cString: strerror(errno))) (start as root to switch users)"
+            )
+        }
+    }
+}

@@ -1,0 +1,180 @@
+import AASACore
+import Foundation
+import Synchronization
+
+/// Counts and records what clients fetch, for `/metrics`, `/fetches`, the access log and the `--dev`
+/// fetch printout. It observes every request on the public listeners (``RequestObserver``).
+///
+/// Counter labels are bounded: a host that is not a published domain counts as `unknown`, and paths fall
+/// into a fixed set of resources, so a scanner cannot blow up the metrics.
+public final class TrafficRecorder: RequestObserver {
+    /// Who fetched: Apple's CDN, a device directly, Google's verifier, a browser, or something else.
+    public enum ClientClass: String, Sendable, CaseIterable {
+        case appleCDN = "apple-cdn"
+        case device
+        case google
+        case browser
+        case other
+
+        /// Classifies a `User-Agent` value (spec §3.7: `AASA-Bot/1.0.0` is Apple's CDN; devices fetching
+        /// directly in developer/managed mode send `swcd` / `CFNetwork … Darwin`).
+        static func of(_ userAgent: UnsafeRawBufferPointer?) -> ClientClass {
+            guard let userAgent, !userAgent.isEmpty else { return .other }
+            if userAgent.starts(with: "AASA-Bot".utf8) { return .appleCDN }
+            if contains(userAgent, "swcd") || contains(userAgent, "CFNetwork") { return .device }
+            if contains(userAgent, "Google") || contains(userAgent, "google") { return .google }
+            if userAgent.starts(with: "Mozilla/".utf8) { return .browser }
+            return .other
+        }
+
+        private static func contains(_ haystack: UnsafeRawBufferPointer, _ needle: StaticString) -> Bool {
+            needle.withUTF8Buffer { needle in
+                guard haystack.count >= needle.count else { return false }
+                for start in 0...(haystack.count - needle.count)
+                where haystack[start] == needle[0] && haystack[start..<start + needle.count].elementsEqual(needle) {
+                    return true
+                }
+                return false
+            }
+        }
+    }
+
+    /// The resource a request was for.
+    public enum Resource: String, Sendable, CaseIterable {
+        case wellKnownAssociation = "/.well-known/apple-app-site-association"
+        case rootAssociation = "/apple-app-site-association"
+        case assetLinks = "/.well-known/assetlinks.json"
+        case other
+
+        static func of(_ path: UnsafeRawBufferPointer) -> Resource {
+            for resource in [wellKnownAssociation, rootAssociation, assetLinks]
+            where path.elementsEqual(resource.rawValue.utf8) {
+                return resource
+            }
+            return .other
+        }
+
+        /// Whether this is an association file, whose fetches are logged one by one.
+        var isAssociationFile: Bool { self != .other }
+    }
+
+    /// One fetch of an association file.
+    public struct Fetch: Sendable {
+        /// When it was answered.
+        public var time: Date
+        /// The domain (host) asked for, or `unknown`.
+        public var domain: String
+        /// The path.
+        public var resource: Resource
+        /// Who fetched it.
+        public var client: ClientClass
+        /// The `User-Agent` as sent (at most 256 characters).
+        public var userAgent: String
+        /// The client's address.
+        public var remoteAddress: String
+        /// The response status.
+        public var status: Int
+        /// Body bytes sent.
+        public var bytes: Int
+    }
+
+    struct CounterKey: Hashable {
+        var domain: String
+        var resource: Resource
+        var status: Int
+        var client: ClientClass
+    }
+
+    /// How many fetches `/fetches` can return.
+    public static let fetchLogCapacity = 1000
+
+    private let counters = Mutex<[CounterKey: Int]>([:])
+    private let domains = Mutex<Set<String>>([])
+    private let fetches = Mutex<(ring: [Fetch], next: Int)>(([], 0))
+    private let accessLog: AccessLog?
+    private let onFetch: (@Sendable (Fetch) -> Void)?
+
+    /// Creates a recorder; `accessLog` writes one line per request, `onFetch` hears about each
+    /// association-file fetch (used by `serve --dev` to print them).
+    public init(accessLog: AccessLog? = nil, onFetch: (@Sendable (Fetch) -> Void)? = nil) {
+        self.accessLog = accessLog
+        self.onFetch = onFetch
+    }
+
+    /// The domains counted under their own name; any other host counts as `unknown`.
+    public func setDomains(_ names: some Sequence<String>) {
+        let set = Set(names)
+        domains.withLock { $0 = set }
+    }
+
+    /// Counts the request; association fetches also go to the fetch log.
+    public func requestAnswered(_ request: some HTTPRequest, status: Int, bodyBytes: Int) {
+        let resource = request.withPath(Resource.of)
+        let client = request.withHeader("User-Agent", ClientClass.of)
+        let host =
+            request.withHeader("Host") { $0.flatMap(HostName.normalized) }
+            ?? request.tlsServerName.flatMap(HostName.normalized)
+        let domain = host.flatMap { host in domains.withLock { $0.contains(host) } ? host : nil } ?? "unknown"
+        counters.withLock {
+            $0[CounterKey(domain: domain, resource: resource, status: status, client: client), default: 0] += 1
+        }
+        accessLog?.write(request, host: host ?? "-", status: status, bytes: bodyBytes, client: client)
+        guard resource.isAssociationFile else { return }
+        let userAgent =
+            request.withHeader("User-Agent") { $0.map { String(decoding: $0.prefix(256), as: UTF8.self) } } ?? ""
+        let fetch = Fetch(
+            time: Date(), domain: domain, resource: resource, client: client, userAgent: userAgent,
+            remoteAddress: request.remoteAddress, status: status, bytes: bodyBytes)
+        fetches.withLock { log in
+            if log.ring.count < Self.fetchLogCapacity {
+                log.ring.append(fetch)
+            } else {
+                log.ring[log.next] = fetch
+            }
+            log.next = (log.next + 1) % Self.fetchLogCapacity
+        }
+        onFetch?(fetch)
+    }
+
+    /// The recent fetches, newest first, optionally of one domain.
+    public func recentFetches(domain: String? = nil, limit: Int = fetchLogCapacity) -> [Fetch] {
+        let (ring, next) = fetches.withLock { ($0.ring, $0.next) }
+        let ordered =
+            ring.count < Self.fetchLogCapacity
+            ? ring.reversed() : Array(ring[..<next].reversed() + ring[next...].reversed())
+        return Array(ordered.lazy.filter { domain == nil || $0.domain == domain }.prefix(limit))
+    }
+
+    /// Every request counter: domain, path, status, client class → count.
+    func counts() -> [(CounterKey, Int)] {
+        counters.withLock { $0.map { ($0.key, $0.value) } }
+    }
+}
+
+extension TrafficRecorder.Fetch {
+    /// The fetch as a JSON object for `/fetches`.
+    var jsonValue: JSONValue {
+        .members([
+            ("time", .string(time.formatted(.iso8601))), ("domain", .string(domain)),
+            ("path", .string(resource.rawValue)),
+            ("client", .string(client.rawValue)), ("userAgent", .string(userAgent)),
+            ("remoteAddress", .string(remoteAddress)),
+            ("status", .number(Double(status))), ("bytes", .number(Double(bytes))),
+        ])
+    }
+
+    /// One line for a developer: "10:02:13 shop.example /.well-known/apple-app-site-association ← device (…) → 200".
+    public var line: String {
+        let clock = time.formatted(.dateTime.hour(.twoDigits(amPM: .omitted)).minute(.twoDigits).second(.twoDigits))
+        let who: String
+        switch client {
+        case .appleCDN: who = "Apple's CDN"
+        case .device: who = "a device (developer mode)"
+        case .google: who = "Google's verifier"
+        case .browser: who = "a browser"
+        case .other: who = "a client"
+        }
+        return
+            "\(clock) \(who) fetched \(domain)\(resource.rawValue) from \(remoteAddress) → \(status) (\(bytes) bytes) [\(userAgent)]"
+    }
+}

@@ -1,0 +1,36 @@
+import Foundation
+import Synchronization
+
+/// `AASA_SERVER_*` environment variables as defaults for options, for containers: a flag on the command
+/// line wins over the variable, and the variable over the built-in default.
+enum Environment {
+    /// The prefix of every variable.
+    static let prefix = "AASA_SERVER_"
+
+    /// Values that could not be read, reported by `validate()` (a property default cannot throw).
+    private static let problems = Mutex<[String]>([])
+
+    /// The variable `AASA_SERVER_<name>` as `T`, or `fallback` when unset.
+    static func value<T: LosslessStringConvertible>(_ name: String, _ fallback: T) -> T {
+        optional(name) ?? fallback
+    }
+
+    /// The variable `AASA_SERVER_<name>` as `T`, or `nil` when unset.
+    static func optional<T: LosslessStringConvertible>(_ name: String) -> T? {
+        guard let text = ProcessInfo.processInfo.environment[prefix + name], !text.isEmpty else { return nil }
+        guard let value = T(text) else {
+            problems.withLock { $0.append("\(prefix + name)=\(text) is not a valid \(T.self)") }
+            return nil
+        }
+        return value
+    }
+
+    /// Whether `AASA_SERVER_<name>` is set to 1, true or yes.
+    static func flag(_ name: String) -> Bool {
+        let text = ProcessInfo.processInfo.environment[prefix + name]?.lowercased() ?? ""
+        return ["1", "true", "yes", "on"].contains(text)
+    }
+
+    /// The values that could not be read, e.g. `AASA_SERVER_HTTPS_PORT=abc is not a valid UInt16`.
+    static var invalidValues: [String] { problems.withLock { $0 } }
+}
