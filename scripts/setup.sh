@@ -27,4 +27,9 @@ if [[ "${1:-}" == "--test" ]] && ! python3 -c 'import jsonschema' 2>/dev/null; t
     python3 -m pip install --quiet jsonschema 2>/dev/null || python3 -m pip install --quiet --break-system-packages jsonschema
 fi
 
+if [[ "${1:-}" == "--test" ]] && ! python3 -c 'import yaml' 2>/dev/null; then
+    echo "setup: installing Python PyYAML" >&2
+    python3 -m pip install --quiet pyyaml 2>/dev/null || python3 -m pip install --quiet --break-system-packages pyyaml
+fi
+
 command -v swift >/dev/null || { echo "setup: the Swift toolchain (6.0 or later) is not on PATH" >&2; exit 1; }

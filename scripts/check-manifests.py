@@ -1,0 +1,71 @@
+#!/usr/bin/env python3
+"""Checks the wiring of deploy/kubernetes against the Dockerfile: ports, probe paths, mount paths, the
+non-root user, selectors. Prints one line per check and a final `N passed, M failed` line."""
+import pathlib
+import re
+import sys
+
+import yaml
+
+root = pathlib.Path(__file__).resolve().parent.parent
+docs = {}
+for path in sorted((root / "deploy" / "kubernetes").glob("*.yaml")):
+    for doc in yaml.safe_load_all(path.read_text()):
+        if doc and "kind" in doc:
+            docs.setdefault(doc["kind"], []).append(doc)
+
+dockerfile = (root / "Dockerfile").read_text()
+exposed = {int(p) for p in re.search(r"^EXPOSE (.+)$", dockerfile, re.M).group(1).split()}
+env = dict(re.findall(r"(AASA_SERVER_\w+)=(\S+)", dockerfile))
+user = int(re.search(r"^USER (\d+)", dockerfile, re.M).group(1))
+
+passed = failed = 0
+
+
+def check(what, ok):
+    global passed, failed
+    print(("ok   " if ok else "FAIL ") + what)
+    passed += ok
+    failed += not ok
+
+
+deployment = docs["Deployment"][0]
+spec = deployment["spec"]["template"]["spec"]
+container = spec["containers"][0]
+ports = {p["name"]: p["containerPort"] for p in container["ports"]}
+check("container ports match the Dockerfile's EXPOSE", set(ports.values()) == exposed)
+check("https port matches AASA_SERVER_HTTPS_PORT", ports.get("https") == int(env["AASA_SERVER_HTTPS_PORT"]))
+check("admin port matches AASA_SERVER_ADMIN_PORT", ports.get("admin") == int(env["AASA_SERVER_ADMIN_PORT"]))
+container_env = {e["name"]: e["value"] for e in container.get("env", [])}
+check("admin listener reachable by the kubelet (AASA_SERVER_ADMIN_ADDRESS=0.0.0.0)",
+      container_env.get("AASA_SERVER_ADMIN_ADDRESS") == "0.0.0.0")
+probes = {name: container[name]["httpGet"] for name in ("startupProbe", "livenessProbe", "readinessProbe")}
+check("liveness probe asks /healthz on the admin port", probes["livenessProbe"] == {"path": "/healthz", "port": "admin"})
+check("readiness probe asks /readyz on the admin port", probes["readinessProbe"] == {"path": "/readyz", "port": "admin"})
+check("startup probe asks /healthz on the admin port", probes["startupProbe"] == {"path": "/healthz", "port": "admin"})
+volumes = {v["name"]: v for v in spec["volumes"]}
+for mount in container["volumeMounts"]:
+    volume = volumes.get(mount["name"])
+    if mount["mountPath"].startswith(env["AASA_SERVER_CONFIG"] + "/"):
+        check(f"{mount['mountPath']} is a ConfigMap under AASA_SERVER_CONFIG", volume is not None and "configMap" in volume)
+    elif mount["mountPath"].startswith(env["AASA_SERVER_CERTS"] + "/"):
+        items = {i["key"]: i["path"] for i in (volume or {}).get("secret", {}).get("items", [])}
+        check(f"{mount['mountPath']} maps tls.crt/tls.key to fullchain.pem/privkey.pem",
+              items == {"tls.crt": "fullchain.pem", "tls.key": "privkey.pem"})
+    else:
+        check(f"{mount['mountPath']} is under the config or certs folder", False)
+    check(f"{mount['mountPath']} is read-only", mount.get("readOnly") is True)
+check("pods run as the image's non-root user", spec["securityContext"].get("runAsUser") == user
+      and spec["securityContext"].get("runAsNonRoot") is True)
+check("several replicas", deployment["spec"]["replicas"] >= 2)
+labels = deployment["spec"]["selector"]["matchLabels"]
+service = docs["Service"][0]
+check("Service selects the Deployment's pods", service["spec"]["selector"] == labels)
+check("Service exposes https only, to the https container port",
+      [(p["port"], p["targetPort"]) for p in service["spec"]["ports"]] == [(443, "https")])
+check("PodDisruptionBudget selects the Deployment's pods", docs["PodDisruptionBudget"][0]["spec"]["selector"]["matchLabels"] == labels)
+target = docs["HorizontalPodAutoscaler"][0]["spec"]["scaleTargetRef"]
+check("HorizontalPodAutoscaler scales the Deployment", target["kind"] == "Deployment"
+      and target["name"] == deployment["metadata"]["name"])
+print(f"{passed} passed, {failed} failed")
+sys.exit(1 if failed else 0)
