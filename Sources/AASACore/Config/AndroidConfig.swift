@@ -52,8 +52,6 @@ public struct AndroidApp: Sendable, Hashable {
     public var rules: [ComponentPattern]?
     /// Mirror the universal-link rules of this Apple app ID as the dynamic rules.
     public var rulesFrom: String?
-    /// Byte offset of the entry in site.json.
-    public var offset: Int = 0
 
     /// Creates an app.
     public init(
@@ -71,7 +69,6 @@ public struct AndroidApp: Sendable, Hashable {
     static func read(_ node: JSONNode, path: KeyPath, reader: JSONReader) -> AndroidApp? {
         guard let object = reader.object(node, path: path, known: AndroidConfig.appKeys) else { return nil }
         var app = AndroidApp(package: "", fingerprints: [])
-        app.offset = node.offset
         if let member = object["package"] {
             app.package = reader.string(member.value, path: path.key("package")) ?? ""
         } else {
