@@ -33,6 +33,8 @@ public struct OpenSSLError: Error, Sendable, Equatable, CustomStringConvertible 
         public static let encoding = Code(rawValue: "encoding")
         /// Reading or writing a file failed.
         public static let fileSystem = Code(rawValue: "file-system")
+        /// Creating a CMS signature failed.
+        public static let signing = Code(rawValue: "signing")
         /// Files on disk are inconsistent (e.g. a CA certificate without its key).
         public static let inconsistentFiles = Code(rawValue: "inconsistent-files")
 

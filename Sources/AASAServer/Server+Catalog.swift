@@ -48,6 +48,8 @@ extension Server {
                 let old = published[name]
                 let new = next[name]
                 return old?.associationFile != new?.associationFile || old?.cacheControl != new?.cacheControl
+                    || old?.signedAssociationFile != new?.signedAssociationFile
+                    || old?.signedPaths != new?.signedPaths || old?.assetLinks != new?.assetLinks
             }
             published = next
             domainLoadTimes = times

@@ -36,6 +36,8 @@ public final class Server: Sendable {
     /// What the loads decided. Start and reload hold this lock for the whole load, so reloads from SIGHUP
     /// and from the watcher never interleave and always build on the previous one's last good versions.
     private let catalog = Mutex(Catalog())
+    /// Signatures kept across reloads, so an unchanged domain keeps its exact signed bytes.
+    private let signatureCache = SignatureCache()
 
     /// Creates a server; nothing is loaded or bound until ``start()``.
     /// `recorder` observes the public listeners; by default it counts only (no access log, no printout).
@@ -94,12 +96,13 @@ public final class Server: Sendable {
         let now = Date()
         // Watch before reading, so a change made while the server starts is not missed.
         let watcher = configuration.watchForChanges ? makeWatcher() : nil
-        let loaded: [LoadedDomain]
+        var loaded: [LoadedDomain]
         do {
             loaded = try SiteConfigLoader().loadAll(directory: configuration.configDirectory)
         } catch {
             throw StartupError(diagnostics: [error], isConfigurationError: true)
         }
+        loaded = signer.sign(loaded, now: now)
         let diagnostics = loaded.flatMap(\.diagnostics)
         // Errors go back to the caller, which prints them; only what does not stop the start is logged.
         log(diagnostics.filter { $0.severity != .error })
@@ -192,7 +195,8 @@ public final class Server: Sendable {
         var failed = false
         var changed: [String] = []
         do {
-            let loaded = try SiteConfigLoader().loadAll(directory: configuration.configDirectory)
+            let loaded = signer.sign(
+                try SiteConfigLoader().loadAll(directory: configuration.configDirectory), now: now)
             diagnostics = loaded.flatMap(\.diagnostics)
             log(diagnostics)
             changed = catalog.apply(loaded, at: now)
@@ -241,6 +245,11 @@ public final class Server: Sendable {
                 logger.error("certificates not reloaded; keeping the current ones", metadata: ["reason": "\(error)"])
             }
         }
+    }
+
+    /// Signs the domains that ask for it with identities from the certificate folder (spec §4).
+    private var signer: AssociationSigner {
+        AssociationSigner(certificateDirectory: configuration.certificateDirectory, cache: signatureCache)
     }
 
     private func makeWatcher() -> ConfigWatcher? {

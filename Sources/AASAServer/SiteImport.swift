@@ -16,6 +16,16 @@ public struct SiteImport: Sendable {
         public var config: SiteConfig
         /// Whether an existing site.json was updated rather than created.
         public var updatedExisting: Bool
+        /// What kind of file was imported.
+        public var imported: Kind = .association
+    }
+
+    /// The kinds of file `import` reads, told apart by content.
+    public enum Kind: Sendable {
+        /// Apple's apple-app-site-association.
+        case association
+        /// Android's assetlinks.json.
+        case assetLinks
     }
 
     /// The file to import.
@@ -24,12 +34,15 @@ public struct SiteImport: Sendable {
     public var domain: String
     /// The config folder holding `<domain>/site.json`.
     public var configDirectory: String
+    /// Also turn signing on for the domain (`import --sign`).
+    public var sign: Bool
 
     /// Creates an import.
-    public init(file: String, domain: String, configDirectory: String) {
+    public init(file: String, domain: String, configDirectory: String, sign: Bool = false) {
         self.file = file
         self.domain = domain
         self.configDirectory = configDirectory
+        self.sign = sign
     }
 
     /// Runs the import, or throws every reason it cannot be done.
@@ -60,9 +73,19 @@ public struct SiteImport: Sendable {
             }
             existing = config
         }
-        let output = ImportPipeline().run(
-            SourceText(name: file, bytes: Array(data)), domain: domain, existing: existing)
-        guard let config = output.config else { throw DiagnosticsError(output.diagnostics) }
+        let source = SourceText(name: file, bytes: Array(data))
+        // The kind is decided by content: a JSON array is Android's statement list (spec §7).
+        let kind: Kind = AssetLinksImporter.looksLikeAssetLinks(source) ? .assetLinks : .association
+        let output =
+            kind == .assetLinks
+            ? AssetLinksImportPipeline().run(source, domain: domain, existing: existing)
+            : ImportPipeline().run(source, domain: domain, existing: existing)
+        guard var config = output.config else { throw DiagnosticsError(output.diagnostics) }
+        if sign {
+            var signing = config.signing ?? SigningConfig()
+            signing.enabled = true
+            config.signing = signing
+        }
 
         // $schema is relative to the domain folder, so it only works when the docs are where we expect.
         let schemaCandidate = "../../docs/site.schema.json"
@@ -90,6 +113,7 @@ public struct SiteImport: Sendable {
             ])
         }
         return Outcome(
-            writtenFile: target, diagnostics: output.diagnostics, config: config, updatedExisting: existing != nil)
+            writtenFile: target, diagnostics: output.diagnostics, config: config, updatedExisting: existing != nil,
+            imported: kind)
     }
 }

@@ -75,5 +75,8 @@ import Testing
         #expect(keys(defs["matchingDefaults"]) == Set(SiteConfig.defaultsKeys))
         #expect(keys((schema["properties"] as? [String: Any])?["universalLinks"]) == ["defaults", "variables", "apps"])
         #expect(keys(defs["test"]) == ["url", "opensApp", "staysOnWeb", "comment"])
+        #expect(keys(defs["signing"]) == Set(SigningConfig.keys))
+        #expect(keys((schema["properties"] as? [String: Any])?["android"]) == Set(AndroidConfig.keys))
+        #expect(keys(defs["androidApp"]) == Set(AndroidConfig.appKeys))
     }
 }

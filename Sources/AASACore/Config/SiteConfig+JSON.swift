@@ -1,6 +1,7 @@
 extension SiteConfig {
     static let topKeys = [
         "$schema", "legacyFormat", "cacheControl", "universalLinks", "webCredentials", "appClips", "handoff", "tests",
+        "signing", "android",
     ]
     static let defaultsKeys = ["caseSensitive", "percentEncoded"]
     static let appKeys = ["appIDs", "defaults", "rules", "legacyPaths", "comment"]
@@ -33,6 +34,12 @@ extension SiteConfig {
             config.tests = elements.enumerated().compactMap { index, element in
                 readTest(element, path: .root.key("tests").index(index), reader: reader)
             }
+        }
+        if let member = top["signing"] {
+            config.signing = SigningConfig.read(member.value, path: .root.key("signing"), reader: reader)
+        }
+        if let member = top["android"] {
+            config.android = AndroidConfig.read(member.value, path: .root.key("android"), reader: reader)
         }
         return config
     }
@@ -172,6 +179,8 @@ extension SiteConfig {
                         })
                 ))
         }
+        if let signing { pairs.append(("signing", signing.jsonValue)) }
+        if let android { pairs.append(("android", android.jsonValue)) }
         return .members(pairs)
     }
 }

@@ -18,6 +18,10 @@ public struct SiteConfig: Sendable, Hashable {
     public var handoff: [String] = []
     /// URLs whose outcome is asserted whenever the domain loads.
     public var tests: [LinkTest] = []
+    /// CMS-signed file for iOS 8 (spec §4); `nil` or disabled: unsigned only.
+    public var signing: SigningConfig?
+    /// Android apps, served as `/.well-known/assetlinks.json` (spec §7); `nil`: no such file.
+    public var android: AndroidConfig?
 
     /// The default `Cache-Control` value.
     public static let defaultCacheControl = "max-age=3600"

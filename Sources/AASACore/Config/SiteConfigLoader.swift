@@ -16,6 +16,10 @@ public struct LoadedDomain: Sendable {
     public var generated: AssociationGenerator.Output?
     /// Everything found: parse errors, validation, generation warnings.
     public var diagnostics: [Diagnostic]
+    /// The generated `assetlinks.json`, when the config has an android section.
+    public var assetLinks: AssetLinksGenerator.Output?
+    /// The CMS-signed association file, set by the server's signer when signing is enabled.
+    public var signedAssociationFile: [UInt8]?
 
     /// Whether the domain may be published: generated, with no errors.
     public var isPublishable: Bool { generated != nil && !diagnostics.hasErrors }
@@ -23,8 +27,15 @@ public struct LoadedDomain: Sendable {
     /// What the server publishes for this domain, when publishable.
     public var published: PublishedDomain? {
         guard isPublishable, let config, let generated else { return nil }
-        return PublishedDomain(
+        // A domain that asks for a signature is never published without one (spec §4).
+        let signing = config.signing.flatMap { $0.enabled ? $0 : nil }
+        guard signing == nil || signedAssociationFile != nil else { return nil }
+        var published = PublishedDomain(
             domain: domain, associationFile: generated.bytes, cacheControl: config.cacheControl, file: generated.file)
+        published.assetLinks = assetLinks?.bytes
+        published.signedAssociationFile = signing == nil ? nil : signedAssociationFile
+        published.signedPaths = signing?.paths ?? .root
+        return published
     }
 }
 
@@ -120,6 +131,8 @@ public struct SiteConfigLoader: Sendable {
         let output = AssociationGenerator().generate(context)
         loaded.generated = output
         loaded.diagnostics += output.diagnostics
+        loaded.assetLinks = AssetLinksGenerator().generate(context)
+        loaded.diagnostics += loaded.assetLinks?.diagnostics ?? []
         let generated = AssociationContext.generated(output, site: context)
         loaded.diagnostics += AssociationLinter.standard.lint(generated)
         // VariableRule already reports bad variable definitions on the config itself.

@@ -8,6 +8,12 @@ public struct PublishedDomain: Sendable {
     public var cacheControl: String
     /// The served file as a document, for the matcher.
     public var file: AssociationFile
+    /// `/.well-known/assetlinks.json`, when the domain has Android apps (spec §7).
+    public var assetLinks: [UInt8]?
+    /// The CMS-signed association file (`application/pkcs7-mime`), when signing is on (spec §4).
+    public var signedAssociationFile: [UInt8]?
+    /// Where the signed file is served.
+    public var signedPaths: SigningConfig.Paths = .root
 
     /// Creates a published domain.
     public init(domain: String, associationFile: [UInt8], cacheControl: String, file: AssociationFile) {
@@ -27,8 +33,14 @@ public final class SiteRoutes: RouteTable {
         Array("/.well-known/apple-app-site-association".utf8), Array("/apple-app-site-association".utf8),
     ]
 
+    /// Android's Digital Asset Links path (spec §7).
+    static let assetLinksPath = Array("/.well-known/assetlinks.json".utf8)
+
     struct DomainRoutes: Sendable {
         var association: StaticResource
+        /// The resource for the legacy root path: the signed file when signing is on (spec §4).
+        var rootAssociation: StaticResource
+        var assetLinks: StaticResource?
         var methodNotAllowed: PreparedResponse
         var notFound: PreparedResponse
     }
@@ -46,10 +58,23 @@ public final class SiteRoutes: RouteTable {
         unknownHost = builder.prepare(Response(status: 404, headers: plain, body: Array("unknown host\n".utf8)))
         var table: [String: DomainRoutes] = [:]
         for domain in published {
+            let unsigned = StaticResource(
+                body: domain.associationFile, contentType: "application/json", cacheControl: domain.cacheControl,
+                builder: &builder)
+            // Content type and body always agree, and each form has its own ETag (derived from its bytes).
+            let signed = domain.signedAssociationFile.map {
+                StaticResource(
+                    body: $0, contentType: "application/pkcs7-mime", cacheControl: domain.cacheControl,
+                    builder: &builder)
+            }
             table[domain.domain] = DomainRoutes(
-                association: StaticResource(
-                    body: domain.associationFile, contentType: "application/json", cacheControl: domain.cacheControl,
-                    builder: &builder),
+                association: domain.signedPaths == .both ? signed ?? unsigned : unsigned,
+                rootAssociation: signed ?? unsigned,
+                assetLinks: domain.assetLinks.map {
+                    StaticResource(
+                        body: $0, contentType: "application/json", cacheControl: domain.cacheControl,
+                        builder: &builder)
+                },
                 methodNotAllowed: builder.prepare(
                     Response(
                         status: 405, headers: plain + [HTTPHeader("Allow", "GET, HEAD")],
@@ -69,13 +94,17 @@ public final class SiteRoutes: RouteTable {
             request.withHeader("Host") { raw in raw.flatMap(HostName.normalized) }
             ?? request.tlsServerName.flatMap(HostName.normalized)
         guard let host, let site = domains[host] else { return .prepared(unknownHost) }
-        let isAssociation = request.withPath { path in
-            Self.associationPaths.contains { candidate in
+        let resource = request.withPath { path -> StaticResource? in
+            func equals(_ candidate: [UInt8]) -> Bool {
                 candidate.count == path.count && candidate.withUnsafeBytes { $0.elementsEqual(path) }
             }
+            if equals(Self.associationPaths[0]) { return site.association }
+            if equals(Self.associationPaths[1]) { return site.rootAssociation }
+            if equals(Self.assetLinksPath) { return site.assetLinks }
+            return nil
         }
-        guard isAssociation else { return .prepared(site.notFound) }
+        guard let resource else { return .prepared(site.notFound) }
         guard request.method != .other else { return .prepared(site.methodNotAllowed) }
-        return .prepared(request.withHeader("If-None-Match") { site.association.answer(ifNoneMatch: $0) })
+        return .prepared(request.withHeader("If-None-Match") { resource.answer(ifNoneMatch: $0) })
     }
 }

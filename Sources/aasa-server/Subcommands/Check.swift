@@ -72,7 +72,8 @@ struct Check: ParsableCommand {
             } catch {
                 throw failure([error])
             }
-            diagnostics = loaded.flatMap(\.diagnostics)
+            // Signing identities are checked by signing, as the server would (spec §4).
+            diagnostics = AssociationSigner(certificateDirectory: certs ?? "certs").sign(loaded).flatMap(\.diagnostics)
             if !noCertificates {
                 diagnostics += CertificateCheck(directory: certs ?? "certs").check(domains: loaded.map(\.domain))
             }

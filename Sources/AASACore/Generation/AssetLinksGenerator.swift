@@ -1,0 +1,111 @@
+/// Turns a config's `android` section into Google's Digital Asset Links statement list, served as
+/// `/.well-known/assetlinks.json` (spec §7).
+public struct AssetLinksGenerator: Sendable {
+    /// Google's relation for App Links (spec §7, G-REL).
+    public static let handleAllURLs = "delegate_permission/common.handle_all_urls"
+    /// Google's relation for sharing saved sign-ins.
+    public static let getLoginCredentials = "delegate_permission/common.get_login_creds"
+
+    /// The generated statement list.
+    public struct Output: Sendable {
+        /// The statements.
+        public var value: JSONValue
+        /// The compact bytes served.
+        public var bytes: [UInt8]
+        /// Warnings about rules Android cannot express.
+        public var diagnostics: [Diagnostic]
+    }
+
+    /// Creates a generator.
+    public init() {}
+
+    /// The statement list for `site`, or `nil` when it has no android section.
+    ///
+    /// One `android_app` statement per app: `handle_all_urls` unless `appLinks` is false, plus
+    /// `get_login_creds` when the domain has `webCredentials` apps (or `loginCredentials` says so).
+    /// Fingerprints are normalised to upper-case colon-separated hex; malformed ones are reported by
+    /// ``AndroidAppRule`` and left out here.
+    public func generate(_ site: SiteContext) -> Output? {
+        guard let android = site.config.android else { return nil }
+        var diagnostics: [Diagnostic] = []
+        var statements: [JSONNode] = []
+        for (index, app) in android.apps.enumerated() {
+            var relations: [JSONValue] = []
+            if app.appLinks { relations.append(.string(Self.handleAllURLs)) }
+            if app.loginCredentials ?? !site.config.webCredentials.isEmpty {
+                relations.append(.string(Self.getLoginCredentials))
+            }
+            guard !relations.isEmpty else { continue }
+            let target: JSONValue = .members([
+                ("namespace", .string("android_app")), ("package_name", .string(app.package)),
+                ("sha256_cert_fingerprints", .strings(app.fingerprints.compactMap(CertificateFingerprint.normalized))),
+            ])
+            var pairs: [(String, JSONValue)] = [
+                ("relation", .array(relations.map { JSONNode($0) })), ("target", target),
+            ]
+            let rules = dynamicRules(for: app, index: index, site: site, diagnostics: &diagnostics)
+            if app.appLinks, let rules {
+                pairs.append(
+                    (
+                        "relation_extensions",
+                        .members([(Self.handleAllURLs, .members([("dynamic_app_link_components", .array(rules))]))])
+                    ))
+            }
+            statements.append(JSONNode(.members(pairs)))
+        }
+        let value = JSONValue.array(statements)
+        return Output(value: value, bytes: JSONWriter(style: .compact).bytes(value), diagnostics: diagnostics)
+    }
+
+    /// The dynamic rules of `app` in Android's component form (`/`, `?`, `#`, `exclude`, `comment`), leaving
+    /// out with a warning what Android cannot express: substitution variables, whole-query patterns, and
+    /// case or percent-encoding settings (Android has neither).
+    func dynamicRules(for app: AndroidApp, index: Int, site: SiteContext, diagnostics: inout [Diagnostic])
+        -> [JSONNode]?
+    {
+        let appPath = KeyPath.root.key("android").key("apps").index(index)
+        let rules: [ComponentPattern]
+        let rulePath: (Int) -> KeyPath
+        if let explicit = app.rules {
+            rules = explicit
+            rulePath = { appPath.key("rules").index($0) }
+        } else if let source = app.rulesFrom,
+            let entryIndex = site.config.universalLinks?.apps.firstIndex(where: { $0.appIDs.contains(source) }),
+            let entry = site.config.universalLinks?.apps[entryIndex]
+        {
+            rules = entry.rules
+            rulePath = { KeyPath.root.key("universalLinks").key("apps").index(entryIndex).key("rules").index($0) }
+        } else {
+            return nil
+        }
+        var components: [JSONNode] = []
+        for (ruleIndex, rule) in rules.enumerated() {
+            let texts =
+                [rule.path, rule.fragment]
+                + {
+                    if case .items(let items) = rule.query { return items.map { Optional($0.pattern) } }
+                    return []
+                }()
+            var reason: String?
+            if texts.contains(where: { $0?.contains("$(") == true }) {
+                reason = "it uses a substitution variable, which Android does not have"
+            } else if case .whole(let pattern) = rule.query, pattern != "*" {
+                reason = "Android matches query items by name only; write the query as {\"name\": \"pattern\"}"
+            }
+            if let reason {
+                diagnostics.append(
+                    site.diagnostic(
+                        .warning, rule: "android-rule-left-out",
+                        "rule left out of \(app.package)'s dynamic App Link rules: \(reason)",
+                        at: rulePath(ruleIndex), hint: "give the app its own \"rules\" in the android section"))
+                continue
+            }
+            var android = rule
+            android.caseSensitive = nil
+            android.percentEncoded = nil
+            if case .whole = android.query { android.query = nil }
+            components.append(JSONNode(android.jsonValue(spelling: .apple)))
+        }
+        return components
+    }
+}

@@ -1,0 +1,111 @@
+/// The android section's apps are well-formed: package names, SHA-256 fingerprints, at least one
+/// permission, and dynamic rules that name a real Apple app (spec §7).
+public struct AndroidAppRule: SiteRule {
+    /// Creates the rule.
+    public init() {}
+
+    /// Reports malformed packages and fingerprints, repeats, apps with no permission, and bad rule sources.
+    public func check(_ site: SiteContext) -> [Diagnostic] {
+        guard let android = site.config.android else { return [] }
+        var found: [Diagnostic] = []
+        let appsPath = KeyPath.root.key("android").key("apps")
+        var seen: [String: Int] = [:]
+        for (index, app) in android.apps.enumerated() {
+            let path = appsPath.index(index)
+            if let problem = Self.packageProblem(app.package) {
+                found.append(
+                    site.diagnostic(
+                        .error, rule: "android-package", problem, at: path.key("package"),
+                        hint: "use the applicationId from the app's build.gradle, e.g. com.example.shop"))
+            }
+            if app.fingerprints.isEmpty {
+                found.append(
+                    site.diagnostic(
+                        .error, rule: "android-fingerprint",
+                        "\(app.package) lists no fingerprint, so it never verifies",
+                        at: path.key("fingerprints"),
+                        hint:
+                            "add the SHA-256 fingerprint of each signing certificate (debug, release, Play App Signing)"
+                    ))
+            }
+            var normalized: Set<String> = []
+            for (fingerprintIndex, fingerprint) in app.fingerprints.enumerated() {
+                let fingerprintPath = path.key("fingerprints").index(fingerprintIndex)
+                if let problem = CertificateFingerprint.problem(fingerprint) {
+                    found.append(
+                        site.diagnostic(
+                            .error, rule: "android-fingerprint", problem, at: fingerprintPath,
+                            hint: "copy the SHA-256 line of `keytool -list -v -keystore …` or Play Console › "
+                                + "App integrity › App signing: 32 hex pairs such as 14:6D:E9:…"))
+                } else if let value = CertificateFingerprint.normalized(fingerprint), !normalized.insert(value).inserted
+                {
+                    found.append(
+                        site.diagnostic(
+                            .warning, rule: "duplicate-fingerprint", "fingerprint \(value) is listed twice",
+                            at: fingerprintPath, hint: "remove the repeat"))
+                }
+            }
+            let loginCredentials = app.loginCredentials ?? !site.config.webCredentials.isEmpty
+            if !app.appLinks && !loginCredentials {
+                found.append(
+                    site.diagnostic(
+                        .error, rule: "android-no-relation",
+                        "\(app.package) gets neither App Links nor sign-in sharing, so its statement says nothing",
+                        at: path, hint: "remove \"appLinks\": false, or set \"loginCredentials\": true"))
+            }
+            if app.rules != nil && app.rulesFrom != nil {
+                found.append(
+                    site.diagnostic(
+                        .error, rule: "android-rules", "\"rules\" and \"rulesFrom\" are both set",
+                        at: path.key("rules"),
+                        hint: "keep one: explicit rules, or the universal-link rules of an Apple app"))
+            }
+            if (app.rules != nil || app.rulesFrom != nil) && !app.appLinks {
+                found.append(
+                    site.diagnostic(
+                        .error, rule: "android-rules", "dynamic rules need App Links, but \"appLinks\" is false",
+                        at: path.key(app.rules != nil ? "rules" : "rulesFrom"),
+                        hint: "remove the rules, or remove \"appLinks\": false"))
+            }
+            if let source = app.rulesFrom,
+                !(site.config.universalLinks?.apps ?? []).contains(where: { $0.appIDs.contains(source) })
+            {
+                found.append(
+                    site.diagnostic(
+                        .error, rule: "android-rules",
+                        "\"rulesFrom\" names \(source), which no universalLinks app lists",
+                        at: path.key("rulesFrom"), hint: "use one of the appIDs in universalLinks.apps"))
+            }
+            let key =
+                "\(app.package)|\(app.appLinks)|\(loginCredentials)|\(String(describing: app.rules))|\(app.rulesFrom ?? "")"
+            if let first = seen[key] {
+                found.append(
+                    site.diagnostic(
+                        .warning, rule: "duplicate-package",
+                        "\(app.package) is listed again with the same permissions (first at android.apps[\(first)])",
+                        at: path.key("package"), hint: "merge the fingerprints into the first entry"))
+            } else {
+                seen[key] = index
+            }
+        }
+        return found
+    }
+
+    /// Why `name` is not an Android application ID, or `nil` (two or more dot-separated parts, each a
+    /// letter followed by letters, digits or `_`).
+    public static func packageProblem(_ name: String) -> String? {
+        let parts = name.split(separator: ".", omittingEmptySubsequences: false)
+        guard parts.count >= 2 else {
+            return "'\(name)' is not an Android package name: it needs at least two parts, e.g. com.example.app"
+        }
+        for part in parts {
+            guard let first = part.first, first.isASCII, first.isLetter,
+                part.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "_") })
+            else {
+                return "'\(name)' is not an Android package name: '\(part)' must start with a letter and hold only "
+                    + "letters, digits and '_'"
+            }
+        }
+        return nil
+    }
+}

@@ -1,0 +1,291 @@
+import AASACore
+import AASAOpenSSL
+import Foundation
+import Synchronization
+
+/// Signs the association file of every domain that turns `signing` on, when the domain loads (spec §4),
+/// and checks the signing identity: key, expiry, name, chain, key size and the signed size.
+///
+/// A domain whose signature cannot be made gets errors, so it is not published: at start the server
+/// refuses to start, and on reload the domain keeps its last good (signed) version.
+public struct AssociationSigner: Sendable {
+    /// The certificate folder (certbot layout), where the default identity comes from.
+    public var certificateDirectory: String
+    /// Earlier signatures, reused while the content and identity are unchanged.
+    public var cache: SignatureCache
+
+    /// Creates a signer reading identities from `certificateDirectory`.
+    public init(certificateDirectory: String, cache: SignatureCache = SignatureCache()) {
+        self.certificateDirectory = certificateDirectory
+        self.cache = cache
+    }
+
+    /// A certificate chain and key that can sign for a domain, and where they came from.
+    public struct Identity: Sendable {
+        /// Leaf first, then intermediates.
+        public var chain: CertificateChain
+        /// The leaf's private key.
+        public var key: PrivateKey
+        /// The certificate file, for messages.
+        public var certificateFile: String
+        /// The key file, for messages.
+        public var keyFile: String
+        /// The identity's bytes, to notice a change.
+        var fingerprint: String
+    }
+
+    /// Signs every domain in `loaded` that has signing on and no errors so far; appends the findings.
+    public func sign(_ loaded: [LoadedDomain], now: Date = Date()) -> [LoadedDomain] {
+        loaded.map { domain in
+            var domain = domain
+            guard let signing = domain.config?.signing, signing.enabled, let generated = domain.generated,
+                !domain.diagnostics.hasErrors
+            else { return domain }
+            let (signed, findings) = sign(
+                generated.bytes, domain: domain.domain, signing: signing, siteFile: domain.file, now: now)
+            domain.signedAssociationFile = signed
+            domain.diagnostics += findings
+            return domain
+        }
+    }
+
+    /// Signs `content` for `domain`; the signature or every reason it cannot be made.
+    func sign(_ content: [UInt8], domain: String, signing: SigningConfig, siteFile: String, now: Date)
+        -> ([UInt8]?, [Diagnostic])
+    {
+        let (found, identityProblems) = identity(for: domain, signing: signing, siteFile: siteFile)
+        guard let identity = found else { return (nil, identityProblems) }
+        var findings = Self.check(identity, domain: domain, now: now, knownRoots: knownRoots())
+        guard !findings.hasErrors else { return (nil, findings) }
+        let cacheKey = SHA256.hex(content) + "|" + identity.fingerprint
+        let signed: [UInt8]
+        if let cached = cache.signature(domain: domain, key: cacheKey) {
+            signed = cached
+        } else {
+            do {
+                signed = try CMSSigner(
+                    certificate: identity.chain.leaf, key: identity.key,
+                    intermediates: Array(identity.chain.intermediates)
+                ).sign(content)
+            } catch {
+                return (
+                    nil,
+                    findings + [
+                        Diagnostic(
+                            .error, rule: "signing-failed", "cannot sign the file for \(domain): \(error)",
+                            file: identity.certificateFile)
+                    ]
+                )
+            }
+            cache.store(signed, domain: domain, key: cacheKey)
+        }
+        if signed.count > AssociationGenerator.sizeLimit {
+            findings.append(
+                Diagnostic(
+                    .error, rule: "file-size",
+                    "the signed file for \(domain) is \(signed.count) bytes (\(content.count) unsigned); Apple stops "
+                        + "reading at \(AssociationGenerator.sizeLimit) (spec §3.5)",
+                    file: siteFile,
+                    hint:
+                        "the limit applies to the signed size: shrink the config, or leave out intermediates it does not need"
+                ))
+            return (nil, findings)
+        }
+        return (signed, findings)
+    }
+
+    /// The identity `signing` names, or the TLS certificate for `domain` from the certificate folder.
+    public func identity(for domain: String, signing: SigningConfig, siteFile: String) -> (Identity?, [Diagnostic]) {
+        if let certificateName = signing.certificate, let keyName = signing.key {
+            let folder = (siteFile as NSString).deletingLastPathComponent
+            func resolve(_ name: String) -> String {
+                name.hasPrefix("/") ? name : (folder as NSString).appendingPathComponent(name)
+            }
+            return Self.readIdentity(
+                certificate: resolve(certificateName), key: resolve(keyName), chain: signing.chain.map(resolve),
+                domain: domain)
+        }
+        let folders = CertificateDirectory(path: certificateDirectory).loadFolders()
+        if let own = folders.first(where: { $0.name == domain }), own.certificate == nil {
+            let reasons = own.diagnostics.errors
+            let rule =
+                reasons.contains { $0.rule == "certificate-key-mismatch" } ? "signing-key-mismatch" : "signing-identity"
+            return (
+                nil,
+                [
+                    Diagnostic(
+                        .error, rule: rule,
+                        "cannot sign for \(domain): \(certificateDirectory)/\(domain)/ is not usable ("
+                            + reasons.map(\.message).joined(separator: "; ") + ")",
+                        file: reasons.first?.file ?? certificateDirectory + "/" + domain,
+                        hint: reasons.first?.hint ?? "put fullchain.pem and privkey.pem there")
+                ]
+            )
+        }
+        let candidates = folders.compactMap(\.certificate)
+        guard
+            let certificate = candidates.first(where: { $0.folderName == domain })
+                ?? candidates.first(where: { $0.covers(domain) })
+        else {
+            return (
+                nil,
+                [
+                    Diagnostic(
+                        .error, rule: "signing-identity",
+                        "cannot sign for \(domain): no certificate in \(certificateDirectory)/ covers it",
+                        file: certificateDirectory + "/" + domain + "/fullchain.pem",
+                        hint: "add certs/\(domain)/fullchain.pem and privkey.pem, or name \"certificate\" and \"key\" "
+                            + "in \"signing\"")
+                ]
+            )
+        }
+        let keyFile = (certificate.fullchainPath as NSString).deletingLastPathComponent + "/privkey.pem"
+        do {
+            let key = try PrivateKey(pemEncoded: certificate.keyPEM)
+            return (
+                Identity(
+                    chain: certificate.chain, key: key, certificateFile: certificate.fullchainPath, keyFile: keyFile,
+                    fingerprint: SHA256.hex(certificate.chainPEM + certificate.keyPEM)), []
+            )
+        } catch {
+            return (nil, [Diagnostic(.error, rule: "signing-identity", "cannot read the private key", file: keyFile)])
+        }
+    }
+
+    /// Reads a named identity: `certificate` (leaf first, may hold intermediates), `key`, optional `chain`.
+    public static func readIdentity(certificate: String, key: String, chain: String?, domain: String?)
+        -> (Identity?, [Diagnostic])
+    {
+        var problems: [Diagnostic] = []
+        func read(_ path: String, _ what: String) -> [UInt8]? {
+            guard let data = FileManager.default.contents(atPath: path) else {
+                problems.append(
+                    Diagnostic(
+                        .error, rule: "signing-identity", "cannot read the signing \(what) '\(path)'", file: path,
+                        hint: "check the path (relative to the site.json folder, or absolute) and permissions"))
+                return nil
+            }
+            return Array(data)
+        }
+        let certificateBytes = read(certificate, "certificate")
+        let keyBytes = read(key, "key")
+        let chainBytes = chain.flatMap { read($0, "chain") }
+        guard let certificateBytes, let keyBytes, chain == nil || chainBytes != nil else { return (nil, problems) }
+        var certificates: [X509Certificate] = []
+        do {
+            certificates = try CertificateChain(pemEncoded: certificateBytes).certificates
+        } catch {
+            problems.append(
+                Diagnostic(
+                    .error, rule: "signing-identity", "cannot read the signing certificate: \(error)",
+                    file: certificate,
+                    hint: "the file must hold PEM certificates, leaf first"))
+        }
+        if let chain, let chainBytes {
+            do {
+                certificates += try CertificateChain(pemEncoded: chainBytes).certificates
+            } catch {
+                problems.append(
+                    Diagnostic(
+                        .error, rule: "signing-identity", "cannot read the chain: \(error)", file: chain,
+                        hint: "the file must hold the intermediate certificates as PEM"))
+            }
+        }
+        let privateKey: PrivateKey
+        do {
+            privateKey = try PrivateKey(pemEncoded: keyBytes)
+        } catch {
+            problems.append(
+                Diagnostic(
+                    .error, rule: "signing-identity", "cannot read the signing key", file: key,
+                    hint: "the file must hold one unencrypted PEM private key"))
+            return (nil, problems)
+        }
+        guard problems.isEmpty, let parsed = try? CertificateChain(certificates) else { return (nil, problems) }
+        return (
+            Identity(
+                chain: parsed, key: privateKey, certificateFile: certificate, keyFile: key,
+                fingerprint: SHA256.hex(certificateBytes + keyBytes + (chainBytes ?? []))), []
+        )
+    }
+
+    /// Everything that makes `identity` unfit to sign for `domain` (`nil`: any name).
+    ///
+    /// `knownRoots` are trust anchors that need not be in the chain (the development CA).
+    public static func check(_ identity: Identity, domain: String?, now: Date, knownRoots: [X509Certificate])
+        -> [Diagnostic]
+    {
+        let leaf = identity.chain.leaf
+        var found: [Diagnostic] = []
+        func report(_ rule: String, _ message: String, file: String? = nil, hint: String) {
+            found.append(Diagnostic(.error, rule: rule, message, file: file ?? identity.certificateFile, hint: hint))
+        }
+        let names = leaf.dnsNames.isEmpty ? [leaf.subjectCommonName ?? leaf.subjectName] : leaf.dnsNames
+        if !identity.key.matches(leaf) {
+            report(
+                "signing-key-mismatch",
+                "the signing key (\(identity.key.keyDescription)) does not belong to the certificate for "
+                    + "\(names.joined(separator: ", ")) (\(leaf.publicKeyDescription))",
+                file: identity.keyFile, hint: "use the private key that was generated with this certificate")
+        }
+        if leaf.notAfter < now {
+            report(
+                "signing-expired",
+                "the signing certificate for \(names.joined(separator: ", ")) expired on \(leaf.notAfter)",
+                hint: "renew it; iOS refuses signatures made with an expired certificate")
+        } else if leaf.notBefore > now {
+            report(
+                "signing-expired", "the signing certificate is not valid before \(leaf.notBefore)",
+                hint: "check the system clock, or wait until the certificate is valid")
+        }
+        if let domain, !leaf.covers(hostname: domain) {
+            report(
+                "signing-name", "the signing certificate covers \(names.joined(separator: ", ")), not \(domain)",
+                hint:
+                    "Apple requires a valid TLS certificate for the domain itself (spec §4); use one whose SAN lists \(domain)"
+            )
+        }
+        let issuers = Array(identity.chain.intermediates) + knownRoots
+        if !leaf.isSelfIssued && !issuers.contains(where: { leaf.isIssued(by: $0) }) {
+            report(
+                "signing-chain",
+                identity.chain.intermediates.isEmpty
+                    ? "the signing certificate has no chain: it was issued by \(leaf.issuerName), and no intermediate "
+                        + "certificate is included, so the device cannot verify the signature"
+                    : "the chain does not hold the certificate that issued the leaf (\(leaf.issuerName))",
+                hint: "use fullchain.pem (leaf then intermediates), or name the intermediates in \"chain\"")
+        }
+        if case .rsa = identity.key.algorithm, identity.key.bits < 2048 {
+            report(
+                "signing-key-size", "the signing key is RSA \(identity.key.bits); at least 2048 bits are required",
+                file: identity.keyFile, hint: "issue a new certificate with an RSA 2048+ or ECDSA P-256 key")
+        }
+        return found
+    }
+
+    /// Trust anchors beside the public ones: the development CA, whose leaves carry no chain.
+    func knownRoots() -> [X509Certificate] {
+        let path = certificateDirectory + "/" + CertificateDirectory.devCAFolder + "/ca.pem"
+        guard let data = FileManager.default.contents(atPath: path),
+            let certificate = try? X509Certificate(pemEncoded: Array(data))
+        else { return [] }
+        return [certificate]
+    }
+}
+
+/// The last signature of each domain, so an unchanged file keeps its exact bytes (and ETag) across
+/// reloads even when the signature algorithm is randomised (ECDSA).
+public final class SignatureCache: Sendable {
+    private let entries = Mutex([String: (key: String, signed: [UInt8])]())
+
+    /// Creates an empty cache.
+    public init() {}
+
+    func signature(domain: String, key: String) -> [UInt8]? {
+        entries.withLock { entries in entries[domain].flatMap { $0.key == key ? $0.signed : nil } }
+    }
+
+    func store(_ signed: [UInt8], domain: String, key: String) {
+        entries.withLock { $0[domain] = (key, signed) }
+    }
+}
