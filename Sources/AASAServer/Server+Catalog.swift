@@ -48,6 +48,7 @@ extension Server {
                 let old = published[name]
                 let new = next[name]
                 return old?.associationFile != new?.associationFile || old?.cacheControl != new?.cacheControl
+                    || old?.pages != new?.pages
             }
             published = next
             domainLoadTimes = times

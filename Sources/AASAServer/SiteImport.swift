@@ -24,12 +24,15 @@ public struct SiteImport: Sendable {
     public var domain: String
     /// The config folder holding `<domain>/site.json`.
     public var configDirectory: String
+    /// When set, the domain's pages get a Smart App Banner for this App Store ID.
+    public var appStoreID: String?
 
     /// Creates an import.
-    public init(file: String, domain: String, configDirectory: String) {
+    public init(file: String, domain: String, configDirectory: String, appStoreID: String? = nil) {
         self.file = file
         self.domain = domain
         self.configDirectory = configDirectory
+        self.appStoreID = appStoreID
     }
 
     /// Runs the import, or throws every reason it cannot be done.
@@ -61,7 +64,7 @@ public struct SiteImport: Sendable {
             existing = config
         }
         let output = ImportPipeline().run(
-            SourceText(name: file, bytes: Array(data)), domain: domain, existing: existing)
+            SourceText(name: file, bytes: Array(data)), domain: domain, existing: existing, appStoreID: appStoreID)
         guard let config = output.config else { throw DiagnosticsError(output.diagnostics) }
 
         // $schema is relative to the domain folder, so it only works when the docs are where we expect.

@@ -18,6 +18,10 @@ public struct SiteConfig: Sendable, Hashable {
     public var handoff: [String] = []
     /// URLs whose outcome is asserted whenever the domain loads.
     public var tests: [LinkTest] = []
+    /// The Smart App Banner injected into the domain's HTML pages; `nil`: no banner (see `BannerConfig`).
+    public var smartAppBanner: BannerConfig?
+    /// How `pages/` is served: cache header, touch icons, landing page (see `PagesConfig`).
+    public var pages = PagesConfig()
 
     /// The default `Cache-Control` value.
     public static let defaultCacheControl = "max-age=3600"

@@ -16,6 +16,8 @@ public struct LoadedDomain: Sendable {
     public var generated: AssociationGenerator.Output?
     /// Everything found: parse errors, validation, generation warnings.
     public var diagnostics: [Diagnostic]
+    /// The pages, icons and landing page, when loaded from a folder.
+    public var pages: SitePages?
 
     /// Whether the domain may be published: generated, with no errors.
     public var isPublishable: Bool { generated != nil && !diagnostics.hasErrors }
@@ -24,7 +26,8 @@ public struct LoadedDomain: Sendable {
     public var published: PublishedDomain? {
         guard isPublishable, let config, let generated else { return nil }
         return PublishedDomain(
-            domain: domain, associationFile: generated.bytes, cacheControl: config.cacheControl, file: generated.file)
+            domain: domain, associationFile: generated.bytes, cacheControl: config.cacheControl, file: generated.file,
+            pages: pages)
     }
 }
 
@@ -93,11 +96,13 @@ public struct SiteConfigLoader: Sendable {
                         hint: "create \(file), e.g. with `aasa-server import`")
                 ])
         }
-        return loadDomain(domain: domain, source: SourceText(name: file, bytes: Array(data)))
+        let folder = file.lastIndex(of: "/").map { String(file[..<$0]) } ?? "."
+        return loadDomain(domain: domain, source: SourceText(name: file, bytes: Array(data)), folder: folder)
     }
 
-    /// Parses, validates and generates one domain from `source`.
-    public func loadDomain(domain: String, source: SourceText) -> LoadedDomain {
+    /// Parses, validates and generates one domain from `source`; with `folder` (the domain folder), also
+    /// loads its `pages/` (``PageLoader``).
+    public func loadDomain(domain: String, source: SourceText, folder: String? = nil) -> LoadedDomain {
         var loaded = LoadedDomain(domain: domain, file: source.name, diagnostics: [])
         var parser = JSONParser()
         parser.maximumBytes = Self.maximumConfigBytes
@@ -131,6 +136,11 @@ public struct SiteConfigLoader: Sendable {
         loaded.diagnostics = loaded.diagnostics.enumerated().sorted { a, b in
             (a.element.line, a.element.column, a.offset) < (b.element.line, b.element.column, b.offset)
         }.map(\.element)
+        if let folder {
+            let pages = PageLoader().load(context, folder: folder)
+            loaded.pages = pages.pages
+            loaded.diagnostics += pages.diagnostics
+        }
         return loaded
     }
 

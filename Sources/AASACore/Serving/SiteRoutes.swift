@@ -8,13 +8,18 @@ public struct PublishedDomain: Sendable {
     public var cacheControl: String
     /// The served file as a document, for the matcher.
     public var file: AssociationFile
+    /// Pages, touch icons and landing page; `nil` when the domain serves none.
+    public var pages: SitePages?
 
     /// Creates a published domain.
-    public init(domain: String, associationFile: [UInt8], cacheControl: String, file: AssociationFile) {
+    public init(
+        domain: String, associationFile: [UInt8], cacheControl: String, file: AssociationFile, pages: SitePages? = nil
+    ) {
         self.domain = domain
         self.associationFile = associationFile
         self.cacheControl = cacheControl
         self.file = file
+        self.pages = pages
     }
 }
 
@@ -31,6 +36,7 @@ public final class SiteRoutes: RouteTable {
         var association: StaticResource
         var methodNotAllowed: PreparedResponse
         var notFound: PreparedResponse
+        var pages: PageRoutes?
     }
 
     /// Every prepared response, indexed by id.
@@ -54,7 +60,10 @@ public final class SiteRoutes: RouteTable {
                     Response(
                         status: 405, headers: plain + [HTTPHeader("Allow", "GET, HEAD")],
                         body: Array("method not allowed\n".utf8))),
-                notFound: builder.prepare(Response(status: 404, headers: plain, body: Array("not found\n".utf8))))
+                notFound: builder.prepare(Response(status: 404, headers: plain, body: Array("not found\n".utf8))),
+                pages: domain.pages.map {
+                    PageRoutes(domain: domain.domain, pages: $0, file: domain.file, builder: &builder)
+                })
         }
         domains = table
         preparedResponses = builder.responses
@@ -74,7 +83,8 @@ public final class SiteRoutes: RouteTable {
                 candidate.count == path.count && candidate.withUnsafeBytes { $0.elementsEqual(path) }
             }
         }
-        guard isAssociation else { return .prepared(site.notFound) }
+        // The association file keeps priority over pages (a pages/ file can never shadow it).
+        guard isAssociation else { return site.pages?.route(request) ?? .prepared(site.notFound) }
         guard request.method != .other else { return .prepared(site.methodNotAllowed) }
         return .prepared(request.withHeader("If-None-Match") { site.association.answer(ifNoneMatch: $0) })
     }

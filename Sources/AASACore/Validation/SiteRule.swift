@@ -42,7 +42,7 @@ public struct SiteConfigValidator: Sendable {
 
     /// The rules every load runs.
     public static let standard = SiteConfigValidator(rules: [
-        TestAppIDRule(), AppEntryRule(), VariableRule(), CacheControlRule(),
+        TestAppIDRule(), AppEntryRule(), VariableRule(), CacheControlRule(), BannerRule(), PagesRule(),
     ])
 
     /// Creates a validator from rules.

@@ -11,8 +11,12 @@ struct Import: ParsableCommand {
             services. Nothing is written when the file has errors. Importing into an existing domain
             replaces only its Apple services and keeps every other setting.
 
+            With --app-store-id, every HTML page of the domain (site-config/<domain>/pages/) and the
+            landing page for URLs the app claims get a Smart App Banner for that app.
+
             Example:
               aasa-server import apple-app-site-association --domain shop.example
+              aasa-server import apple-app-site-association --domain shop.example --app-store-id 640199958
             """)
 
     @Argument(help: ArgumentHelp("The apple-app-site-association file to import.", valueName: "file"))
@@ -21,13 +25,33 @@ struct Import: ParsableCommand {
     @Option(help: ArgumentHelp("The domain the file is served on, e.g. shop.example.", valueName: "domain"))
     var domain: String
 
+    @Option(
+        name: .customLong("app-store-id"),
+        help: ArgumentHelp("Set up the Smart App Banner for this App Store ID (digits).", valueName: "id"))
+    var appStoreID: String?
+
     @OptionGroup var configOptions: ConfigOptions
+
+    func validate() throws {
+        if let appStoreID, appStoreID.isEmpty || !appStoreID.allSatisfy({ $0.isASCII && $0.isNumber }) {
+            throw ValidationError(
+                "--app-store-id '\(appStoreID)' is not an App Store ID: use the digits after 'id' in the app's App Store link"
+            )
+        }
+    }
 
     func run() throws {
         do {
-            let outcome = try SiteImport(file: file, domain: domain.lowercased(), configDirectory: configOptions.config)
-                .run()
+            let outcome = try SiteImport(
+                file: file, domain: domain.lowercased(), configDirectory: configOptions.config,
+                appStoreID: appStoreID
+            ).run()
             DiagnosticPrinter.print(outcome.diagnostics)
+            if let appStoreID {
+                print(
+                    "smart app banner: app-id=\(appStoreID) on every HTML page of \(configOptions.config)/\(domain.lowercased())/pages/ and on the landing page"
+                )
+            }
             let apps = outcome.config.universalLinks?.apps ?? []
             let rules = apps.reduce(0) { $0 + $1.rules.count }
             print(
