@@ -258,11 +258,14 @@ public final class ConfigWatcher: Sendable {
                 for file in Self.visibleEntries(child) where Self.isSymlink(file) { add(file) }
                 // A domain's pages/ (and a landing template beside it) are read on every load: watch every
                 // folder below the domain folder too, with the same symlink rule, a bounded depth and no loops.
+                // Symlinks leading out of the domain folder are not followed: the loader does not serve them.
+                let domainReal = URL(fileURLWithPath: child).resolvingSymlinksInPath().path + "/"
                 var visited: Set<String> = []
                 var pending = Self.visibleEntries(child).filter(Self.isDirectory).map { ($0, 1) }
                 while let (folder, depth) = pending.popLast() {
                     let real = URL(fileURLWithPath: folder).resolvingSymlinksInPath().path
-                    guard depth <= 32, visited.insert(real).inserted else { continue }
+                    guard depth <= 32, visited.count < 4096, real.hasPrefix(domainReal), visited.insert(real).inserted
+                    else { continue }
                     add(folder)
                     let entries = Self.visibleEntries(folder)
                     for file in entries where Self.isSymlink(file) && !Self.isDirectory(file) { add(file) }
