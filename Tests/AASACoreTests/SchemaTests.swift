@@ -75,5 +75,8 @@ import Testing
         #expect(keys(defs["matchingDefaults"]) == Set(SiteConfig.defaultsKeys))
         #expect(keys((schema["properties"] as? [String: Any])?["universalLinks"]) == ["defaults", "variables", "apps"])
         #expect(keys(defs["test"]) == ["url", "opensApp", "staysOnWeb", "comment"])
+        #expect(keys(defs["smartAppBanner"]) == Set(BannerConfig.keys))
+        #expect(keys(defs["pages"]) == Set(PagesConfig.keys))
+        #expect(keys(defs["landingPage"]) == Set(PagesConfig.landingKeys))
     }
 }

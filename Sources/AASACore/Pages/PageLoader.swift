@@ -56,13 +56,8 @@ public struct PageLoader: Sendable {
         // The template is read from the domain folder and never served.
         var templateFile: String?
         if let relative = config.pages.landingPage.template {
-            if relative.hasPrefix("/") || relative.split(separator: "/").contains(where: { $0 == ".." || $0 == "." }) {
-                diagnostics.append(
-                    site.diagnostic(
-                        .error, rule: "landing-template", "the template path '\(relative)' leaves the domain folder",
-                        at: .root.key("pages").key("landingPage").key("template"),
-                        hint: "give a path relative to the domain folder, e.g. \"pages/_landing.html\""))
-            } else {
+            // PagesRule refuses a path that leaves the domain folder; such a config is never published.
+            if !relative.hasPrefix("/") && !relative.split(separator: "/").contains(where: { $0 == ".." }) {
                 templateFile = folder + "/" + relative
             }
         } else if manager.fileExists(atPath: folder + "/" + Self.defaultTemplate) {

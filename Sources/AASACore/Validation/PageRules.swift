@@ -125,6 +125,16 @@ public struct PagesRule: SiteRule {
                     .error, rule: "landing-page", "the landing page needs smartAppBanner.appStoreID to link to",
                     at: path.key("landingPage"), hint: "add \"smartAppBanner\": {\"appStoreID\": \"…\"}"))
         }
+        if let template = landing.template,
+            template.isEmpty || template.hasPrefix("/")
+                || template.split(separator: "/").contains(where: { $0 == ".." || $0 == "." })
+        {
+            found.append(
+                site.diagnostic(
+                    .error, rule: "landing-template", "the template path '\(template)' leaves the domain folder",
+                    at: path.key("landingPage").key("template"),
+                    hint: "give a path relative to the domain folder, e.g. \"pages/_landing.html\""))
+        }
         for (key, text) in [("title", landing.title), ("image", landing.image)] {
             if let text, text.unicodeScalars.contains(where: { $0.value < 0x20 || $0.value == 0x7F }) {
                 found.append(
