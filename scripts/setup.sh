@@ -1,12 +1,12 @@
 #!/usr/bin/env bash
 # Installs what building and testing aasa-server needs, only when it is missing.
 # Usage: scripts/setup.sh            build and run dependencies
-#        scripts/setup.sh --test     plus what the tests use (curl, openssl CLI, Python jsonschema)
+#        scripts/setup.sh --test     plus what the tests use (curl, openssl CLI, headless Chromium, Python jsonschema)
 set -euo pipefail
 
 packages=(libmicrohttpd-dev libgnutls28-dev libssl-dev pkg-config)
 if [[ "${1:-}" == "--test" ]]; then
-    packages+=(curl openssl python3 iproute2)
+    packages+=(curl openssl python3 iproute2 chromium)
 fi
 
 missing=()

@@ -20,7 +20,8 @@ import Synchronization
 /// ``stop()`` wakes it and joins it. The thread keeps the watcher alive until ``stop()``. Everything the thread
 /// touches is immutable or behind a `Mutex`.
 public final class ConfigWatcher: Sendable {
-    /// The folders watched, each with the folders and symlinked files directly below it.
+    /// The folders watched, each with the folders and symlinked files directly below it, and every folder below
+    /// a domain folder (its `pages/`).
     public let roots: [String]
 
     private let inotify: Int32
@@ -255,6 +256,21 @@ public final class ConfigWatcher: Sendable {
                 // Symlinked files (Kubernetes' `site.json -> ..data/site.json`, certbot's `live/` links):
                 // watching the link path watches the target, so edits made through any other path count.
                 for file in Self.visibleEntries(child) where Self.isSymlink(file) { add(file) }
+                // A domain's pages/ (and a landing template beside it) are read on every load: watch every
+                // folder below the domain folder too, with the same symlink rule, a bounded depth and no loops.
+                // Symlinks leading out of the domain folder are not followed: the loader does not serve them.
+                let domainReal = URL(fileURLWithPath: child).resolvingSymlinksInPath().path + "/"
+                var visited: Set<String> = []
+                var pending = Self.visibleEntries(child).filter(Self.isDirectory).map { ($0, 1) }
+                while let (folder, depth) = pending.popLast() {
+                    let real = URL(fileURLWithPath: folder).resolvingSymlinksInPath().path
+                    guard depth <= 32, visited.count < 4096, real.hasPrefix(domainReal), visited.insert(real).inserted
+                    else { continue }
+                    add(folder)
+                    let entries = Self.visibleEntries(folder)
+                    for file in entries where Self.isSymlink(file) && !Self.isDirectory(file) { add(file) }
+                    pending += entries.filter(Self.isDirectory).map { ($0, depth + 1) }
+                }
             }
         }
         let stale = watches.withLock { table -> [Int32] in

@@ -50,6 +50,7 @@ extension Server {
                 return old?.associationFile != new?.associationFile || old?.cacheControl != new?.cacheControl
                     || old?.signedAssociationFile != new?.signedAssociationFile
                     || old?.signedPaths != new?.signedPaths || old?.assetLinks != new?.assetLinks
+                    || old?.pages != new?.pages
             }
             published = next
             domainLoadTimes = times

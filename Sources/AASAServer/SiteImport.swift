@@ -36,13 +36,16 @@ public struct SiteImport: Sendable {
     public var configDirectory: String
     /// Also turn signing on for the domain (`import --sign`).
     public var sign: Bool
+    /// When set, the domain's pages get a Smart App Banner for this App Store ID.
+    public var appStoreID: String?
 
     /// Creates an import.
-    public init(file: String, domain: String, configDirectory: String, sign: Bool = false) {
+    public init(file: String, domain: String, configDirectory: String, sign: Bool = false, appStoreID: String? = nil) {
         self.file = file
         self.domain = domain
         self.configDirectory = configDirectory
         self.sign = sign
+        self.appStoreID = appStoreID
     }
 
     /// Runs the import, or throws every reason it cannot be done.
@@ -79,7 +82,7 @@ public struct SiteImport: Sendable {
         let output =
             kind == .assetLinks
             ? AssetLinksImportPipeline().run(source, domain: domain, existing: existing)
-            : ImportPipeline().run(source, domain: domain, existing: existing)
+            : ImportPipeline().run(source, domain: domain, existing: existing, appStoreID: appStoreID)
         guard var config = output.config else { throw DiagnosticsError(output.diagnostics) }
         if sign {
             var signing = config.signing ?? SigningConfig()

@@ -78,5 +78,8 @@ import Testing
         #expect(keys(defs["signing"]) == Set(SigningConfig.keys))
         #expect(keys((schema["properties"] as? [String: Any])?["android"]) == Set(AndroidConfig.keys))
         #expect(keys(defs["androidApp"]) == Set(AndroidConfig.appKeys))
+        #expect(keys(defs["smartAppBanner"]) == Set(BannerConfig.keys))
+        #expect(keys(defs["pages"]) == Set(PagesConfig.keys))
+        #expect(keys(defs["landingPage"]) == Set(PagesConfig.landingKeys))
     }
 }

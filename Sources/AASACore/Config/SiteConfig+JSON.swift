@@ -1,7 +1,7 @@
 extension SiteConfig {
     static let topKeys = [
         "$schema", "legacyFormat", "cacheControl", "universalLinks", "webCredentials", "appClips", "handoff", "tests",
-        "signing", "android",
+        "signing", "android", "smartAppBanner", "pages",
     ]
     static let defaultsKeys = ["caseSensitive", "percentEncoded"]
     static let appKeys = ["appIDs", "defaults", "rules", "legacyPaths", "comment"]
@@ -29,6 +29,14 @@ extension SiteConfig {
             if let member = top[key], let list = reader.strings(member.value, path: .root.key(key)) {
                 config[keyPath: keyPath] = list
             }
+        }
+        if let member = top["smartAppBanner"] {
+            config.smartAppBanner = BannerConfig.read(member.value, path: .root.key("smartAppBanner"), reader: reader)
+        }
+        if let member = top["pages"],
+            let pages = PagesConfig.read(member.value, path: .root.key("pages"), reader: reader)
+        {
+            config.pages = pages
         }
         if let member = top["tests"], let elements = reader.array(member.value, path: .root.key("tests")) {
             config.tests = elements.enumerated().compactMap { index, element in
@@ -164,6 +172,8 @@ extension SiteConfig {
         if !webCredentials.isEmpty { pairs.append(("webCredentials", .strings(webCredentials))) }
         if !appClips.isEmpty { pairs.append(("appClips", .strings(appClips))) }
         if !handoff.isEmpty { pairs.append(("handoff", .strings(handoff))) }
+        if let smartAppBanner { pairs.append(("smartAppBanner", smartAppBanner.jsonValue)) }
+        if !pages.isDefault { pairs.append(("pages", pages.jsonValue)) }
         if !tests.isEmpty {
             pairs.append(
                 (

@@ -22,6 +22,10 @@ public struct SiteConfig: Sendable, Hashable {
     public var signing: SigningConfig?
     /// Android apps, served as `/.well-known/assetlinks.json` (spec §7); `nil`: no such file.
     public var android: AndroidConfig?
+    /// The Smart App Banner injected into the domain's HTML pages; `nil`: no banner (see `BannerConfig`).
+    public var smartAppBanner: BannerConfig?
+    /// How `pages/` is served: cache header, touch icons, landing page (see `PagesConfig`).
+    public var pages = PagesConfig()
 
     /// The default `Cache-Control` value.
     public static let defaultCacheControl = "max-age=3600"

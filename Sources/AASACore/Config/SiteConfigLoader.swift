@@ -20,6 +20,8 @@ public struct LoadedDomain: Sendable {
     public var assetLinks: AssetLinksGenerator.Output?
     /// The CMS-signed association file, set by the server's signer when signing is enabled.
     public var signedAssociationFile: [UInt8]?
+    /// The pages, icons and landing page, when loaded from a folder.
+    public var pages: SitePages?
 
     /// Whether the domain may be published: generated, with no errors.
     public var isPublishable: Bool { generated != nil && !diagnostics.hasErrors }
@@ -31,7 +33,8 @@ public struct LoadedDomain: Sendable {
         let signing = config.signing.flatMap { $0.enabled ? $0 : nil }
         guard signing == nil || signedAssociationFile != nil else { return nil }
         var published = PublishedDomain(
-            domain: domain, associationFile: generated.bytes, cacheControl: config.cacheControl, file: generated.file)
+            domain: domain, associationFile: generated.bytes, cacheControl: config.cacheControl, file: generated.file,
+            pages: pages)
         published.assetLinks = assetLinks?.bytes
         published.signedAssociationFile = signing == nil ? nil : signedAssociationFile
         published.signedPaths = signing?.paths ?? .root
@@ -104,11 +107,13 @@ public struct SiteConfigLoader: Sendable {
                         hint: "create \(file), e.g. with `aasa-server import`")
                 ])
         }
-        return loadDomain(domain: domain, source: SourceText(name: file, bytes: Array(data)))
+        let folder = file.lastIndex(of: "/").map { String(file[..<$0]) } ?? "."
+        return loadDomain(domain: domain, source: SourceText(name: file, bytes: Array(data)), folder: folder)
     }
 
-    /// Parses, validates and generates one domain from `source`.
-    public func loadDomain(domain: String, source: SourceText) -> LoadedDomain {
+    /// Parses, validates and generates one domain from `source`; with `folder` (the domain folder), also
+    /// loads its `pages/` (``PageLoader``).
+    public func loadDomain(domain: String, source: SourceText, folder: String? = nil) -> LoadedDomain {
         var loaded = LoadedDomain(domain: domain, file: source.name, diagnostics: [])
         var parser = JSONParser()
         parser.maximumBytes = Self.maximumConfigBytes
@@ -144,6 +149,11 @@ public struct SiteConfigLoader: Sendable {
         loaded.diagnostics = loaded.diagnostics.enumerated().sorted { a, b in
             (a.element.line, a.element.column, a.offset) < (b.element.line, b.element.column, b.offset)
         }.map(\.element)
+        if let folder {
+            let pages = PageLoader().load(context, folder: folder)
+            loaded.pages = pages.pages
+            loaded.diagnostics += pages.diagnostics
+        }
         return loaded
     }
 

@@ -17,8 +17,10 @@ public struct ImportPipeline: Sendable {
     public init() {}
 
     /// Imports `source` for `domain`. When `existing` is given, only its Apple services are replaced and
-    /// every other setting is kept.
-    public func run(_ source: SourceText, domain: String, existing: SiteConfig? = nil) -> Output {
+    /// every other setting is kept. With `appStoreID`, the domain's pages get a Smart App Banner for that app.
+    public func run(_ source: SourceText, domain: String, existing: SiteConfig? = nil, appStoreID: String? = nil)
+        -> Output
+    {
         var output = Output(diagnostics: [])
         let (parsedFile, parsedRoot, diagnostics) = AssociationFile.parse(source)
         output.diagnostics = diagnostics
@@ -34,6 +36,12 @@ public struct ImportPipeline: Sendable {
         config.webCredentials = imported.config.webCredentials
         config.appClips = imported.config.appClips
         config.handoff = imported.config.handoff
+        if let appStoreID {
+            // Keep any other banner setting of an existing config; only the app changes.
+            var banner = config.smartAppBanner ?? BannerConfig(appStoreID: appStoreID)
+            banner.appStoreID = appStoreID
+            config.smartAppBanner = banner
+        }
 
         // Validate the result, but report against the original file: re-serialise to locate keys.
         let rendered = JSONWriter(style: .pretty).bytes(config.jsonValue(schema: nil))

@@ -14,13 +14,18 @@ public struct PublishedDomain: Sendable {
     public var signedAssociationFile: [UInt8]?
     /// Where the signed file is served.
     public var signedPaths: SigningConfig.Paths = .root
+    /// Pages, touch icons and landing page; `nil` when the domain serves none.
+    public var pages: SitePages?
 
     /// Creates a published domain.
-    public init(domain: String, associationFile: [UInt8], cacheControl: String, file: AssociationFile) {
+    public init(
+        domain: String, associationFile: [UInt8], cacheControl: String, file: AssociationFile, pages: SitePages? = nil
+    ) {
         self.domain = domain
         self.associationFile = associationFile
         self.cacheControl = cacheControl
         self.file = file
+        self.pages = pages
     }
 }
 
@@ -43,6 +48,7 @@ public final class SiteRoutes: RouteTable {
         var assetLinks: StaticResource?
         var methodNotAllowed: PreparedResponse
         var notFound: PreparedResponse
+        var pages: PageRoutes?
     }
 
     /// Every prepared response, indexed by id.
@@ -79,7 +85,10 @@ public final class SiteRoutes: RouteTable {
                     Response(
                         status: 405, headers: plain + [HTTPHeader("Allow", "GET, HEAD")],
                         body: Array("method not allowed\n".utf8))),
-                notFound: builder.prepare(Response(status: 404, headers: plain, body: Array("not found\n".utf8))))
+                notFound: builder.prepare(Response(status: 404, headers: plain, body: Array("not found\n".utf8))),
+                pages: domain.pages.map {
+                    PageRoutes(domain: domain.domain, pages: $0, file: domain.file, builder: &builder)
+                })
         }
         domains = table
         preparedResponses = builder.responses
@@ -103,7 +112,8 @@ public final class SiteRoutes: RouteTable {
             if equals(Self.assetLinksPath) { return site.assetLinks }
             return nil
         }
-        guard let resource else { return .prepared(site.notFound) }
+        // The association files keep priority over pages (a pages/ file can never shadow them).
+        guard let resource else { return site.pages?.route(request) ?? .prepared(site.notFound) }
         guard request.method != .other else { return .prepared(site.methodNotAllowed) }
         return .prepared(request.withHeader("If-None-Match") { resource.answer(ifNoneMatch: $0) })
     }

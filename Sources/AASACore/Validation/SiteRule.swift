@@ -43,6 +43,7 @@ public struct SiteConfigValidator: Sendable {
     /// The rules every load runs.
     public static let standard = SiteConfigValidator(rules: [
         TestAppIDRule(), AppEntryRule(), VariableRule(), CacheControlRule(), SigningIdentityRule(), AndroidAppRule(),
+        BannerRule(), PagesRule(),
     ])
 
     /// Creates a validator from rules.

@@ -12,10 +12,12 @@ struct Import: ParsableCommand {
             replaces only its Apple services and keeps every other setting.
 
             An Android assetlinks.json (a JSON array) is recognised by its content and replaces only the
-            domain's android section.
+            domain's android section. With --app-store-id, every HTML page of the domain
+            (site-config/<domain>/pages/) and the landing page for URLs the app claims get a Smart App Banner.
 
             Examples:
               aasa-server import apple-app-site-association --domain shop.example --sign
+              aasa-server import apple-app-site-association --domain shop.example --app-store-id 640199958
               aasa-server import assetlinks.json --domain shop.example
             """)
 
@@ -28,14 +30,33 @@ struct Import: ParsableCommand {
     @Flag(help: "Also turn on CMS signing for the domain (iOS 8; see docs/configuration.md).")
     var sign = false
 
+    @Option(
+        name: .customLong("app-store-id"),
+        help: ArgumentHelp("Set up the Smart App Banner for this App Store ID (digits).", valueName: "id"))
+    var appStoreID: String?
+
     @OptionGroup var configOptions: ConfigOptions
+
+    func validate() throws {
+        if let appStoreID, appStoreID.isEmpty || !appStoreID.allSatisfy({ $0.isASCII && $0.isNumber }) {
+            throw ValidationError(
+                "--app-store-id '\(appStoreID)' is not an App Store ID: use the digits after 'id' in the app's App Store link"
+            )
+        }
+    }
 
     func run() throws {
         do {
             let outcome = try SiteImport(
-                file: file, domain: domain.lowercased(), configDirectory: configOptions.config, sign: sign
+                file: file, domain: domain.lowercased(), configDirectory: configOptions.config, sign: sign,
+                appStoreID: appStoreID
             ).run()
             DiagnosticPrinter.print(outcome.diagnostics)
+            if let appStoreID {
+                print(
+                    "smart app banner: app-id=\(appStoreID) on every HTML page of \(configOptions.config)/\(domain.lowercased())/pages/ and on the landing page"
+                )
+            }
             if let android = outcome.config.android, outcome.imported == .assetLinks {
                 let fingerprints = android.apps.reduce(0) { $0 + $1.fingerprints.count }
                 print(

@@ -1,0 +1,320 @@
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
+
+/// Reads `site-config/<domain>/pages/` into memory at load, so serving a page is a memory copy.
+///
+/// Only what a request may see is loaded: no dotfiles (except a top-level `.well-known/`), nothing a symlink
+/// leads to outside `pages/`, no name that cannot be requested safely. Each file and the whole folder have a
+/// size cap, and going over it is an error naming the file and the limit. HTML pages get the Smart App
+/// Banner and touch-icon links injected here, once (``HeadMarkup``).
+public struct PageLoader: Sendable {
+    /// The folder name inside a domain folder.
+    public static let folderName = "pages"
+    /// The landing template used when `pages/_landing.html` exists and none is configured.
+    public static let defaultTemplate = "pages/_landing.html"
+
+    /// Largest file loaded.
+    public var maximumFileBytes = 16 << 20
+    /// Largest total of a domain's files.
+    public var maximumTotalBytes = 64 << 20
+    /// Most files per domain.
+    public var maximumFiles = 10_000
+    /// Deepest folder nesting followed.
+    public var maximumDepth = 32
+
+    /// Creates a loader with the standard limits.
+    public init() {}
+
+    /// What a load found.
+    public struct Output: Sendable {
+        /// What the domain serves, or `nil` when it has no pages, no banner and no icons.
+        public var pages: SitePages?
+        /// Every finding.
+        public var diagnostics: [Diagnostic]
+    }
+
+    private struct RawFile {
+        var path: String
+        var file: String
+        var bytes: [UInt8]
+        var modified: Int
+    }
+
+    /// Loads the pages of the domain in `folder` (which holds site.json) for `site`.
+    public func load(_ site: SiteContext, folder: String) -> Output {
+        let config = site.config
+        let manager = FileManager.default
+        var diagnostics: [Diagnostic] = []
+        let configModified = Self.modified(folder + "/" + SiteConfigLoader.fileName)
+        let root = folder + "/" + Self.folderName
+        var isDirectory = false
+        let hasFolder = manager.fileExists(atPath: root, isDirectory: &isDirectory) && isDirectory
+
+        // The template is read from the domain folder and never served.
+        var templateFile: String?
+        if let relative = config.pages.landingPage.template {
+            // PagesRule refuses a path that leaves the domain folder; such a config is never published.
+            if !relative.hasPrefix("/") && !relative.split(separator: "/").contains(where: { $0 == ".." }) {
+                templateFile = folder + "/" + relative
+            }
+        } else if manager.fileExists(atPath: folder + "/" + Self.defaultTemplate) {
+            templateFile = folder + "/" + Self.defaultTemplate
+        }
+        let templateReal = templateFile.map { URL(fileURLWithPath: $0).resolvingSymlinksInPath().path }
+
+        var raw: [String: RawFile] = [:]
+        if hasFolder {
+            raw = walk(root: root, skipping: templateReal, site: site, diagnostics: &diagnostics)
+        }
+        let icons = touchIcons(config, raw: raw, site: site, diagnostics: &diagnostics)
+        let banner = config.smartAppBanner
+        guard hasFolder || banner != nil else { return Output(pages: nil, diagnostics: diagnostics) }
+
+        let markup = HeadMarkup(banner: banner, icons: icons)
+        let iconModified = icons.compactMap { raw[$0.path]?.modified }.max() ?? 0
+        var pages = SitePages(icons: icons, banner: banner, cacheControl: config.pages.cacheControl)
+        for file in raw.values {
+            let contentType = ContentType.forFile(file.path)
+            var page = SplicedPage(chunks: [file.bytes], slots: [])
+            var modified = file.modified
+            if ContentType.isHTML(file.path) && (banner != nil || !icons.isEmpty) {
+                let pagePath =
+                    file.path.hasSuffix("/index.html") ? String(file.path.dropLast("index.html".count)) : file.path
+                let excluded = pages.bannerExcluded(pagePath) || pages.bannerExcluded(file.path)
+                page = markup.inject(into: file.bytes, withBanner: !excluded)
+                modified = max(modified, configModified, iconModified)
+            }
+            pages.files[file.path] = PageFile(
+                path: file.path, contentType: contentType, page: page, lastModified: modified,
+                contentTag: Self.tag(page))
+        }
+        if let banner, config.pages.landingPage.enabled {
+            pages.landing = landing(
+                site, banner: banner, markup: markup, icons: icons, templateFile: templateFile,
+                modified: max(configModified, iconModified), diagnostics: &diagnostics)
+        }
+        return Output(pages: pages, diagnostics: diagnostics)
+    }
+
+    /// A short content hash for ETags: the fixed bytes and where the slots are.
+    static func tag(_ page: SplicedPage) -> String {
+        var bytes = page.fixedBytes
+        for chunk in page.chunks { bytes += Array("\u{0}\(chunk.count)".utf8) }
+        return String(SHA256.hex(bytes).prefix(24))
+    }
+
+    // MARK: Files
+
+    private func walk(root: String, skipping template: String?, site: SiteContext, diagnostics: inout [Diagnostic])
+        -> [String: RawFile]
+    {
+        let manager = FileManager.default
+        let rootReal = URL(fileURLWithPath: root).resolvingSymlinksInPath().path
+        var files: [String: RawFile] = [:]
+        var total = 0
+        var reportedCount = false
+        var visited: Set<String> = [rootReal]
+        // (URL path of the folder with a trailing slash, its path on disk, depth)
+        var stack: [(String, String, Int)] = [("/", root, 0)]
+        while let (urlFolder, folder, depth) = stack.popLast() {
+            let names = ((try? manager.contentsOfDirectory(atPath: folder)) ?? []).sorted()
+            for name in names {
+                let path = folder + "/" + name
+                if name.hasPrefix(".") && !(urlFolder == "/" && name == ".well-known") { continue }
+                let urlPath = urlFolder + name
+                guard RequestPath(urlPath) != nil else {
+                    diagnostics.append(
+                        Diagnostic(
+                            .warning, rule: "page-name",
+                            "'\(urlPath)' is not served: its name cannot be requested safely (it has '%', '\\\\', a control character or invalid UTF-8)",
+                            file: path, hint: "rename it"))
+                    continue
+                }
+                let real = URL(fileURLWithPath: path).resolvingSymlinksInPath().path
+                guard real == rootReal || real.hasPrefix(rootReal + "/") else {
+                    diagnostics.append(
+                        Diagnostic(
+                            .warning, rule: "page-symlink",
+                            "'\(urlPath)' is a symlink to outside pages/; it is not served",
+                            file: path, hint: "copy the file into pages/ or point the link inside it"))
+                    continue
+                }
+                if real == template { continue }
+                var isDirectory = false
+                guard manager.fileExists(atPath: real, isDirectory: &isDirectory) else {
+                    diagnostics.append(
+                        Diagnostic(.warning, rule: "page-symlink", "'\(urlPath)' is a broken symlink", file: path))
+                    continue
+                }
+                if isDirectory {
+                    guard depth < maximumDepth, visited.insert(real).inserted else { continue }
+                    stack.append((urlPath + "/", real, depth + 1))
+                    continue
+                }
+                let size = (try? manager.attributesOfItem(atPath: real)[.size] as? Int) ?? 0
+                if size > maximumFileBytes {
+                    diagnostics.append(
+                        Diagnostic(
+                            .error, rule: "page-too-large",
+                            "'\(urlPath)' is \(size) bytes; pages are loaded into memory and each file may have at most \(maximumFileBytes) bytes",
+                            file: path, hint: "serve large files from a CDN or another server"))
+                    continue
+                }
+                guard files.count < maximumFiles else {
+                    if !reportedCount {
+                        reportedCount = true
+                        diagnostics.append(
+                            Diagnostic(
+                                .error, rule: "pages-too-large", "pages/ has more than \(maximumFiles) files",
+                                file: root, hint: "serve large sites from another server"))
+                    }
+                    continue
+                }
+                guard let data = manager.contents(atPath: real) else {
+                    diagnostics.append(
+                        Diagnostic(.error, rule: "page-unreadable", "cannot read '\(urlPath)'", file: path))
+                    continue
+                }
+                total += data.count
+                files[urlPath] = RawFile(path: urlPath, file: path, bytes: Array(data), modified: Self.modified(real))
+            }
+        }
+        if total > maximumTotalBytes {
+            diagnostics.append(
+                Diagnostic(
+                    .error, rule: "pages-too-large",
+                    "pages/ holds \(total) bytes; a domain's pages are loaded into memory and may total at most \(maximumTotalBytes) bytes",
+                    file: root, hint: "serve large files from a CDN or another server"))
+        }
+        return files
+    }
+
+    static func modified(_ path: String) -> Int {
+        guard let date = (try? FileManager.default.attributesOfItem(atPath: path))?[.modificationDate] as? Date else {
+            return 0
+        }
+        return Int(date.timeIntervalSince1970)
+    }
+
+    // MARK: Touch icons
+
+    /// The configured icons, or by convention the `apple-touch-icon*.png` files in the pages root; each must
+    /// be a square PNG (spec §6). Warns when none is 180×180, the size today's iPhones use.
+    private func touchIcons(
+        _ config: SiteConfig, raw: [String: RawFile], site: SiteContext, diagnostics: inout [Diagnostic]
+    ) -> [TouchIcon] {
+        var icons: [TouchIcon] = []
+        var problems: [Diagnostic] = []
+        func check(_ path: String, _ file: RawFile, report: (Diagnostic.Severity, String, String, String) -> Diagnostic)
+        {
+            guard let png = PNGInfo(file.bytes) else {
+                problems.append(
+                    report(.error, "touch-icon-format", "touch icon '\(path)' is not a PNG file", "save it as PNG"))
+                return
+            }
+            guard png.width == png.height else {
+                problems.append(
+                    report(
+                        .error, "touch-icon-square", "touch icon '\(path)' is \(png.width)×\(png.height), not square",
+                        "use a square image, ideally 180×180"))
+                return
+            }
+            if let named = TouchIcon.probeSize(path), !path.hasPrefix("/apple-touch-icon."),
+                !path.hasPrefix("/apple-touch-icon-precomposed."), named != png.width
+            {
+                problems.append(
+                    report(
+                        .warning, "touch-icon-size",
+                        "touch icon '\(path)' is \(png.width)×\(png.height), not what its name says",
+                        "rename it or resize it"))
+            }
+            icons.append(TouchIcon(path: path, size: png.width))
+        }
+        if let configured = config.pages.touchIcons {
+            for (index, path) in configured.enumerated() {
+                let keyPath = KeyPath.root.key("pages").key("touchIcons").index(index)
+                let key = RequestPath(path)?.description
+                guard let key, let file = raw[key] else {
+                    diagnostics.append(
+                        site.diagnostic(
+                            .error, rule: "touch-icon-missing", "touch icon '\(path)' is not a file in pages/",
+                            at: keyPath,
+                            hint: "give its URL path, e.g. \"/apple-touch-icon.png\" for pages/apple-touch-icon.png"))
+                    continue
+                }
+                check(key, file) { severity, rule, message, hint in
+                    site.diagnostic(severity, rule: rule, message, at: keyPath, hint: hint)
+                }
+            }
+        } else {
+            for path in raw.keys.sorted() where TouchIcon.probeSize(path) != nil {
+                let file = raw[path]!
+                check(path, file) { severity, rule, message, hint in
+                    Diagnostic(severity, rule: rule, message, file: file.file, hint: hint)
+                }
+            }
+        }
+        diagnostics += problems
+        if !icons.isEmpty && !icons.contains(where: { $0.size == 180 }) {
+            let sizes = icons.map { "\($0.size)×\($0.size)" }.joined(separator: ", ")
+            diagnostics.append(
+                site.diagnostic(
+                    .warning, rule: "touch-icon-180", "no 180×180 touch icon (have \(sizes)); iPhones use 180×180",
+                    at: .root.key("pages").key("touchIcons"), hint: "add pages/apple-touch-icon.png at 180×180"))
+        }
+        // Convention files: plain and -precomposed names may both exist; keep one per size, plain first.
+        var seen: Set<Int> = []
+        return icons.sorted {
+            ($0.path.contains("precomposed") ? 1 : 0, $0.path) < ($1.path.contains("precomposed") ? 1 : 0, $1.path)
+        }
+        .filter { seen.insert($0.size).inserted }
+    }
+
+    // MARK: Landing page
+
+    private func landing(
+        _ site: SiteContext, banner: BannerConfig, markup: HeadMarkup, icons: [TouchIcon], templateFile: String?,
+        modified: Int, diagnostics: inout [Diagnostic]
+    ) -> LandingPage? {
+        let settings = site.config.pages.landingPage
+        let templatePath = KeyPath.root.key("pages").key("landingPage").key("template")
+        var image = settings.image ?? TouchIcon.best(for: 1024, among: icons)?.path ?? ""
+        if image.hasPrefix("/") { image = "https://" + site.domain + image }
+        var template = LandingTemplate.builtIn(hasImage: !image.isEmpty)
+        var lastModified = modified
+        if let templateFile {
+            guard let data = FileManager.default.contents(atPath: templateFile),
+                let text = String(validating: Array(data), as: UTF8.self)
+            else {
+                diagnostics.append(
+                    site.diagnostic(
+                        .error, rule: "landing-template",
+                        "cannot read the landing page template '\(templateFile)' as UTF-8",
+                        at: templatePath))
+                return nil
+            }
+            template = LandingTemplate(text: text)
+            lastModified = max(lastModified, Self.modified(templateFile))
+            for problem in template.problems {
+                diagnostics.append(
+                    Diagnostic(
+                        .error, rule: "landing-template", "\(problem) in the landing page template", file: templateFile,
+                        hint: "placeholders are written {{name}}"))
+            }
+        }
+        let filled = template.fill(
+            LandingTemplate.Values(
+                title: settings.title ?? site.domain,
+                description: settings.description ?? "Open this page in the app, or get the app on the App Store.",
+                appStoreURL: banner.appStoreURL, appStoreID: banner.appStoreID, image: image, domain: site.domain))
+        return LandingPage(
+            withBanner: markup.inject(into: filled, withBanner: true).splitting(
+                LandingTemplate.urlMarker, into: .pageURL),
+            withoutBanner: markup.inject(into: filled, withBanner: false).splitting(
+                LandingTemplate.urlMarker, into: .pageURL),
+            lastModified: lastModified)
+    }
+}

@@ -1,0 +1,162 @@
+/// The routes of one domain's pages, touch-icon probes and landing page, built once per snapshot.
+///
+/// Order (after the association file and any other well-known routes, which keep priority): the request
+/// path is normalised once by ``RequestPath`` (a refused path is 404), then a file of `pages/` (a folder
+/// serves its `index.html`), then Safari's touch-icon probe paths, then the landing page for URLs an app
+/// claims, else 404. Nothing redirects.
+public struct PageRoutes: Sendable {
+    /// A resource and how it is answered.
+    enum Resource: Sendable {
+        /// The same bytes for every request: prepared 200 and 304.
+        case fixed(ok: PreparedResponse, notModified: PreparedResponse, etag: [UInt8], lastModified: Int)
+        /// HTML spliced per request around the banner's `app-argument` (and the landing page's URL).
+        case spliced(SplicedPage, headers: [HTTPHeader], contentTag: String, lastModified: Int)
+    }
+
+    private let domain: String
+    private let banner: BannerConfig?
+    private let files: [String: Resource]
+    private let icons: [TouchIcon]
+    private let landing: (withBanner: Resource, withoutBanner: Resource)?
+    private let exclusions: SitePages
+    private let matcher: URLMatcher?
+    private let notFound: PreparedResponse
+    private let methodNotAllowed: PreparedResponse
+
+    /// Prepares every fixed response of `pages` for `domain`, whose served association file is `file`.
+    public init(domain: String, pages: SitePages, file: AssociationFile, builder: inout PreparedResponseBuilder) {
+        let plain = [HTTPHeader("Content-Type", "text/plain; charset=utf-8"), HTTPHeader("Cache-Control", "no-store")]
+        notFound = builder.prepare(Response(status: 404, headers: plain, body: Array("not found\n".utf8)))
+        methodNotAllowed = builder.prepare(
+            Response(
+                status: 405, headers: plain + [HTTPHeader("Allow", "GET, HEAD")],
+                body: Array("method not allowed\n".utf8)))
+        self.domain = domain
+        banner = pages.banner
+        icons = pages.icons
+        exclusions = SitePages(banner: pages.banner)
+        var files: [String: Resource] = [:]
+        for (path, page) in pages.files {
+            files[path] = Self.resource(
+                page.page, contentType: page.contentType, contentTag: page.contentTag, lastModified: page.lastModified,
+                cacheControl: pages.cacheControl, builder: &builder)
+        }
+        self.files = files
+        if let landing = pages.landing {
+            let resources = [landing.withBanner, landing.withoutBanner].map { page in
+                Self.resource(
+                    page, contentType: "text/html; charset=utf-8", contentTag: PageLoader.tag(page),
+                    lastModified: landing.lastModified, cacheControl: pages.cacheControl, builder: &builder)
+            }
+            self.landing = (resources[0], resources[1])
+            matcher = URLMatcher(file: file, mode: .modern)
+        } else {
+            self.landing = nil
+            matcher = nil
+        }
+    }
+
+    private static func resource(
+        _ page: SplicedPage, contentType: String, contentTag: String, lastModified: Int, cacheControl: String,
+        builder: inout PreparedResponseBuilder
+    ) -> Resource {
+        let shared = [
+            HTTPHeader("Cache-Control", cacheControl), HTTPHeader("Last-Modified", HTTPDate.format(lastModified)),
+        ]
+        let headers =
+            [HTTPHeader("Content-Type", contentType)] + shared + [HTTPHeader("X-Content-Type-Options", "nosniff")]
+        guard page.isStatic else {
+            return .spliced(page, headers: headers, contentTag: contentTag, lastModified: lastModified)
+        }
+        let tag = "\"" + contentTag + "\""
+        return .fixed(
+            ok: builder.prepare(
+                Response(status: 200, headers: [HTTPHeader("ETag", tag)] + headers, body: page.fixedBytes)),
+            notModified: builder.prepare(Response(status: 304, headers: [HTTPHeader("ETag", tag)] + shared)),
+            etag: Array(tag.utf8), lastModified: lastModified)
+    }
+
+    /// The answer for a request that is not for the association file.
+    public func route(_ request: some HTTPRequest) -> RouteDecision {
+        guard let path = request.withPath({ RequestPath(raw: $0) }) else { return .prepared(notFound) }
+        for key in path.lookupKeys {
+            if let resource = files[key] { return answer(resource, request) }
+        }
+        // Safari's probes (spec §6): the best icon for the size asked, or a quick plain 404, never a page.
+        if path.segments.count == 1, !path.isDirectory, let size = TouchIcon.probeSize("/" + path.segments[0]) {
+            guard let icon = TouchIcon.best(for: size, among: icons), let resource = files[icon.path] else {
+                return .prepared(notFound)
+            }
+            return answer(resource, request)
+        }
+        if let landing, let matcher {
+            var url = "https://" + domain + request.withPath { String(decoding: $0, as: UTF8.self) }
+            if let query = request.rawQuery { url += "?" + query }
+            if matcher.match(url, nearMissLimit: 0).verdict == .match {
+                return answer(
+                    exclusions.bannerExcluded(path.description) ? landing.withoutBanner : landing.withBanner, request)
+            }
+        }
+        return .prepared(notFound)
+    }
+
+    private func answer(_ resource: Resource, _ request: some HTTPRequest) -> RouteDecision {
+        guard request.method != .other else { return .prepared(methodNotAllowed) }
+        switch resource {
+        case .fixed(let ok, let notModified, let etag, let lastModified):
+            return .prepared(Self.isNotModified(request, etag: etag, lastModified: lastModified) ? notModified : ok)
+        case .spliced(let page, let headers, let contentTag, let lastModified):
+            let port = request.withHeader("Host") { $0.flatMap(Self.port) }
+            let pageRequest = PageRequest(
+                domain: domain, port: port, path: request.withPath { Array($0) }, query: request.rawQuery)
+            let argument = banner.flatMap { HeadMarkup.appArgument($0.appArgument, for: pageRequest) } ?? []
+            let pageURL = HTMLEscape.escape(URLText.encode(pageRequest.url, encodeCommas: false))
+            // The representation depends on the URL, so the tag does too.
+            let tag = "\"" + contentTag + "-" + Self.fnv1a(argument + [0] + pageURL) + "\""
+            let etag = HTTPHeader("ETag", tag)
+            if Self.isNotModified(request, etag: Array(tag.utf8), lastModified: lastModified) {
+                return .dynamic(
+                    Response(
+                        status: 304,
+                        headers: [etag]
+                            + headers.filter { $0.name != "Content-Type" && $0.name != "X-Content-Type-Options" }))
+            }
+            return .dynamic(
+                Response(
+                    status: 200, headers: [etag] + headers, body: page.render(appArgument: argument, pageURL: pageURL)))
+        }
+    }
+
+    /// RFC 9110 §13.2.2: `If-None-Match` decides when present; otherwise `If-Modified-Since`.
+    static func isNotModified(_ request: some HTTPRequest, etag: [UInt8], lastModified: Int) -> Bool {
+        let byTag: Bool? = request.withHeader("If-None-Match") { list in
+            list.map { StaticResource.entityTagList($0, contains: etag) }
+        }
+        if let byTag { return byTag }
+        return request.withHeader("If-Modified-Since") { raw in
+            guard let raw, let since = HTTPDate.parse(raw) else { return false }
+            return lastModified <= since
+        }
+    }
+
+    /// The numeric port of a `Host` header value, if any.
+    static func port(_ host: UnsafeRawBufferPointer) -> String? {
+        var start = 0
+        if let close = host.lastIndex(of: UInt8(ascii: "]")) { start = close }
+        guard let colon = host[start...].firstIndex(of: UInt8(ascii: ":")) else { return nil }
+        let digits = host[(colon + 1)...]
+        guard !digits.isEmpty, digits.count <= 5, digits.allSatisfy({ $0 >= 0x30 && $0 <= 0x39 }) else { return nil }
+        return String(decoding: digits, as: UTF8.self)
+    }
+
+    /// 64-bit FNV-1a as hex: cheap, for telling per-request variants of a page apart in its ETag.
+    static func fnv1a(_ bytes: [UInt8]) -> String {
+        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
+        for byte in bytes {
+            hash ^= UInt64(byte)
+            hash = hash &* 0x0000_0100_0000_01B3
+        }
+        let text = String(hash, radix: 16)
+        return String(repeating: "0", count: 16 - text.count) + text
+    }
+}
