@@ -19,6 +19,7 @@ COPY Package.swift ./
 COPY Sources ./Sources
 COPY Tests ./Tests
 RUN swift build -c release --product aasa-server --static-swift-stdlib \
+    && strip .build/release/aasa-server \
     && install -D -m 0755 .build/release/aasa-server /staging/usr/local/bin/aasa-server \
     && install -d -m 0755 /staging/srv/site-config /staging/srv/certs
 

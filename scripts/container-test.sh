@@ -40,6 +40,7 @@ fi
 say "building the binary on the host (same Debian release as the runtime base)"
 swift build -c release --product aasa-server --static-swift-stdlib >/dev/null
 install -D -m 0755 .build/release/aasa-server "$scratch/stage/staging/usr/local/bin/aasa-server"
+strip "$scratch/stage/staging/usr/local/bin/aasa-server"
 install -d -m 0755 "$scratch/stage/staging/srv/site-config" "$scratch/stage/staging/srv/certs"
 
 say "building the runtime stage"
@@ -50,7 +51,8 @@ podman --runtime runc build --isolation chroot --network host \
     exit 1
 }
 size=$(podman image inspect localhost/aasa-server:test --format '{{.Size}}')
-say "image size: $((size / 1000000)) MB"
+base_size=$(podman image inspect "$base" --format '{{.Size}}')
+say "image size: $((size / 1000000)) MB, of which $(((size - base_size) / 1000000)) MB on top of the base image"
 
 # Sample config and dev certificates, readable by the container's non-root user.
 cp -r site-config "$scratch/site-config"
