@@ -114,49 +114,21 @@ import Testing
     @Test func serveRunsTheSampleConfigAndStopsCleanlyOnSIGTERM() throws {
         let directory = TemporaryDirectory("aasa-cli")
         try directory.copy(RepositoryPaths.siteConfig, to: "site-config")
-        let port = freePort()
-        let admin = freePort()
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: RepositoryPaths.executable)
-        process.arguments = ["serve", "--dev", "--https-port", "\(port)", "--admin-port", "\(admin)"]
-        process.currentDirectoryURL = URL(fileURLWithPath: directory.path)
-        process.standardOutput = FileHandle.nullDevice
-        process.standardError = FileHandle.nullDevice
-        try process.run()
-        defer { if process.isRunning { process.terminate() } }
-        var healthy = false
-        for _ in 0..<100 where !healthy {
-            usleep(100_000)
-            healthy = (try? Curl.request("http://127.0.0.1:\(admin)/healthz"))?.status == 200
-        }
-        #expect(healthy)
+        let serve = try ServeProcess(in: directory.path, arguments: ["--dev"])
+        #expect(serve.waitUntilHealthy())
         let response = try Curl.request(
-            "https://shop.example:\(port)/.well-known/apple-app-site-association",
-            caFile: directory.path + "/certs/dev-ca/ca.pem",
-            resolve: ("shop.example", port))
+            "https://shop.example:\(serve.port)/.well-known/apple-app-site-association",
+            caFile: directory.path + "/certs/dev-ca/ca.pem", resolve: ("shop.example", serve.port))
         #expect(response.status == 200, "\(response.error)")
         #expect(response.text.contains("ABCDE12345.com.example.shop"))
-        process.terminate()
-        let deadline = Date().addingTimeInterval(5)
-        while process.isRunning && Date() < deadline { usleep(50_000) }
-        #expect(!process.isRunning)
-        #expect(process.terminationStatus == 0)
+        #expect(serve.terminate(within: 5) == 0)
     }
 
     @Test func serveWithNoWatchReloadsOnSIGHUPAndSaysSoInStatus() throws {
         let directory = TemporaryDirectory("aasa-cli")
         try directory.copy(RepositoryPaths.siteConfig, to: "site-config")
-        let port = freePort()
-        let admin = freePort()
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: RepositoryPaths.executable)
-        process.arguments = ["serve", "--dev", "--no-watch", "--https-port", "\(port)", "--admin-port", "\(admin)"]
-        process.currentDirectoryURL = URL(fileURLWithPath: directory.path)
-        process.standardOutput = FileHandle.nullDevice
-        process.standardError = FileHandle.nullDevice
-        try process.run()
-        defer { if process.isRunning { process.terminate() } }
-        func status() -> String { (try? Curl.request("http://127.0.0.1:\(admin)/status"))?.text ?? "" }
+        let serve = try ServeProcess(in: directory.path, arguments: ["--dev", "--no-watch"])
+        func status() -> String { (try? Curl.request("http://127.0.0.1:\(serve.admin)/status"))?.text ?? "" }
         var started = false
         for _ in 0..<100 where !started {
             usleep(100_000)
@@ -165,7 +137,7 @@ import Testing
         #expect(started)
         try directory.write(
             "site-config/shop.example/site.json", #"{"webCredentials": ["ABCDE12345.com.example.signal"]}"#)
-        kill(process.processIdentifier, SIGHUP)
+        kill(serve.process.processIdentifier, SIGHUP)
         var reloaded = false
         for _ in 0..<100 where !reloaded {
             usleep(50_000)
@@ -173,12 +145,10 @@ import Testing
         }
         #expect(reloaded, "\(status())")
         let response = try Curl.request(
-            "https://shop.example:\(port)/.well-known/apple-app-site-association",
-            caFile: directory.path + "/certs/dev-ca/ca.pem", resolve: ("shop.example", port))
+            "https://shop.example:\(serve.port)/.well-known/apple-app-site-association",
+            caFile: directory.path + "/certs/dev-ca/ca.pem", resolve: ("shop.example", serve.port))
         #expect(response.text == #"{"webcredentials":{"apps":["ABCDE12345.com.example.signal"]}}"#)
-        process.terminate()
-        process.waitUntilExit()
-        #expect(process.terminationStatus == 0)
+        #expect(serve.terminate() == 0)
     }
 
     static let appleExample = #"""
@@ -357,23 +327,16 @@ import Testing
         _ = try aasa(["certs", "dev", "--config", "conf", "--certs", "tls"], in: directory.path)
         // The unprivileged user must be able to read the certificates it serves after the switch.
         _ = try Command.run("chmod", ["-R", "a+rX", directory.path])
-        let port = freePort()
-        let admin = freePort()
         let output = directory.path + "/stdout.log"
         FileManager.default.createFile(atPath: output, contents: nil)
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: RepositoryPaths.executable)
-        process.arguments = ["serve"]
-        process.environment = ProcessInfo.processInfo.environment.merging([
-            "AASA_SERVER_CONFIG": "conf", "AASA_SERVER_CERTS": "tls", "AASA_SERVER_HTTPS_PORT": "\(port)",
-            "AASA_SERVER_ADMIN_PORT": "\(admin)", "AASA_SERVER_DEV": "1", "AASA_SERVER_USER": "nobody",
-            "AASA_SERVER_ACCESS_LOG": "common",
-        ]) { _, new in new }
-        process.currentDirectoryURL = URL(fileURLWithPath: directory.path)
-        process.standardOutput = try FileHandle(forWritingTo: URL(fileURLWithPath: output))
-        process.standardError = FileHandle.nullDevice
-        try process.run()
-        defer { if process.isRunning { process.terminate() } }
+        let (port, admin) = (freePort(), freePort())
+        let serve = try ServeProcess(
+            in: directory.path, arguments: [],
+            environment: [
+                "AASA_SERVER_CONFIG": "conf", "AASA_SERVER_CERTS": "tls", "AASA_SERVER_HTTPS_PORT": "\(port)",
+                "AASA_SERVER_ADMIN_PORT": "\(admin)", "AASA_SERVER_DEV": "1", "AASA_SERVER_USER": "nobody",
+                "AASA_SERVER_ACCESS_LOG": "common",
+            ], output: try FileHandle(forWritingTo: URL(fileURLWithPath: output)))
         var healthy = false
         for _ in 0..<100 where !healthy {
             usleep(100_000)
@@ -385,7 +348,7 @@ import Testing
             headers: ["User-Agent: AASA-Bot/1.0.0"],
             caFile: directory.path + "/tls/dev-ca/ca.pem", resolve: ("shop.example", port))
         #expect(response.status == 200, "\(response.error)")
-        let uid = try String(contentsOfFile: "/proc/\(process.processIdentifier)/status", encoding: .utf8)
+        let uid = try String(contentsOfFile: "/proc/\(serve.process.processIdentifier)/status", encoding: .utf8)
             .split(separator: "\n").first { $0.hasPrefix("Uid:") }
         #expect(
             uid?.split(separator: "\t").dropFirst().allSatisfy { $0 == "65534" } == true, "\(String(describing: uid))")
@@ -396,10 +359,7 @@ import Testing
                 "Apple's CDN fetched shop.example/.well-known/apple-app-site-association from 127.0.0.1 → 200"),
             "\(printed)")
         #expect(printed.contains("\"GET /.well-known/apple-app-site-association HTTP/1.1\" 200 "))
-        process.terminate()
-        let deadline = Date().addingTimeInterval(5)
-        while process.isRunning && Date() < deadline { usleep(50_000) }
-        #expect(process.terminationStatus == 0)
+        #expect(serve.terminate(within: 5) == 0)
     }
 
     @Test func anInvalidEnvironmentValueIsAUsageError() throws {

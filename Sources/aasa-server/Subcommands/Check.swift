@@ -29,11 +29,15 @@ struct Check: ParsableCommand {
     }
 
     @Option(
-        name: .long, help: ArgumentHelp("Folder holding <domain>/site.json (default: site-config).", valueName: "dir"))
+        name: .long,
+        help: ArgumentHelp(
+            "Folder holding <domain>/site.json (default: site-config; env: AASA_SERVER_CONFIG).", valueName: "dir"))
     var config: String?
 
     @Option(
-        name: .long, help: ArgumentHelp("Certificate folder to check with --config (default: certs).", valueName: "dir")
+        name: .long,
+        help: ArgumentHelp(
+            "Certificate folder to check with --config (default: certs; env: AASA_SERVER_CERTS).", valueName: "dir")
     )
     var certs: String?
 
@@ -65,7 +69,7 @@ struct Check: ParsableCommand {
             diagnostics = AssociationChecker().check(SourceText(name: aasa, bytes: Array(data)))
             checked = 1
         } else {
-            let directory = config ?? "site-config"
+            let directory = config ?? Environment.value("CONFIG", "site-config")
             let loaded: [LoadedDomain]
             do {
                 loaded = try SiteConfigLoader().loadAll(directory: directory)
@@ -73,9 +77,12 @@ struct Check: ParsableCommand {
                 throw failure([error])
             }
             // Signing identities are checked by signing, as the server would (spec §4).
-            diagnostics = AssociationSigner(certificateDirectory: certs ?? "certs").sign(loaded).flatMap(\.diagnostics)
+            diagnostics = AssociationSigner(certificateDirectory: certs ?? Environment.value("CERTS", "certs")).sign(
+                loaded
+            ).flatMap(\.diagnostics)
             if !noCertificates {
-                diagnostics += CertificateCheck(directory: certs ?? "certs").check(domains: loaded.map(\.domain))
+                diagnostics += CertificateCheck(directory: certs ?? Environment.value("CERTS", "certs")).check(
+                    domains: loaded.map(\.domain))
             }
             checked = loaded.count
         }

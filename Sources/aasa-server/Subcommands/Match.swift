@@ -21,7 +21,9 @@ struct Match: ParsableCommand {
     var urls: [String]
 
     @Option(
-        name: .long, help: ArgumentHelp("Folder holding <domain>/site.json (default: site-config).", valueName: "dir"))
+        name: .long,
+        help: ArgumentHelp(
+            "Folder holding <domain>/site.json (default: site-config; env: AASA_SERVER_CONFIG).", valueName: "dir"))
     var config: String?
 
     @Option(
@@ -59,7 +61,7 @@ struct Match: ParsableCommand {
                     Diagnostic(.warning, rule: $0.code.rawValue, $0.message, file: aasa, keyPath: $0.path)
                 } ?? [])
         } else {
-            let directory = config ?? "site-config"
+            let directory = config ?? Environment.value("CONFIG", "site-config")
             let loaded: [LoadedDomain]
             do {
                 loaded = try SiteConfigLoader().loadAll(directory: directory)
@@ -81,7 +83,7 @@ struct Match: ParsableCommand {
                 let host = (try? MatchURL(parsing: url))?.host.flatMap(HostName.normalized)
                 guard let host, let site = sites[host] else {
                     DiagnosticPrinter.printError(
-                        "error: \(url): no domain folder for '\(host ?? url)' in \(config ?? "site-config") (or its site.json has errors)"
+                        "error: \(url): no domain folder for '\(host ?? url)' in \(config ?? Environment.value("CONFIG", "site-config")) (or its site.json has errors)"
                     )
                     badInput = true
                     continue

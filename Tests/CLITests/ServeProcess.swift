@@ -1,0 +1,45 @@
+import AASATestSupport
+import Foundation
+
+/// `aasa-server serve` run as a real process on free ports, as a user or a container would run it.
+final class ServeProcess {
+    let process = Process()
+    let port = freePort()
+    let admin = freePort()
+
+    /// Starts `serve` in `directory` with `arguments` (the ports are added unless `environment` sets them).
+    init(in directory: String, arguments: [String], environment: [String: String] = [:], output: FileHandle? = nil)
+        throws
+    {
+        process.executableURL = URL(fileURLWithPath: RepositoryPaths.executable)
+        var arguments = ["serve"] + arguments
+        if environment["AASA_SERVER_HTTPS_PORT"] == nil {
+            arguments += ["--https-port", "\(port)", "--admin-port", "\(admin)"]
+        }
+        process.arguments = arguments
+        process.environment = ProcessInfo.processInfo.environment.merging(environment) { _, new in new }
+        process.currentDirectoryURL = URL(fileURLWithPath: directory)
+        process.standardOutput = output ?? FileHandle.nullDevice
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+    }
+
+    deinit { if process.isRunning { process.terminate() } }
+
+    /// Waits (up to ten seconds) until the admin listener answers `/healthz`.
+    func waitUntilHealthy() -> Bool {
+        for _ in 0..<100 {
+            if (try? Curl.request("http://127.0.0.1:\(admin)/healthz"))?.status == 200 { return true }
+            usleep(100_000)
+        }
+        return false
+    }
+
+    /// Sends SIGTERM and returns the exit status, or `nil` if the process is still running after `seconds`.
+    func terminate(within seconds: TimeInterval = 5) -> Int32? {
+        process.terminate()
+        let deadline = Date().addingTimeInterval(seconds)
+        while process.isRunning && Date() < deadline { usleep(50_000) }
+        return process.isRunning ? nil : process.terminationStatus
+    }
+}
