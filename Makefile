@@ -3,7 +3,7 @@ SWIFT ?= swift
 CONFIG ?= site-config
 CERTS ?= certs
 
-.PHONY: run test build release lint clean
+.PHONY: run test build release lint clean bench
 
 ## make run: install what is missing, build, make dev certificates, serve the sample site-config/.
 run: release
@@ -29,3 +29,7 @@ lint:
 
 clean:
 	rm -rf .build
+
+## make bench: aasa-server against nginx (see docs/benchmarks.md).
+bench:
+	scripts/bench
