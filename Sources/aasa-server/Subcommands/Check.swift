@@ -28,11 +28,7 @@ struct Check: ParsableCommand {
         case text, json
     }
 
-    @Option(
-        name: .long,
-        help: ArgumentHelp(
-            "Folder holding <domain>/site.json (default: site-config; env: AASA_SERVER_CONFIG).", valueName: "dir"))
-    var config: String?
+    @OptionGroup var configOptions: OptionalConfigOptions
 
     @Option(
         name: .long,
@@ -54,7 +50,7 @@ struct Check: ParsableCommand {
     var format: Format = .text
 
     func validate() throws {
-        if aasa != nil && (config != nil || certs != nil) {
+        if aasa != nil && (configOptions.config != nil || certs != nil) {
             throw ValidationError("--aasa lints one file; it does not take --config or --certs")
         }
     }
@@ -69,7 +65,7 @@ struct Check: ParsableCommand {
             diagnostics = AssociationChecker().check(SourceText(name: aasa, bytes: Array(data)))
             checked = 1
         } else {
-            let directory = config ?? Environment.value("CONFIG", "site-config")
+            let directory = configOptions.directory
             let loaded: [LoadedDomain]
             do {
                 loaded = try SiteConfigLoader().loadAll(directory: directory)

@@ -20,11 +20,7 @@ struct Match: ParsableCommand {
     @Argument(help: ArgumentHelp("URLs to evaluate, e.g. https://shop.example/buy/1.", valueName: "url"))
     var urls: [String]
 
-    @Option(
-        name: .long,
-        help: ArgumentHelp(
-            "Folder holding <domain>/site.json (default: site-config; env: AASA_SERVER_CONFIG).", valueName: "dir"))
-    var config: String?
+    @OptionGroup var configOptions: OptionalConfigOptions
 
     @Option(
         name: .long,
@@ -38,7 +34,9 @@ struct Match: ParsableCommand {
     var json = false
 
     func validate() throws {
-        if config != nil && aasa != nil { throw ValidationError("use either --config or --aasa, not both") }
+        if configOptions.config != nil && aasa != nil {
+            throw ValidationError("use either --config or --aasa, not both")
+        }
         if urls.isEmpty { throw ValidationError("give at least one URL") }
     }
 
@@ -61,7 +59,7 @@ struct Match: ParsableCommand {
                     Diagnostic(.warning, rule: $0.code.rawValue, $0.message, file: aasa, keyPath: $0.path)
                 } ?? [])
         } else {
-            let directory = config ?? Environment.value("CONFIG", "site-config")
+            let directory = configOptions.directory
             let loaded: [LoadedDomain]
             do {
                 loaded = try SiteConfigLoader().loadAll(directory: directory)
@@ -83,7 +81,7 @@ struct Match: ParsableCommand {
                 let host = (try? MatchURL(parsing: url))?.host.flatMap(HostName.normalized)
                 guard let host, let site = sites[host] else {
                     DiagnosticPrinter.printError(
-                        "error: \(url): no domain folder for '\(host ?? url)' in \(config ?? Environment.value("CONFIG", "site-config")) (or its site.json has errors)"
+                        "error: \(url): no domain folder for '\(host ?? url)' in \(configOptions.directory) (or its site.json has errors)"
                     )
                     badInput = true
                     continue
