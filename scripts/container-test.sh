@@ -12,7 +12,8 @@ cd "$(dirname "$0")/.."
 say() { echo "container-test: $*" >&2; }
 
 if ! command -v podman >/dev/null || ! command -v debootstrap >/dev/null; then
-    if [[ $(id -u) -eq 0 ]] && apt-get install -y -qq podman buildah runc debootstrap >/dev/null 2>&1; then
+    if [[ $(id -u) -eq 0 ]] && { apt-get update -qq >/dev/null 2>&1 || true; } \
+        && apt-get install -y -qq podman buildah runc debootstrap >/dev/null 2>&1; then
         say "installed podman"
     else
         say "SKIP: podman is not installable here"
