@@ -89,9 +89,11 @@ let accessHandler: MHD_AccessHandlerCallback = { cls, connection, url, method, _
         isTLS: context.isTLS)
     let answered: Response
     let result: MHD_Result
+    var preparedAnswer: PreparedResponse?
     switch snapshot.table.route(request) {
     case .prepared(let prepared):
         answered = prepared.response
+        preparedAnswer = prepared
         if let native = snapshot.nativeResponse(for: prepared) {
             result = native.queue(on: connection)
         } else {
@@ -104,7 +106,8 @@ let accessHandler: MHD_AccessHandlerCallback = { cls, connection, url, method, _
     }
     if let observer = context.observer {
         observer.requestAnswered(
-            request, status: answered.status, bodyBytes: request.method == .head ? 0 : answered.body.count)
+            request, status: answered.status, bodyBytes: request.method == .head ? 0 : answered.body.count,
+            prepared: preparedAnswer)
     }
     return result
 }

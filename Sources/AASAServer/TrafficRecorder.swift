@@ -108,17 +108,26 @@ public final class TrafficRecorder: RequestObserver {
     }
 
     /// Counts the request; association fetches also go to the fetch log.
-    public func requestAnswered(_ request: some HTTPRequest, status: Int, bodyBytes: Int) {
+    public func requestAnswered(_ request: some HTTPRequest, status: Int, bodyBytes: Int, prepared: PreparedResponse?) {
         let resource = request.withPath(Resource.of)
         let client = request.withHeader("User-Agent", ClientClass.of)
-        let host =
-            request.withHeader("Host") { $0.flatMap(HostName.normalized) }
-            ?? request.tlsServerName.flatMap(HostName.normalized)
-        let domain = host.flatMap { host in domains.withLock { $0.contains(host) } ? host : nil } ?? "unknown"
+        // A prepared response already knows its domain (the router looked the host up): only responses built
+        // per request, and the access log, need the Host parsed again here.
+        let domain: String
+        var host: String?
+        if let prepared {
+            domain = prepared.domain ?? "unknown"
+        } else {
+            host = Self.host(of: request)
+            domain = host.flatMap { host in domains.withLock { $0.contains(host) } ? host : nil } ?? "unknown"
+        }
         counters.withLock {
             $0[CounterKey(domain: domain, resource: resource, status: status, client: client), default: 0] += 1
         }
-        accessLog?.write(request, host: host ?? "-", status: status, bytes: bodyBytes, client: client)
+        if let accessLog {
+            accessLog.write(
+                request, host: host ?? Self.host(of: request) ?? "-", status: status, bytes: bodyBytes, client: client)
+        }
         guard resource.isAssociationFile else { return }
         let userAgent =
             request.withHeader("User-Agent") { $0.map { String(decoding: $0.prefix(256), as: UTF8.self) } } ?? ""
@@ -134,6 +143,11 @@ public final class TrafficRecorder: RequestObserver {
             log.next = (log.next + 1) % Self.fetchLogCapacity
         }
         onFetch?(fetch)
+    }
+
+    static func host(of request: some HTTPRequest) -> String? {
+        request.withHeader("Host") { $0.flatMap(HostName.normalized) }
+            ?? request.tlsServerName.flatMap(HostName.normalized)
     }
 
     /// The recent fetches, newest first, optionally of one domain.

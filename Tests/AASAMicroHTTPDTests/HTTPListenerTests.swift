@@ -1,5 +1,6 @@
 import AASACore
 import AASAMicroHTTPD
+import AASATestSupport
 import Foundation
 import Testing
 

@@ -1,6 +1,7 @@
 import AASACore
 import AASAMicroHTTPD
 import AASAOpenSSL
+import AASATestSupport
 import Foundation
 import Testing
 

@@ -59,18 +59,6 @@ func echoFields(_ body: String) -> [String: String] {
 
 // MARK: Processes and files
 
-struct ToolResult {
-    var status: Int32
-    var output: String
-    var error: String
-}
-
-/// Runs a tool from PATH; `input` is written to its standard input, which is then closed.
-func runTool(_ arguments: [String], input: String? = nil) throws -> ToolResult {
-    let result = try Command.run(arguments[0], Array(arguments.dropFirst()), input: input.map { Array($0.utf8) })
-    return ToolResult(status: result.status, output: result.stdout, error: result.stderr)
-}
-
 extension Thread {
     /// Reads a pipe to its end on another thread (avoids a deadlock when both pipes fill up).
     final class PendingRead: @unchecked Sendable {

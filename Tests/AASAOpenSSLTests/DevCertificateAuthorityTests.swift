@@ -1,4 +1,5 @@
 import AASAOpenSSL
+import AASATestSupport
 import Foundation
 import Testing
 

@@ -59,3 +59,19 @@ public enum Command {
             stderr: String(decoding: errData, as: UTF8.self), stdoutBytes: [UInt8](outData))
     }
 }
+
+/// What a command-line tool printed, for tests that read a tool's text output.
+public struct ToolResult: Sendable {
+    /// Exit status.
+    public var status: Int32
+    /// Standard output.
+    public var output: String
+    /// Standard error.
+    public var error: String
+}
+
+/// Runs `arguments` (the tool looked up on PATH) with optional standard input.
+public func runTool(_ arguments: [String], input: String? = nil) throws -> ToolResult {
+    let result = try Command.run(arguments[0], Array(arguments.dropFirst()), input: input.map { Array($0.utf8) })
+    return ToolResult(status: result.status, output: result.stdout, error: result.stderr)
+}

@@ -57,6 +57,7 @@ public protocol RouteTable: Sendable {
 /// Called on transport threads right after the response is queued, so it must be quick and
 /// thread-safe; it must not keep the request beyond the call.
 public protocol RequestObserver: Sendable {
-    /// `request` was answered with `status` and a body of `bodyBytes` bytes (0 for `HEAD`).
-    func requestAnswered(_ request: some HTTPRequest, status: Int, bodyBytes: Int)
+    /// `request` was answered with `status` and a body of `bodyBytes` bytes (0 for `HEAD`); `prepared` is the
+    /// load-time response that was sent, or `nil` for a response built for this request.
+    func requestAnswered(_ request: some HTTPRequest, status: Int, bodyBytes: Int, prepared: PreparedResponse?)
 }

@@ -47,11 +47,15 @@ public final class PreparedResponse: Sendable {
     public let id: Int
     /// What is sent.
     public let response: Response
+    /// The configured domain this response belongs to, or `nil` (an unknown host): known when the table is
+    /// built, so metrics label a request without parsing its Host a second time.
+    public let domain: String?
 
     /// Creates a prepared response; only ``PreparedResponseBuilder`` hands out ids.
-    init(id: Int, response: Response) {
+    init(id: Int, response: Response, domain: String?) {
         self.id = id
         self.response = response
+        self.domain = domain
     }
 }
 
@@ -59,13 +63,15 @@ public final class PreparedResponse: Sendable {
 public struct PreparedResponseBuilder: Sendable {
     /// Every response prepared so far, in id order.
     public private(set) var responses: [PreparedResponse] = []
+    /// The domain stamped on responses prepared from now on (``PreparedResponse/domain``).
+    public var domain: String?
 
     /// Creates an empty builder.
     public init() {}
 
     /// Registers `response` and returns its shared, immutable handle.
     public mutating func prepare(_ response: Response) -> PreparedResponse {
-        let prepared = PreparedResponse(id: responses.count, response: response)
+        let prepared = PreparedResponse(id: responses.count, response: response, domain: domain)
         responses.append(prepared)
         return prepared
     }

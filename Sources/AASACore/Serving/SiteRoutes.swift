@@ -64,6 +64,7 @@ public final class SiteRoutes: RouteTable {
         unknownHost = builder.prepare(Response(status: 404, headers: plain, body: Array("unknown host\n".utf8)))
         var table: [String: DomainRoutes] = [:]
         for domain in published {
+            builder.domain = domain.domain
             let unsigned = StaticResource(
                 body: domain.associationFile, contentType: "application/json", cacheControl: domain.cacheControl,
                 builder: &builder)
