@@ -67,7 +67,9 @@ def schema_problems(schema):
             for name, subschema in node.get("properties", {}).items():
                 check_property(name, subschema, where)
             for key, value in node.items():
-                walk(value, f"{where}.{key}")
+                # if/then/else only constrain properties documented beside them; they declare none.
+                if key not in ("if", "then", "else"):
+                    walk(value, f"{where}.{key}")
         elif isinstance(node, list):
             for index, value in enumerate(node):
                 walk(value, f"{where}[{index}]")

@@ -41,8 +41,13 @@ let uriLogCallback:
             return RequestState.make(query: question + 1)
         }
 
-/// Frees what ``uriLogCallback`` allocated, once per request, however the request ended.
-let requestCompletedCallback: MHD_RequestCompletedCallback = { cls, _, requestState, _ in
+/// Frees what ``uriLogCallback`` allocated, once per request, however the request ended, and starts the
+/// connection's clock for its next request head.
+let requestCompletedCallback: MHD_RequestCompletedCallback = { cls, connection, requestState, _ in
+    if let cls, let connection, let state = ConnectionState.of(connection) {
+        let context = Unmanaged<ListenerContext>.fromOpaque(cls).takeUnretainedValue()
+        state.expectRequestHead(within: context.connections.headerTimeout)
+    }
     guard let requestState, let state = requestState.pointee else { return }
     if state != cls { free(state) }
     requestState.pointee = nil
@@ -66,15 +71,15 @@ let accessHandler: MHD_AccessHandlerCallback = { cls, connection, url, method, _
     var query: UnsafePointer<CChar>? = nil
     if let state = requestState.pointee {
         if state != cls {
+            query = UnsafePointer((state + 1).assumingMemoryBound(to: CChar.self))
             if state.load(as: UInt8.self) == 0 {
                 state.storeBytes(of: 1, as: UInt8.self)
-                return .YES
+                return headComplete(connection, cls: cls, url: url, method: method, query: query)
             }
-            query = UnsafePointer((state + 1).assumingMemoryBound(to: CChar.self))
         }
     } else {
         requestState.pointee = cls
-        return .YES
+        return headComplete(connection, cls: cls, url: url, method: method, query: nil)
     }
     if uploadSize.pointee != 0 {
         uploadSize.pointee = 0
@@ -112,10 +117,49 @@ let accessHandler: MHD_AccessHandlerCallback = { cls, connection, url, method, _
     return result
 }
 
+/// The first handler call of a request: its head is complete, so its connection's deadline stops.
+///
+/// A request that announces a body is answered 413 at once, before a byte of the body is read: nothing we
+/// serve takes one (libmicrohttpd then closes the connection instead of reading the body).
+private func headComplete(
+    _ connection: OpaquePointer, cls: UnsafeMutableRawPointer, url: UnsafePointer<CChar>,
+    method: UnsafePointer<CChar>, query: UnsafePointer<CChar>?
+) -> MHD_Result {
+    ConnectionState.of(connection)?.requestHeadReceived()
+    guard announcesBody(connection) else { return .YES }
+    let context = Unmanaged<ListenerContext>.fromOpaque(cls).takeUnretainedValue()
+    let result = context.payloadTooLarge.queue(on: connection)
+    if let observer = context.observer {
+        let request = MHDRequest(
+            connection: connection, url: url, method: MHDRequest.method(method), methodText: method, query: query,
+            isTLS: context.isTLS)
+        observer.requestAnswered(request, status: 413, bodyBytes: 0, prepared: nil)
+    }
+    return result
+}
+
+/// Whether the request head announces a body: a `Transfer-Encoding`, or a `Content-Length` other than 0.
+private func announcesBody(_ connection: OpaquePointer) -> Bool {
+    func header(_ name: StaticString) -> UnsafeRawBufferPointer? {
+        var value: UnsafePointer<CChar>? = nil
+        var size = 0
+        let found = name.withUTF8Buffer { key in
+            key.withMemoryRebound(to: CChar.self) { key in
+                MHD_lookup_connection_value_n(connection, .HEADER_KIND, key.baseAddress, key.count, &value, &size)
+            }
+        }
+        guard found == .YES, let value else { return nil }
+        return UnsafeRawBufferPointer(start: value, count: size)
+    }
+    if header("Transfer-Encoding") != nil { return true }
+    guard let length = header("Content-Length") else { return false }
+    return length.contains { $0 != UInt8(ascii: "0") && $0 != UInt8(ascii: " ") && $0 != UInt8(ascii: "\t") }
+}
+
 /// Builds, queues and releases a one-off response; an unsendable response becomes an empty 500.
 private func queueDynamic(_ response: Response, on connection: OpaquePointer, context: ListenerContext) -> MHD_Result {
     do {
-        return try NativeResponse(response).queue(on: connection)
+        return try NativeResponse(response, secure: context.isTLS).queue(on: connection)
     } catch {
         context.logHandler("dynamic response dropped: \(error)")
         guard let fallback = try? NativeResponse(Response(status: 500)) else { return .NO }
@@ -123,21 +167,31 @@ private func queueDynamic(_ response: Response, on connection: OpaquePointer, co
     }
 }
 
-/// Pins the certificate table current at accept time to the connection, for its whole life.
+/// Gives every connection its ``ConnectionState`` for its whole life, and registers it for the
+/// request-head deadline.
 ///
-/// STARTED runs before the TLS handshake; the retained table becomes the connection's socket context,
-/// where ``certificateRetrieveCallback`` finds it. CLOSED releases it: the one release per retain.
-let connectionNotifyCallback: MHD_NotifyConnectionCallback = { cls, _, socketContext, code in
+/// STARTED runs before the TLS handshake: the certificate table current at accept time is pinned in the
+/// state, where ``certificateRetrieveCallback`` finds it. CLOSED runs before libmicrohttpd closes the
+/// socket; it unregisters the state (so the reaper can no longer touch the socket) and releases it: the
+/// one release per retain.
+let connectionNotifyCallback: MHD_NotifyConnectionCallback = { cls, connection, socketContext, code in
     guard let cls, let socketContext else { return }
+    let context = Unmanaged<ListenerContext>.fromOpaque(cls).takeUnretainedValue()
     switch code {
     case .CONNECTION_NOTIFY_STARTED:
-        let context = Unmanaged<ListenerContext>.fromOpaque(cls).takeUnretainedValue()
-        if let table = context.certificates.withLock({ $0 }) {
-            socketContext.pointee = Unmanaged.passRetained(table).toOpaque()
-        }
+        guard let connection else { return }
+        let socket = cshims_mhd_get_connection_info(connection, .CONNECTION_INFO_CONNECTION_FD)?.pointee.connect_fd
+        let registry = context.connections
+        let state = ConnectionState(
+            certificates: context.certificates.withLock { $0 }, socket: socket ?? -1,
+            headerDeadline: registry.headerTimeout == 0 ? 0 : ConnectionState.now() &+ registry.headerTimeout)
+        if socket != nil { registry.register(state) }
+        socketContext.pointee = Unmanaged.passRetained(state).toOpaque()
     case .CONNECTION_NOTIFY_CLOSED:
-        if let table = socketContext.pointee {
-            Unmanaged<CertificateTable>.fromOpaque(table).release()
+        if let pointer = socketContext.pointee {
+            let state = Unmanaged<ConnectionState>.fromOpaque(pointer)
+            context.connections.unregister(state.takeUnretainedValue())
+            state.release()
             socketContext.pointee = nil
         }
     @unknown default:
@@ -145,29 +199,61 @@ let connectionNotifyCallback: MHD_NotifyConnectionCallback = { cls, _, socketCon
     }
 }
 
-/// GnuTLS asks which certificate to present: pick by SNI from the connection's table.
+extension ConnectionState {
+    /// The state of `connection` (unretained: valid while libmicrohttpd has not reported it closed).
+    @inline(__always)
+    static func of(_ connection: OpaquePointer) -> ConnectionState? {
+        guard let info = cshims_mhd_get_connection_info(connection, .CONNECTION_INFO_SOCKET_CONTEXT),
+            let pointer = info.pointee.socket_context
+        else { return nil }
+        return Unmanaged<ConnectionState>.fromOpaque(pointer).takeUnretainedValue()
+    }
+
+    /// The SNI of `session`, read once per connection and kept normalised (see ``serverName``).
+    func serverName(of session: gnutls_session_t) -> String? {
+        if !serverNameKnown {
+            serverName = ServerName.read(from: session).flatMap(HostName.serverName)
+            serverNameKnown = true
+        }
+        return serverName
+    }
+}
+
+/// GnuTLS asks which certificate (and OCSP staple) to present: pick by SNI from the connection's table.
 ///
 /// GnuTLS passes no user pointer, but libmicrohttpd stores its connection as the session pointer
 /// (`gnutls_session_set_ptr`), and the connection's socket context holds the table pinned by
 /// ``connectionNotifyCallback``. So each listener uses its own table with no process-global state.
 /// Never fails for an unknown or missing name: the default entry is served (clients such as wrk send
-/// IP literals as SNI). GnuTLS does not free what is returned; the pinned table keeps it alive.
+/// IP literals as SNI). GnuTLS frees nothing returned here (no `GNUTLS_CERT_RETR_DEINIT_ALL`): the pinned
+/// table keeps it alive. The staple is offered only while it is valid; GnuTLS sends it only to clients
+/// that asked for one (`status_request`).
 let certificateRetrieveCallback:
     @convention(c) (
-        gnutls_session_t?, UnsafePointer<gnutls_datum_t>?, Int32, UnsafePointer<gnutls_pk_algorithm_t>?, Int32,
+        gnutls_session_t?, UnsafePointer<gnutls_cert_retr_st>?,
         UnsafeMutablePointer<UnsafeMutablePointer<gnutls_pcert_st>?>?, UnsafeMutablePointer<UInt32>?,
-        UnsafeMutablePointer<gnutls_privkey_t?>?
-    ) -> Int32 = { session, _, _, _, _, certificates, certificateCount, privateKey in
+        UnsafeMutablePointer<UnsafeMutablePointer<gnutls_ocsp_data_st>?>?, UnsafeMutablePointer<UInt32>?,
+        UnsafeMutablePointer<gnutls_privkey_t?>?, UnsafeMutablePointer<UInt32>?
+    ) -> Int32 = { session, _, certificates, certificateCount, ocsp, ocspCount, privateKey, flags in
         guard let session, let certificates, let certificateCount, let privateKey,
             let connection = gnutls_session_get_ptr(session),
-            let info = cshims_mhd_get_connection_info(OpaquePointer(connection), .CONNECTION_INFO_SOCKET_CONTEXT),
-            let pinned = info.pointee.socket_context
+            let state = ConnectionState.of(OpaquePointer(connection)),
+            let table = state.certificates
         else { return -1 }
-        let table = Unmanaged<CertificateTable>.fromOpaque(pinned).takeUnretainedValue()
-        let credential = table.credentials[table.entryIndex(forServerName: ServerName.read(from: session))]
+        let credential = table.credentials[table.entryIndex(forServerName: state.serverName(of: session))]
         certificates.pointee = credential.certificates
         certificateCount.pointee = credential.count
         privateKey.pointee = credential.privateKey
+        if let ocsp, let ocspCount {
+            if let staple = credential.staple, staple.pointee.exptime > time(nil) {
+                ocsp.pointee = staple
+                ocspCount.pointee = 1
+            } else {
+                ocsp.pointee = nil
+                ocspCount.pointee = 0
+            }
+        }
+        flags?.pointee = 0
         return 0
     }
 

@@ -12,12 +12,29 @@ public final class CertificateTable: Sendable {
         public var certificateChainPEM: [UInt8]
         /// PEM private key of the leaf (a certbot `privkey.pem`).
         public var privateKeyPEM: [UInt8]
+        /// An OCSP response for the leaf to staple, or `nil`.
+        public var staple: OCSPStaple?
 
         /// Creates an entry.
-        public init(names: [String], certificateChainPEM: [UInt8], privateKeyPEM: [UInt8]) {
+        public init(names: [String], certificateChainPEM: [UInt8], privateKeyPEM: [UInt8], staple: OCSPStaple? = nil) {
             self.names = names
             self.certificateChainPEM = certificateChainPEM
             self.privateKeyPEM = privateKeyPEM
+            self.staple = staple
+        }
+    }
+
+    /// A DER OCSP response stapled to handshakes (RFC 6066 `status_request`) until it expires.
+    public struct OCSPStaple: Sendable {
+        /// The DER-encoded OCSPResponse, as `openssl ocsp -respout` writes it.
+        public var response: [UInt8]
+        /// When to stop stapling it (its `nextUpdate`), in seconds since 1970.
+        public var expires: Int
+
+        /// Creates a staple; the caller has checked that it answers for the entry's leaf.
+        public init(response: [UInt8], expires: Int) {
+            self.response = response
+            self.expires = expires
         }
     }
 
@@ -48,7 +65,9 @@ public final class CertificateTable: Sendable {
         for (index, entry) in entries.enumerated() {
             let label = "certificate entry \(index) (\(entry.names.joined(separator: ", ")))"
             credentials.append(
-                try GnuTLSCredential(chainPEM: entry.certificateChainPEM, keyPEM: entry.privateKeyPEM, label: label))
+                try GnuTLSCredential(
+                    chainPEM: entry.certificateChainPEM, keyPEM: entry.privateKeyPEM, staple: entry.staple,
+                    label: label))
             for name in entry.names {
                 let canonical = Self.canonical(name)
                 if canonical.hasPrefix("*.") {

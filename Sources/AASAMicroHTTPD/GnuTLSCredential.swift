@@ -13,9 +13,11 @@ final class GnuTLSCredential: @unchecked Sendable {
     let count: UInt32
     /// The imported private key.
     let privateKey: gnutls_privkey_t
+    /// The OCSP response to staple (owns its bytes), or `nil`.
+    let staple: UnsafeMutablePointer<gnutls_ocsp_data_st>?
 
-    /// Imports a PEM chain and PEM key; `label` names the entry in errors.
-    init(chainPEM: [UInt8], keyPEM: [UInt8], label: String) throws {
+    /// Imports a PEM chain and PEM key, and copies the staple into GnuTLS's form; `label` names the entry in errors.
+    init(chainPEM: [UInt8], keyPEM: [UInt8], staple: CertificateTable.OCSPStaple? = nil, label: String) throws {
         let certificates = UnsafeMutablePointer<gnutls_pcert_st>.allocate(capacity: Self.maximumChainLength)
         var count = UInt32(Self.maximumChainLength)
         let importResult = chainPEM.withUnsafeBytes { bytes in
@@ -48,6 +50,7 @@ final class GnuTLSCredential: @unchecked Sendable {
         self.certificates = certificates
         self.count = count
         self.privateKey = key
+        self.staple = staple.map(Self.ocspData)
 
         // A key that does not belong to the leaf makes every handshake fail; refuse it here instead.
         guard Self.keyID(of: certificates.pointee.pubkey) == Self.keyID(ofPrivateKey: key) else {
@@ -61,6 +64,23 @@ final class GnuTLSCredential: @unchecked Sendable {
         for index in 0..<Int(count) { gnutls_pcert_deinit(certificates + index) }
         certificates.deallocate()
         gnutls_privkey_deinit(privateKey)
+        if let staple {
+            staple.pointee.response.data.deallocate()
+            staple.deallocate()
+        }
+    }
+
+    /// GnuTLS's `gnutls_ocsp_data_st` for `staple`, with its own copy of the bytes (freed in deinit).
+    private static func ocspData(_ staple: CertificateTable.OCSPStaple) -> UnsafeMutablePointer<gnutls_ocsp_data_st> {
+        let bytes = UnsafeMutablePointer<UInt8>.allocate(capacity: max(1, staple.response.count))
+        bytes.initialize(from: staple.response, count: staple.response.count)
+        let data = UnsafeMutablePointer<gnutls_ocsp_data_st>.allocate(capacity: 1)
+        var value = gnutls_ocsp_data_st()
+        value.version = 0
+        value.response = gnutls_datum_t(data: bytes, size: UInt32(staple.response.count))
+        value.exptime = time_t(staple.expires)
+        data.initialize(to: value)
+        return data
     }
 
     private static func keyID(of publicKey: gnutls_pubkey_t?) -> [UInt8]? {

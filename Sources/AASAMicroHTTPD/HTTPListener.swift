@@ -21,6 +21,7 @@ public final class HTTPListener: Sendable {
 
     private let context: ListenerContext
     private let daemon: Mutex<DaemonHandle?>
+    private let reaper: Task<Void, Never>?
 
     /// `MHD_Daemon*`, made sendable: libmicrohttpd's daemon API is thread-safe for the calls we make.
     private struct DaemonHandle: @unchecked Sendable {
@@ -35,9 +36,11 @@ public final class HTTPListener: Sendable {
     public init(configuration: ListenerConfiguration, routes: some RouteTable) throws {
         _ = ignoreSIGPIPE
         self.configuration = configuration
-        let context = ListenerContext(
-            routes: try RouteSnapshot(routes), certificates: configuration.tls?.certificates,
-            logHandler: configuration.logHandler, observer: configuration.observer)
+        let context = try ListenerContext(
+            routes: try RouteSnapshot(routes, secure: configuration.tls != nil),
+            certificates: configuration.tls?.certificates,
+            logHandler: configuration.logHandler, observer: configuration.observer,
+            headerTimeout: configuration.headerTimeout)
         self.context = context
 
         var flags =
@@ -71,6 +74,11 @@ public final class HTTPListener: Sendable {
         self.daemon = Mutex(DaemonHandle(pointer: started))
         self.port =
             cshims_mhd_get_daemon_info(started, .DAEMON_INFO_BIND_PORT)?.pointee.port ?? configuration.port
+        let timeout = configuration.headerTimeout
+        let log = configuration.logHandler
+        self.reaper = context.connections.startReaper { closed in
+            log("closed \(closed) connection(s) that sent no complete request head within \(timeout)")
+        }
     }
 
     deinit {
@@ -82,7 +90,7 @@ public final class HTTPListener: Sendable {
     /// Native responses for all prepared responses are built first; a failure leaves the old routes in place.
     /// Requests already being handled finish with the old table, which is freed after the last of them.
     public func replaceRoutes(_ routes: some RouteTable) throws {
-        let snapshot = try RouteSnapshot(routes)
+        let snapshot = try RouteSnapshot(routes, secure: context.isTLS)
         let old = context.routes.withLock { current in
             defer { current = snapshot }
             return current
@@ -99,6 +107,12 @@ public final class HTTPListener: Sendable {
         }
         context.certificates.withLock { $0 = table }
     }
+
+    /// Connections closed so far because their request head (or TLS handshake) did not complete in time.
+    public var headerTimeouts: Int { context.connections.headerTimeouts }
+
+    /// Connections the request-head deadline is watching (those libmicrohttpd has not reported closed).
+    var trackedConnections: Int { context.connections.count }
 
     /// Number of open client connections (0 once stopped).
     public var openConnections: Int {
@@ -122,6 +136,7 @@ public final class HTTPListener: Sendable {
                 return handle
             })
         else { return }
+        reaper?.cancel()
         let listenSocket = MHD_quiesce_daemon(handle.pointer)
         if listenSocket >= 0 { close(listenSocket) }  // quiesce hands the socket to us
         let deadline = ContinuousClock.now + timeout
@@ -158,6 +173,8 @@ public final class HTTPListener: Sendable {
             item(.CONNECTION_TIMEOUT, max(0, configuration.connectionTimeoutSeconds)),
             item(.PER_IP_CONNECTION_LIMIT, max(0, configuration.perIPConnectionLimit)),
             item(.LISTEN_BACKLOG_SIZE, max(1, configuration.listenBacklog)),
+            item(.CONNECTION_MEMORY_LIMIT, configuration.connectionMemoryLimit),
+            item(.NOTIFY_CONNECTION, function(connectionNotifyCallback), cls),
         ]
         if configuration.threadPoolSize > 1 {
             options.append(item(.THREAD_POOL_SIZE, configuration.threadPoolSize))
@@ -166,11 +183,11 @@ public final class HTTPListener: Sendable {
         defer { free(priorities) }
         if configuration.tls != nil {
             options.append(item(.HTTPS_PRIORITIES, 0, UnsafeMutableRawPointer(priorities)))
+            // The function3 variant: the one that can return an OCSP staple.
             options.append(
                 item(
-                    .HTTPS_CERT_CALLBACK, 0,
+                    .HTTPS_CERT_CALLBACK2, 0,
                     unsafeBitCast(certificateRetrieveCallback, to: UnsafeMutableRawPointer.self)))
-            options.append(item(.NOTIFY_CONNECTION, function(connectionNotifyCallback), cls))
         }
         // libmicrohttpd reads the address during the start call only; a heap copy gives it a stable pointer.
         let address = UnsafeMutablePointer<sockaddr_storage>.allocate(capacity: 1)

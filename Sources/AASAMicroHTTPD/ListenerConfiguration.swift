@@ -21,6 +21,13 @@ public struct ListenerConfiguration: Sendable {
     public var connectionLimit: Int
     /// Seconds of inactivity after which a connection is closed (an inactivity timer, not a deadline).
     public var connectionTimeoutSeconds: Int
+    /// The deadline for a complete request head: counted from accept (TLS handshake included) for the first
+    /// request and from the end of the previous response for the next, however actively the client trickles
+    /// bytes (slowloris). `.zero` disables it.
+    public var headerTimeout: Duration
+    /// Bytes the request line plus headers may take: a request line beyond it gets 414, headers beyond it 431.
+    /// `Cookie` headers count twice: libmicrohttpd keeps a parsed copy of them in the same memory.
+    public var requestHeadLimit: Int
     /// Most simultaneous connections from one client address (a first defence against slowloris).
     public var perIPConnectionLimit: Int
     /// Listen backlog passed to `listen(2)`.
@@ -38,6 +45,8 @@ public struct ListenerConfiguration: Sendable {
         threadPoolSize: Int = ListenerConfiguration.activeProcessorCount,
         connectionLimit: Int = 10_000,
         connectionTimeoutSeconds: Int = 15,
+        headerTimeout: Duration = .seconds(10),
+        requestHeadLimit: Int = 32 * 1024,
         perIPConnectionLimit: Int = 256,
         listenBacklog: Int = 1024,
         logHandler: @escaping @Sendable (String) -> Void = ListenerConfiguration.logToStandardError
@@ -48,10 +57,17 @@ public struct ListenerConfiguration: Sendable {
         self.threadPoolSize = threadPoolSize
         self.connectionLimit = connectionLimit
         self.connectionTimeoutSeconds = connectionTimeoutSeconds
+        self.headerTimeout = headerTimeout
+        self.requestHeadLimit = requestHeadLimit
         self.perIPConnectionLimit = perIPConnectionLimit
         self.listenBacklog = listenBacklog
         self.logHandler = logHandler
     }
+
+    /// libmicrohttpd's per-connection memory pool for ``requestHeadLimit``. Measured on 0.9.75: the request
+    /// head may fill the pool but for about 1 KiB (the response head), except that parsed cookies are copied
+    /// into the pool too; hence the limit plus 1 KiB.
+    var connectionMemoryLimit: Int { max(4096, requestHeadLimit) + 1024 }
 
     /// Processors currently online (at least 1).
     public static var activeProcessorCount: Int { max(1, Int(sysconf(Int32(_SC_NPROCESSORS_ONLN)))) }

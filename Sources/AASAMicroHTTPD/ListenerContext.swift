@@ -19,12 +19,25 @@ final class ListenerContext: Sendable {
     let observer: (any RequestObserver)?
     /// Diagnostics collected while the daemon starts, so a start failure can say why.
     let startupMessages = Mutex<[String]?>([])
+    /// Open connections and their request-head deadlines.
+    let connections: ConnectionRegistry
+    /// The 413 sent to a request that announces a body (built once).
+    let payloadTooLarge: NativeResponse
 
     init(
         routes: RouteSnapshot, certificates: CertificateTable?, logHandler: @escaping @Sendable (String) -> Void,
-        observer: (any RequestObserver)? = nil
-    ) {
+        observer: (any RequestObserver)? = nil, headerTimeout: Duration = .zero
+    ) throws {
         self.observer = observer
+        self.connections = ConnectionRegistry(headerTimeout: headerTimeout)
+        self.payloadTooLarge = try NativeResponse(
+            Response(
+                status: 413,
+                headers: [
+                    HTTPHeader("Content-Type", "text/plain; charset=utf-8"), HTTPHeader("Cache-Control", "no-store"),
+                    HTTPHeader("Connection", "close"),
+                ],
+                body: Array("request bodies are not accepted here\n".utf8)))
         self.routes = Mutex(routes)
         self.certificates = Mutex(certificates)
         self.isTLS = certificates != nil

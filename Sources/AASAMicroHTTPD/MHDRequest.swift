@@ -58,12 +58,16 @@ struct MHDRequest: HTTPRequest {
         query.map { String(cString: $0) }
     }
 
+    /// Normalised like a Host header (lower case, no trailing dot), and read from GnuTLS once per connection.
     var tlsServerName: String? {
         guard isTLS,
             let info = cshims_mhd_get_connection_info(connection, .CONNECTION_INFO_GNUTLS_SESSION),
             let session = info.pointee.tls_session
         else { return nil }
-        return ServerName.read(from: OpaquePointer(session))
+        guard let state = ConnectionState.of(connection) else {
+            return ServerName.read(from: OpaquePointer(session)).flatMap(HostName.serverName)
+        }
+        return state.serverName(of: OpaquePointer(session))
     }
 
     var remoteAddress: String {

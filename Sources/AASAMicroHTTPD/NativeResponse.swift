@@ -12,11 +12,12 @@ final class NativeResponse: @unchecked Sendable {
     /// HTTP status to queue it with.
     let status: UInt32
 
-    /// Builds the native response once: body copied into libmicrohttpd-owned memory, headers added.
+    /// Builds the native response once: body copied into libmicrohttpd-owned memory, headers added (with the
+    /// HTTPS-only ones when `secure`).
     ///
     /// `MHD_RESPMEM_MUST_COPY` ties the body's lifetime to the response's reference count, so it lives
     /// exactly as long as any connection needs it.
-    init(_ response: Response) throws {
+    init(_ response: Response, secure: Bool = false) throws {
         guard (100...999).contains(response.status) else {
             throw HTTPListenerError(.invalidResponse, "HTTP status \(response.status) is not a 3-digit code")
         }
@@ -27,7 +28,7 @@ final class NativeResponse: @unchecked Sendable {
         pointer = try MHDCheck.notNull(
             created, HTTPListenerError(.invalidResponse, "libmicrohttpd could not allocate a response"))
         status = UInt32(response.status)
-        for header in response.headers {
+        for header in response.headers(secure: secure) {
             // libmicrohttpd sets Content-Length itself and refuses names or values with CR, LF or NUL.
             try MHDCheck.yes(
                 MHD_add_response_header(pointer, header.name, header.value),

@@ -12,8 +12,8 @@ final class RouteSnapshot: Sendable {
     /// Native response per prepared response id.
     let native: [NativeResponse]
 
-    /// Builds every native response once.
-    init(_ table: some RouteTable) throws {
+    /// Builds every native response once, for a TLS listener when `secure`.
+    init(_ table: some RouteTable, secure: Bool) throws {
         self.table = table
         let prepared = table.preparedResponses
         var native: [NativeResponse] = []
@@ -24,7 +24,7 @@ final class RouteSnapshot: Sendable {
                     .invalidResponse,
                     "prepared response at position \(index) has id \(response.id); ids must be dense and in order")
             }
-            native.append(try NativeResponse(response.response))
+            native.append(try NativeResponse(response.response, secure: secure))
         }
         self.prepared = prepared
         self.native = native

@@ -37,6 +37,8 @@ public struct OpenSSLError: Error, Sendable, Equatable, CustomStringConvertible 
         public static let signing = Code(rawValue: "signing")
         /// Files on disk are inconsistent (e.g. a CA certificate without its key).
         public static let inconsistentFiles = Code(rawValue: "inconsistent-files")
+        /// An OCSP response does not answer for the certificate, is not `good`, is out of date or badly signed.
+        public static let ocspResponse = Code(rawValue: "ocsp-response")
 
         /// The identifier.
         public var description: String { rawValue }

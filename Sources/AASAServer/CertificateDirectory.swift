@@ -18,6 +18,8 @@ public struct DomainCertificate: Sendable {
     public var chainPEM: [UInt8]
     /// The PEM key as read. Never logged or served.
     public var keyPEM: [UInt8]
+    /// The checked OCSP response from `ocsp.der` to staple, or `nil`.
+    public var ocspStaple: (response: [UInt8], nextUpdate: Date)?
 
     /// Whether the leaf covers `domain` (RFC 6125: exact, or a one-label wildcard).
     public func covers(_ domain: String) -> Bool { chain.leaf.covers(hostname: domain) }
@@ -136,8 +138,55 @@ public struct CertificateDirectory: Sendable {
                     file: chainPath,
                     hint: "renew it; Apple's CDN and devices refuse expired certificates"))
         }
-        return DomainCertificate(
+        var certificate = DomainCertificate(
             folderName: name, fullchainPath: chainPath, names: dnsNames, notAfter: leaf.notAfter, chain: chain,
             chainPEM: Array(chainData), keyPEM: Array(keyData))
+        certificate.ocspStaple = loadStaple(folder: folder, chain: chain, now: now, diagnostics: &diagnostics)
+        return certificate
+    }
+
+    /// The file holding the DER OCSP response to staple, beside `fullchain.pem`.
+    public static let stapleFileName = "ocsp.der"
+
+    /// Reads and checks `ocsp.der`, if the folder has one. A bad staple never costs the certificate: the
+    /// handshake simply goes without one, and the warning says what to fix.
+    private static func loadStaple(folder: String, chain: CertificateChain, now: Date, diagnostics: inout [Diagnostic])
+        -> (response: [UInt8], nextUpdate: Date)?
+    {
+        let path = folder + "/" + stapleFileName
+        guard let data = FileManager.default.contents(atPath: path) else { return nil }
+        let leaf = chain.leaf
+        let refresh =
+            "fetch a fresh one, e.g. `openssl ocsp -issuer chain.pem -cert cert.pem -url <responder> "
+            + "-respout \(path) -no_nonce`, or delete the file to stop stapling"
+        guard let responder = leaf.ocspResponderURLs.first else {
+            diagnostics.append(
+                Diagnostic(
+                    .warning, rule: "ocsp-staple",
+                    "not stapled: the certificate names no OCSP responder, so clients have nothing to check it against",
+                    file: path, hint: "delete \(stapleFileName), or use a certificate with an OCSP responder URL"))
+            return nil
+        }
+        guard let issuer = chain.intermediates.first else {
+            diagnostics.append(
+                Diagnostic(
+                    .warning, rule: "ocsp-staple",
+                    "not stapled: fullchain.pem holds only the leaf, and the staple can only be checked against its issuer",
+                    file: path, hint: "put the issuing certificate after the leaf in fullchain.pem"))
+            return nil
+        }
+        do {
+            let validity = try OCSPResponse(derEncoded: Array(data)).validate(leaf: leaf, issuer: issuer, now: now)
+            return (Array(data), validity.nextUpdate)
+        } catch let error as OpenSSLError {
+            diagnostics.append(
+                Diagnostic(
+                    .warning, rule: "ocsp-staple", "not stapled: \(error.reason) (responder \(responder))", file: path,
+                    hint: refresh))
+        } catch {
+            diagnostics.append(
+                Diagnostic(.warning, rule: "ocsp-staple", "not stapled: \(error)", file: path, hint: refresh))
+        }
+        return nil
     }
 }

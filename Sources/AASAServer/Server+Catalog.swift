@@ -50,7 +50,7 @@ extension Server {
                 return old?.associationFile != new?.associationFile || old?.cacheControl != new?.cacheControl
                     || old?.signedAssociationFile != new?.signedAssociationFile
                     || old?.signedPaths != new?.signedPaths || old?.assetLinks != new?.assetLinks
-                    || old?.pages != new?.pages
+                    || old?.pages != new?.pages || old?.hsts != new?.hsts
             }
             published = next
             domainLoadTimes = times
@@ -92,7 +92,8 @@ extension Server {
             var fresh: ServedCertificate?
             if let certificate = folder.certificate {
                 if let previous, previous.certificate.chainPEM == certificate.chainPEM,
-                    previous.certificate.keyPEM == certificate.keyPEM
+                    previous.certificate.keyPEM == certificate.keyPEM,
+                    previous.certificate.ocspStaple?.response == certificate.ocspStaple?.response
                 {
                     fresh = ServedCertificate(certificate: previous.certificate, loadedAt: now)
                 } else {
@@ -167,6 +168,10 @@ extension Server {
 
     private static func tableEntry(_ certificate: DomainCertificate) -> CertificateTable.Entry {
         CertificateTable.Entry(
-            names: certificate.names, certificateChainPEM: certificate.chainPEM, privateKeyPEM: certificate.keyPEM)
+            names: certificate.names, certificateChainPEM: certificate.chainPEM, privateKeyPEM: certificate.keyPEM,
+            staple: certificate.ocspStaple.map {
+                CertificateTable.OCSPStaple(
+                    response: $0.response, expires: Int($0.nextUpdate.timeIntervalSince1970.rounded(.down)))
+            })
     }
 }

@@ -281,6 +281,11 @@ public final class Server: Sendable {
                 logger.notice("libmicrohttpd", metadata: ["message": "\(message)"])
             })
         if let threads = configuration.threadPoolSize { listener.threadPoolSize = threads }
+        listener.connectionLimit = configuration.maxConnections
+        listener.perIPConnectionLimit = configuration.maxConnectionsPerIP
+        listener.connectionTimeoutSeconds = configuration.idleTimeoutSeconds
+        listener.headerTimeout = configuration.headerTimeout
+        listener.requestHeadLimit = configuration.maxRequestHeadBytes
         if observed { listener.observer = recorder }
         return listener
     }

@@ -16,6 +16,17 @@ public struct ServerConfiguration: Sendable {
     public var adminAddress: String = "127.0.0.1"
     /// Worker threads per listener; `nil` means one per processor.
     public var threadPoolSize: Int?
+    /// Most simultaneous client connections per listener; more are accepted and closed at once.
+    public var maxConnections: Int = 10_000
+    /// Most simultaneous connections from one client address per listener.
+    public var maxConnectionsPerIP: Int = 256
+    /// Seconds a connection may stay silent before it is closed.
+    public var idleTimeoutSeconds: Int = 15
+    /// The deadline for a complete request head (TLS handshake included), however actively the client
+    /// trickles bytes: the defence against slowloris. `.zero` disables it.
+    public var headerTimeout: Duration = .seconds(10)
+    /// Bytes a request line plus headers may take: 414 or 431 beyond (`Cookie` headers count twice).
+    public var maxRequestHeadBytes: Int = 32 * 1024
     /// Whether to reload when the config or certificate folder changes (inotify); SIGHUP reloads either way.
     public var watchForChanges: Bool = true
     /// How long file changes must stop before a reload, so a burst of writes is read once, complete.

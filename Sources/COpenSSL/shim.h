@@ -8,3 +8,4 @@
 #include <openssl/bio.h>
 #include <openssl/ec.h>
 #include <openssl/rand.h>
+#include <openssl/ocsp.h>

@@ -81,5 +81,6 @@ import Testing
         #expect(keys(defs["smartAppBanner"]) == Set(BannerConfig.keys))
         #expect(keys(defs["pages"]) == Set(PagesConfig.keys))
         #expect(keys(defs["landingPage"]) == Set(PagesConfig.landingKeys))
+        #expect(keys(defs["hsts"]) == Set(HSTSConfig.keys))
     }
 }

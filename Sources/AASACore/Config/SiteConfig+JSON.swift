@@ -1,7 +1,7 @@
 extension SiteConfig {
     static let topKeys = [
         "$schema", "legacyFormat", "cacheControl", "universalLinks", "webCredentials", "appClips", "handoff", "tests",
-        "signing", "android", "smartAppBanner", "pages",
+        "signing", "android", "smartAppBanner", "pages", "hsts",
     ]
     static let defaultsKeys = ["caseSensitive", "percentEncoded"]
     static let appKeys = ["appIDs", "defaults", "rules", "legacyPaths", "comment"]
@@ -48,6 +48,9 @@ extension SiteConfig {
         }
         if let member = top["android"] {
             config.android = AndroidConfig.read(member.value, path: .root.key("android"), reader: reader)
+        }
+        if let member = top["hsts"] {
+            config.hsts = HSTSConfig.read(member.value, path: .root.key("hsts"), reader: reader)
         }
         return config
     }
@@ -191,6 +194,7 @@ extension SiteConfig {
         }
         if let signing { pairs.append(("signing", signing.jsonValue)) }
         if let android { pairs.append(("android", android.jsonValue)) }
+        if let hsts { pairs.append(("hsts", hsts.jsonValue)) }
         return .members(pairs)
     }
 }

@@ -26,6 +26,8 @@ public struct SiteConfig: Sendable, Hashable {
     public var smartAppBanner: BannerConfig?
     /// How `pages/` is served: cache header, touch icons, landing page (see `PagesConfig`).
     public var pages = PagesConfig()
+    /// `Strict-Transport-Security` on the domain's HTTPS responses; `nil` or disabled: none (see `HSTSConfig`).
+    public var hsts: HSTSConfig?
 
     /// The default `Cache-Control` value.
     public static let defaultCacheControl = "max-age=3600"

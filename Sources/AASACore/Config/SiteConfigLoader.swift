@@ -38,6 +38,7 @@ public struct LoadedDomain: Sendable {
         published.assetLinks = assetLinks?.bytes
         published.signedAssociationFile = signing == nil ? nil : signedAssociationFile
         published.signedPaths = signing?.paths ?? .root
+        published.hsts = config.hsts.flatMap { $0.enabled ? $0.headerValue : nil }
         return published
     }
 }

@@ -17,7 +17,8 @@ public protocol HTTPRequest {
     func withHeader<R>(_ name: StaticString, _ body: (UnsafeRawBufferPointer?) -> R) -> R
     /// The raw query string after `?` (not decoded), or `nil` when the request had none.
     var rawQuery: String? { get }
-    /// The server name the client sent in TLS SNI, or `nil` on plain HTTP or without SNI.
+    /// The server name the client sent in TLS SNI, normalised like a Host header (``HostName``), or `nil`
+    /// on plain HTTP, without SNI, or when the client sent an IP literal there (RFC 6066 §3 forbids them).
     var tlsServerName: String? { get }
     /// The client's address as text (`192.0.2.1` or `2001:db8::1`), or `""` when unknown.
     var remoteAddress: String { get }

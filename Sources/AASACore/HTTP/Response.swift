@@ -23,12 +23,21 @@ public struct Response: Sendable, Hashable {
     public var headers: [HTTPHeader]
     /// Body bytes. For `HEAD` the transport sends the headers of this body without the body.
     public var body: [UInt8]
+    /// Header fields sent after ``headers`` only over TLS, such as `Strict-Transport-Security`
+    /// (RFC 6797 §7.2: never over plain HTTP).
+    public var httpsOnlyHeaders: [HTTPHeader]
 
     /// Creates a response.
-    public init(status: Int, headers: [HTTPHeader] = [], body: [UInt8] = []) {
+    public init(status: Int, headers: [HTTPHeader] = [], body: [UInt8] = [], httpsOnlyHeaders: [HTTPHeader] = []) {
         self.status = status
         self.headers = headers
         self.body = body
+        self.httpsOnlyHeaders = httpsOnlyHeaders
+    }
+
+    /// The header fields sent over plain HTTP (`secure` false) or TLS.
+    public func headers(secure: Bool) -> [HTTPHeader] {
+        secure ? headers + httpsOnlyHeaders : headers
     }
 
     /// The value of the first header named `name` (case-insensitive), if any.
@@ -65,12 +74,16 @@ public struct PreparedResponseBuilder: Sendable {
     public private(set) var responses: [PreparedResponse] = []
     /// The domain stamped on responses prepared from now on (``PreparedResponse/domain``).
     public var domain: String?
+    /// Added to the ``Response/httpsOnlyHeaders`` of responses prepared from now on (the domain's HSTS).
+    public var httpsOnlyHeaders: [HTTPHeader] = []
 
     /// Creates an empty builder.
     public init() {}
 
     /// Registers `response` and returns its shared, immutable handle.
     public mutating func prepare(_ response: Response) -> PreparedResponse {
+        var response = response
+        response.httpsOnlyHeaders += httpsOnlyHeaders
         let prepared = PreparedResponse(id: responses.count, response: response, domain: domain)
         responses.append(prepared)
         return prepared

@@ -25,6 +25,15 @@ public enum HostName {
         }.nilIfEmpty
     }
 
+    /// A TLS SNI value as a domain key: normalised like a Host header, and `nil` for an IP literal, which
+    /// RFC 6066 §3 does not allow there (some clients, wrk among them, send one anyway) — such a connection
+    /// is treated as one without SNI.
+    public static func serverName(_ sni: String) -> String? {
+        guard let name = normalized(sni) else { return nil }
+        let isIPv4 = name.utf8.allSatisfy { $0 == UInt8(ascii: ".") || ($0 >= 48 && $0 <= 57) }
+        return isIPv4 || name.contains(":") || name.hasPrefix("[") ? nil : name
+    }
+
     /// `normalized` for a Swift string.
     public static func normalized(_ text: String) -> String? {
         var bytes = Array(text.utf8)

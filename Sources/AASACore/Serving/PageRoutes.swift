@@ -22,6 +22,8 @@ public struct PageRoutes: Sendable {
     private let matcher: URLMatcher?
     private let notFound: PreparedResponse
     private let methodNotAllowed: PreparedResponse
+    /// The domain's HTTPS-only headers (HSTS), for the responses built per request.
+    private let httpsOnlyHeaders: [HTTPHeader]
 
     /// Prepares every fixed response of `pages` for `domain`, whose served association file is `file`.
     public init(domain: String, pages: SitePages, file: AssociationFile, builder: inout PreparedResponseBuilder) {
@@ -32,6 +34,7 @@ public struct PageRoutes: Sendable {
                 status: 405, headers: plain + [HTTPHeader("Allow", "GET, HEAD")],
                 body: Array("method not allowed\n".utf8)))
         self.domain = domain
+        httpsOnlyHeaders = builder.httpsOnlyHeaders
         banner = pages.banner
         icons = pages.icons
         exclusions = SitePages(banner: pages.banner)
@@ -119,11 +122,13 @@ public struct PageRoutes: Sendable {
                     Response(
                         status: 304,
                         headers: [etag]
-                            + headers.filter { $0.name != "Content-Type" && $0.name != "X-Content-Type-Options" }))
+                            + headers.filter { $0.name != "Content-Type" && $0.name != "X-Content-Type-Options" },
+                        httpsOnlyHeaders: httpsOnlyHeaders))
             }
             return .dynamic(
                 Response(
-                    status: 200, headers: [etag] + headers, body: page.render(appArgument: argument, pageURL: pageURL)))
+                    status: 200, headers: [etag] + headers, body: page.render(appArgument: argument, pageURL: pageURL),
+                    httpsOnlyHeaders: httpsOnlyHeaders))
         }
     }
 

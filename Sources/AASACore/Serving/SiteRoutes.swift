@@ -16,6 +16,8 @@ public struct PublishedDomain: Sendable {
     public var signedPaths: SigningConfig.Paths = .root
     /// Pages, touch icons and landing page; `nil` when the domain serves none.
     public var pages: SitePages?
+    /// `Strict-Transport-Security` value for the domain's HTTPS responses, or `nil` for none.
+    public var hsts: String?
 
     /// Creates a published domain.
     public init(
@@ -55,6 +57,7 @@ public final class SiteRoutes: RouteTable {
     public let preparedResponses: [PreparedResponse]
     private let domains: [String: DomainRoutes]
     private let unknownHost: PreparedResponse
+    private let misdirected: PreparedResponse
 
     /// Builds the routes for `published`.
     public init(_ published: [PublishedDomain]) {
@@ -62,9 +65,15 @@ public final class SiteRoutes: RouteTable {
         let plain = [HTTPHeader("Content-Type", "text/plain; charset=utf-8"), HTTPHeader("Cache-Control", "no-store")]
         // Spec §10.6 #103: an unknown host gets a 404 that names no configured domain.
         unknownHost = builder.prepare(Response(status: 404, headers: plain, body: Array("unknown host\n".utf8)))
+        // RFC 9110 §15.5.20: the connection was set up for another name; the client retries on a new one.
+        misdirected = builder.prepare(
+            Response(
+                status: 421, headers: plain,
+                body: Array("misdirected request: the Host header names a different domain than TLS SNI\n".utf8)))
         var table: [String: DomainRoutes] = [:]
         for domain in published {
             builder.domain = domain.domain
+            builder.httpsOnlyHeaders = domain.hsts.map { [HTTPHeader("Strict-Transport-Security", $0)] } ?? []
             let unsigned = StaticResource(
                 body: domain.associationFile, contentType: "application/json", cacheControl: domain.cacheControl,
                 builder: &builder)
@@ -91,6 +100,7 @@ public final class SiteRoutes: RouteTable {
                     PageRoutes(domain: domain.domain, pages: $0, file: domain.file, builder: &builder)
                 })
         }
+        builder.httpsOnlyHeaders = []
         domains = table
         preparedResponses = builder.responses
     }
@@ -99,11 +109,15 @@ public final class SiteRoutes: RouteTable {
     public var domainNames: [String] { domains.keys.sorted() }
 
     /// Routes by Host (SNI when there is no Host), then by exact path; never redirects (spec §3.3).
+    ///
+    /// A request whose Host names a configured domain other than the connection's SNI gets 421: it was
+    /// sent on a connection whose certificate was chosen for another name (RFC 9110 §15.5.20).
     public func route(_ request: some HTTPRequest) -> RouteDecision {
-        let host =
-            request.withHeader("Host") { raw in raw.flatMap(HostName.normalized) }
-            ?? request.tlsServerName.flatMap(HostName.normalized)
-        guard let host, let site = domains[host] else { return .prepared(unknownHost) }
+        let serverName = request.tlsServerName
+        guard let host = request.withHeader("Host", { raw in raw.flatMap(HostName.normalized) }) ?? serverName,
+            let site = domains[host]
+        else { return .prepared(unknownHost) }
+        if let serverName, serverName != host { return .prepared(misdirected) }
         let resource = request.withPath { path -> StaticResource? in
             func equals(_ candidate: [UInt8]) -> Bool {
                 candidate.count == path.count && candidate.withUnsafeBytes { $0.elementsEqual(path) }

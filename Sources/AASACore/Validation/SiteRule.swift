@@ -42,7 +42,8 @@ public struct SiteConfigValidator: Sendable {
 
     /// The rules every load runs.
     public static let standard = SiteConfigValidator(rules: [
-        TestAppIDRule(), AppEntryRule(), VariableRule(), CacheControlRule(), SigningIdentityRule(), AndroidAppRule(),
+        TestAppIDRule(), AppEntryRule(), VariableRule(), CacheControlRule(), HSTSRule(), SigningIdentityRule(),
+        AndroidAppRule(),
         BannerRule(), PagesRule(),
     ])
 

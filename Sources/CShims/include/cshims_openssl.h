@@ -7,6 +7,7 @@
 #include <openssl/crypto.h>
 #include <openssl/x509.h>
 #include <openssl/x509v3.h>
+#include <openssl/ocsp.h>
 
 // MARK: BIO macros
 // BIO_get_mem_data expands to BIO_ctrl(...); the macro itself is not visible to Swift.
@@ -51,6 +52,14 @@ static inline int cshims_sk_X509_push(STACK_OF(X509) *stack, X509 *certificate) 
 
 static inline void cshims_sk_X509_pop_free(STACK_OF(X509) *stack) {
     sk_X509_pop_free(stack, X509_free);
+}
+
+static inline int cshims_sk_OPENSSL_STRING_num(const STACK_OF(OPENSSL_STRING) *stack) {
+    return sk_OPENSSL_STRING_num(stack);
+}
+
+static inline const char *cshims_sk_OPENSSL_STRING_value(const STACK_OF(OPENSSL_STRING) *stack, int index) {
+    return sk_OPENSSL_STRING_value(stack, index);
 }
 
 #endif

@@ -56,6 +56,35 @@ struct Serve: ParsableCommand {
             "Worker threads per listener; default one per processor (env: AASA_SERVER_THREADS).", valueName: "n"))
     var threads: Int? = Environment.optional("THREADS")
 
+    @Option(
+        help: ArgumentHelp(
+            "Most simultaneous client connections per listener (env: AASA_SERVER_MAX_CONNECTIONS).", valueName: "n"))
+    var maxConnections: Int = Environment.value("MAX_CONNECTIONS", 10_000)
+
+    @Option(
+        help: ArgumentHelp(
+            "Most simultaneous connections from one client address (env: AASA_SERVER_MAX_CONNECTIONS_PER_IP).",
+            valueName: "n"))
+    var maxConnectionsPerIp: Int = Environment.value("MAX_CONNECTIONS_PER_IP", 256)
+
+    @Option(
+        help: ArgumentHelp(
+            "Seconds a client has to complete its request head (TLS handshake included), however slowly it "
+                + "trickles bytes; 0 disables it (env: AASA_SERVER_HEADER_TIMEOUT).", valueName: "seconds"))
+    var headerTimeout: Double = Environment.value("HEADER_TIMEOUT", 10.0)
+
+    @Option(
+        help: ArgumentHelp(
+            "Seconds a connection may stay silent before it is closed (env: AASA_SERVER_IDLE_TIMEOUT).",
+            valueName: "seconds"))
+    var idleTimeout: Int = Environment.value("IDLE_TIMEOUT", 15)
+
+    @Option(
+        help: ArgumentHelp(
+            "Bytes a request line plus headers may take; 414 or 431 beyond; Cookie headers count twice "
+                + "(env: AASA_SERVER_MAX_REQUEST_HEAD).", valueName: "bytes"))
+    var maxRequestHead: Int = Environment.value("MAX_REQUEST_HEAD", 32 * 1024)
+
     @Flag(
         help: """
             Create a local development CA and certificates for domains that have none, print how to trust them, \
@@ -92,6 +121,15 @@ struct Serve: ParsableCommand {
     func validate() throws {
         if let invalid = Environment.invalidValues.first { throw ValidationError(invalid) }
         if let threads, threads < 1 { throw ValidationError("--threads must be at least 1") }
+        if maxConnections < 1 { throw ValidationError("--max-connections must be at least 1") }
+        if maxConnectionsPerIp < 0 { throw ValidationError("--max-connections-per-ip must be 0 (no limit) or more") }
+        if !(headerTimeout >= 0 && headerTimeout <= 3600) {
+            throw ValidationError("--header-timeout must be between 0 (off) and 3600 seconds")
+        }
+        if idleTimeout < 0 { throw ValidationError("--idle-timeout must be 0 (never) or more seconds") }
+        if maxRequestHead < 4096 || maxRequestHead > 1 << 20 {  // libmicrohttpd's pool per connection
+            throw ValidationError("--max-request-head must be between 4096 and 1048576 bytes")
+        }
         if httpsPort == 0 && httpPort == nil {
             throw ValidationError("nothing to serve: HTTPS is off (--https-port 0) and no --http-port")
         }
@@ -113,6 +151,11 @@ struct Serve: ParsableCommand {
         configuration.adminPort = adminPort == 0 ? nil : adminPort
         configuration.adminAddress = adminAddress
         configuration.threadPoolSize = threads
+        configuration.maxConnections = maxConnections
+        configuration.maxConnectionsPerIP = maxConnectionsPerIp
+        configuration.headerTimeout = .milliseconds(Int64(headerTimeout * 1000))
+        configuration.idleTimeoutSeconds = idleTimeout
+        configuration.maxRequestHeadBytes = maxRequestHead
         configuration.watchForChanges = !(noWatch || Environment.flag("NO_WATCH"))
         let devMode = dev || Environment.flag("DEV")
         let resources = ProcessResources.raiseOpenFileLimit()

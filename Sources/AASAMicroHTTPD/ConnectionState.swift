@@ -1,0 +1,55 @@
+import Synchronization
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
+/// What a listener knows about one client connection, from accept to close: libmicrohttpd's socket context.
+///
+/// Created when libmicrohttpd reports the connection started and released when it reports it closed
+/// (``connectionNotifyCallback``). libmicrohttpd handles a connection on one worker thread only, so
+/// ``serverName`` is written and read on that thread; the reaper in ``ConnectionRegistry`` reads only the
+/// immutable socket and the atomic deadline. Hence `@unchecked Sendable`.
+final class ConnectionState: @unchecked Sendable {
+    /// The certificate table current when the connection was accepted, kept for its whole life, so a
+    /// certificate reload never changes what a handshake in progress presents. `nil` on plain HTTP.
+    let certificates: CertificateTable?
+    /// The connection's socket; shut down (never closed: libmicrohttpd owns it) when its deadline passes.
+    let socket: Int32
+    /// When the client must have sent a complete request head, in ``ConnectionState/now()`` nanoseconds;
+    /// 0 while a request is being handled (its head is complete and nothing we serve reads a body).
+    let headerDeadline: Atomic<UInt64>
+    /// The SNI host name, lower-cased without a trailing dot, once the handshake or the first request read it.
+    var serverName: String?
+    /// Whether ``serverName`` has been looked up (a client may send no SNI at all).
+    var serverNameKnown = false
+
+    init(certificates: CertificateTable?, socket: Int32, headerDeadline: UInt64) {
+        self.certificates = certificates
+        self.socket = socket
+        self.headerDeadline = Atomic(headerDeadline)
+    }
+
+    /// Starts the clock for the next request head: the handshake and the first head count from accept,
+    /// each later head from the end of the previous response (an idle keep-alive connection is waiting too).
+    @inline(__always)
+    func expectRequestHead(within timeout: UInt64) {
+        headerDeadline.store(timeout == 0 ? 0 : Self.now() &+ timeout, ordering: .relaxed)
+    }
+
+    /// The head has arrived: no deadline until the response is sent.
+    @inline(__always)
+    func requestHeadReceived() {
+        headerDeadline.store(0, ordering: .relaxed)
+    }
+
+    /// Monotonic clock in nanoseconds (vDSO, no system call).
+    @inline(__always)
+    static func now() -> UInt64 {
+        var time = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &time)
+        return UInt64(time.tv_sec) &* 1_000_000_000 &+ UInt64(time.tv_nsec)
+    }
+}

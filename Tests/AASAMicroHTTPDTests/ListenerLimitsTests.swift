@@ -1,0 +1,130 @@
+import AASACore
+import AASATestSupport
+import Foundation
+import Testing
+
+@testable import AASAMicroHTTPD
+
+/// Limits against hostile clients, on a real listener: bodies (413), oversized heads (414/431) and the
+/// request-head deadline that defeats trickling (slowloris) clients.
+@Suite struct ListenerLimitsTests {
+    func listener(headerTimeout: Duration = .seconds(10), tls: TLSConfiguration? = nil) throws -> HTTPListener {
+        var configuration = testConfiguration(tls: tls)
+        configuration.headerTimeout = headerTimeout
+        return try HTTPListener(configuration: configuration, routes: TestRoutes(helloBody: "hello"))
+    }
+
+    @Test(arguments: [
+        "POST /hello HTTP/1.1\r\nHost: a\r\nContent-Length: 5\r\n\r\nhello",
+        "PUT /hello HTTP/1.1\r\nHost: a\r\nTransfer-Encoding: chunked\r\n\r\n5\r\nhello\r\n0\r\n\r\n",
+        "GET /hello HTTP/1.1\r\nHost: a\r\nContent-Length: 100000000\r\n\r\n",
+    ])
+    func aRequestThatAnnouncesABodyGets413AndTheConnectionCloses(request: String) throws {
+        let listener = try listener()
+        let client = try RawClient(port: listener.port)
+        client.send(request)
+        let answer = client.readAll()
+        #expect(answer.hasPrefix("HTTP/1.1 413 "), "\(answer)")
+        #expect(answer.contains("request bodies are not accepted"))
+        #expect(client.isClosed(within: 2))
+    }
+
+    @Test func aZeroContentLengthIsNoBody() throws {
+        let listener = try listener()
+        let answer = String(
+            decoding: try rawExchange(
+                port: listener.port,
+                request: "GET /hello HTTP/1.1\r\nHost: a\r\nContent-Length: 0\r\nConnection: close\r\n\r\n"),
+            as: UTF8.self)
+        #expect(answer.hasPrefix("HTTP/1.1 200 "), "\(answer)")
+    }
+
+    @Test func headersBeyondTheLimitGet431AndARequestLineBeyondItGets414() throws {
+        let listener = try listener()  // the default limit: 32 KiB
+        let big = String(repeating: "a", count: 40_000)
+        let headers = String(
+            decoding: try rawExchange(
+                port: listener.port, request: "GET /hello HTTP/1.1\r\nHost: a\r\nX-Big: \(big)\r\n\r\n"),
+            as: UTF8.self)
+        #expect(headers.hasPrefix("HTTP/1.1 431 "), "\(headers.prefix(80))")
+        let line = String(
+            decoding: try rawExchange(port: listener.port, request: "GET /\(big) HTTP/1.1\r\nHost: a\r\n\r\n"),
+            as: UTF8.self)
+        #expect(line.hasPrefix("HTTP/1.1 414 "), "\(line.prefix(80))")
+        // Large ordinary heads fit: a 30 kB header, and 15 kB of cookies (which count twice).
+        for (name, size) in [("X-Large", 30_000), ("Cookie", 15_000)] {
+            let value = String(repeating: "c", count: size)
+            let fits = String(
+                decoding: try rawExchange(
+                    port: listener.port,
+                    request: "GET /hello HTTP/1.1\r\nHost: a\r\n\(name): \(value)\r\nConnection: close\r\n\r\n"),
+                as: UTF8.self)
+            #expect(fits.hasPrefix("HTTP/1.1 200 "), "\(name) \(size): \(fits.prefix(80))")
+        }
+    }
+
+    @Test func aTricklingClientIsClosedAtTheHeaderDeadlineHoweverActiveItIs() throws {
+        let listener = try listener(headerTimeout: .seconds(1))
+        let client = try RawClient(port: listener.port)
+        let start = Date()
+        var closed = false
+        // One byte every 200 ms keeps libmicrohttpd's inactivity timer (5 s here) from ever firing.
+        for byte in "GET /hello HTTP/1.1\r\nHost: a\r\nX-Slow: aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa" {
+            if !client.send(String(byte)) || client.isClosed(within: 0.2) {
+                closed = true
+                break
+            }
+        }
+        let elapsed = Date().timeIntervalSince(start)
+        #expect(closed, "a client trickling a header for \(elapsed) s was never closed")
+        #expect(elapsed >= 0.9 && elapsed < 3, "closed after \(elapsed) s; the deadline is 1 s (+ up to 0.25 s sweep)")
+        #expect(listener.headerTimeouts == 1)
+    }
+
+    @Test func aSilentTLSClientIsClosedAtTheDeadlineToo() throws {
+        let pki = try TestPKI()
+        let table = try CertificateTable(entries: [try pki.entry(["a.test"]).entry])
+        let listener = try listener(headerTimeout: .seconds(1), tls: TLSConfiguration(certificates: table))
+        let client = try RawClient(port: listener.port)  // connects and never starts the handshake
+        let start = Date()
+        #expect(client.isClosed(within: 4))
+        let elapsed = Date().timeIntervalSince(start)
+        #expect(elapsed >= 0.9 && elapsed < 3, "closed after \(elapsed) s")
+        #expect(listener.headerTimeouts == 1)
+    }
+
+    @Test func aKeepAliveClientThatSendsPromptlyIsNeverCutOff() throws {
+        let listener = try listener(headerTimeout: .seconds(1))
+        let client = try RawClient(port: listener.port)
+        // 8 requests 400 ms apart: 3.2 s in all, each head well inside its own 1 s window.
+        for index in 0..<8 {
+            #expect(client.send("GET /hello HTTP/1.1\r\nHost: a\r\n\r\n"), "request \(index) could not be sent")
+            let answer = client.readResponse()
+            #expect(answer.hasPrefix("HTTP/1.1 200 "), "request \(index): \(answer.prefix(60))")
+            Thread.sleep(forTimeInterval: 0.4)
+        }
+        #expect(listener.headerTimeouts == 0)
+        // Then silence: the next head is overdue after 1 s, and the connection goes.
+        #expect(client.isClosed(within: 3))
+        #expect(listener.headerTimeouts == 1)
+    }
+
+    @Test func aZeroHeaderTimeoutLeavesOnlyTheInactivityTimer() throws {
+        let listener = try listener(headerTimeout: .zero)
+        let client = try RawClient(port: listener.port)
+        client.send("GET /hello HTTP/1.1\r\n")
+        #expect(!client.isClosed(within: 1.5))
+        #expect(listener.headerTimeouts == 0)
+    }
+
+    @Test func theRegistryForgetsEveryClosedConnection() throws {
+        let listener = try listener()
+        for _ in 0..<20 {
+            _ = try rawExchange(
+                port: listener.port, request: "GET /hello HTTP/1.1\r\nHost: a\r\nConnection: close\r\n\r\n")
+        }
+        let deadline = Date().addingTimeInterval(3)
+        while listener.openConnections > 0 && Date() < deadline { Thread.sleep(forTimeInterval: 0.05) }
+        #expect(listener.trackedConnections == 0)
+    }
+}
