@@ -12,17 +12,31 @@ public final class AdminRoutes: RouteTable {
         public var recorder: TrafficRecorder
         /// Reload counts by result (`ok`, `errors`, `failed`).
         public var reloads: @Sendable () -> [String: Int]
-        /// Open connections per listener.
-        public var openConnections: @Sendable () -> [String: Int]
+        /// Connection figures per public listener (`https`, `http`).
+        public var listeners: @Sendable () -> [String: ListenerFigures]
 
         /// Creates the live view.
         public init(
             recorder: TrafficRecorder, reloads: @escaping @Sendable () -> [String: Int] = { [:] },
-            openConnections: @escaping @Sendable () -> [String: Int] = { [:] }
+            listeners: @escaping @Sendable () -> [String: ListenerFigures] = { [:] }
         ) {
             self.recorder = recorder
             self.reloads = reloads
+            self.listeners = listeners
+        }
+    }
+
+    /// What one listener reports about its connections.
+    public struct ListenerFigures: Sendable {
+        /// Connections open now.
+        public var openConnections: Int
+        /// Connections closed so far because their request head did not arrive in time (slowloris defence).
+        public var headerTimeouts: Int
+
+        /// Creates the figures.
+        public init(openConnections: Int, headerTimeouts: Int) {
             self.openConnections = openConnections
+            self.headerTimeouts = headerTimeouts
         }
     }
 
@@ -103,7 +117,7 @@ public final class AdminRoutes: RouteTable {
     private func gauges(_ live: Live) -> Metrics.Gauges {
         var gauges = Metrics.Gauges()
         gauges.reloads = live.reloads()
-        gauges.openConnections = live.openConnections()
+        gauges.listeners = live.listeners()
         for domain in serverStatus?.domains ?? [] {
             if let date = domain.lastGoodLoad { gauges.lastGoodLoad[domain.domain] = date }
         }

@@ -8,7 +8,7 @@ struct Metrics {
         var reloads: [String: Int] = [:]
         var lastGoodLoad: [String: Date] = [:]
         var certificateExpiry: [(folder: String, notAfter: Date)] = []
-        var openConnections: [String: Int] = [:]
+        var listeners: [String: AdminRoutes.ListenerFigures] = [:]
     }
 
     static let version = "0.1.0"
@@ -55,9 +55,16 @@ struct Metrics {
             sample(
                 "aasa_certificate_expiry_seconds", [("certificate", folder)], format(notAfter.timeIntervalSince(now)))
         }
+        let listeners = gauges.listeners.sorted { $0.key < $1.key }
         family("aasa_open_connections", "gauge", "Open connections per listener.")
-        for (listener, count) in gauges.openConnections.sorted(by: { $0.key < $1.key }) {
-            sample("aasa_open_connections", [("listener", listener)], "\(count)")
+        for (listener, figures) in listeners {
+            sample("aasa_open_connections", [("listener", listener)], "\(figures.openConnections)")
+        }
+        family(
+            "aasa_header_timeouts_total", "counter",
+            "Connections closed because their request head (TLS handshake included) was not complete in time.")
+        for (listener, figures) in listeners {
+            sample("aasa_header_timeouts_total", [("listener", listener)], "\(figures.headerTimeouts)")
         }
         family("aasa_build_info", "gauge", "Build information.")
         sample("aasa_build_info", [("version", version)], "1")

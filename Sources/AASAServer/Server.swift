@@ -52,12 +52,18 @@ public final class Server: Sendable {
         AdminRoutes.Live(
             recorder: recorder,
             reloads: { [weak self] in self?.reloadCounts.withLock { $0 } ?? [:] },
-            openConnections: { [weak self] in
+            listeners: { [weak self] in
                 guard let self else { return [:] }
                 let listeners = running.withLock { [("https", $0.https), ("http", $0.http)] }
                 return Dictionary(
                     uniqueKeysWithValues: listeners.compactMap { name, listener in
-                        listener.map { (name, $0.openConnections) }
+                        listener.map {
+                            (
+                                name,
+                                AdminRoutes.ListenerFigures(
+                                    openConnections: $0.openConnections, headerTimeouts: $0.headerTimeouts)
+                            )
+                        }
                     })
             })
     }

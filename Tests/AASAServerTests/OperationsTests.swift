@@ -48,6 +48,7 @@ import Testing
         #expect(metrics.text.contains("aasa_certificate_expiry_seconds{certificate=\"shop.example\"} "))
         #expect(metrics.text.contains("aasa_domain_last_good_load_timestamp_seconds{domain=\"links.example\"} "))
         #expect(metrics.text.contains("aasa_open_connections{listener=\"https\"} "))
+        #expect(metrics.text.contains("aasa_header_timeouts_total{listener=\"https\"} 0"))
         #expect(metrics.text.contains("aasa_build_info{version="))
         // A further fetch makes the counter rise.
         _ = try live.get("shop.example", Self.path, headers: ["User-Agent: AASA-Bot/1.0.0"])
