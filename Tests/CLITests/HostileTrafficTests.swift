@@ -7,7 +7,8 @@ import Testing
 /// malformed requests must neither kill the process nor change a single answer.
 @Suite(.serialized) struct HostileTrafficTests {
     /// Runs a script of `scripts/`; its JSON report is printed into the test log on failure.
-    func script(_ name: String, _ arguments: [String], timeout: TimeInterval) throws -> (status: Int32, report: String) {
+    func script(_ name: String, _ arguments: [String], timeout: TimeInterval) throws -> (status: Int32, report: String)
+    {
         let output = try Command.run(
             RepositoryPaths.root + "/scripts/" + name, arguments, timeout: timeout)
         return (output.status, output.stdout + output.stderr)
@@ -28,7 +29,10 @@ import Testing
         let pid = "\(serve.process.processIdentifier)"
         let plain = try script(
             "hostile-requests",
-            ["--port", "\(http)", "--server-name", "shop.example", "--count", "10000", "--timeout", "0.5", "--pid", pid],
+            [
+                "--port", "\(http)", "--server-name", "shop.example", "--count", "10000", "--timeout", "0.5", "--pid",
+                pid,
+            ],
             timeout: 300)
         #expect(plain.status == 0, "\(plain.report)")
         #expect(plain.report.contains(#""sent": 10000"#))
