@@ -45,6 +45,10 @@ let uriLogCallback:
 /// connection's clock for its next request head.
 let requestCompletedCallback: MHD_RequestCompletedCallback = { cls, connection, requestState, _ in
     if let cls, let connection, let state = ConnectionState.of(connection) {
+        if let session = state.corkedSession {
+            state.corkedSession = nil
+            TLSCork.flush(session, socket: state.socket)
+        }
         let context = Unmanaged<ListenerContext>.fromOpaque(cls).takeUnretainedValue()
         state.expectRequestHead(within: context.connections.headerTimeout)
     }
@@ -99,6 +103,7 @@ let accessHandler: MHD_AccessHandlerCallback = { cls, connection, url, method, _
     case .prepared(let prepared):
         answered = prepared.response
         preparedAnswer = prepared
+        if context.isTLS { TLSCork.cork(connection, bodyBytes: prepared.response.body.count) }
         if let native = snapshot.nativeResponse(for: prepared) {
             result = native.queue(on: connection)
         } else {
@@ -107,6 +112,7 @@ let accessHandler: MHD_AccessHandlerCallback = { cls, connection, url, method, _
         }
     case .dynamic(let response):
         answered = response
+        if context.isTLS { TLSCork.cork(connection, bodyBytes: response.body.count) }
         result = queueDynamic(response, on: connection, context: context)
     }
     if let observer = context.observer {

@@ -25,6 +25,8 @@ final class ConnectionState: @unchecked Sendable {
     var serverName: String?
     /// Whether ``serverName`` has been looked up (a client may send no SNI at all).
     var serverNameKnown = false
+    /// The TLS session while a response is corked (see ``TLSCork``), else `nil`.
+    var corkedSession: OpaquePointer?
 
     init(certificates: CertificateTable?, socket: Int32, headerDeadline: UInt64) {
         self.certificates = certificates

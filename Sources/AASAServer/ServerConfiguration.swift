@@ -26,7 +26,7 @@ public struct ServerConfiguration: Sendable {
     /// trickles bytes: the defence against slowloris. `.zero` disables it.
     public var headerTimeout: Duration = .seconds(10)
     /// Bytes a request line plus headers may take: 414 or 431 beyond (`Cookie` headers count twice).
-    public var maxRequestHeadBytes: Int = 32 * 1024
+    public var maxRequestHeadBytes: Int = 16 * 1024
     /// Whether to reload when the config or certificate folder changes (inotify); SIGHUP reloads either way.
     public var watchForChanges: Bool = true
     /// How long file changes must stop before a reload, so a burst of writes is read once, complete.

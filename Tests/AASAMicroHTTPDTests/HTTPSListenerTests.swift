@@ -145,6 +145,30 @@ private func peerCommonName(_ result: ToolResult) -> String? {
         #expect(result.output == "1\n0\n", "\(result.error)")
     }
 
+    /// Small responses go out corked (head and body in one TLS record, see TLSCork): each must still leave at
+    /// once. Were the kernel's TCP_CORK left on, every response would wait its 200 ms timer: 20 requests on
+    /// one connection would take 4 s instead of milliseconds.
+    @Test func corkedResponsesOnAKeepAliveConnectionAreNotDelayed() throws {
+        let fixture = try Fixture()
+        let listener = try fixture.listener()
+        defer { listener.stop(timeout: .zero) }
+        let base = "https://a.test:\(listener.port)"
+        var arguments = [
+            "curl", "-sS", "--cacert", fixture.pki.caPath, "--resolve", "a.test:\(listener.port):127.0.0.1",
+            "-w", "%{num_connects} %{http_code} %{time_total}\n",
+        ]
+        for path in Array(repeating: "/hello", count: 10) + Array(repeating: "/dynamic", count: 10) {
+            arguments += ["-o", "/dev/null", base + path]
+        }
+        let start = Date()
+        let result = try runTool(arguments)
+        let elapsed = Date().timeIntervalSince(start)
+        let lines = result.output.split(separator: "\n")
+        #expect(lines.count == 20, "\(result.error)")
+        #expect(lines.dropFirst().allSatisfy { $0.hasPrefix("0 200 ") }, "\(result.output)")
+        #expect(elapsed < 2.5, "20 keep-alive requests took \(elapsed) s:\n\(result.output)")
+    }
+
     @Test func replaceCertificatesAffectsNewConnectionsAndKeepsOpenOnes() throws {
         let fixture = try Fixture()
         let listener = try fixture.listener()

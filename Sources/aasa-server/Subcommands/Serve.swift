@@ -83,7 +83,7 @@ struct Serve: ParsableCommand {
         help: ArgumentHelp(
             "Bytes a request line plus headers may take; 414 or 431 beyond; Cookie headers count twice "
                 + "(env: AASA_SERVER_MAX_REQUEST_HEAD).", valueName: "bytes"))
-    var maxRequestHead: Int = Environment.value("MAX_REQUEST_HEAD", 32 * 1024)
+    var maxRequestHead: Int = Environment.value("MAX_REQUEST_HEAD", 16 * 1024)
 
     @Flag(
         help: """
