@@ -16,6 +16,9 @@ public struct ServerConfiguration: Sendable {
     public var adminAddress: String = "127.0.0.1"
     /// Worker threads per listener; `nil` means one per processor.
     public var threadPoolSize: Int?
+    /// Whether a certificate whose `privkey.pem` other users can read is refused (`serve --strict`): the folder
+    /// then keeps its last good certificate, as when its files fail to load. Otherwise such a key only gets a warning.
+    public var refusesExposedPrivateKeys = false
     /// Whether to reload when the config or certificate folder changes (inotify); SIGHUP reloads either way.
     public var watchForChanges: Bool = true
     /// How long file changes must stop before a reload, so a burst of writes is read once, complete.
