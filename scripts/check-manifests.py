@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
 """Checks the wiring of deploy/kubernetes against the Dockerfile: ports, probe paths, mount paths, the
-non-root user, selectors. Prints one line per check and a final `N passed, M failed` line."""
+non-root user, private key file modes, selectors. Prints one line per check and a final `N passed, M failed`
+line."""
 import pathlib
 import re
 import sys
@@ -52,6 +53,17 @@ for mount in container["volumeMounts"]:
         items = {i["key"]: i["path"] for i in (volume or {}).get("secret", {}).get("items", [])}
         check(f"{mount['mountPath']} maps tls.crt/tls.key to fullchain.pem/privkey.pem",
               items == {"tls.crt": "fullchain.pem", "tls.key": "privkey.pem"})
+        # Secret files belong to root; with fsGroup the kubelet gives them to that group and adds group read
+        # (mode | 0440). aasa-server warns about a key others can read, or a group it does not run with can.
+        secret = (volume or {}).get("secret", {})
+        key_item = next((i for i in secret.get("items", []) if i["path"] == "privkey.pem"), {})
+        mode = key_item.get("mode", secret.get("defaultMode", 0o644))
+        fs_group = spec["securityContext"].get("fsGroup")
+        effective = mode | 0o440 if fs_group is not None else mode
+        check(f"{mount['mountPath']}/privkey.pem (mode {effective:04o}) gives others nothing", effective & 0o007 == 0)
+        check(f"{mount['mountPath']}/privkey.pem is readable by the non-root user through fsGroup, and only read",
+              fs_group is not None and effective & 0o040 != 0 and effective & 0o022 == 0
+              and fs_group == spec["securityContext"].get("runAsGroup", fs_group))
     else:
         check(f"{mount['mountPath']} is under the config or certs folder", False)
     check(f"{mount['mountPath']} is read-only", mount.get("readOnly") is True)

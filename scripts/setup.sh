@@ -1,12 +1,13 @@
 #!/usr/bin/env bash
 # Installs what building and testing aasa-server needs, only when it is missing.
 # Usage: scripts/setup.sh            build and run dependencies
-#        scripts/setup.sh --test     plus what the tests use (curl, openssl CLI, headless Chromium, Python jsonschema)
+#        scripts/setup.sh --test     plus what the tests use (curl, openssl CLI, headless Chromium, testssl.sh,
+#                                    Python jsonschema)
 set -euo pipefail
 
 packages=(libmicrohttpd-dev libgnutls28-dev libssl-dev pkg-config)
 if [[ "${1:-}" == "--test" ]]; then
-    packages+=(curl openssl python3 iproute2 chromium)
+    packages+=(curl openssl python3 iproute2 chromium testssl.sh)
 fi
 
 missing=()

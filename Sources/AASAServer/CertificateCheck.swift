@@ -3,7 +3,8 @@ import AASAOpenSSL
 import Foundation
 
 /// The certificate findings of `check`: for each domain, a certificate must exist, match its key, cover
-/// the name, and not expire within two weeks (Apple's CDN and devices refuse invalid TLS, spec §3.2).
+/// the name, and not expire within two weeks (Apple's CDN and devices refuse invalid TLS, spec §3.2); no
+/// private key (the development CA's included) may be readable by other users.
 public struct CertificateCheck: Sendable {
     /// Warn when a certificate expires within this many days.
     public static let expiryWarningDays = 14
@@ -18,8 +19,10 @@ public struct CertificateCheck: Sendable {
 
     /// Every finding for `domains`, and for the folders themselves (unreadable files, key mismatches).
     public func check(domains: [String], now: Date = Date()) -> [Diagnostic] {
-        let (certificates, folderFindings) = CertificateDirectory(path: directory).load(now: now)
+        let folder = CertificateDirectory(path: directory)
+        let (certificates, folderFindings) = folder.load(now: now)
         var found = folderFindings
+        if let devCAKey = folder.devCAKeyFinding() { found.append(devCAKey) }
         for domain in domains {
             let ownFolder = directory + "/" + domain + "/fullchain.pem"
             if let own = certificates.first(where: { $0.folderName == domain }), !own.covers(domain) {

@@ -29,15 +29,18 @@ public struct DomainCertificate: Sendable {
 public struct CertificateDirectory: Sendable {
     /// The folder, as the user named it.
     public var path: String
+    /// Whether a `privkey.pem` that other users can read is refused (`serve --strict`) instead of only reported.
+    public var refusesExposedKeys = false
 
     /// The folder holding the development CA (`certs dev`); never served as a domain certificate.
     public static let devCAFolder = "dev-ca"
     /// A folder with this name provides the certificate for clients that send no or an unknown SNI.
     public static let defaultFolder = "default"
 
-    /// Creates a reader for `path`.
-    public init(path: String) {
+    /// Creates a reader for `path`; with `refusesExposedKeys`, certificates whose key others can read are not loaded.
+    public init(path: String, refusesExposedKeys: Bool = false) {
         self.path = path
+        self.refusesExposedKeys = refusesExposedKeys
     }
 
     /// What one certificate folder held when it was read.
@@ -70,7 +73,11 @@ public struct CertificateDirectory: Sendable {
             var isDirectory: ObjCBool = false
             guard manager.fileExists(atPath: folder, isDirectory: &isDirectory), isDirectory.boolValue else { continue }
             var diagnostics: [Diagnostic] = []
-            let certificate = Self.loadFolder(name: name, folder: folder, now: now, diagnostics: &diagnostics)
+            var certificate = Self.loadFolder(name: name, folder: folder, now: now, diagnostics: &diagnostics)
+            if let exposed = PrivateKeyPermissions.check(folder + "/privkey.pem", refused: refusesExposedKeys) {
+                diagnostics.append(exposed)
+                if exposed.severity == .error { certificate = nil }
+            }
             folders.append(Folder(name: name, certificate: certificate, diagnostics: diagnostics))
         }
         return folders

@@ -59,13 +59,15 @@ extension Server {
         }
 
         /// The status as of this catalog.
-        func makeStatus(started: Date, trigger: ReloadTrigger, at now: Date, errors: [Diagnostic], failed: Bool)
-            -> ServerStatus
-        {
+        func makeStatus(
+            started: Date, trigger: ReloadTrigger, at now: Date, errors: [Diagnostic], warnings: [Diagnostic] = [],
+            failed: Bool
+        ) -> ServerStatus {
             let result: ServerStatus.LoadOutcome.Result = failed ? .failed : errors.isEmpty ? .ok : .errors
             return ServerStatus(
                 started: started,
-                lastReload: ServerStatus.LoadOutcome(time: now, trigger: trigger, result: result, errors: errors),
+                lastReload: ServerStatus.LoadOutcome(
+                    time: now, trigger: trigger, result: result, errors: errors, warnings: warnings),
                 domains: loaded.map { domain in
                     ServerStatus.DomainState(
                         domain: domain.domain, published: published[domain.domain] != nil,
@@ -81,8 +83,10 @@ extension Server {
     /// When no certificate at all is usable, the catalog keeps its table (at start there is none, and the
     /// start fails with the returned errors).
     func loadCertificates(into catalog: inout Catalog, at now: Date) -> [Diagnostic] {
-        let folders = CertificateDirectory(path: configuration.certificateDirectory).loadFolders(now: now)
-        var diagnostics: [Diagnostic] = []
+        let directory = CertificateDirectory(
+            path: configuration.certificateDirectory, refusesExposedKeys: configuration.refusesExposedPrivateKeys)
+        let folders = directory.loadFolders(now: now)
+        var diagnostics: [Diagnostic] = directory.devCAKeyFinding().map { [$0] } ?? []
         var served: [String: ServedCertificate] = [:]
         var states: [ServerStatus.CertificateState] = []
         var changed = catalog.certificateTable == nil
@@ -124,7 +128,7 @@ extension Server {
                     folder: folder.name, names: current?.certificate.names ?? [], serving: current != nil,
                     fingerprint: current?.certificate.chain.leaf.sha256Fingerprint,
                     notAfter: current?.certificate.notAfter, lastGoodLoad: current?.loadedAt,
-                    errors: findings.errors))
+                    errors: findings.errors, warnings: findings.warnings))
         }
         log(diagnostics)
         changed = changed || Set(served.keys) != Set(catalog.certificates.keys)

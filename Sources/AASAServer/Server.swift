@@ -130,7 +130,8 @@ public final class Server: Sendable {
             }
         }
         catalog.status = catalog.makeStatus(
-            started: now, trigger: .start, at: now, errors: certificateDiagnostics.errors, failed: false)
+            started: now, trigger: .start, at: now, errors: certificateDiagnostics.errors,
+            warnings: (diagnostics + certificateDiagnostics).warnings, failed: false)
         let routes = SiteRoutes(Array(catalog.published.values))
 
         var started = Running(watcher: watcher)
@@ -218,7 +219,7 @@ public final class Server: Sendable {
         }
         catalog.status = catalog.makeStatus(
             started: catalog.status?.started ?? now, trigger: trigger, at: now, errors: diagnostics.errors,
-            failed: failed)
+            warnings: diagnostics.warnings, failed: failed)
         publish(catalog, certificatesChanged: catalog.certificateTable !== previousTable)
         recordLoad(catalog)
         logger.info(

@@ -27,6 +27,9 @@ public struct ServerConfiguration: Sendable {
     public var headerTimeout: Duration = .seconds(10)
     /// Bytes a request line plus headers may take: 414 or 431 beyond (`Cookie` headers count twice).
     public var maxRequestHeadBytes: Int = 16 * 1024
+    /// Whether a certificate whose `privkey.pem` other users can read is refused (`serve --strict`): the folder
+    /// then keeps its last good certificate, as when its files fail to load. Otherwise such a key only gets a warning.
+    public var refusesExposedPrivateKeys = false
     /// Whether to reload when the config or certificate folder changes (inotify); SIGHUP reloads either way.
     public var watchForChanges: Bool = true
     /// How long file changes must stop before a reload, so a burst of writes is read once, complete.

@@ -34,6 +34,8 @@ public struct ServerStatus: Sendable {
         public var lastGoodLoad: Date?
         /// The errors of the most recent load; empty when it loaded cleanly.
         public var errors: [Diagnostic]
+        /// The warnings of the most recent load, e.g. a private key other users can read.
+        public var warnings: [Diagnostic] = []
     }
 
     /// How the most recent start or reload went.
@@ -56,6 +58,8 @@ public struct ServerStatus: Sendable {
         public var result: Result
         /// Every error it found, compiler-style.
         public var errors: [Diagnostic]
+        /// Every warning it found (domains, certificates, the development CA's key), compiler-style.
+        public var warnings: [Diagnostic] = []
     }
 
     /// When the server started.
@@ -91,6 +95,7 @@ public struct ServerStatus: Sendable {
                     ("notAfter", date(state.notAfter)),
                     ("lastGoodLoad", date(state.lastGoodLoad)),
                     ("errors", diagnostics(state.errors)),
+                    ("warnings", diagnostics(state.warnings)),
                 ])
             )
         }
@@ -104,6 +109,7 @@ public struct ServerStatus: Sendable {
                         ("trigger", .string(lastReload.trigger.rawValue)),
                         ("result", .string(lastReload.result.rawValue)),
                         ("errors", diagnostics(lastReload.errors)),
+                        ("warnings", diagnostics(lastReload.warnings)),
                     ])
                 ),
                 ("domains", .members(domainMembers)),

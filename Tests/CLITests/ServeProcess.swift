@@ -7,10 +7,12 @@ final class ServeProcess {
     let port = freePort()
     let admin = freePort()
 
-    /// Starts `serve` in `directory` with `arguments` (the ports are added unless `environment` sets them).
-    init(in directory: String, arguments: [String], environment: [String: String] = [:], output: FileHandle? = nil)
-        throws
-    {
+    /// Starts `serve` in `directory` with `arguments` (the ports are added unless `environment` sets them);
+    /// standard output and error go to `output` and `errorOutput`, else nowhere.
+    init(
+        in directory: String, arguments: [String], environment: [String: String] = [:], output: FileHandle? = nil,
+        errorOutput: FileHandle? = nil
+    ) throws {
         process.executableURL = URL(fileURLWithPath: RepositoryPaths.executable)
         var arguments = ["serve"] + arguments
         if environment["AASA_SERVER_HTTPS_PORT"] == nil {
@@ -20,7 +22,7 @@ final class ServeProcess {
         process.environment = ProcessInfo.processInfo.environment.merging(environment) { _, new in new }
         process.currentDirectoryURL = URL(fileURLWithPath: directory)
         process.standardOutput = output ?? FileHandle.nullDevice
-        process.standardError = FileHandle.nullDevice
+        process.standardError = errorOutput ?? FileHandle.nullDevice
         try process.run()
     }
 
@@ -33,6 +35,11 @@ final class ServeProcess {
             usleep(100_000)
         }
         return false
+    }
+
+    /// Sends SIGHUP: reload the config and certificate folders.
+    func reload() {
+        kill(process.processIdentifier, SIGHUP)
     }
 
     /// Sends SIGTERM and returns the exit status, or `nil` if the process is still running after `seconds`.

@@ -98,6 +98,14 @@ struct Serve: ParsableCommand {
     )
     var noWatch = false
 
+    @Flag(
+        help: """
+            Refuse a private key that other users can read (mode bits for others, or for a group the server does \
+            not run with): its certificate is not loaded and the folder keeps its last good one; without it, \
+            such a key only gets a warning (env: AASA_SERVER_STRICT=1).
+            """)
+    var strict = false
+
     @Option(
         help: ArgumentHelp(
             "Access log on standard output: off, json or common (env: AASA_SERVER_ACCESS_LOG).", valueName: "format"))
@@ -157,6 +165,7 @@ struct Serve: ParsableCommand {
         configuration.idleTimeoutSeconds = idleTimeout
         configuration.maxRequestHeadBytes = maxRequestHead
         configuration.watchForChanges = !(noWatch || Environment.flag("NO_WATCH"))
+        configuration.refusesExposedPrivateKeys = strict || Environment.flag("STRICT")
         let devMode = dev || Environment.flag("DEV")
         let resources = ProcessResources.raiseOpenFileLimit()
         logger.info("open file limit", metadata: ["soft": "\(resources.soft)", "hard": "\(resources.hard)"])
