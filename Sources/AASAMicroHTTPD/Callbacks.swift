@@ -70,7 +70,7 @@ let identityUnescapeCallback:
 /// Two phases, as libmicrohttpd 0.9.75 needs for keep-alive: the first call (headers complete) only
 /// records that it happened; queuing then would make libmicrohttpd close the connection after the
 /// response. Bodies are consumed and ignored; the response is queued on the final call.
-let accessHandler: MHD_AccessHandlerCallback = { cls, connection, url, method, _, _, uploadSize, requestState in
+let accessHandler: MHD_AccessHandlerCallback = { cls, connection, url, method, version, _, uploadSize, requestState in
     guard let cls, let connection, let url, let method, let uploadSize, let requestState else { return .NO }
     var query: UnsafePointer<CChar>? = nil
     if let state = requestState.pointee {
@@ -78,12 +78,12 @@ let accessHandler: MHD_AccessHandlerCallback = { cls, connection, url, method, _
             query = UnsafePointer((state + 1).assumingMemoryBound(to: CChar.self))
             if state.load(as: UInt8.self) == 0 {
                 state.storeBytes(of: 1, as: UInt8.self)
-                return headComplete(connection, cls: cls, url: url, method: method, query: query)
+                return headComplete(connection, cls: cls, url: url, method: method, version: version, query: query)
             }
         }
     } else {
         requestState.pointee = cls
-        return headComplete(connection, cls: cls, url: url, method: method, query: nil)
+        return headComplete(connection, cls: cls, url: url, method: method, version: version, query: nil)
     }
     if uploadSize.pointee != 0 {
         uploadSize.pointee = 0
@@ -125,23 +125,59 @@ let accessHandler: MHD_AccessHandlerCallback = { cls, connection, url, method, _
 
 /// The first handler call of a request: its head is complete, so its connection's deadline stops.
 ///
-/// A request that announces a body is answered 413 at once, before a byte of the body is read: nothing we
-/// serve takes one (libmicrohttpd then closes the connection instead of reading the body).
+/// Two kinds of request are answered at once, before routing: one whose request line hides bytes behind a
+/// NUL (400), and one that announces a body (413, before a byte of the body is read: nothing we serve takes
+/// one; libmicrohttpd then closes the connection instead of reading the body).
 private func headComplete(
     _ connection: OpaquePointer, cls: UnsafeMutableRawPointer, url: UnsafePointer<CChar>,
-    method: UnsafePointer<CChar>, query: UnsafePointer<CChar>?
+    method: UnsafePointer<CChar>, version: UnsafePointer<CChar>?, query: UnsafePointer<CChar>?
 ) -> MHD_Result {
     ConnectionState.of(connection)?.requestHeadReceived()
-    guard announcesBody(connection) else { return .YES }
+    let refusal: (response: NativeResponse, status: Int)
     let context = Unmanaged<ListenerContext>.fromOpaque(cls).takeUnretainedValue()
-    let result = context.payloadTooLarge.queue(on: connection)
+    if hidesBytesBehindNUL(url: url, query: query, version: version) {
+        refusal = (context.badRequest, 400)
+    } else if announcesBody(connection) {
+        refusal = (context.payloadTooLarge, 413)
+    } else {
+        return .YES
+    }
+    let result = refusal.response.queue(on: connection)
     if let observer = context.observer {
         let request = MHDRequest(
             connection: connection, url: url, method: MHDRequest.method(method), methodText: method, query: query,
             isTLS: context.isTLS)
-        observer.requestAnswered(request, status: 413, bodyBytes: 0, prepared: nil)
+        observer.requestAnswered(request, status: refusal.status, bodyBytes: 0, prepared: nil)
     }
     return result
+}
+
+/// Whether the request target holds a NUL byte with more of the target after it.
+///
+/// libmicrohttpd 0.9.75 hands the target over as a C string, so `GET /index.html<NUL>.png` would be routed
+/// as `/index.html`: what the router sees is not what the client sent. libmicrohttpd parses the request
+/// line in place (`method<NUL>target<NUL>version`, the query split off at `?` with NULs, each byte where
+/// it was), so the target's raw bytes end right before `version`. Whatever lies between the end of the
+/// C strings we were given (path, and the query kept by ``uriLogCallback``) and `version`, other than the
+/// NULs and spaces libmicrohttpd wrote or skipped, was hidden behind a NUL.
+private func hidesBytesBehindNUL(
+    url: UnsafePointer<CChar>, query: UnsafePointer<CChar>?, version: UnsafePointer<CChar>?
+) -> Bool {
+    // Only a version that libmicrohttpd found in the line itself (it follows a NUL and says HTTP/) bounds the
+    // target; anything else (no version at all) leaves nothing to compare.
+    guard let version, version > url, (version - 1).pointee == 0, strncmp(version, "HTTP/", 5) == 0 else {
+        return false
+    }
+    var end = url + strlen(url)
+    if let query { end += 1 + strlen(query) }
+    guard end < version, version - end <= 1 << 20 else { return false }
+    var cursor = end
+    while cursor < version {
+        let byte = UInt8(bitPattern: cursor.pointee)
+        if byte != 0 && byte != UInt8(ascii: " ") && byte != UInt8(ascii: "\t") { return true }
+        cursor += 1
+    }
+    return false
 }
 
 /// Whether the request head announces a body: a `Transfer-Encoding`, or a `Content-Length` other than 0.

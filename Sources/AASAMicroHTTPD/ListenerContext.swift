@@ -23,6 +23,8 @@ final class ListenerContext: Sendable {
     let connections: ConnectionRegistry
     /// The 413 sent to a request that announces a body (built once).
     let payloadTooLarge: NativeResponse
+    /// The 400 sent to a request whose target hides bytes behind a NUL (built once).
+    let badRequest: NativeResponse
 
     init(
         routes: RouteSnapshot, certificates: CertificateTable?, logHandler: @escaping @Sendable (String) -> Void,
@@ -30,6 +32,14 @@ final class ListenerContext: Sendable {
     ) throws {
         self.observer = observer
         self.connections = ConnectionRegistry(headerTimeout: headerTimeout)
+        self.badRequest = try NativeResponse(
+            Response(
+                status: 400,
+                headers: [
+                    HTTPHeader("Content-Type", "text/plain; charset=utf-8"), HTTPHeader("Cache-Control", "no-store"),
+                    HTTPHeader("Connection", "close"),
+                ],
+                body: Array("bad request: NUL byte in the request target\n".utf8)))
         self.payloadTooLarge = try NativeResponse(
             Response(
                 status: 413,

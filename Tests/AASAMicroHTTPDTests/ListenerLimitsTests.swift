@@ -29,6 +29,31 @@ import Testing
         #expect(client.isClosed(within: 2))
     }
 
+    /// libmicrohttpd hands the target over as a C string: without the check, these would be routed as `/hello`.
+    @Test(arguments: [
+        "GET /hello\u{0}.png HTTP/1.1\r\nHost: a\r\n\r\n",
+        "GET /hello\u{0}/../../secret HTTP/1.1\r\nHost: a\r\n\r\n",
+        "GET /echo?q=1\u{0}&admin=1 HTTP/1.1\r\nHost: a\r\n\r\n",
+    ])
+    func aTargetHidingBytesBehindANULGets400(request: String) throws {
+        let listener = try listener()
+        let answer = String(decoding: try rawExchange(port: listener.port, request: request), as: UTF8.self)
+        #expect(answer.hasPrefix("HTTP/1.1 400 "), "\(answer.prefix(80))")
+        #expect(answer.contains("NUL byte"))
+    }
+
+    @Test(arguments: [
+        "GET /hello HTTP/1.1\r\nHost: a\r\nConnection: close\r\n\r\n",
+        "GET /echo?a=%41+b&c=&&d HTTP/1.1\r\nHost: a\r\nConnection: close\r\n\r\n",
+        "GET /echo? HTTP/1.1\r\nHost: a\r\nConnection: close\r\n\r\n",
+        "GET /echo HTTP/1.0\r\n\r\n",
+    ])
+    func ordinaryTargetsAreNotMistakenForHiddenBytes(request: String) throws {
+        let listener = try listener()
+        let answer = String(decoding: try rawExchange(port: listener.port, request: request), as: UTF8.self)
+        #expect(answer.hasPrefix("HTTP/1.1 200 "), "\(answer.prefix(80))")
+    }
+
     @Test func aZeroContentLengthIsNoBody() throws {
         let listener = try listener()
         let answer = String(

@@ -34,14 +34,14 @@ import Testing
                 directory.path + "/certs/dev-ca/ca.pem", "--canary", outside, "--canary", beside, "--prefix", "/docs/",
                 "--forbidden-file", directory.path + "/site-config/shop.example/site.json", "--forbidden-file",
                 directory.path + "/certs/shop.example/privkey.pem",
-            ], timeout: 170)
+            ], timeout: 400)
         #expect(output.status == 0, "\(output.stdout)\(output.stderr)")
         let summary = try #require(output.stdout.split(separator: "\n").first.map(String.init))
         #expect(summary.hasSuffix(", 0 failed"), "\(summary)")
         // Every line of both lists went out: over a thousand requests, most refused, hundreds escaped.
         let numbers = summary.split(separator: " ").compactMap { Int($0) }
         #expect(numbers.count >= 6 && numbers[0] > 1000 && numbers[1] > 500 && numbers[2] > 300, "\(summary)")
-        #expect(summary.contains("3 known deviations"), "\(summary)")
+        #expect(summary.contains("0 known deviations"), "\(summary)")
         #expect(serve.terminate(within: 5) == 0)
     }
 
