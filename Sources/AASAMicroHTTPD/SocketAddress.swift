@@ -59,24 +59,54 @@ enum SocketAddress {
             let ok: Bool
             switch Int32(address.pointee.sa_family) {
             case AF_INET:
-                ok = address.withMemoryRebound(to: sockaddr_in.self, capacity: 1) { v4 in
-                    withUnsafePointer(to: v4.pointee.sin_addr) { inet_ntop(AF_INET, $0, chars, 64) != nil }
+                // Formatted by hand: inet_ntop goes through sprintf, and this runs for every fetch logged.
+                return address.withMemoryRebound(to: sockaddr_in.self, capacity: 1) { v4 in
+                    withUnsafeBytes(of: v4.pointee.sin_addr) { Self.dottedQuad($0) }
                 }
             case AF_INET6:
+                var mappedText: String?
                 ok = address.withMemoryRebound(to: sockaddr_in6.self, capacity: 1) { v6 in
                     withUnsafePointer(to: v6.pointee.sin6_addr) { pointer in
                         let bytes = UnsafeRawPointer(pointer).assumingMemoryBound(to: UInt8.self)
                         let mapped =
                             (0..<10).allSatisfy { bytes[$0] == 0 } && bytes[10] == 0xff && bytes[11] == 0xff
-                        return mapped
-                            ? inet_ntop(AF_INET, bytes + 12, chars, 64) != nil
-                            : inet_ntop(AF_INET6, pointer, chars, 64) != nil
+                        if mapped {  // an IPv4 client of a dual-stack listener
+                            mappedText = Self.dottedQuad(UnsafeRawBufferPointer(start: bytes + 12, count: 4))
+                            return true
+                        }
+                        return inet_ntop(AF_INET6, pointer, chars, 64) != nil
                     }
                 }
+                if let mappedText { return mappedText }
             default:
                 ok = false
             }
             return ok ? String(cString: chars) : ""
+        }
+    }
+
+    /// `a.b.c.d` for the four bytes of an IPv4 address.
+    static func dottedQuad(_ bytes: UnsafeRawBufferPointer) -> String {
+        String(unsafeUninitializedCapacity: 15) { out in
+            var count = 0
+            for index in 0..<4 {
+                if index > 0 {
+                    out[count] = UInt8(ascii: ".")
+                    count += 1
+                }
+                let value = bytes[index]
+                if value >= 100 {
+                    out[count] = 48 + value / 100
+                    count += 1
+                }
+                if value >= 10 {
+                    out[count] = 48 + value / 10 % 10
+                    count += 1
+                }
+                out[count] = 48 + value % 10
+                count += 1
+            }
+            return count
         }
     }
 }

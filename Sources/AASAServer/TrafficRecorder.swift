@@ -47,11 +47,18 @@ public final class TrafficRecorder: RequestObserver {
         case other
 
         static func of(_ path: UnsafeRawBufferPointer) -> Resource {
-            for resource in [wellKnownAssociation, rootAssociation, assetLinks]
-            where path.elementsEqual(resource.rawValue.utf8) {
+            for (resource, bytes) in byteForms
+            where bytes.count == path.count
+                && bytes.withUnsafeBytes { memcmp($0.baseAddress!, path.baseAddress!, path.count) == 0 }
+            {
                 return resource
             }
             return .other
+        }
+
+        /// The paths as bytes, compared with memcmp on every request.
+        private static let byteForms: [(Resource, [UInt8])] = [wellKnownAssociation, rootAssociation, assetLinks].map {
+            ($0, Array($0.rawValue.utf8))
         }
 
         /// Whether this is an association file, whose fetches are logged one by one.

@@ -1,3 +1,9 @@
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
 /// What one domain publishes, ready to be turned into routes.
 public struct PublishedDomain: Sendable {
     /// The host name (lower case, no trailing dot).
@@ -43,14 +49,27 @@ public final class SiteRoutes: RouteTable {
     /// Android's Digital Asset Links path (spec §7).
     static let assetLinksPath = Array("/.well-known/assetlinks.json".utf8)
 
-    struct DomainRoutes: Sendable {
-        var association: StaticResource
+    /// A class, so the per-request dictionary lookup retains one object instead of copying every field.
+    final class DomainRoutes: Sendable {
+        let association: StaticResource
         /// The resource for the legacy root path: the signed file when signing is on (spec §4).
-        var rootAssociation: StaticResource
-        var assetLinks: StaticResource?
-        var methodNotAllowed: PreparedResponse
-        var notFound: PreparedResponse
-        var pages: PageRoutes?
+        let rootAssociation: StaticResource
+        let assetLinks: StaticResource?
+        let methodNotAllowed: PreparedResponse
+        let notFound: PreparedResponse
+        let pages: PageRoutes?
+
+        init(
+            association: StaticResource, rootAssociation: StaticResource, assetLinks: StaticResource?,
+            methodNotAllowed: PreparedResponse, notFound: PreparedResponse, pages: PageRoutes?
+        ) {
+            self.association = association
+            self.rootAssociation = rootAssociation
+            self.assetLinks = assetLinks
+            self.methodNotAllowed = methodNotAllowed
+            self.notFound = notFound
+            self.pages = pages
+        }
     }
 
     /// Every prepared response, indexed by id.
@@ -120,7 +139,8 @@ public final class SiteRoutes: RouteTable {
         if let serverName, serverName != host { return .prepared(misdirected) }
         let resource = request.withPath { path -> StaticResource? in
             func equals(_ candidate: [UInt8]) -> Bool {
-                candidate.count == path.count && candidate.withUnsafeBytes { $0.elementsEqual(path) }
+                candidate.count == path.count
+                    && candidate.withUnsafeBytes { memcmp($0.baseAddress!, path.baseAddress!, path.count) == 0 }
             }
             if equals(Self.associationPaths[0]) { return site.association }
             if equals(Self.associationPaths[1]) { return site.rootAssociation }
