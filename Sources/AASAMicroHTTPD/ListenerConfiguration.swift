@@ -15,7 +15,8 @@ public struct ListenerConfiguration: Sendable {
     public var bindAddress: String?
     /// TLS settings, or `nil` for plain HTTP.
     public var tls: TLSConfiguration?
-    /// Number of libmicrohttpd worker threads (epoll loops).
+    /// Number of worker threads: one single-threaded libmicrohttpd daemon (epoll loop) each, all listening on
+    /// the port with `SO_REUSEPORT`.
     public var threadPoolSize: Int
     /// Most simultaneous connections; more are accepted and closed at once.
     public var connectionLimit: Int
@@ -32,6 +33,9 @@ public struct ListenerConfiguration: Sendable {
     public var perIPConnectionLimit: Int
     /// Listen backlog passed to `listen(2)`.
     public var listenBacklog: Int
+    /// How each worker thread waits for its sockets; `nil` picks ``EventLoop/poll`` for TLS and
+    /// ``EventLoop/epoll`` for plain HTTP (see ``EventLoop``).
+    public var eventLoop: EventLoop?
     /// Receives libmicrohttpd's own diagnostics (one line each, without trailing newline).
     public var logHandler: @Sendable (String) -> Void
     /// Told about every answered request (metrics, access log); `nil` for none.
@@ -73,6 +77,9 @@ public struct ListenerConfiguration: Sendable {
     /// keep-alive load, 2 % with 5 KiB), and a pool above 32 KiB is mmap'ed per connection instead of
     /// malloc'ed. Hence the 16 KiB default.
     var connectionMemoryLimit: Int { max(4096, requestHeadLimit) + 1024 }
+
+    /// The event loop in use: ``eventLoop``, or the default for this listener's kind.
+    var resolvedEventLoop: EventLoop { eventLoop ?? (tls == nil ? .epoll : .poll) }
 
     /// Processors currently online (at least 1).
     public static var activeProcessorCount: Int { max(1, Int(sysconf(Int32(_SC_NPROCESSORS_ONLN)))) }

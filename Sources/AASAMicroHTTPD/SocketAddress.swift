@@ -41,9 +41,35 @@ enum SocketAddress {
         return nil
     }
 
+    /// `bind` with its port replaced.
+    static func withPort(_ bind: Bind, _ port: UInt16) -> Bind {
+        var copy = bind
+        withUnsafeMutableBytes(of: &copy.storage) { raw in
+            if bind.isIPv6 {
+                raw.baseAddress!.assumingMemoryBound(to: sockaddr_in6.self).pointee.sin6_port = port.bigEndian
+            } else {
+                raw.baseAddress!.assumingMemoryBound(to: sockaddr_in.self).pointee.sin_port = port.bigEndian
+            }
+        }
+        return copy
+    }
+
+    /// The wildcard address (`0.0.0.0`, or `::` when `ipv6`) with `port`.
+    static func any(port: UInt16, ipv6: Bool) -> Bind {
+        bind(ipv6 ? "::" : "0.0.0.0", port: port)!
+    }
+
+    /// `SOCK_STREAM` as `socket(2)` takes it (qualified: with whole-module optimisation the bare name is
+    /// not found on Linux, where the C headers of libmicrohttpd are imported beside Glibc).
+    #if canImport(Glibc)
+        static let streamType = Int32(Glibc.SOCK_STREAM.rawValue)
+    #else
+        static let streamType = SOCK_STREAM
+    #endif
+
     /// Whether this host can open IPv6 sockets (decides dual-stack binding when no address is given).
     static let ipv6Available: Bool = {
-        let fd = socket(AF_INET6, Int32(SOCK_STREAM.rawValue), 0)
+        let fd = socket(AF_INET6, streamType, 0)
         guard fd >= 0 else { return false }
         close(fd)
         return true

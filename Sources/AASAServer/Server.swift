@@ -293,6 +293,7 @@ public final class Server: Sendable {
         listener.connectionTimeoutSeconds = configuration.idleTimeoutSeconds
         listener.headerTimeout = configuration.headerTimeout
         listener.requestHeadLimit = configuration.maxRequestHeadBytes
+        if observed { listener.eventLoop = configuration.eventLoop }
         if observed { listener.observer = recorder }
         return listener
     }

@@ -1,3 +1,8 @@
+import AASAMicroHTTPD
+
+/// How the listeners wait for socket events (poll or epoll); see `AASAMicroHTTPD.EventLoop`.
+public typealias ListenerEventLoop = AASAMicroHTTPD.EventLoop
+
 /// Everything `serve` needs to know; the CLI fills it from flags and the environment.
 public struct ServerConfiguration: Sendable {
     /// The folder holding `<domain>/site.json`.
@@ -30,6 +35,8 @@ public struct ServerConfiguration: Sendable {
     /// Whether a certificate whose `privkey.pem` other users can read is refused (`serve --strict`): the folder
     /// then keeps its last good certificate, as when its files fail to load. Otherwise such a key only gets a warning.
     public var refusesExposedPrivateKeys = false
+    /// How the public listeners wait for sockets; `nil`: poll for HTTPS, epoll for HTTP (see `EventLoop`).
+    public var eventLoop: ListenerEventLoop?
     /// Whether to reload when the config or certificate folder changes (inotify); SIGHUP reloads either way.
     public var watchForChanges: Bool = true
     /// How long file changes must stop before a reload, so a burst of writes is read once, complete.

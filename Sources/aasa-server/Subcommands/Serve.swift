@@ -85,6 +85,12 @@ struct Serve: ParsableCommand {
                 + "(env: AASA_SERVER_MAX_REQUEST_HEAD).", valueName: "bytes"))
     var maxRequestHead: Int = Environment.value("MAX_REQUEST_HEAD", 16 * 1024)
 
+    @Option(
+        help: ArgumentHelp(
+            "How the public listeners wait for sockets: auto (poll for HTTPS, epoll for HTTP), epoll or poll "
+                + "(env: AASA_SERVER_EVENT_LOOP).", valueName: "loop"))
+    var eventLoop: EventLoopChoice = Environment.value("EVENT_LOOP", EventLoopChoice.auto)
+
     @Flag(
         help: """
             Create a local development CA and certificates for domains that have none, print how to trust them, \
@@ -164,6 +170,7 @@ struct Serve: ParsableCommand {
         configuration.headerTimeout = .milliseconds(Int64(headerTimeout * 1000))
         configuration.idleTimeoutSeconds = idleTimeout
         configuration.maxRequestHeadBytes = maxRequestHead
+        configuration.eventLoop = eventLoop.eventLoop
         configuration.watchForChanges = !(noWatch || Environment.flag("NO_WATCH"))
         configuration.refusesExposedPrivateKeys = strict || Environment.flag("STRICT")
         let devMode = dev || Environment.flag("DEV")
@@ -230,6 +237,15 @@ extension Logger.Level: @retroactive ExpressibleByArgument {}
 
 extension Logger.Level: @retroactive LosslessStringConvertible {
     public init?(_ description: String) { self.init(rawValue: description) }
+}
+
+/// `--event-loop`: auto, or one of the event loops.
+enum EventLoopChoice: String, ExpressibleByArgument, LosslessStringConvertible, CaseIterable {
+    case auto, epoll, poll
+
+    init?(_ description: String) { self.init(rawValue: description) }
+    var description: String { rawValue }
+    var eventLoop: ListenerEventLoop? { self == .auto ? nil : ListenerEventLoop(rawValue: rawValue) }
 }
 
 /// `--access-log`: off, or one of the access log formats.
