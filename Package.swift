@@ -59,8 +59,8 @@ let package = Package(
 
         // MARK: Tests
         .target(name: "AASATestSupport", path: "Tests/AASATestSupport"),
-        .testTarget(name: "AASACoreTests", dependencies: ["AASACore"], exclude: ["Fixtures"]),
-        .testTarget(name: "AASAFuzzHarnessTests", dependencies: ["AASAFuzzHarness", "AASACore"]),
+        .testTarget(name: "AASACoreTests", dependencies: ["AASACore", "AASATestSupport"], exclude: ["Fixtures"]),
+        .testTarget(name: "AASAFuzzHarnessTests", dependencies: ["AASAFuzzHarness", "AASACore", "AASATestSupport"]),
         .testTarget(name: "AASAOpenSSLTests", dependencies: ["AASAOpenSSL", "AASATestSupport"]),
         .testTarget(
             name: "AASAMicroHTTPDTests", dependencies: ["AASAMicroHTTPD", "AASACore", "AASAOpenSSL", "AASATestSupport"]),

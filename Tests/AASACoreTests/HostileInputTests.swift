@@ -1,9 +1,6 @@
+import AASATestSupport
 import Foundation
 import Testing
-
-#if canImport(Glibc)
-    import Glibc
-#endif
 
 @testable import AASACore
 
@@ -15,9 +12,9 @@ import Testing
 
     /// Runs `body` and fails the test if it takes more CPU time than the hang guard.
     func withinHangGuard<T>(_ what: String, _ body: () throws -> T) rethrows -> T {
-        let start = threadCPUTime()
+        let start = CPUTime.ofThisThread()
         let result = try body()
-        let elapsed = threadCPUTime() - start
+        let elapsed = CPUTime.ofThisThread() - start
         #expect(elapsed < Self.hangGuard, "\(what) took \(elapsed) of CPU time")
         return result
     }
@@ -30,10 +27,9 @@ import Testing
     }
 
     @Test func aSiteJSONOverTheLimitIsRefusedBeforeItIsRead() throws {
-        let folder = NSTemporaryDirectory() + "aasa-hostile-\(UUID().uuidString)"
-        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(atPath: folder) }
-        let file = folder + "/site.json"
+        let folder = TemporaryDirectory("aasa-hostile")
+        defer { withExtendedLifetime(folder) {} }
+        let file = folder.path + "/site.json"
         // 64 MiB (sparse) after a valid start: a loader that reads and parses it would take seconds and the memory.
         FileManager.default.createFile(atPath: file, contents: Data("{\"cacheControl\": \"".utf8))
         let handle = try #require(FileHandle(forWritingAtPath: file))
@@ -178,11 +174,4 @@ import Testing
         #expect(loaded.diagnostics.hasErrors)
         #expect(loaded.diagnostics.allSatisfy { $0.file == "shop.example/site.json" && $0.line >= 1 && $0.column >= 1 })
     }
-}
-
-/// CPU time used by the calling thread so far (a test body without `await` stays on one thread).
-func threadCPUTime() -> Duration {
-    var now = timespec()
-    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &now)
-    return .seconds(now.tv_sec) + .nanoseconds(now.tv_nsec)
 }

@@ -1,10 +1,7 @@
 import AASACore
+import AASATestSupport
 import Foundation
 import Testing
-
-#if canImport(Glibc)
-    import Glibc
-#endif
 
 @testable import AASAFuzzHarness
 
@@ -15,10 +12,8 @@ struct FuzzInput: Sendable, CustomTestStringConvertible {
 
     var testDescription: String { "\(target.rawValue): \(path)" }
 
-    static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-        .deletingLastPathComponent().path
     /// Where `scripts/fuzz` copies what it finds.
-    static let regressions = root + "/Tests/AASACoreTests/Fixtures/fuzz-regressions"
+    static let regressions = RepositoryPaths.root + "/Tests/AASACoreTests/Fixtures/fuzz-regressions"
 
     /// Every file under `folder/<target>/`, sorted.
     static func all(in folder: String) -> [FuzzInput] {
@@ -38,7 +33,7 @@ struct FuzzInput: Sendable, CustomTestStringConvertible {
     @Test(arguments: FuzzInput.all(in: FuzzInput.regressions))
     func foundInputStaysFixed(_ input: FuzzInput) throws {
         let bytes = try #require(FileManager.default.contents(atPath: input.path))
-        let start = threadCPUTime()
+        let start = CPUTime.ofThisThread()
         do {
             try input.target.run(Array(bytes))
         } catch {
@@ -46,7 +41,7 @@ struct FuzzInput: Sendable, CustomTestStringConvertible {
         }
         // libFuzzer's -timeout is 10 s for the optimised build; a debug build replaying a former hang gets 5 s of
         // this thread's CPU time (wall time would count every other test running beside it).
-        #expect(threadCPUTime() - start < .seconds(5))
+        #expect(CPUTime.ofThisThread() - start < .seconds(5))
     }
 
     @Test func everyTargetHasRegressionInputs() {
@@ -54,16 +49,9 @@ struct FuzzInput: Sendable, CustomTestStringConvertible {
         #expect(targets == Set(FuzzTarget.allCases))
     }
 
-    @Test(arguments: FuzzInput.all(in: FuzzInput.root + "/Fuzz/seeds"))
+    @Test(arguments: FuzzInput.all(in: RepositoryPaths.root + "/Fuzz/seeds"))
     func handWrittenSeedsPassTheHarness(_ input: FuzzInput) throws {
         let bytes = try #require(FileManager.default.contents(atPath: input.path))
         try input.target.run(Array(bytes))
     }
-}
-
-/// CPU time used by the calling thread so far (a test body without `await` stays on one thread).
-func threadCPUTime() -> Duration {
-    var now = timespec()
-    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &now)
-    return .seconds(now.tv_sec) + .nanoseconds(now.tv_nsec)
 }
