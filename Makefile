@@ -2,8 +2,9 @@
 SWIFT ?= swift
 CONFIG ?= site-config
 CERTS ?= certs
+FUZZ_SECONDS ?= 30
 
-.PHONY: run test build release lint clean bench
+.PHONY: run test build release lint clean bench fuzz
 
 ## make run: install what is missing, build, make dev certificates, serve the sample site-config/.
 run: release
@@ -28,8 +29,13 @@ lint:
 	$(SWIFT) format lint --recursive --strict Sources Tests Package.swift
 
 clean:
-	rm -rf .build
+	rm -rf .build .build-fuzz
 
 ## make bench: aasa-server against nginx (see docs/benchmarks.md).
 bench:
 	scripts/bench
+
+## make fuzz: libFuzzer with AddressSanitizer on site.json loading, association and assetlinks files and the
+## matcher, FUZZ_SECONDS per target (docs/fuzzing.md). Findings land in Tests/AASACoreTests/Fixtures/fuzz-regressions/.
+fuzz:
+	scripts/fuzz $(FUZZ_SECONDS)

@@ -11,7 +11,9 @@ let package = Package(
     name: "aasa-server",
     platforms: [.macOS(.v15)],
     products: [
-        .executable(name: "aasa-server", targets: ["aasa-server"])
+        .executable(name: "aasa-server", targets: ["aasa-server"]),
+        // For the libFuzzer executables in Fuzz/ (a separate package, so this one never links a main-less binary).
+        .library(name: "AASAFuzzHarness", targets: ["AASAFuzzHarness"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
@@ -44,6 +46,8 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: strict),
+        // What the fuzz targets do with one input; pure Swift, so tests replay found inputs (docs/fuzzing.md).
+        .target(name: "AASAFuzzHarness", dependencies: ["AASACore"], swiftSettings: strict),
         .executableTarget(
             name: "aasa-server",
             dependencies: [
@@ -55,7 +59,8 @@ let package = Package(
 
         // MARK: Tests
         .target(name: "AASATestSupport", path: "Tests/AASATestSupport"),
-        .testTarget(name: "AASACoreTests", dependencies: ["AASACore"], exclude: ["Fixtures"]),
+        .testTarget(name: "AASACoreTests", dependencies: ["AASACore", "AASATestSupport"], exclude: ["Fixtures"]),
+        .testTarget(name: "AASAFuzzHarnessTests", dependencies: ["AASAFuzzHarness", "AASACore", "AASATestSupport"]),
         .testTarget(name: "AASAOpenSSLTests", dependencies: ["AASAOpenSSL", "AASATestSupport"]),
         .testTarget(
             name: "AASAMicroHTTPDTests", dependencies: ["AASAMicroHTTPD", "AASACore", "AASAOpenSSL", "AASATestSupport"]),

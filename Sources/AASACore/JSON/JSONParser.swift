@@ -13,11 +13,11 @@ public struct JSONParser: Sendable {
     /// Creates a parser with the default limits.
     public init() {}
 
-    /// The parsed document and non-fatal findings (a BOM).
+    /// The parsed document and non-fatal findings (a BOM, duplicate keys).
     public struct Result: Sendable {
         /// The root value.
         public var root: JSONNode
-        /// Warnings found while parsing.
+        /// Findings that did not stop the parse: a BOM (warning), duplicate keys (errors).
         public var diagnostics: [Diagnostic]
     }
 
@@ -27,13 +27,15 @@ public struct JSONParser: Sendable {
         if source.bytes.count > maximumBytes {
             throw source.diagnostic(
                 .error, rule: "file-too-large",
-                "file is \(source.bytes.count) bytes; the limit is \(maximumBytes)", at: 0)
+                "file is \(source.bytes.count) bytes; the limit is \(maximumBytes)", at: 0,
+                hint: "check that this is the right file: association and config files are far smaller")
         }
         if let bad = Self.firstInvalidUTF8Offset(source.bytes) {
             throw source.diagnostic(
                 .error, rule: "not-utf8",
                 "file is not valid UTF-8 (byte 0x\(String(source.bytes[bad], radix: 16, uppercase: true)))",
-                at: bad, hint: "save the file as UTF-8")
+                at: bad, keyPath: keyPath(before: bad, in: source)?.description,
+                hint: "save the file as UTF-8 (it may be Latin-1 or Windows-1252)")
         }
         var diagnostics: [Diagnostic] = []
         if source.bytes.starts(with: [0xEF, 0xBB, 0xBF]) {
@@ -58,7 +60,22 @@ public struct JSONParser: Sendable {
             }
             throw scanner.error("unexpected \(scanner.describeCurrent()) after the end of the JSON value")
         }
-        return Result(root: root, diagnostics: diagnostics)
+        return Result(root: root, diagnostics: diagnostics + scanner.duplicateKeys)
+    }
+
+    /// The key path of the value being read at `offset`: the scanner runs on the bytes before it and stops there,
+    /// which keeps the search off the normal path (only a file that fails gets it). `nil` before the first value.
+    func keyPath(before offset: Int, in source: SourceText) -> KeyPath? {
+        let prefix = SourceText(name: source.name, bytes: Array(source.bytes[..<offset]))
+        var scanner = Scanner(source: prefix, maximumDepth: maximumDepth)
+        if prefix.bytes.starts(with: [0xEF, 0xBB, 0xBF]) { scanner.index = 3 }
+        scanner.skipWhitespace()
+        do {
+            _ = try scanner.parseValue(depth: 0)
+        } catch {
+            return scanner.path.isEmpty ? nil : KeyPath(scanner.path)
+        }
+        return nil
     }
 
     /// Recognises documents that are not JSON at all (corpus tags `rtf`, `html`, `front-matter`), so the
@@ -116,13 +133,20 @@ private struct Scanner {
     var index = 0
     /// Offset of a typographic quote inside the last string read: a likely unclosed string (corpus 106).
     var smartQuoteInLastString: Int?
+    /// Where the value being parsed sits, for the key path of a duplicate key.
+    var path: [KeyPath.Component] = []
+    /// One error per repeated key. Parsing goes on, so the rest of the file is still checked.
+    var duplicateKeys: [Diagnostic] = []
+
+    /// `source.bytes`, held directly: reading through `source` copies the whole struct per byte in a debug build.
+    let bytes: [UInt8]
 
     init(source: SourceText, maximumDepth: Int) {
         self.source = source
         self.maximumDepth = maximumDepth
+        self.bytes = source.bytes
     }
 
-    var bytes: [UInt8] { source.bytes }
     var atEnd: Bool { index >= bytes.count }
     var current: UInt8? { index < bytes.count ? bytes[index] : nil }
 
@@ -213,7 +237,9 @@ private struct Scanner {
     mutating func enter(_ depth: Int) throws(Diagnostic) {
         if depth > maximumDepth {
             throw source.diagnostic(
-                .error, rule: "json-too-deep", "nesting is deeper than \(maximumDepth) levels", at: index)
+                .error, rule: "json-too-deep", "nesting is deeper than \(maximumDepth) levels", at: index,
+                keyPath: KeyPath(path).description,
+                hint: "flatten the structure: association files and site.json need fewer than ten levels")
         }
     }
 
@@ -221,6 +247,7 @@ private struct Scanner {
         try enter(depth)
         index += 1  // {
         var members: [JSONMember] = []
+        var firstOffsets: [String: Int] = [:]
         skipWhitespace()
         if current == UInt8(ascii: "}") {
             index += 1
@@ -242,7 +269,14 @@ private struct Scanner {
             skipWhitespace()
             guard current == UInt8(ascii: ":") else { throw unexpected(expecting: "':' after the key \"\(key)\"") }
             index += 1
+            if let first = firstOffsets[key] {
+                reportDuplicate(key, first: first, again: keyOffset)
+            } else {
+                firstOffsets[key] = keyOffset
+            }
+            path.append(.key(key))
             let value = try parseValue(depth: depth)
+            path.removeLast()
             members.append(JSONMember(key: key, keyOffset: keyOffset, value: value))
             skipWhitespace()
             if current == UInt8(ascii: ",") {
@@ -274,7 +308,9 @@ private struct Scanner {
             if current == UInt8(ascii: "]") && !elements.isEmpty {
                 throw error("trailing comma before ']'", at: lastComma(before: index), hint: "delete the last ','")
             }
+            path.append(.index(elements.count))
             elements.append(try parseValue(depth: depth))
+            path.removeLast()
             skipWhitespace()
             if current == UInt8(ascii: ",") {
                 index += 1
@@ -290,6 +326,24 @@ private struct Scanner {
             }
             throw unexpected(expecting: "',' or ']'")
         }
+    }
+
+    /// RFC 8259 §4 leaves a repeated name's meaning to each reader, and readers differ (most keep the last,
+    /// some the first, Apple's keeps one without a word), so the file means different things to different
+    /// readers: an error, naming both places.
+    mutating func reportDuplicate(_ key: String, first: Int, again: Int) {
+        let (firstLine, firstColumn) = source.position(of: first)
+        let (line, column) = source.position(of: again)
+        let places =
+            firstLine == line
+            ? "on line \(line), at columns \(firstColumn) and \(column)" : "on lines \(firstLine) and \(line)"
+        duplicateKeys.append(
+            source.diagnostic(
+                .error, rule: "duplicate-key", "key \"\(key)\" appears twice in the same object, \(places)",
+                at: again, keyPath: KeyPath(path + [.key(key)]).description,
+                hint:
+                    "delete one of them; JSON readers disagree on which one counts, and most drop the other without a word"
+            ))
     }
 
     func lastComma(before offset: Int) -> Int {

@@ -31,7 +31,8 @@ public final class JSONReader {
             path: path, hint: hint)
     }
 
-    /// The members of an object, after reporting unknown and duplicate keys; `nil` (reported) if not an object.
+    /// The members of an object, after reporting unknown keys; `nil` (reported) if not an object. Of a repeated
+    /// key (which ``JSONParser`` reports), the first is kept.
     ///
     /// `known` lists every accepted key; an unknown key gets a "did you mean" from this list.
     /// `misplaced` maps keys that belong at another level to the hint saying where.
@@ -43,14 +44,11 @@ public final class JSONReader {
             return nil
         }
         var result: [String: JSONMember] = [:]
+        var seen: Set<String> = []
         for member in members {
             let memberPath = path.key(member.key)
-            if result[member.key] != nil {
-                report(
-                    .error, rule: "duplicate-key", "key \"\(member.key)\" appears more than once", at: member.keyOffset,
-                    path: memberPath, hint: "keep one; JSON readers disagree on which one wins")
-                continue
-            }
+            // The parser has already reported the repeat (`duplicate-key`); the first one is read.
+            guard seen.insert(member.key).inserted else { continue }
             guard known.contains(member.key) else {
                 var hint = "remove it"
                 if let elsewhere = misplaced[member.key] {

@@ -10,20 +10,21 @@ public struct KeyPath: Sendable, Hashable, CustomStringConvertible {
     public private(set) var components: [Component]
 
     /// The root.
-    public static let root = KeyPath(components: [])
+    public static let root = KeyPath([])
 
-    private init(components: [Component]) {
+    /// The path made of `components`, from the root.
+    init(_ components: [Component]) {
         self.components = components
     }
 
     /// The path of member `key` below this one.
     public func key(_ key: String) -> KeyPath {
-        KeyPath(components: components + [.key(key)])
+        KeyPath(components + [.key(key)])
     }
 
     /// The path of element `index` below this one.
     public func index(_ index: Int) -> KeyPath {
-        KeyPath(components: components + [.index(index)])
+        KeyPath(components + [.index(index)])
     }
 
     /// The rendered path; empty at the root.

@@ -5,16 +5,33 @@ public struct SourceText: Sendable {
     /// The raw bytes.
     public let bytes: [UInt8]
     private let lineStarts: [Int]
+    /// UTF-8 continuation bytes before each multiple of ``checkpointStride``; empty for pure ASCII. A minified
+    /// file is one long line, and a diagnostic per array element must not rescan that line from its start each
+    /// time (a 10⁵-element array of wrong types took minutes; found by the hostile-input tests).
+    private let continuationsBefore: [Int]
+    private static let checkpointStride = 4096
 
     /// Indexes `bytes` for line lookups.
     public init(name: String, bytes: [UInt8]) {
         self.name = name
         self.bytes = bytes
         var starts = [0]
-        for (index, byte) in bytes.enumerated() where byte == UInt8(ascii: "\n") {
-            starts.append(index + 1)
+        var checkpoints: [Int] = []
+        var continuations = 0
+        var sawNonASCII = false
+        for (index, byte) in bytes.enumerated() {
+            if index % Self.checkpointStride == 0 { checkpoints.append(continuations) }
+            if byte == UInt8(ascii: "\n") {
+                starts.append(index + 1)
+            } else if byte >= 0x80 {
+                sawNonASCII = true
+                if byte & 0xC0 == 0x80 { continuations += 1 }
+            }
         }
+        // A checkpoint at the end too when it falls on a stride boundary, so every offset up to `bytes.count` has one.
+        if bytes.count % Self.checkpointStride == 0 { checkpoints.append(continuations) }
         lineStarts = starts
+        continuationsBefore = sawNonASCII ? checkpoints : []
     }
 
     /// 1-based line and column (counting characters, not bytes) of `offset`.
@@ -26,14 +43,19 @@ public struct SourceText: Sendable {
             let mid = (low + high + 1) / 2
             if lineStarts[mid] <= clamped { low = mid } else { high = mid - 1 }
         }
-        var column = 1
-        var index = lineStarts[low]
-        while index < clamped {
-            // Count UTF-8 lead bytes only, so a multi-byte character is one column.
-            if bytes[index] & 0xC0 != 0x80 { column += 1 }
-            index += 1
-        }
+        let lineStart = lineStarts[low]
+        // A multi-byte character is one column: count UTF-8 lead bytes only.
+        let column = clamped - lineStart - (continuations(before: clamped) - continuations(before: lineStart)) + 1
         return (low + 1, column)
+    }
+
+    /// UTF-8 continuation bytes in `bytes[..<offset]`, scanning at most one stride.
+    private func continuations(before offset: Int) -> Int {
+        guard !continuationsBefore.isEmpty else { return 0 }
+        let checkpoint = offset / Self.checkpointStride
+        var count = continuationsBefore[checkpoint]
+        for index in (checkpoint * Self.checkpointStride)..<offset where bytes[index] & 0xC0 == 0x80 { count += 1 }
+        return count
     }
 
     /// A diagnostic located at `offset` in this source.

@@ -13,10 +13,17 @@ enum GlobInclusion {
 
     /// A pattern as alternatives of token sequences.
     struct Pattern {
-        var alternatives: [[Token]]
+        let alternatives: [[Token]]
+        /// Strings the pattern certainly matches: each alternative with `*` as nothing, and with every wildcard
+        /// as one character that appears in no pattern (`nil`). Computed once, compared with many patterns.
+        let witnesses: [[Unicode.Scalar?]]
+
+        /// Longest pattern compared, in tokens: real path patterns are far shorter, and the search below costs the
+        /// product of both lengths (a hostile site.json can hold megabyte-long patterns).
+        static let maximumLength = 1_000
 
         init(_ alternatives: [String]) {
-            self.alternatives = alternatives.map { text in
+            let alternatives = alternatives.map { text in
                 var tokens: [Token] = []
                 for scalar in text.unicodeScalars {
                     switch scalar {
@@ -26,6 +33,41 @@ enum GlobInclusion {
                     }
                 }
                 return tokens
+            }
+            self.alternatives = alternatives
+            witnesses = alternatives.flatMap { tokens -> [[Unicode.Scalar?]] in
+                func text(star: [Unicode.Scalar?]) -> [Unicode.Scalar?] {
+                    tokens.flatMap { token -> [Unicode.Scalar?] in
+                        switch token {
+                        case .character(let c): [c]
+                        case .any: [nil]
+                        case .star: star
+                        }
+                    }
+                }
+                return [text(star: []), text(star: [nil])]
+            }
+        }
+
+        var isShort: Bool { alternatives.allSatisfy { $0.count <= Self.maximumLength } }
+
+        /// Whether the pattern matches `text` (`nil` standing for a character in no pattern). `row[j]` says
+        /// whether the tokens read so far match `text[..<j]`.
+        func matches(_ text: [Unicode.Scalar?]) -> Bool {
+            alternatives.contains { tokens in
+                var row = [true] + Array(repeating: false, count: text.count)
+                for token in tokens {
+                    var next = Array(repeating: false, count: text.count + 1)
+                    for j in 0...text.count {
+                        switch token {
+                        case .star: next[j] = row[j] || (j > 0 && next[j - 1])
+                        case .any: next[j] = j > 0 && row[j - 1]
+                        case .character(let c): next[j] = j > 0 && row[j - 1] && text[j - 1] == c
+                        }
+                    }
+                    row = next
+                }
+                return row[text.count]
             }
         }
 
@@ -78,8 +120,16 @@ enum GlobInclusion {
         }
     }
 
-    /// Whether `inner` ⊆ `outer`. `false` when unsure (search budget exhausted).
-    static func includes(outer: Pattern, inner: Pattern, budget: Int = 20_000) -> Bool {
+    /// Whether `inner` ⊆ `outer`. `false` when unsure: after `budget` states of this search, or when `work`, a
+    /// budget the caller shares between many searches, runs out. `work` counts elementary steps (a table cell, a
+    /// state stepped over one symbol), so it measures time whatever the shape of the patterns.
+    static func includes(outer: Pattern, inner: Pattern, budget: Int = 20_000, work: inout Int) -> Bool {
+        guard outer.isShort, inner.isShort else { return false }
+        // A string `inner` matches that `outer` does not settles it at once; it settles most real pairs (rules
+        // that differ in a literal part), which the search below would explore state by state.
+        work -= inner.witnesses.reduce(0) { $0 + $1.count + 1 } * outer.alternatives.reduce(0) { $0 + $1.count + 1 }
+        if work < 0 { return false }
+        if inner.witnesses.contains(where: { !outer.matches($0) }) { return false }
         let alphabet: [Unicode.Scalar?] = Array(outer.characters.union(inner.characters)) + [nil]
         struct Pair: Hashable {
             var inner: Set<Pattern.State>
@@ -89,7 +139,10 @@ enum GlobInclusion {
         var queue = [Pair(inner: inner.start, outer: outer.start)]
         while let pair = queue.popLast() {
             guard seen.insert(pair).inserted else { continue }
-            if seen.count > budget { return false }
+            // Both state sets step over every symbol, and each step may queue a pair: set operations, measured at
+            // about 32 table cells each.
+            work -= 32 * alphabet.count * (pair.inner.count + pair.outer.count + 2)
+            if seen.count > budget || work < 0 { return false }
             if inner.accepts(pair.inner) && !outer.accepts(pair.outer) { return false }
             for symbol in alphabet {
                 let nextInner = inner.step(pair.inner, symbol)

@@ -1,0 +1,25 @@
+/// The fuzz targets: what the server and the CLI do with the bytes of a file someone else wrote.
+///
+/// Each one runs the same library calls as the real entry point, then checks properties that must hold
+/// for every input (throwing ``InvariantViolation``); a crash, a sanitizer report or a hang is a bug too.
+/// The libFuzzer executables in `Fuzz/` and the regression tests both call ``run(_:)``.
+public enum FuzzTarget: String, CaseIterable, Sendable {
+    /// A `site.json` as ``AASACore/SiteConfigLoader`` loads it: parse, read, validate, generate, lint.
+    case siteConfig = "site-config"
+    /// An Apple association file as `aasa-server check --aasa` lints it and `aasa-server import` imports it.
+    case association
+    /// An `assetlinks.json` as `aasa-server import` imports it.
+    case assetLinks = "assetlinks"
+    /// Patterns and URLs (a ``MatchScript``) through ``AASACore/URLMatcher``, compared with a reference.
+    case matcher
+
+    /// Runs one input through the target.
+    public func run(_ bytes: [UInt8]) throws(InvariantViolation) {
+        switch self {
+        case .siteConfig: try SiteConfigHarness.run(bytes)
+        case .association: try AssociationHarness.run(bytes)
+        case .assetLinks: try AssetLinksHarness.run(bytes)
+        case .matcher: try MatcherHarness.run(bytes)
+        }
+    }
+}
