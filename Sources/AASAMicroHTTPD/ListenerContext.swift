@@ -32,26 +32,24 @@ final class ListenerContext: Sendable {
     ) throws {
         self.observer = observer
         self.connections = ConnectionRegistry(headerTimeout: headerTimeout)
-        self.badRequest = try NativeResponse(
-            Response(
-                status: 400,
-                headers: [
-                    HTTPHeader("Content-Type", "text/plain; charset=utf-8"), HTTPHeader("Cache-Control", "no-store"),
-                    HTTPHeader("Connection", "close"),
-                ],
-                body: Array("bad request: NUL byte in the request target\n".utf8)))
-        self.payloadTooLarge = try NativeResponse(
-            Response(
-                status: 413,
-                headers: [
-                    HTTPHeader("Content-Type", "text/plain; charset=utf-8"), HTTPHeader("Cache-Control", "no-store"),
-                    HTTPHeader("Connection", "close"),
-                ],
-                body: Array("request bodies are not accepted here\n".utf8)))
+        self.badRequest = try Self.closingResponse(400, "bad request: NUL byte in the request target\n")
+        self.payloadTooLarge = try Self.closingResponse(413, "request bodies are not accepted here\n")
         self.routes = Mutex(routes)
         self.certificates = Mutex(certificates)
         self.isTLS = certificates != nil
         self.logHandler = logHandler
+    }
+
+    /// A plain-text refusal that also closes the connection (what follows on it cannot be trusted).
+    private static func closingResponse(_ status: Int, _ text: String) throws -> NativeResponse {
+        try NativeResponse(
+            Response(
+                status: status,
+                headers: [
+                    HTTPHeader("Content-Type", "text/plain; charset=utf-8"), HTTPHeader("Cache-Control", "no-store"),
+                    HTTPHeader("Connection", "close"),
+                ],
+                body: Array(text.utf8)))
     }
 
     /// Forwards a libmicrohttpd diagnostic, also keeping it while the daemon is starting.

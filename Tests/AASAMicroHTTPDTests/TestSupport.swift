@@ -228,29 +228,21 @@ final class RawClient {
     }
 
     /// Everything the server sends until it closes or `timeout` seconds pass.
-    func readAll(timeout: Double = 5) -> String {
-        let deadline = Date().addingTimeInterval(timeout)
-        var received: [UInt8] = []
-        var buffer = [UInt8](repeating: 0, count: 4096)
-        while Date() < deadline {
-            var poller = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
-            guard poll(&poller, 1, Int32(max(1, deadline.timeIntervalSinceNow * 1000))) > 0 else { continue }
-            let count = buffer.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
-            if count <= 0 { break }
-            received += buffer[0..<count]
-        }
-        return String(decoding: received, as: UTF8.self)
-    }
+    func readAll(timeout: Double = 5) -> String { read(timeout: timeout, untilIdle: false) }
 
     /// Reads one response whose head ends the read (for keep-alive exchanges with small bodies).
-    func readResponse(timeout: Double = 5) -> String {
+    func readResponse(timeout: Double = 5) -> String { read(timeout: timeout, untilIdle: true) }
+
+    /// Reads until the server closes, `timeout` passes, or (`untilIdle`) 100 ms pass without data once some came.
+    private func read(timeout: Double, untilIdle: Bool) -> String {
         let deadline = Date().addingTimeInterval(timeout)
         var received: [UInt8] = []
         var buffer = [UInt8](repeating: 0, count: 4096)
         while Date() < deadline {
             var poller = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
-            guard poll(&poller, 1, 100) > 0 else {
-                if !received.isEmpty { break }
+            let wait = untilIdle ? 100 : Int32(max(1, deadline.timeIntervalSinceNow * 1000))
+            guard poll(&poller, 1, wait) > 0 else {
+                if untilIdle && !received.isEmpty { break }
                 continue
             }
             let count = buffer.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
