@@ -61,8 +61,10 @@ cp -r site-config "$scratch/site-config"
 chmod -R a+rX "$scratch/site-config" "$scratch/certs"
 chmod a+r "$scratch"/certs/*/privkey.pem
 
-port=18443
-admin=19090
+# Free ports chosen by the kernel: the container shares the host's network, where fixed ports may be taken.
+free_port() { python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'; }
+port=$(free_port)
+admin=$(free_port)
 podman --runtime runc run -d --name aasa-container-test --network host \
     -e AASA_SERVER_HTTPS_PORT=$port -e AASA_SERVER_ADMIN_PORT=$admin \
     -v "$scratch/site-config:/srv/site-config:ro" -v "$scratch/certs:/srv/certs:ro" \
