@@ -145,31 +145,9 @@ func tlsHandshake(port: UInt16, serverName: String?, caPath: String, extra: [Str
 
 /// Sends raw bytes over plain TCP and reads until the server closes (or 5 s pass).
 func rawExchange(port: UInt16, request: String) throws -> [UInt8] {
-    let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-    guard fd >= 0 else { throw POSIXError(.EIO) }
-    defer { close(fd) }
-    var timeout = timeval(tv_sec: 5, tv_usec: 0)
-    setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
-    var address = sockaddr_in()
-    address.sin_family = sa_family_t(AF_INET)
-    address.sin_port = port.bigEndian
-    address.sin_addr.s_addr = inet_addr("127.0.0.1")
-    let connected = withUnsafePointer(to: &address) {
-        $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-            connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
-        }
-    }
-    guard connected == 0 else { throw POSIXError(.ECONNREFUSED) }
-    let bytes = Array(request.utf8)
-    _ = bytes.withUnsafeBytes { send(fd, $0.baseAddress, $0.count, 0) }
-    var received: [UInt8] = []
-    var buffer = [UInt8](repeating: 0, count: 4096)
-    while true {
-        let count = buffer.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
-        if count <= 0 { break }
-        received += buffer[0..<count]
-    }
-    return received
+    let client = try RawClient(port: port)
+    client.send(request)
+    return client.readAllBytes()
 }
 
 /// A listener configuration for tests: two worker threads, short timeouts, diagnostics collected.
@@ -228,13 +206,18 @@ final class RawClient {
     }
 
     /// Everything the server sends until it closes or `timeout` seconds pass.
-    func readAll(timeout: Double = 5) -> String { read(timeout: timeout, untilIdle: false) }
+    func readAll(timeout: Double = 5) -> String { String(decoding: readAllBytes(timeout: timeout), as: UTF8.self) }
+
+    /// Every byte the server sends until it closes or `timeout` seconds pass.
+    func readAllBytes(timeout: Double = 5) -> [UInt8] { read(timeout: timeout, untilIdle: false) }
 
     /// Reads one response whose head ends the read (for keep-alive exchanges with small bodies).
-    func readResponse(timeout: Double = 5) -> String { read(timeout: timeout, untilIdle: true) }
+    func readResponse(timeout: Double = 5) -> String {
+        String(decoding: read(timeout: timeout, untilIdle: true), as: UTF8.self)
+    }
 
     /// Reads until the server closes, `timeout` passes, or (`untilIdle`) 100 ms pass without data once some came.
-    private func read(timeout: Double, untilIdle: Bool) -> String {
+    private func read(timeout: Double, untilIdle: Bool) -> [UInt8] {
         let deadline = Date().addingTimeInterval(timeout)
         var received: [UInt8] = []
         var buffer = [UInt8](repeating: 0, count: 4096)
@@ -249,6 +232,6 @@ final class RawClient {
             if count <= 0 { break }
             received += buffer[0..<count]
         }
-        return String(decoding: received, as: UTF8.self)
+        return received
     }
 }
