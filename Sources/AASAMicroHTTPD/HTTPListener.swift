@@ -83,7 +83,7 @@ public final class HTTPListener: Sendable {
         for _ in 0..<count {
             var address = bind
             if let bind { address = SocketAddress.withPort(bind, port) }
-            let daemon: OpaquePointer? = Self.withOptions(configuration, cls: cls, bind: address, reusePort: count > 1)
+            let daemon: OpaquePointer? = Self.withOptions(configuration, cls: cls, bind: address, daemons: count)
             { options in
                 cshims_mhd_start_daemon(UInt32(flags), port, accessHandler, cls, options)
             }
@@ -181,7 +181,7 @@ public final class HTTPListener: Sendable {
     /// Builds the option array (kept alive for the start call) and calls `body` with it.
     private static func withOptions<R>(
         _ configuration: ListenerConfiguration, cls: UnsafeMutableRawPointer, bind: SocketAddress.Bind?,
-        reusePort: Bool, _ body: (UnsafePointer<MHD_OptionItem>) -> R
+        daemons: Int, _ body: (UnsafePointer<MHD_OptionItem>) -> R
     ) -> R {
         func item(_ option: MHD_OPTION, _ value: Int, _ pointer: UnsafeMutableRawPointer? = nil) -> MHD_OptionItem {
             MHD_OptionItem(option: option, value: value, ptr_value: pointer)
@@ -194,14 +194,16 @@ public final class HTTPListener: Sendable {
             item(.URI_LOG_CALLBACK, function(uriLogCallback), cls),
             item(.NOTIFY_COMPLETED, function(requestCompletedCallback), cls),
             item(.UNESCAPE_CALLBACK, function(identityUnescapeCallback), cls),
-            item(.CONNECTION_LIMIT, max(1, configuration.connectionLimit)),
+            // The limits are the listener's: each of the `daemons` enforces its share (the kernel spreads a
+            // client's connections over the sockets by a hash that includes the source port).
+            item(.CONNECTION_LIMIT, max(1, Self.share(configuration.connectionLimit, daemons))),
             item(.CONNECTION_TIMEOUT, max(0, configuration.connectionTimeoutSeconds)),
-            item(.PER_IP_CONNECTION_LIMIT, max(0, configuration.perIPConnectionLimit)),
+            item(.PER_IP_CONNECTION_LIMIT, max(0, Self.share(configuration.perIPConnectionLimit, daemons))),
             item(.LISTEN_BACKLOG_SIZE, max(1, configuration.listenBacklog)),
             item(.CONNECTION_MEMORY_LIMIT, configuration.connectionMemoryLimit),
             item(.NOTIFY_CONNECTION, function(connectionNotifyCallback), cls),
         ]
-        if reusePort { options.append(item(.LISTENING_ADDRESS_REUSE, 1)) }
+        if daemons > 1 { options.append(item(.LISTENING_ADDRESS_REUSE, 1)) }
         let priorities = configuration.tls.map { strdup($0.priorities) } ?? nil
         defer { free(priorities) }
         if configuration.tls != nil {
@@ -221,6 +223,12 @@ public final class HTTPListener: Sendable {
         }
         options.append(item(.END, 0))
         return options.withUnsafeBufferPointer { body($0.baseAddress!) }
+    }
+
+    /// `limit` split over `daemons`, rounded down so the listener never admits more than `limit` in all
+    /// (at least 1 each); 0 (no limit) stays 0.
+    static func share(_ limit: Int, _ daemons: Int) -> Int {
+        limit <= 0 ? 0 : max(1, limit / max(1, daemons))
     }
 
     /// Whether a plain bind (`SO_REUSEADDR`, as libmicrohttpd binds, but not `SO_REUSEPORT`) to the

@@ -18,7 +18,8 @@ public struct ListenerConfiguration: Sendable {
     /// Number of worker threads: one single-threaded libmicrohttpd daemon (epoll loop) each, all listening on
     /// the port with `SO_REUSEPORT`.
     public var threadPoolSize: Int
-    /// Most simultaneous connections; more are accepted and closed at once.
+    /// Most simultaneous connections; more are accepted and closed at once. Each worker thread enforces
+    /// its share (the limit divided by ``threadPoolSize``).
     public var connectionLimit: Int
     /// Seconds of inactivity after which a connection is closed (an inactivity timer, not a deadline).
     public var connectionTimeoutSeconds: Int
@@ -29,7 +30,9 @@ public struct ListenerConfiguration: Sendable {
     /// Bytes the request line plus headers may take: a request line beyond it gets 414, headers beyond it 431.
     /// `Cookie` headers count twice: libmicrohttpd keeps a parsed copy of them in the same memory.
     public var requestHeadLimit: Int
-    /// Most simultaneous connections from one client address (a first defence against slowloris).
+    /// Most simultaneous connections from one client address (a first defence against slowloris); each worker
+    /// thread enforces its share, so a client may be refused somewhat before the limit when its connections
+    /// hash unevenly onto the threads, never after it.
     public var perIPConnectionLimit: Int
     /// Listen backlog passed to `listen(2)`.
     public var listenBacklog: Int

@@ -142,6 +142,19 @@ import Testing
         #expect(listener.headerTimeouts == 0)
     }
 
+    /// Each of the worker threads (one socket each, SO_REUSEPORT) enforces its share: never more in all.
+    @Test func thePerAddressLimitHoldsForTheWholeListener() throws {
+        var configuration = testConfiguration()  // two worker threads
+        configuration.perIPConnectionLimit = 6
+        let listener = try HTTPListener(configuration: configuration, routes: TestRoutes(helloBody: "hello"))
+        let clients = try (0..<20).map { _ in try RawClient(port: listener.port) }
+        Thread.sleep(forTimeInterval: 0.3)
+        let open = clients.filter { !$0.isClosed(within: 0.2) }.count
+        #expect(open <= 6, "\(open) connections from one address stayed open; the limit is 6")
+        #expect(open >= 3, "only \(open) stayed open")
+        #expect(listener.openConnections <= 6)
+    }
+
     @Test func theRegistryForgetsEveryClosedConnection() throws {
         let listener = try listener()
         for _ in 0..<20 {
