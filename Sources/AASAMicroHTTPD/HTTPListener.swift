@@ -83,8 +83,8 @@ public final class HTTPListener: Sendable {
         for _ in 0..<count {
             var address = bind
             if let bind { address = SocketAddress.withPort(bind, port) }
-            let daemon: OpaquePointer? = Self.withOptions(configuration, cls: cls, bind: address, daemons: count)
-            { options in
+            let daemon: OpaquePointer? = Self.withOptions(configuration, cls: cls, bind: address, daemons: count) {
+                options in
                 cshims_mhd_start_daemon(UInt32(flags), port, accessHandler, cls, options)
             }
             guard let daemon else {
