@@ -64,6 +64,14 @@ public struct SiteConfigLoader: Sendable {
     /// Throws only when `directory` itself cannot be listed; problems inside a domain folder are that
     /// domain's diagnostics.
     public func loadAll(directory: String) throws(Diagnostic) -> [LoadedDomain] {
+        try Self.domainFolders(directory: directory).map { loadDomain(domain: $0.domain, file: $0.file) }
+    }
+
+    /// Every domain folder below `directory`, sorted by name, with the path of its `site.json`: what
+    /// ``loadAll(directory:)`` loads, for a caller that loads the domains itself (e.g. several at once).
+    ///
+    /// Throws only when `directory` itself cannot be listed.
+    public static func domainFolders(directory: String) throws(Diagnostic) -> [(domain: String, file: String)] {
         let manager = FileManager.default
         var isDirectory = false
         guard manager.fileExists(atPath: directory, isDirectory: &isDirectory), isDirectory else {
@@ -77,7 +85,7 @@ public struct SiteConfigLoader: Sendable {
         } catch {
             throw Diagnostic(.error, rule: "config-folder", "cannot list '\(directory)': \(error)", file: directory)
         }
-        return names.sorted().compactMap { name -> LoadedDomain? in
+        return names.sorted().compactMap { name -> (domain: String, file: String)? in
             // Hidden entries include Kubernetes' ..data and ..2024_… ConfigMap internals.
             guard !name.hasPrefix(".") else { return nil }
             let folder = directory.hasSuffix("/") ? directory + name : directory + "/" + name
@@ -85,7 +93,7 @@ public struct SiteConfigLoader: Sendable {
             guard manager.fileExists(atPath: folder, isDirectory: &folderIsDirectory), folderIsDirectory else {
                 return nil
             }
-            return loadDomain(domain: name, file: folder + "/" + Self.fileName)
+            return (name, folder + "/" + Self.fileName)
         }
     }
 
