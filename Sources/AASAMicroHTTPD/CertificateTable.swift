@@ -1,3 +1,5 @@
+import Dispatch
+
 /// The certificates a TLS listener serves, chosen per connection by the client's SNI.
 ///
 /// Immutable: to change certificates, build a new table and pass it to ``HTTPListener/replaceCertificates(_:)``.
@@ -44,11 +46,8 @@ public final class CertificateTable: Sendable {
         }
         var exact: [String: Int] = [:]
         var wildcard: [String: Int] = [:]
-        var credentials: [GnuTLSCredential] = []
+        let credentials = try Self.importConcurrently(entries)
         for (index, entry) in entries.enumerated() {
-            let label = "certificate entry \(index) (\(entry.names.joined(separator: ", ")))"
-            credentials.append(
-                try GnuTLSCredential(chainPEM: entry.certificateChainPEM, keyPEM: entry.privateKeyPEM, label: label))
             for name in entry.names {
                 let canonical = Self.canonical(name)
                 if canonical.hasPrefix("*.") {
@@ -62,6 +61,32 @@ public final class CertificateTable: Sendable {
         self.exact = exact
         self.wildcard = wildcard
         self.defaultEntry = defaultEntry
+    }
+
+    /// Imports every entry into GnuTLS, spread over every processor (with thousands of certificates, importing
+    /// is most of a server's start); throws the error of the first entry, in order, that fails.
+    private static func importConcurrently(_ entries: [Entry]) throws -> [GnuTLSCredential] {
+        let results = [Result<GnuTLSCredential, any Error>](unsafeUninitializedCapacity: entries.count) {
+            buffer, initialized in
+            // Each iteration initialises its own slot and nothing else, so the writes never overlap.
+            let slots = UncheckedSlots(base: buffer.baseAddress!)
+            DispatchQueue.concurrentPerform(iterations: entries.count) { index in
+                let entry = entries[index]
+                let label = "certificate entry \(index) (\(entry.names.joined(separator: ", ")))"
+                (slots.base + index).initialize(
+                    to: Result {
+                        try GnuTLSCredential(
+                            chainPEM: entry.certificateChainPEM, keyPEM: entry.privateKeyPEM, label: label)
+                    })
+            }
+            initialized = entries.count
+        }
+        return try results.map { try $0.get() }
+    }
+
+    /// The result buffer, handed to the worker threads; each writes only its own slot.
+    private struct UncheckedSlots<Element>: @unchecked Sendable {
+        let base: UnsafeMutablePointer<Element>
     }
 
     /// Number of entries.

@@ -32,11 +32,18 @@ public final class HTTPListener: Sendable {
     /// - Throws: ``HTTPListenerError``: `address-in-use` when the port is taken, `invalid-bind-address`,
     ///   `invalid-response` when a prepared response cannot be built, `start-failed` otherwise (with
     ///   libmicrohttpd's own explanation in the reason).
-    public init(configuration: ListenerConfiguration, routes: some RouteTable) throws {
+    public convenience init(configuration: ListenerConfiguration, routes: some RouteTable) throws {
+        try self.init(configuration: configuration, snapshot: RouteSnapshot(routes))
+    }
+
+    /// Starts listening and serving `snapshot`, which other listeners may serve too.
+    ///
+    /// - Throws: as ``init(configuration:routes:)``.
+    public init(configuration: ListenerConfiguration, snapshot: RouteSnapshot) throws {
         _ = ignoreSIGPIPE
         self.configuration = configuration
         let context = ListenerContext(
-            routes: try RouteSnapshot(routes), certificates: configuration.tls?.certificates,
+            routes: snapshot, certificates: configuration.tls?.certificates,
             logHandler: configuration.logHandler, observer: configuration.observer)
         self.context = context
 
@@ -82,7 +89,11 @@ public final class HTTPListener: Sendable {
     /// Native responses for all prepared responses are built first; a failure leaves the old routes in place.
     /// Requests already being handled finish with the old table, which is freed after the last of them.
     public func replaceRoutes(_ routes: some RouteTable) throws {
-        let snapshot = try RouteSnapshot(routes)
+        replaceRoutes(try RouteSnapshot(routes))
+    }
+
+    /// Serves `snapshot` for every request that starts from now on; other listeners may serve it too.
+    public func replaceRoutes(_ snapshot: RouteSnapshot) {
         let old = context.routes.withLock { current in
             defer { current = snapshot }
             return current

@@ -1,10 +1,12 @@
-internal import AASACore
+public import AASACore
 
 /// A route table with a native response built for each of its prepared responses.
 ///
-/// Immutable. The access handler retains the current snapshot for the length of one handler call,
-/// so a concurrent ``HTTPListener/replaceRoutes(_:)`` never frees responses being looked up.
-final class RouteSnapshot: Sendable {
+/// Immutable. Several listeners can serve one snapshot (``HTTPListener/init(configuration:snapshot:)``), so
+/// the HTTPS and the plain HTTP listener build each native response once between them. The access handler
+/// retains the current snapshot for the length of one handler call, so a concurrent
+/// ``HTTPListener/replaceRoutes(_:)`` never frees responses being looked up.
+public final class RouteSnapshot: Sendable {
     /// The router.
     let table: any RouteTable
     /// The table's prepared responses, by id (kept to check that a `.prepared` decision belongs to this table).
@@ -12,19 +14,29 @@ final class RouteSnapshot: Sendable {
     /// Native response per prepared response id.
     let native: [NativeResponse]
 
-    /// Builds every native response once.
-    init(_ table: some RouteTable) throws {
+    /// Builds every native response once; prepared responses with identical status, headers and body (every
+    /// domain's 404 and 405) share one, as libmicrohttpd responses are immutable and reference-counted.
+    ///
+    /// - Throws: ``HTTPListenerError`` `invalid-response` when ids are not dense or a response cannot be built.
+    public init(_ table: some RouteTable) throws {
         self.table = table
         let prepared = table.preparedResponses
         var native: [NativeResponse] = []
         native.reserveCapacity(prepared.count)
+        var built: [Response: NativeResponse] = [:]
         for (index, response) in prepared.enumerated() {
             guard response.id == index else {
                 throw HTTPListenerError(
                     .invalidResponse,
                     "prepared response at position \(index) has id \(response.id); ids must be dense and in order")
             }
-            native.append(try NativeResponse(response.response))
+            if let same = built[response.response] {
+                native.append(same)
+            } else {
+                let made = try NativeResponse(response.response)
+                built[response.response] = made
+                native.append(made)
+            }
         }
         self.prepared = prepared
         self.native = native
