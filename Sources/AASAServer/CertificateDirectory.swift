@@ -62,21 +62,27 @@ public struct CertificateDirectory: Sendable {
     public func loadFolders(now: Date = Date()) -> [Folder] {
         let manager = FileManager.default
         guard let names = try? manager.contentsOfDirectory(atPath: path) else { return [] }
-        var folders: [Folder] = []
-        for name in names.sorted() where !name.hasPrefix(".") && name != Self.devCAFolder {
-            let folder = path + "/" + name
+        let folderNames = names.sorted().filter { name in
+            guard !name.hasPrefix("."), name != Self.devCAFolder else { return false }
             var isDirectory: ObjCBool = false
-            guard manager.fileExists(atPath: folder, isDirectory: &isDirectory), isDirectory.boolValue else { continue }
-            var diagnostics: [Diagnostic] = []
-            let certificate = Self.loadFolder(name: name, folder: folder, now: now, diagnostics: &diagnostics)
-            folders.append(Folder(name: name, certificate: certificate, diagnostics: diagnostics))
+            return manager.fileExists(atPath: path + "/" + name, isDirectory: &isDirectory) && isDirectory.boolValue
         }
-        return folders
+        // Parsing is most of a start with thousands of folders: spread it over every processor, and parse the
+        // intermediates the chains share once.
+        let intermediates = IntermediateCertificates()
+        return folderNames.concurrentMap { name in
+            var diagnostics: [Diagnostic] = []
+            let certificate = Self.loadFolder(
+                name: name, folder: path + "/" + name, now: now, intermediates: intermediates,
+                diagnostics: &diagnostics)
+            return Folder(name: name, certificate: certificate, diagnostics: diagnostics)
+        }
     }
 
-    private static func loadFolder(name: String, folder: String, now: Date, diagnostics: inout [Diagnostic])
-        -> DomainCertificate?
-    {
+    private static func loadFolder(
+        name: String, folder: String, now: Date, intermediates: IntermediateCertificates,
+        diagnostics: inout [Diagnostic]
+    ) -> DomainCertificate? {
         let manager = FileManager.default
         let chainPath = folder + "/fullchain.pem"
         let keyPath = folder + "/privkey.pem"
@@ -99,7 +105,7 @@ public struct CertificateDirectory: Sendable {
         let chain: CertificateChain
         let key: PrivateKey
         do {
-            chain = try CertificateChain(pemEncoded: Array(chainData))
+            chain = try CertificateChain(pemEncoded: Array(chainData), sharing: intermediates)
         } catch {
             diagnostics.append(
                 Diagnostic(
