@@ -206,7 +206,7 @@ public final class Server: Sendable {
         var failed = false
         var changed: [String] = []
         do {
-            let loaded = signer.sign(try loadDomains(), now: now)
+            let loaded = signer.sign(try loadDomains(reusing: catalog.loaded), now: now)
             diagnostics = loaded.flatMap(\.diagnostics)
             log(diagnostics)
             changed = catalog.apply(loaded, at: now)
@@ -243,11 +243,13 @@ public final class Server: Sendable {
     }
 
     /// Loads every domain folder, as `SiteConfigLoader.loadAll` does, on every processor at once: with
-    /// thousands of domains this is most of a start or reload.
-    private func loadDomains() throws(Diagnostic) -> [LoadedDomain] {
+    /// thousands of domains this is most of a start or reload. A domain whose site.json did not change since
+    /// `previous` was loaded keeps that result (``SiteConfigLoader/loadDomain(domain:file:reusing:)``).
+    private func loadDomains(reusing previous: [LoadedDomain] = []) throws(Diagnostic) -> [LoadedDomain] {
         let loader = SiteConfigLoader()
+        let known = Dictionary(previous.map { ($0.domain, $0) }, uniquingKeysWith: { first, _ in first })
         return try SiteConfigLoader.domainFolders(directory: configuration.configDirectory).concurrentMap {
-            loader.loadDomain(domain: $0.domain, file: $0.file)
+            loader.loadDomain(domain: $0.domain, file: $0.file, reusing: known[$0.domain])
         }
     }
 
