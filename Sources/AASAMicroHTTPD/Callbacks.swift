@@ -104,7 +104,7 @@ let accessHandler: MHD_AccessHandlerCallback = { cls, connection, url, method, v
         answered = prepared.response
         preparedAnswer = prepared
         if context.isTLS { TLSCork.cork(connection, bodyBytes: prepared.response.body.count) }
-        if let native = snapshot.nativeResponse(for: prepared) {
+        if let native = snapshot.nativeResponse(for: prepared, secure: context.isTLS) {
             result = native.queue(on: connection)
         } else {
             // A response from another table (a router bug): still answer correctly, just not precomputed.

@@ -1,3 +1,5 @@
+import Dispatch
+
 /// The certificates a TLS listener serves, chosen per connection by the client's SNI.
 ///
 /// Immutable: to change certificates, build a new table and pass it to ``HTTPListener/replaceCertificates(_:)``.
@@ -5,7 +7,7 @@
 /// replaced table is freed once its last connection closes.
 public final class CertificateTable: Sendable {
     /// One certificate chain, its key, and the names it is served for.
-    public struct Entry: Sendable {
+    public struct Entry: Sendable, Hashable {
         /// Server names (`a.example`, or `*.example` for one label under it) that select this entry.
         public var names: [String]
         /// PEM chain, leaf first (a certbot `fullchain.pem`).
@@ -25,7 +27,7 @@ public final class CertificateTable: Sendable {
     }
 
     /// A DER OCSP response stapled to handshakes (RFC 6066 `status_request`) until it expires.
-    public struct OCSPStaple: Sendable {
+    public struct OCSPStaple: Sendable, Hashable {
         /// The DER-encoded OCSPResponse, as `openssl ocsp -respout` writes it.
         public var response: [UInt8]
         /// When to stop stapling it (its `nextUpdate`), in seconds since 1970.
@@ -39,18 +41,23 @@ public final class CertificateTable: Sendable {
     }
 
     let credentials: [GnuTLSCredential]
+    /// The entries, to find the credentials a later table can take over (``init(entries:defaultEntry:reusing:)``).
+    private let entries: [Entry]
     private let exact: [String: Int]
     private let wildcard: [String: Int]
     /// Index of the entry served without SNI or for an unknown name.
     public let defaultEntry: Int
 
-    /// Imports every entry into GnuTLS once.
+    /// Imports every entry into GnuTLS once; an entry with the same chain, key and staple as one of
+    /// `previous` shares its imported credential instead (renewing one certificate among thousands imports one).
     ///
-    /// - Parameter defaultEntry: index of the entry used when the client sends no SNI or a name no
-    ///   entry covers (handshakes never fail for lack of a match).
+    /// - Parameters:
+    ///   - defaultEntry: index of the entry used when the client sends no SNI or a name no entry covers
+    ///     (handshakes never fail for lack of a match).
+    ///   - previous: the table this one replaces, if any.
     /// - Throws: ``HTTPListenerError`` when the table is empty, the default index is out of range,
     ///   or a chain or key cannot be imported or do not belong together.
-    public init(entries: [Entry], defaultEntry: Int = 0) throws {
+    public init(entries: [Entry], defaultEntry: Int = 0, reusing previous: CertificateTable? = nil) throws {
         guard !entries.isEmpty else {
             throw HTTPListenerError(.invalidCertificateTable, "a TLS listener needs at least one certificate")
         }
@@ -61,13 +68,8 @@ public final class CertificateTable: Sendable {
         }
         var exact: [String: Int] = [:]
         var wildcard: [String: Int] = [:]
-        var credentials: [GnuTLSCredential] = []
+        let credentials = try Self.importConcurrently(entries, reusing: previous)
         for (index, entry) in entries.enumerated() {
-            let label = "certificate entry \(index) (\(entry.names.joined(separator: ", ")))"
-            credentials.append(
-                try GnuTLSCredential(
-                    chainPEM: entry.certificateChainPEM, keyPEM: entry.privateKeyPEM, staple: entry.staple,
-                    label: label))
             for name in entry.names {
                 let canonical = Self.canonical(name)
                 if canonical.hasPrefix("*.") {
@@ -78,9 +80,60 @@ public final class CertificateTable: Sendable {
             }
         }
         self.credentials = credentials
+        self.entries = entries
         self.exact = exact
         self.wildcard = wildcard
         self.defaultEntry = defaultEntry
+    }
+
+    /// Imports every entry into GnuTLS, spread over every processor (with thousands of certificates, importing
+    /// is most of a server's start); throws the error of the first entry, in order, that fails. Entries
+    /// `previous` already imported (names aside: they only choose the entry) take its credential.
+    private static func importConcurrently(_ entries: [Entry], reusing previous: CertificateTable?) throws
+        -> [GnuTLSCredential]
+    {
+        let imported = Dictionary(
+            zip((previous?.entries ?? []).map(Credential.init), previous?.credentials ?? []),
+            uniquingKeysWith: { first, _ in first })
+        let results = [Result<GnuTLSCredential, any Error>](unsafeUninitializedCapacity: entries.count) {
+            buffer, initialized in
+            // Each iteration initialises its own slot and nothing else, so the writes never overlap.
+            let slots = UncheckedSlots(base: buffer.baseAddress!)
+            DispatchQueue.concurrentPerform(iterations: entries.count) { index in
+                let entry = entries[index]
+                if let credential = imported[Credential(entry)] {
+                    (slots.base + index).initialize(to: .success(credential))
+                    return
+                }
+                let label = "certificate entry \(index) (\(entry.names.joined(separator: ", ")))"
+                (slots.base + index).initialize(
+                    to: Result {
+                        try GnuTLSCredential(
+                            chainPEM: entry.certificateChainPEM, keyPEM: entry.privateKeyPEM, staple: entry.staple,
+                            label: label)
+                    })
+            }
+            initialized = entries.count
+        }
+        return try results.map { try $0.get() }
+    }
+
+    /// What an imported credential is made of: an entry without its names.
+    private struct Credential: Hashable {
+        let chain: [UInt8]
+        let key: [UInt8]
+        let staple: OCSPStaple?
+
+        init(_ entry: Entry) {
+            chain = entry.certificateChainPEM
+            key = entry.privateKeyPEM
+            staple = entry.staple
+        }
+    }
+
+    /// The result buffer, handed to the worker threads; each writes only its own slot.
+    private struct UncheckedSlots<Element>: @unchecked Sendable {
+        let base: UnsafeMutablePointer<Element>
     }
 
     /// Number of entries.

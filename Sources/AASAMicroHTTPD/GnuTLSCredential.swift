@@ -30,6 +30,10 @@ final class GnuTLSCredential: @unchecked Sendable {
             certificates.deallocate()
             throw Self.error(importResult, "could not import the certificate chain of \(label)")
         }
+        // Keep only the entries imported (usually 2 of 16): a server with thousands of certificates keeps them all.
+        let imported = UnsafeMutablePointer<gnutls_pcert_st>.allocate(capacity: Int(count))
+        imported.moveInitialize(from: certificates, count: Int(count))
+        certificates.deallocate()
 
         var key: gnutls_privkey_t? = nil
         var keyResult = gnutls_privkey_init(&key)
@@ -43,17 +47,17 @@ final class GnuTLSCredential: @unchecked Sendable {
         }
         guard keyResult >= 0, let key else {
             if let key { gnutls_privkey_deinit(key) }
-            for index in 0..<Int(count) { gnutls_pcert_deinit(certificates + index) }
-            certificates.deallocate()
+            for index in 0..<Int(count) { gnutls_pcert_deinit(imported + index) }
+            imported.deallocate()
             throw Self.error(keyResult, "could not import the private key of \(label)")
         }
-        self.certificates = certificates
+        self.certificates = imported
         self.count = count
         self.privateKey = key
         self.staple = staple.map(Self.ocspData)
 
         // A key that does not belong to the leaf makes every handshake fail; refuse it here instead.
-        guard Self.keyID(of: certificates.pointee.pubkey) == Self.keyID(ofPrivateKey: key) else {
+        guard Self.keyID(of: imported.pointee.pubkey) == Self.keyID(ofPrivateKey: key) else {
             throw HTTPListenerError(
                 .invalidCertificate,
                 "the private key of \(label) does not belong to its leaf certificate; pair each chain with its own key")

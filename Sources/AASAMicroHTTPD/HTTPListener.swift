@@ -39,12 +39,18 @@ public final class HTTPListener: Sendable {
     /// - Throws: ``HTTPListenerError``: `address-in-use` when the port is taken, `invalid-bind-address`,
     ///   `invalid-response` when a prepared response cannot be built, `start-failed` otherwise (with
     ///   libmicrohttpd's own explanation in the reason).
-    public init(configuration: ListenerConfiguration, routes: some RouteTable) throws {
+    public convenience init(configuration: ListenerConfiguration, routes: some RouteTable) throws {
+        try self.init(configuration: configuration, snapshot: RouteSnapshot(routes))
+    }
+
+    /// Starts listening and serving `snapshot`, which other listeners may serve too.
+    ///
+    /// - Throws: as ``init(configuration:routes:)``.
+    public init(configuration: ListenerConfiguration, snapshot: RouteSnapshot) throws {
         _ = ignoreSIGPIPE
         self.configuration = configuration
         let context = try ListenerContext(
-            routes: try RouteSnapshot(routes, secure: configuration.tls != nil),
-            certificates: configuration.tls?.certificates,
+            routes: snapshot, certificates: configuration.tls?.certificates,
             logHandler: configuration.logHandler, observer: configuration.observer,
             headerTimeout: configuration.headerTimeout)
         self.context = context
@@ -118,7 +124,11 @@ public final class HTTPListener: Sendable {
     /// Native responses for all prepared responses are built first; a failure leaves the old routes in place.
     /// Requests already being handled finish with the old table, which is freed after the last of them.
     public func replaceRoutes(_ routes: some RouteTable) throws {
-        let snapshot = try RouteSnapshot(routes, secure: context.isTLS)
+        replaceRoutes(try RouteSnapshot(routes))
+    }
+
+    /// Serves `snapshot` for every request that starts from now on; other listeners may serve it too.
+    public func replaceRoutes(_ snapshot: RouteSnapshot) {
         let old = context.routes.withLock { current in
             defer { current = snapshot }
             return current

@@ -73,6 +73,18 @@ public final class X509Certificate: @unchecked Sendable {
         subjectAltNames.compactMap { if case .dns(let name) = $0 { name } else { nil } }
     }
 
+    /// The DNS names and IP addresses of the subjectAltName extension, read in one pass.
+    public var subjectAlternativeNames: SubjectAlternativeNames {
+        var names = SubjectAlternativeNames()
+        for name in subjectAltNames {
+            switch name {
+            case .dns(let text): names.dnsNames.append(text)
+            case .ip(let text): names.ipAddresses.append(text)
+            }
+        }
+        return names
+    }
+
     /// IP addresses from the subjectAltName extension as text (`127.0.0.1`, `::1`).
     public var ipAddresses: [String] {
         subjectAltNames.compactMap { if case .ip(let address) = $0 { address } else { nil } }
@@ -198,5 +210,19 @@ public final class X509Certificate: @unchecked Sendable {
             X509_NAME_print_ex($0, name, 0, flags) >= 0 ? 1 : 0
         }
         return String(decoding: bytes ?? [], as: UTF8.self)
+    }
+}
+
+/// The names a certificate's subjectAltName extension lists, in certificate order.
+public struct SubjectAlternativeNames: Sendable, Hashable {
+    /// DNS names, wildcards kept as `*.example.com` (``X509Certificate/dnsNames``).
+    public var dnsNames: [String] = []
+    /// IP addresses as text (``X509Certificate/ipAddresses``).
+    public var ipAddresses: [String] = []
+
+    /// Creates a list of names.
+    public init(dnsNames: [String] = [], ipAddresses: [String] = []) {
+        self.dnsNames = dnsNames
+        self.ipAddresses = ipAddresses
     }
 }

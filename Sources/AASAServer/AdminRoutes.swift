@@ -44,7 +44,6 @@ public final class AdminRoutes: RouteTable {
     public let preparedResponses: [PreparedResponse]
     private let health: PreparedResponse
     private let notFound: PreparedResponse
-    private let status: PreparedResponse?
     private let readiness: PreparedResponse
     private let matchers: DomainMatchers
     private let serverStatus: ServerStatus?
@@ -54,11 +53,8 @@ public final class AdminRoutes: RouteTable {
     public init(published: [PublishedDomain] = [], status: ServerStatus? = nil, live: Live? = nil) {
         var builder = PreparedResponseBuilder()
         let plain = [HTTPHeader("Content-Type", "text/plain; charset=utf-8"), HTTPHeader("Cache-Control", "no-store")]
-        let json = [HTTPHeader("Content-Type", "application/json"), HTTPHeader("Cache-Control", "no-store")]
         health = builder.prepare(Response(status: 200, headers: plain, body: Array("ok\n".utf8)))
         notFound = builder.prepare(Response(status: 404, headers: plain, body: Array("not found\n".utf8)))
-        self.status = status.map { status in builder.prepare(Response(status: 200, headers: json, body: status.json()))
-        }
         // Ready once every domain folder has a version being served; until then say which are not and why.
         let notReady = (status?.domains ?? []).filter { !$0.published }
         let reasons = notReady.map { domain in
@@ -86,7 +82,14 @@ public final class AdminRoutes: RouteTable {
         switch path {
         case "/healthz": return .prepared(health)
         case "/readyz": return .prepared(readiness)
-        case "/status": return .prepared(status ?? notFound)
+        case "/status":
+            // Rendered per request: with thousands of domains the document is megabytes, kept for a rare query.
+            guard let serverStatus else { return .prepared(notFound) }
+            return .dynamic(
+                Response(
+                    status: 200,
+                    headers: [HTTPHeader("Content-Type", "application/json"), HTTPHeader("Cache-Control", "no-store")],
+                    body: serverStatus.json()))
         case "/match": return .dynamic(matchers.answer(rawQuery: request.rawQuery))
         case "/metrics":
             guard let live else { return .prepared(notFound) }

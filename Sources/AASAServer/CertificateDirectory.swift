@@ -20,6 +20,8 @@ public struct DomainCertificate: Sendable {
     public var keyPEM: [UInt8]
     /// The checked OCSP response from `ocsp.der` to staple, or `nil`.
     public var ocspStaple: (response: [UInt8], nextUpdate: Date)?
+    /// What the folder's files were found to hold at this load, to notice at the next one that they did not change.
+    public var known: CertificateDirectory.KnownFolder
 
     /// Whether the leaf covers `domain` (RFC 6125: exact, or a one-label wildcard).
     public func covers(_ domain: String) -> Bool { chain.leaf.covers(hostname: domain) }
@@ -51,6 +53,35 @@ public struct CertificateDirectory: Sendable {
         public var certificate: DomainCertificate?
         /// What is wrong (errors mean `certificate` is `nil`) or worth knowing (expiry warnings).
         public var diagnostics: [Diagnostic]
+        /// Whether the folder holds exactly the files it was last loaded from (``loadFolders(now:known:)``):
+        /// `certificate` is then `nil`, and the last load's certificate still stands.
+        public var unchanged = false
+    }
+
+    /// A folder's files as they were at its last load, and what was found in them.
+    ///
+    /// A reload reads every folder again but parses only those whose bytes changed: with thousands of domains,
+    /// parsing every chain and key was most of a reload (2.5 M instructions per folder; docs/benchmarks.md).
+    public struct KnownFolder: Sendable {
+        /// `fullchain.pem`, `privkey.pem` and `ocsp.der` (`nil`: no such file) as read.
+        var chainPEM: [UInt8]
+        var keyPEM: [UInt8]
+        var stapleFile: [UInt8]?
+        /// The findings of parsing them (not the key-permission check, which runs at every load).
+        var findings: [Diagnostic]
+        /// Until when the findings hold whatever the time: the leaf's notAfter (it then becomes expired) and
+        /// the staple's nextUpdate; `nil` when they must be made again at the next load.
+        var validUntil: Date?
+
+        /// Whether the files in `folder` are byte for byte those of this load, and its findings still hold `now`.
+        func isCurrent(in folder: String, now: Date) -> Bool {
+            guard let validUntil, now < validUntil else { return false }
+            let manager = FileManager.default
+            return manager.contents(atPath: folder + "/fullchain.pem").map(Array.init) == chainPEM
+                && manager.contents(atPath: folder + "/privkey.pem").map(Array.init) == keyPEM
+                && manager.contents(atPath: folder + "/" + CertificateDirectory.stapleFileName).map(Array.init)
+                    == stapleFile
+        }
     }
 
     /// Every usable certificate, sorted by folder name, and the findings about all of them.
@@ -64,28 +95,46 @@ public struct CertificateDirectory: Sendable {
     /// A reload keeps a folder's last good certificate when its new files fail, so it needs the result per folder.
     /// Symlinked folders and files are followed (certbot's `live/` and Kubernetes' `..data` both use them);
     /// hidden entries (`..data`, `..2024_…`) and the development CA are skipped.
-    public func loadFolders(now: Date = Date()) -> [Folder] {
+    ///
+    /// A folder whose files hold the same bytes as its entry in `known` (and whose findings cannot have changed
+    /// with time) is not parsed again: it comes back ``Folder/unchanged``, with the findings of its last load.
+    public func loadFolders(now: Date = Date(), known: [String: KnownFolder] = [:]) -> [Folder] {
         let manager = FileManager.default
         guard let names = try? manager.contentsOfDirectory(atPath: path) else { return [] }
-        var folders: [Folder] = []
-        for name in names.sorted() where !name.hasPrefix(".") && name != Self.devCAFolder {
-            let folder = path + "/" + name
+        let folderNames = names.sorted().filter { name in
+            guard !name.hasPrefix("."), name != Self.devCAFolder else { return false }
             var isDirectory: ObjCBool = false
-            guard manager.fileExists(atPath: folder, isDirectory: &isDirectory), isDirectory.boolValue else { continue }
-            var diagnostics: [Diagnostic] = []
-            var certificate = Self.loadFolder(name: name, folder: folder, now: now, diagnostics: &diagnostics)
-            if let exposed = PrivateKeyPermissions.check(folder + "/privkey.pem", refused: refusesExposedKeys) {
-                diagnostics.append(exposed)
-                if exposed.severity == .error { certificate = nil }
-            }
-            folders.append(Folder(name: name, certificate: certificate, diagnostics: diagnostics))
+            return manager.fileExists(atPath: path + "/" + name, isDirectory: &isDirectory) && isDirectory.boolValue
         }
-        return folders
+        // Parsing is most of a start with thousands of folders: spread it over every processor, and parse the
+        // intermediates the chains share once.
+        let intermediates = IntermediateCertificates()
+        return folderNames.concurrentMap { name in
+            let folder = path + "/" + name
+            var result = Folder(name: name, certificate: nil, diagnostics: [])
+            if let known = known[name], known.isCurrent(in: folder, now: now) {
+                result.unchanged = true
+                result.diagnostics = known.findings
+            } else {
+                result.certificate = Self.loadFolder(
+                    name: name, folder: folder, now: now, intermediates: intermediates,
+                    diagnostics: &result.diagnostics)
+            }
+            if let exposed = PrivateKeyPermissions.check(folder + "/privkey.pem", refused: refusesExposedKeys) {
+                result.diagnostics.append(exposed)
+                if exposed.severity == .error {
+                    result.certificate = nil
+                    result.unchanged = false
+                }
+            }
+            return result
+        }
     }
 
-    private static func loadFolder(name: String, folder: String, now: Date, diagnostics: inout [Diagnostic])
-        -> DomainCertificate?
-    {
+    private static func loadFolder(
+        name: String, folder: String, now: Date, intermediates: IntermediateCertificates,
+        diagnostics: inout [Diagnostic]
+    ) -> DomainCertificate? {
         let manager = FileManager.default
         let chainPath = folder + "/fullchain.pem"
         let keyPath = folder + "/privkey.pem"
@@ -108,7 +157,7 @@ public struct CertificateDirectory: Sendable {
         let chain: CertificateChain
         let key: PrivateKey
         do {
-            chain = try CertificateChain(pemEncoded: Array(chainData))
+            chain = try CertificateChain(pemEncoded: Array(chainData), sharing: intermediates)
         } catch {
             diagnostics.append(
                 Diagnostic(
@@ -145,11 +194,32 @@ public struct CertificateDirectory: Sendable {
                     file: chainPath,
                     hint: "renew it; Apple's CDN and devices refuse expired certificates"))
         }
+        let stapleFile = manager.contents(atPath: folder + "/" + stapleFileName).map(Array.init)
+        let staple = stapleFile.flatMap {
+            loadStaple($0, folder: folder, chain: chain, now: now, diagnostics: &diagnostics)
+        }
+        let chainPEM = Array(chainData)
+        let keyPEM = Array(keyData)
         var certificate = DomainCertificate(
             folderName: name, fullchainPath: chainPath, names: dnsNames, notAfter: leaf.notAfter, chain: chain,
-            chainPEM: Array(chainData), keyPEM: Array(keyData))
-        certificate.ocspStaple = loadStaple(folder: folder, chain: chain, now: now, diagnostics: &diagnostics)
+            chainPEM: chainPEM, keyPEM: keyPEM,
+            known: KnownFolder(
+                chainPEM: chainPEM, keyPEM: keyPEM, stapleFile: stapleFile, findings: diagnostics,
+                validUntil: findingsValidUntil(leaf: leaf, stapleFile: stapleFile, staple: staple, now: now)))
+        certificate.ocspStaple = staple
         return certificate
+    }
+
+    /// Until when a folder's findings hold: they change when the leaf expires and when the staple does; a
+    /// staple that was refused is checked again at every load (it may have been refused for its dates).
+    private static func findingsValidUntil(
+        leaf: X509Certificate, stapleFile: [UInt8]?, staple: (response: [UInt8], nextUpdate: Date)?, now: Date
+    ) -> Date? {
+        if stapleFile != nil, staple == nil { return nil }
+        var until = Date.distantFuture
+        if leaf.notAfter > now { until = leaf.notAfter }
+        if let staple { until = min(until, staple.nextUpdate) }
+        return until
     }
 
     /// The file holding the DER OCSP response to staple, beside `fullchain.pem`.
@@ -157,11 +227,10 @@ public struct CertificateDirectory: Sendable {
 
     /// Reads and checks `ocsp.der`, if the folder has one. A bad staple never costs the certificate: the
     /// handshake simply goes without one, and the warning says what to fix.
-    private static func loadStaple(folder: String, chain: CertificateChain, now: Date, diagnostics: inout [Diagnostic])
-        -> (response: [UInt8], nextUpdate: Date)?
-    {
+    private static func loadStaple(
+        _ data: [UInt8], folder: String, chain: CertificateChain, now: Date, diagnostics: inout [Diagnostic]
+    ) -> (response: [UInt8], nextUpdate: Date)? {
         let path = folder + "/" + stapleFileName
-        guard let data = FileManager.default.contents(atPath: path) else { return nil }
         let leaf = chain.leaf
         let refresh =
             "fetch a fresh one, e.g. `openssl ocsp -issuer chain.pem -cert cert.pem -url <responder> "
@@ -183,8 +252,8 @@ public struct CertificateDirectory: Sendable {
             return nil
         }
         do {
-            let validity = try OCSPResponse(derEncoded: Array(data)).validate(leaf: leaf, issuer: issuer, now: now)
-            return (Array(data), validity.nextUpdate)
+            let validity = try OCSPResponse(derEncoded: data).validate(leaf: leaf, issuer: issuer, now: now)
+            return (data, validity.nextUpdate)
         } catch let error as OpenSSLError {
             diagnostics.append(
                 Diagnostic(

@@ -29,12 +29,18 @@ public struct DevCertificates: Sendable {
         try FileManager.default.createDirectory(atPath: certificateDirectory, withIntermediateDirectories: true)
         let authority = try DevCertificateAuthority.loadOrCreate(
             directory: certificateDirectory + "/" + CertificateDirectory.devCAFolder)
-        let existing = CertificateDirectory(path: certificateDirectory).load().certificates
+        // Only certificates valid for at least another day count; one index lookup per name, because asking
+        // every certificate about every name is quadratic and `certs dev` is run for thousands of domains.
+        let existing = CertificateDirectory(path: certificateDirectory).load().certificates.filter {
+            $0.notAfter > Date().addingTimeInterval(86_400)
+        }
+        let coverage = CertificateNameIndex(existing.map(\.chain.leaf))
         var report = Report(caCertificatePath: authority.certificatePath, issued: [], kept: [])
         var wanted: [String] = []
-        for name in names + ["localhost"] where !wanted.contains(name) { wanted.append(name) }
+        var seen: Set<String> = []
+        for name in names + ["localhost"] where seen.insert(name).inserted { wanted.append(name) }
         for name in wanted {
-            let covered = existing.contains { $0.covers(name) && $0.notAfter > Date().addingTimeInterval(86_400) }
+            let covered = coverage.firstIndex(covering: name) != nil
             if covered && !replace {
                 report.kept.append(name)
                 continue

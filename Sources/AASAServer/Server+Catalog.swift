@@ -1,13 +1,49 @@
 import AASACore
 import AASAMicroHTTPD
+import AASAOpenSSL
 import Foundation
 import Logging
 
 extension Server {
-    /// A certificate in service and when it was loaded.
+    /// A certificate in service and when it was loaded: what the server needs of it once the SNI table holds it.
+    ///
+    /// Not the parsed ``DomainCertificate``: its OpenSSL objects cost about 4 KB per certificate, and a server
+    /// with thousands of domains would keep them all for nothing.
     struct ServedCertificate: Sendable {
-        var certificate: DomainCertificate
+        var folderName: String
+        var names: [String]
+        var notAfter: Date
+        /// SHA-256 fingerprint of the leaf, for ``ServerStatus``.
+        var fingerprint: String
+        /// The leaf's subjectAltName entries, to find the certificate of each domain.
+        var subjectAlternativeNames: SubjectAlternativeNames
+        /// The files as read: compared on every load, and imported again whenever the table is rebuilt.
+        var chainPEM: [UInt8]
+        var keyPEM: [UInt8]
+        /// The checked OCSP response to staple, and when it stops being valid.
+        var ocspStaple: (response: [UInt8], nextUpdate: Date)?
+        /// The folder's files and findings, so that the next load skips parsing them if they did not change.
+        var known: CertificateDirectory.KnownFolder
         var loadedAt: Date
+
+        init(_ certificate: DomainCertificate, loadedAt: Date) {
+            folderName = certificate.folderName
+            names = certificate.names
+            notAfter = certificate.notAfter
+            fingerprint = certificate.chain.leaf.sha256Fingerprint
+            subjectAlternativeNames = certificate.chain.leaf.subjectAlternativeNames
+            chainPEM = certificate.chainPEM
+            keyPEM = certificate.keyPEM
+            ocspStaple = certificate.ocspStaple
+            known = certificate.known
+            self.loadedAt = loadedAt
+        }
+
+        /// Whether `certificate` was read from the same files.
+        func isSame(as certificate: DomainCertificate) -> Bool {
+            chainPEM == certificate.chainPEM && keyPEM == certificate.keyPEM
+                && ocspStaple?.response == certificate.ocspStaple?.response
+        }
     }
 
     /// The last good version of every domain and certificate folder, and what the most recent load found.
@@ -35,6 +71,8 @@ extension Server {
         mutating func apply(_ loaded: [LoadedDomain], at now: Date) -> [String] {
             var next: [String: PublishedDomain] = [:]
             var times: [String: Date] = [:]
+            next.reserveCapacity(loaded.count)
+            times.reserveCapacity(loaded.count)
             for domain in loaded {
                 if let fresh = domain.published {
                     next[domain.domain] = fresh
@@ -85,83 +123,52 @@ extension Server {
     func loadCertificates(into catalog: inout Catalog, at now: Date) -> [Diagnostic] {
         let directory = CertificateDirectory(
             path: configuration.certificateDirectory, refusesExposedKeys: configuration.refusesExposedPrivateKeys)
-        let folders = directory.loadFolders(now: now)
-        var diagnostics: [Diagnostic] = directory.devCAKeyFinding().map { [$0] } ?? []
-        var served: [String: ServedCertificate] = [:]
-        var states: [ServerStatus.CertificateState] = []
-        var changed = catalog.certificateTable == nil
-        for folder in folders {
-            var findings = folder.diagnostics
-            let previous = catalog.certificates[folder.name]
-            var fresh: ServedCertificate?
-            if let certificate = folder.certificate {
-                if let previous, previous.certificate.chainPEM == certificate.chainPEM,
-                    previous.certificate.keyPEM == certificate.keyPEM,
-                    previous.certificate.ocspStaple?.response == certificate.ocspStaple?.response
-                {
-                    fresh = ServedCertificate(certificate: previous.certificate, loadedAt: now)
-                } else {
-                    // GnuTLS imports what it serves; a certificate OpenSSL reads but GnuTLS refuses must not
-                    // take the whole table down with it.
-                    do {
-                        _ = try CertificateTable(entries: [Self.tableEntry(certificate)])
-                        fresh = ServedCertificate(certificate: certificate, loadedAt: now)
-                        changed = true
-                    } catch {
-                        findings.append(
-                            Diagnostic(
-                                .error, rule: "certificate-invalid", "\(error)", file: certificate.fullchainPath,
-                                hint: "fullchain.pem must hold PEM certificates, leaf first, matching privkey.pem"))
-                    }
-                }
+        let folders = directory.loadFolders(now: now, known: catalog.certificates.mapValues(\.known))
+        let domains = catalog.loaded.map(\.domain)
+        // Importing into GnuTLS is the costly part of a load, so each new certificate is imported once, straight
+        // into the table that will serve it. Only if that table fails is each new certificate imported on its
+        // own, to find the ones GnuTLS refuses: those keep their folder's last good certificate.
+        var selection = CertificateSelection(folders: folders, previous: catalog, refused: [:], now: now)
+        var table = selection.makeTable(domains: domains, reusing: catalog.certificateTable)
+        if case .failure = table {
+            let refused = Self.refusedByGnuTLS(selection.fresh)
+            if !refused.isEmpty {
+                selection = CertificateSelection(folders: folders, previous: catalog, refused: refused, now: now)
+                table = selection.makeTable(domains: domains, reusing: catalog.certificateTable)
             }
-            diagnostics += findings
-            let current = fresh ?? previous
-            if fresh == nil, previous != nil {
-                logger.warning(
-                    "certificate folder failed to load; serving its last good certificate",
-                    metadata: ["folder": "\(folder.name)"])
-            }
-            served[folder.name] = current
-            states.append(
-                ServerStatus.CertificateState(
-                    folder: folder.name, names: current?.certificate.names ?? [], serving: current != nil,
-                    fingerprint: current?.certificate.chain.leaf.sha256Fingerprint,
-                    notAfter: current?.certificate.notAfter, lastGoodLoad: current?.loadedAt,
-                    errors: findings.errors, warnings: findings.warnings))
+        }
+        var diagnostics = (directory.devCAKeyFinding().map { [$0] } ?? []) + selection.diagnostics
+        for folder in selection.keptLastGood {
+            logger.warning(
+                "certificate folder failed to load; serving its last good certificate",
+                metadata: ["folder": "\(folder)"])
         }
         log(diagnostics)
-        changed = changed || Set(served.keys) != Set(catalog.certificates.keys)
-        let domains = catalog.loaded.map(\.domain)
-        let certificates = served.values.map(\.certificate).sorted { $0.folderName < $1.folderName }
+        let certificates = selection.certificates
         guard !certificates.isEmpty else {
             let missing = Diagnostic(
                 .error, rule: "no-certificates", "no usable certificate in '\(configuration.certificateDirectory)'",
                 file: configuration.certificateDirectory,
                 hint: "add <domain>/fullchain.pem and privkey.pem, run `aasa-server certs dev`, or start with --dev")
             logger.error("no usable certificate; keeping the current ones", metadata: ["diagnostic": "\(missing)"])
-            catalog.certificateStates = states
+            catalog.certificateStates = selection.states
             return diagnostics + [missing]
         }
-        catalog.certificateStates = states
-        guard changed else {
-            catalog.certificates = served
+        catalog.certificateStates = selection.states
+        guard let table else {
+            catalog.certificates = selection.served
             return diagnostics
         }
-        // Default: certs/default/, else the certificate of the first domain, else the first certificate.
-        let defaultIndex =
-            certificates.firstIndex { $0.folderName == CertificateDirectory.defaultFolder }
-            ?? domains.lazy.compactMap { domain in certificates.firstIndex { $0.covers(domain) } }.first
-            ?? 0
-        for domain in domains where !certificates.contains(where: { $0.covers(domain) }) {
+        let coverage = CertificateNameIndex(subjectAlternativeNames: certificates.map(\.subjectAlternativeNames))
+        let defaultIndex = CertificateSelection.defaultIndex(certificates, coverage: coverage, domains: domains)
+        for domain in domains where coverage.firstIndex(covering: domain) == nil {
             logger.warning(
                 "no certificate covers this domain; clients will get the default certificate and fail to verify it",
                 metadata: ["domain": "\(domain)", "default": "\(certificates[defaultIndex].folderName)"])
         }
         do {
-            catalog.certificateTable = try CertificateTable(
-                entries: certificates.map(Self.tableEntry), defaultEntry: defaultIndex)
-            catalog.certificates = served
+            catalog.certificateTable = try table.get()
+            catalog.certificates = selection.served
         } catch {
             let failure = Diagnostic(.error, rule: "certificate-invalid", "\(error)")
             logger.error("certificates not reloaded; keeping the current ones", metadata: ["diagnostic": "\(failure)"])
@@ -170,7 +177,106 @@ extension Server {
         return diagnostics
     }
 
-    private static func tableEntry(_ certificate: DomainCertificate) -> CertificateTable.Entry {
+    /// Which certificate each folder serves after a load: its new one, or its last good one when the new files
+    /// fail (or GnuTLS refused them), and what to report about each.
+    private struct CertificateSelection {
+        var served: [String: ServedCertificate] = [:]
+        var states: [ServerStatus.CertificateState] = []
+        var diagnostics: [Diagnostic] = []
+        /// New or changed certificates, not imported into GnuTLS yet.
+        var fresh: [DomainCertificate] = []
+        /// Folders whose new files failed, so their last good certificate stays.
+        var keptLastGood: [String] = []
+        /// Whether the table must be rebuilt.
+        var changed: Bool
+
+        init(
+            folders: [CertificateDirectory.Folder], previous catalog: Catalog, refused: [String: Diagnostic], now: Date
+        ) {
+            changed = catalog.certificateTable == nil
+            for folder in folders {
+                var findings = folder.diagnostics
+                let previous = catalog.certificates[folder.name]
+                var current: ServedCertificate?
+                if folder.unchanged, var previous {
+                    previous.loadedAt = now
+                    current = previous
+                } else if let certificate = folder.certificate {
+                    if var previous, previous.isSame(as: certificate) {
+                        previous.loadedAt = now
+                        current = previous
+                    } else if let refusal = refused[folder.name] {
+                        // A certificate OpenSSL reads but GnuTLS refuses must not take the whole table down with it.
+                        findings.append(refusal)
+                    } else {
+                        current = ServedCertificate(certificate, loadedAt: now)
+                        fresh.append(certificate)
+                        changed = true
+                    }
+                }
+                diagnostics += findings
+                if current == nil, previous != nil { keptLastGood.append(folder.name) }
+                let serving = current ?? previous
+                served[folder.name] = serving
+                states.append(
+                    ServerStatus.CertificateState(
+                        folder: folder.name, names: serving?.names ?? [], serving: serving != nil,
+                        fingerprint: serving?.fingerprint, notAfter: serving?.notAfter, lastGoodLoad: serving?.loadedAt,
+                        errors: findings.errors, warnings: findings.warnings))
+            }
+            changed = changed || Set(served.keys) != Set(catalog.certificates.keys)
+        }
+
+        /// The certificates to serve, sorted by folder name: the order of the table's entries.
+        var certificates: [ServedCertificate] {
+            served.values.sorted { $0.folderName < $1.folderName }
+        }
+
+        /// The SNI table for ``certificates``, or `nil` when nothing changed or there is nothing to serve.
+        func makeTable(domains: [String], reusing previous: CertificateTable?) -> Result<CertificateTable, any Error>? {
+            let certificates = certificates
+            guard changed, !certificates.isEmpty else { return nil }
+            let coverage = CertificateNameIndex(subjectAlternativeNames: certificates.map(\.subjectAlternativeNames))
+            let defaultIndex = Self.defaultIndex(certificates, coverage: coverage, domains: domains)
+            return Result {
+                try CertificateTable(
+                    entries: certificates.map(Server.tableEntry), defaultEntry: defaultIndex, reusing: previous)
+            }
+        }
+
+        /// The entry for clients without (or with an unknown) SNI: certs/default/, else the certificate of the
+        /// first domain, else the first certificate. `coverage` indexes `certificates`: one lookup per domain,
+        /// because asking every certificate about every domain is quadratic in the domain count.
+        static func defaultIndex(_ certificates: [ServedCertificate], coverage: CertificateNameIndex, domains: [String])
+            -> Int
+        {
+            certificates.firstIndex { $0.folderName == CertificateDirectory.defaultFolder }
+                ?? domains.lazy.compactMap { coverage.firstIndex(covering: $0) }.first
+                ?? 0
+        }
+    }
+
+    /// The new certificates GnuTLS cannot import, each imported on its own, by folder name, with the finding.
+    private static func refusedByGnuTLS(_ certificates: [DomainCertificate]) -> [String: Diagnostic] {
+        var refused: [String: Diagnostic] = [:]
+        for certificate in certificates {
+            do {
+                _ = try CertificateTable(
+                    entries: [
+                        CertificateTable.Entry(
+                            names: certificate.names, certificateChainPEM: certificate.chainPEM,
+                            privateKeyPEM: certificate.keyPEM)
+                    ])
+            } catch {
+                refused[certificate.folderName] = Diagnostic(
+                    .error, rule: "certificate-invalid", "\(error)", file: certificate.fullchainPath,
+                    hint: "fullchain.pem must hold PEM certificates, leaf first, matching privkey.pem")
+            }
+        }
+        return refused
+    }
+
+    fileprivate static func tableEntry(_ certificate: ServedCertificate) -> CertificateTable.Entry {
         CertificateTable.Entry(
             names: certificate.names, certificateChainPEM: certificate.chainPEM, privateKeyPEM: certificate.keyPEM,
             staple: certificate.ocspStaple.map {

@@ -99,12 +99,14 @@ public final class Server: Sendable {
     ///
     /// Refuses to start when any domain has an error: at startup there is no last good version to fall back on.
     public func start() throws(StartupError) {
+        let clock = ContinuousClock()
+        let loadStarted = clock.now
         let now = Date()
         // Watch before reading, so a change made while the server starts is not missed.
         let watcher = configuration.watchForChanges ? makeWatcher() : nil
         var loaded: [LoadedDomain]
         do {
-            loaded = try SiteConfigLoader().loadAll(directory: configuration.configDirectory)
+            loaded = try loadDomains()
         } catch {
             throw StartupError(diagnostics: [error], isConfigurationError: true)
         }
@@ -136,18 +138,20 @@ public final class Server: Sendable {
 
         var started = Running(watcher: watcher)
         do {
+            // One snapshot for both public listeners: its native responses are built once between them.
+            let snapshot = try RouteSnapshot(routes)
             if let port = configuration.httpsPort, let table = catalog.certificateTable {
                 started.https = try HTTPListener(
                     configuration: listenerConfiguration(
                         port: port, address: configuration.bindAddress,
                         tls: TLSConfiguration(certificates: table), observed: true),
-                    routes: routes)
+                    snapshot: snapshot)
             }
             if let port = configuration.httpPort {
                 started.http = try HTTPListener(
                     configuration: listenerConfiguration(
                         port: port, address: configuration.bindAddress, tls: nil, observed: true),
-                    routes: routes)
+                    snapshot: snapshot)
             }
             if let port = configuration.adminPort {
                 started.admin = try HTTPListener(
@@ -167,7 +171,12 @@ public final class Server: Sendable {
                 logger.info("listening", metadata: ["listener": "\(listener.0)", "port": "\(port)"])
             }
         }
-        logger.info("serving", metadata: ["domains": "\(catalog.published.keys.sorted().joined(separator: ","))"])
+        // The count, not the names: with thousands of domains one line listing them all helps nobody.
+        logger.info(
+            "serving",
+            metadata: [
+                "domains": "\(catalog.published.count)", "seconds": "\(Self.seconds(clock.now - loadStarted))",
+            ])
         if let watcher {
             watcher.start()
             logger.info("watching for changes", metadata: ["folders": "\(watcher.roots.joined(separator: ","))"])
@@ -197,13 +206,14 @@ public final class Server: Sendable {
     }
 
     private func reload(_ catalog: inout Catalog, trigger: ReloadTrigger) -> [Diagnostic] {
+        let clock = ContinuousClock()
+        let reloadStarted = clock.now
         let now = Date()
         var diagnostics: [Diagnostic] = []
         var failed = false
         var changed: [String] = []
         do {
-            let loaded = signer.sign(
-                try SiteConfigLoader().loadAll(directory: configuration.configDirectory), now: now)
+            let loaded = signer.sign(try loadDomains(reusing: catalog.loaded), now: now)
             diagnostics = loaded.flatMap(\.diagnostics)
             log(diagnostics)
             changed = catalog.apply(loaded, at: now)
@@ -227,8 +237,27 @@ public final class Server: Sendable {
             metadata: [
                 "trigger": "\(trigger.rawValue)", "result": "\(catalog.status?.lastReload.result.rawValue ?? "")",
                 "changed": "\(changed.joined(separator: ","))", "errors": "\(diagnostics.errors.count)",
+                "seconds": "\(Self.seconds(clock.now - reloadStarted))",
             ])
         return diagnostics
+    }
+
+    /// A duration in seconds with millisecond precision, for the logs (`0.412`).
+    private static func seconds(_ duration: Duration) -> String {
+        let milliseconds = duration.components.seconds * 1000 + duration.components.attoseconds / 1_000_000_000_000_000
+        let fraction = String(milliseconds % 1000)
+        return "\(milliseconds / 1000)." + String(repeating: "0", count: 3 - fraction.count) + fraction
+    }
+
+    /// Loads every domain folder, as `SiteConfigLoader.loadAll` does, on every processor at once: with
+    /// thousands of domains this is most of a start or reload. A domain whose site.json did not change since
+    /// `previous` was loaded keeps that result (``SiteConfigLoader/loadDomain(domain:file:reusing:)``).
+    private func loadDomains(reusing previous: [LoadedDomain] = []) throws(Diagnostic) -> [LoadedDomain] {
+        let loader = SiteConfigLoader()
+        let known = Dictionary(previous.map { ($0.domain, $0) }, uniquingKeysWith: { first, _ in first })
+        return try SiteConfigLoader.domainFolders(directory: configuration.configDirectory).concurrentMap {
+            loader.loadDomain(domain: $0.domain, file: $0.file, reusing: known[$0.domain])
+        }
     }
 
     /// Swaps the catalog's routes and certificates into the running listeners.
@@ -238,10 +267,10 @@ public final class Server: Sendable {
         do {
             // Build both tables before swapping either, and swap the admin one first: /status and /match
             // are never behind what the public hosts serve.
-            let routes = SiteRoutes(published)
+            let routes = try RouteSnapshot(SiteRoutes(published))
             let admin = AdminRoutes(published: published, status: catalog.status, live: live)
             try listeners.admin?.replaceRoutes(admin)
-            for listener in [listeners.https, listeners.http].compactMap({ $0 }) { try listener.replaceRoutes(routes) }
+            for listener in [listeners.https, listeners.http].compactMap({ $0 }) { listener.replaceRoutes(routes) }
         } catch {
             logger.error("could not publish the reloaded routes", metadata: ["reason": "\(error)"])
         }

@@ -73,7 +73,17 @@ public struct ServerStatus: Sendable {
 
     /// The `/status` document: pretty-printed JSON, dates in ISO 8601 UTC.
     public func json() -> [UInt8] {
-        func date(_ value: Date?) -> JSONValue { value.map { .string(Self.format($0)) } ?? .null }
+        // One formatter for the whole document, and each distinct date formatted once: with thousands of
+        // domains, a formatter per date cost more than everything else in the document.
+        let formatter = Self.makeFormatter()
+        var formatted: [Date: String] = [:]
+        func date(_ value: Date?) -> JSONValue {
+            guard let value else { return .null }
+            if let text = formatted[value] { return .string(text) }
+            let text = formatter.string(from: value)
+            formatted[value] = text
+            return .string(text)
+        }
         func diagnostics(_ values: [Diagnostic]) -> JSONValue { .strings(values.map(\.description)) }
         let domainMembers = domains.map { state in
             (
@@ -118,11 +128,11 @@ public struct ServerStatus: Sendable {
     }
 
     /// `2025-01-31T12:00:00.123Z`: milliseconds, because reloads can follow each other within a second.
-    static func format(_ date: Date) -> String {
+    private static func makeFormatter() -> ISO8601DateFormatter {
         let formatter = ISO8601DateFormatter()
         formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
         formatter.timeZone = TimeZone(identifier: "UTC")
-        return formatter.string(from: date)
+        return formatter
     }
 }
 

@@ -4,6 +4,7 @@
 #include <openssl/x509.h>
 #include <openssl/x509v3.h>
 #include <openssl/evp.h>
+#include <openssl/decoder.h>
 #include <openssl/cms.h>
 #include <openssl/bio.h>
 #include <openssl/ec.h>

@@ -38,6 +38,16 @@ import Testing
         ),
         ("14:6D:E9:83:C5:73:06:50:D8:EE:B9:95:2F:34:FC:64:16:A0:83:42", "SHA-1"),
         ("146DE983C5730650D8EEB9952F34FC6416A08342E61DBEA88A0496B23FCF44", "62 hex digits"),
+        // The length of a well-formed fingerprint, but not one: these go past the byte-wise fast path.
+        (
+            "14:6D:E9:83:G5:73:06:50:D8:EE:B9:95:2F:34:FC:64:16:A0:83:42:E6:1D:BE:A8:8A:04:96:B2:3F:CF:44:E5",
+            "byte 5 is 'G5'"
+        ),
+        (
+            "14-6D-E9-83-C5-73-06-50-D8-EE-B9-95-2F-34-FC-64-16-A0-83-42-E6-1D-BE-A8-8A-04-96-B2-3F-CF-44-E5",
+            "not hexadecimal"
+        ),
+        ("146DE983C5730650D8EEB9952F34FC6416A08342E61DBEA88A0496B23FCF44É5", "not hexadecimal"),
     ])
     func malformedFingerprintsAreExplained(text: String, expected: String) {
         #expect(CertificateFingerprint.normalized(text) == nil)

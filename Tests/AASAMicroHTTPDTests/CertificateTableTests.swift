@@ -1,6 +1,7 @@
-import AASAMicroHTTPD
 import AASAOpenSSL
 import Testing
+
+@testable import AASAMicroHTTPD
 
 @Suite struct CertificateTableTests {
     @Test func lookupPrefersExactThenWildcardThenDefault() throws {
@@ -43,5 +44,26 @@ import Testing
             names: ["g.test"], certificateChainPEM: Array("nope".utf8), privateKeyPEM: a.privateKeyPEM)
         let parse = #expect(throws: HTTPListenerError.self) { try CertificateTable(entries: [garbage]) }
         #expect(parse?.code == .invalidCertificate)
+    }
+
+    @Test func aNewTableTakesOverTheCredentialsOfUnchangedEntriesOnly() throws {
+        let pki = try TestPKI()
+        let a = try pki.entry(["a.test"]).entry
+        let b = try pki.entry(["b.test"]).entry
+        let c = try pki.entry(["c.test"]).entry
+        let first = try CertificateTable(entries: [a, b])
+        var renamed = b
+        renamed.names = ["b.test", "www.b.test"]  // names choose the entry; the credential is the same
+        var stapled = a
+        stapled.staple = CertificateTable.OCSPStaple(response: [0x30, 0x00], expires: 0)
+        let second = try CertificateTable(entries: [c, renamed, stapled], reusing: first)
+        #expect(second.credentials[1] === first.credentials[1])
+        #expect(second.credentials[0] !== first.credentials[0] && second.credentials[0] !== first.credentials[1])
+        #expect(second.credentials[2] !== first.credentials[0])  // a new staple is a new credential
+        #expect(second.entryIndex(forServerName: "www.b.test") == 1)
+        // A changed key for the same chain is imported (and refused), never taken over.
+        let mixed = CertificateTable.Entry(
+            names: ["a.test"], certificateChainPEM: a.certificateChainPEM, privateKeyPEM: b.privateKeyPEM)
+        #expect(throws: HTTPListenerError.self) { try CertificateTable(entries: [mixed], reusing: first) }
     }
 }

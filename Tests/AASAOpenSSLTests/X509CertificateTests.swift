@@ -115,6 +115,46 @@ private let fixture: (ca: DevCertificateAuthority, leaf: IssuedCertificate, dire
         let error = #expect(throws: OpenSSLError.self) { try CertificateChain(pemEncoded: pem) }
         #expect(error?.code == .malformedPEM)
         #expect(error?.reason.contains("certificate 2") == true)
+        let shared = #expect(throws: OpenSSLError.self) {
+            try CertificateChain(pemEncoded: Array(pem.utf8), sharing: IntermediateCertificates())
+        }
+        #expect(shared?.code == error?.code)
+        #expect(shared?.reason == error?.reason)
+    }
+
+    @Test func chainsShareTheirIntermediatesAndReadTheSame() throws {
+        let other = try fixture.ca.issue(names: ["other.example"])
+        let intermediate = try fixture.ca.certificate.pemEncoded()
+        let key = try fixture.leaf.privateKey.pemEncoded()
+        let cache = IntermediateCertificates()
+        // Other blocks in between are skipped, as PEM_read_bio_X509 skips them.
+        for pem in [
+            try fixture.leaf.certificatePEM() + intermediate, try other.certificatePEM() + key + intermediate,
+            "preamble\n" + (try fixture.leaf.certificatePEM()) + intermediate + intermediate,
+        ] {
+            let ordinary = try CertificateChain(pemEncoded: pem)
+            let shared = try CertificateChain(pemEncoded: Array(pem.utf8), sharing: cache)
+            #expect(
+                try shared.certificates.map { try $0.derEncoded() } == ordinary.certificates.map { try $0.derEncoded() }
+            )
+            #expect(shared.intermediates.allSatisfy { $0 === shared.intermediates.first })
+        }
+        let first = try CertificateChain(
+            pemEncoded: Array((try fixture.leaf.certificatePEM() + intermediate).utf8), sharing: cache)
+        let second = try CertificateChain(
+            pemEncoded: Array((try other.certificatePEM() + intermediate).utf8), sharing: cache)
+        #expect(first.intermediates.first === second.intermediates.first)
+        #expect(first.leaf !== second.leaf)
+    }
+
+    @Test func sharingChainsRefuseWhatTheOrdinaryParserRefuses() throws {
+        for pem in ["just text\n", "", try fixture.leaf.privateKey.pemEncoded()] {
+            let ordinary = #expect(throws: OpenSSLError.self) { try CertificateChain(pemEncoded: pem) }
+            let shared = #expect(throws: OpenSSLError.self) {
+                try CertificateChain(pemEncoded: Array(pem.utf8), sharing: IntermediateCertificates())
+            }
+            #expect(shared?.code == ordinary?.code)
+        }
     }
 }
 
@@ -151,6 +191,33 @@ private let fixture: (ca: DevCertificateAuthority, leaf: IssuedCertificate, dire
         let pem = try PrivateKey.generate().pemEncoded()
         let encrypted = try runTool(["openssl", "pkey", "-aes256", "-passout", "pass:secret"], input: pem)
         #expect(encrypted.output.contains("ENCRYPTED PRIVATE KEY"))
+        let error = #expect(throws: OpenSSLError.self) { try PrivateKey(pemEncoded: encrypted.output) }
+        #expect(error?.code == .malformedPEM)
+    }
+
+    /// Every common form of unencrypted key, each parsed as `openssl pkey` reads it: PKCS#8 and SEC1 EC,
+    /// PKCS#8 and PKCS#1 RSA (decoded with their type named), Ed25519 and an EC key after its parameters block
+    /// (the general path).
+    @Test(arguments: [
+        ["openssl", "genpkey", "-algorithm", "EC", "-pkeyopt", "ec_paramgen_curve:P-256"],
+        ["openssl", "ecparam", "-name", "prime256v1", "-genkey", "-noout"],
+        ["openssl", "ecparam", "-name", "prime256v1", "-genkey"],
+        ["openssl", "genpkey", "-algorithm", "RSA", "-pkeyopt", "rsa_keygen_bits:2048"],
+        ["openssl", "genrsa", "-traditional", "2048"],
+        ["openssl", "genpkey", "-algorithm", "ED25519"],
+    ])
+    func everyUnencryptedFormReadsAsOpenSSLReadsIt(command: [String]) throws {
+        let pem = try runTool(command).output
+        let key = try PrivateKey(pemEncoded: pem)
+        let expected = try runTool(["openssl", "pkey"], input: pem).output
+        #expect(try key.pemEncoded() == expected)
+    }
+
+    @Test func legacyEncryptedKeysAreRefusedWithoutPrompting() throws {
+        let pem = try runTool(["openssl", "ecparam", "-name", "prime256v1", "-genkey", "-noout"]).output
+        let encrypted = try runTool(
+            ["openssl", "ec", "-aes256", "-passout", "pass:secret"], input: pem)
+        #expect(encrypted.output.contains("Proc-Type: 4,ENCRYPTED"))
         let error = #expect(throws: OpenSSLError.self) { try PrivateKey(pemEncoded: encrypted.output) }
         #expect(error?.code == .malformedPEM)
     }

@@ -118,7 +118,36 @@ public struct AndroidApp: Sendable, Hashable {
 public enum CertificateFingerprint {
     /// `AA:BB:…` (32 pairs) from upper- or lower-case hex, with or without colons; `nil` when malformed.
     public static func normalized(_ text: String) -> String? {
-        problem(text) == nil ? pairs(text).joined(separator: ":").uppercased() : nil
+        if let canonical = canonicalForm(text) { return canonical }
+        return problem(text) == nil ? pairs(text).joined(separator: ":").uppercased() : nil
+    }
+
+    /// The normalized form of a fingerprint already written as 32 colon-separated hex pairs or 64 hex digits,
+    /// ASCII with no spaces: what nearly every config holds, checked byte by byte (the general path below works
+    /// on Characters and cost megainstructions per domain at load). `nil` for anything else.
+    private static func canonicalForm(_ text: String) -> String? {
+        var utf8 = Array(text.utf8)
+        func isHex(_ byte: UInt8) -> Bool {
+            (byte >= 0x30 && byte <= 0x39) || (byte >= 0x41 && byte <= 0x46) || (byte >= 0x61 && byte <= 0x66)
+        }
+        switch utf8.count {
+        case 95:
+            for (index, byte) in utf8.enumerated() {
+                guard index % 3 == 2 ? byte == UInt8(ascii: ":") : isHex(byte) else { return nil }
+            }
+        case 64:
+            guard utf8.allSatisfy(isHex) else { return nil }
+            var paired: [UInt8] = []
+            for (index, byte) in utf8.enumerated() {
+                if index > 0 && index % 2 == 0 { paired.append(UInt8(ascii: ":")) }
+                paired.append(byte)
+            }
+            utf8 = paired
+        default:
+            return nil
+        }
+        for index in utf8.indices where utf8[index] >= 0x61 { utf8[index] -= 0x20 }
+        return String(decoding: utf8, as: UTF8.self)
     }
 
     private static func pairs(_ text: String) -> [String] {
@@ -138,6 +167,7 @@ public enum CertificateFingerprint {
 
     /// Why `text` is not a SHA-256 fingerprint, or `nil`.
     public static func problem(_ text: String) -> String? {
+        if canonicalForm(text) != nil { return nil }
         let trimmed = text.trimmingSpaces
         let hex = Set("0123456789abcdefABCDEF")
         let letters = trimmed.filter { $0.isLetter && !hex.contains($0) }
@@ -170,7 +200,11 @@ public enum CertificateFingerprint {
 }
 
 extension String {
+    /// Without leading and trailing spaces (U+0020 only).
     fileprivate var trimmingSpaces: String {
-        String(drop { $0 == " " }.reversed().drop { $0 == " " }.reversed())
+        guard let first = firstIndex(where: { $0 != " " }), let last = lastIndex(where: { $0 != " " }) else {
+            return ""
+        }
+        return String(self[first...last])
     }
 }

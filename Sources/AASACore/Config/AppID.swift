@@ -4,6 +4,7 @@ public enum AppID {
     ///
     /// Spec §1.2: `^[A-Z0-9]{10}\.[A-Za-z0-9.-]+$`; bundle IDs use only `A-Z a-z 0-9 - .`.
     public static func problem(_ value: String) -> (message: String, hint: String)? {
+        if isPlainlyValid(value) { return nil }
         let parts = value.split(separator: ".", maxSplits: 1, omittingEmptySubsequences: false)
         guard parts.count == 2 else {
             return (
@@ -44,6 +45,29 @@ public enum AppID {
             return ("'\(value)' has an empty part in its bundle ID", "remove the extra '.'")
         }
         return nil
+    }
+
+    /// Whether `value` is `[A-Z0-9]{10}.bundle` with an ASCII bundle ID of letters, digits, `-` and non-adjacent
+    /// inner dots, and a team ID that is no placeholder: exactly the IDs ``problem(_:)`` accepts, checked byte
+    /// by byte first because the checks below work on Characters and every load runs them for every app ID.
+    private static func isPlainlyValid(_ value: String) -> Bool {
+        let bytes = Array(value.utf8)
+        guard bytes.count > 11, bytes[10] == UInt8(ascii: ".") else { return false }
+        let team = bytes[..<10]
+        guard team.allSatisfy({ ($0 >= 0x41 && $0 <= 0x5A) || ($0 >= 0x30 && $0 <= 0x39) }),
+            !team.elementsEqual("XXXXXXXXXX".utf8), !team.elementsEqual("YOURTEAMID".utf8)
+        else { return false }
+        let bundle = bytes[11...]
+        guard bundle.first != UInt8(ascii: "."), bundle.last != UInt8(ascii: ".") else { return false }
+        var previous: UInt8 = 0
+        for byte in bundle {
+            let letterOrDigit =
+                (byte >= 0x41 && byte <= 0x5A) || (byte >= 0x61 && byte <= 0x7A) || (byte >= 0x30 && byte <= 0x39)
+            guard letterOrDigit || byte == UInt8(ascii: "-") || byte == UInt8(ascii: ".") else { return false }
+            if byte == UInt8(ascii: "."), previous == UInt8(ascii: ".") { return false }
+            previous = byte
+        }
+        return true
     }
 
     /// The bundle ID part of `TEAMID.bundle.id`.

@@ -23,7 +23,9 @@ public struct JSONWriter: Sendable {
         out.reserveCapacity(256)
         write(value, indent: 0, into: &out)
         if style == .pretty { out.append(0x0A) }
-        return out
+        // Exactly as long as the text: generated files are kept for as long as they are served, thousands of them,
+        // and a grown array holds up to twice its length.
+        return out.withUnsafeBufferPointer { Array($0) }
     }
 
     /// The serialised text of `value`.

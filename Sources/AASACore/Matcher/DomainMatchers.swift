@@ -1,25 +1,29 @@
-/// Compiled matchers for every published domain, so "which app opens this URL" can be answered for the
-/// configuration actually served, without compiling anything per query.
+/// The served file of every published domain, so "which app opens this URL" can be answered for the
+/// configuration actually served.
+///
+/// A domain's matcher is compiled when a query names it (tens of microseconds): compiling every domain's at
+/// each load cost time and memory for all of them, thousands with many domains, for an admin query that
+/// names one.
 public struct DomainMatchers: Sendable {
-    private let matchers: [String: URLMatcher]
+    private let files: [String: AssociationFile]
 
-    /// Compiles the matcher of each domain's served file.
+    /// Keeps each domain's served file.
     public init(files: [String: AssociationFile]) {
-        matchers = files.mapValues { URLMatcher(file: $0, mode: .modern) }
+        self.files = files
     }
 
     /// The domains that can be asked about.
-    public var domains: [String] { matchers.keys.sorted() }
+    public var domains: [String] { files.keys.sorted() }
 
     /// The matcher of the domain `url` names, or why there is none.
     public func matcher(for url: String) -> Result<URLMatcher, MatchLookupError> {
         guard let parsed = try? MatchURL(parsing: url), let host = parsed.host, parsed.scheme != nil else {
             return .failure(MatchLookupError(status: 400, message: "'\(url)' is not an absolute http(s) URL"))
         }
-        guard let domain = HostName.normalized(host), let matcher = matchers[domain] else {
+        guard let domain = HostName.normalized(host), let file = files[domain] else {
             return .failure(MatchLookupError(status: 404, message: "no configured domain serves '\(host)'"))
         }
-        return .success(matcher)
+        return .success(URLMatcher(file: file, mode: .modern))
     }
 
     /// The admin listener's `GET /match?url=…` answer: the match result as JSON, or a JSON error.

@@ -26,7 +26,8 @@ public struct LinkTestChecker: Sendable {
                 continue
             }
             let result = matcher.match(test.url, nearMissLimit: 1)
-            let decided = Self.describe(result, detailsSource: generated.detailsSource)
+            // Only a failing test is explained: describing every passing one was most of this check's cost.
+            var decided: String { Self.describe(result, detailsSource: generated.detailsSource) }
             switch test.expectation {
             case .opensApp(let app) where result.verdict == .match && result.appIDs.contains(app):
                 continue

@@ -5,6 +5,7 @@
 
 #include <openssl/bio.h>
 #include <openssl/crypto.h>
+#include <openssl/evp.h>
 #include <openssl/x509.h>
 #include <openssl/x509v3.h>
 #include <openssl/ocsp.h>
@@ -26,6 +27,11 @@ static inline void cshims_OPENSSL_free(void *pointer) {
 // ESC_MSB is removed so UTF-8 in names prints as UTF-8 instead of \XX escapes.
 static inline unsigned long cshims_name_print_flags_rfc2253_utf8(void) {
     return XN_FLAG_RFC2253 & ~(unsigned long)ASN1_STRFLGS_ESC_MSB;
+}
+
+// EVP_PKEY_KEYPAIR ORs the OSSL_KEYMGMT_SELECT_* bits: what a private key decoder is asked to select.
+static inline int cshims_evp_pkey_keypair_selection(void) {
+    return EVP_PKEY_KEYPAIR;
 }
 
 // MARK: Typed stack macros

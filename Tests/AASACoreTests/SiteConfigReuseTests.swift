@@ -1,0 +1,80 @@
+import Foundation
+import Testing
+
+@testable import AASACore
+
+/// A reload keeps a domain's previous load only when nothing it was made from can have changed.
+@Suite struct SiteConfigReuseTests {
+    static let config =
+        #"{"universalLinks": {"apps": [{"appIDs": ["ABCDE12345.com.example.shop"], "rules": [{"path": "/buy/*"}]}]}}"#
+
+    /// A domain folder holding only site.json, in a fresh temporary folder; the caller removes `root`.
+    private func domainFolder(_ text: String = config) throws -> (root: String, file: String) {
+        let root = FileManager.default.temporaryDirectory.appendingPathComponent("reuse-\(UUID().uuidString)").path
+        try FileManager.default.createDirectory(atPath: root + "/shop.example", withIntermediateDirectories: true)
+        let file = root + "/shop.example/site.json"
+        try text.write(toFile: file, atomically: true, encoding: .utf8)
+        return (root, file)
+    }
+
+    /// The previous load with a marker only a reused result can carry.
+    private func marked(_ loaded: LoadedDomain) -> LoadedDomain {
+        var marked = loaded
+        marked.diagnostics.append(Diagnostic(.note, rule: "marker", "reused"))
+        return marked
+    }
+
+    private func reused(_ loaded: LoadedDomain) -> Bool { loaded.diagnostics.contains { $0.rule == "marker" } }
+
+    @Test func theSameFileKeepsThePreviousLoad() throws {
+        let (root, file) = try domainFolder()
+        defer { try? FileManager.default.removeItem(atPath: root) }
+        let loader = SiteConfigLoader()
+        let first = marked(loader.loadDomain(domain: "shop.example", file: file))
+        #expect(first.isPublishable)
+        #expect(reused(loader.loadDomain(domain: "shop.example", file: file, reusing: first)))
+    }
+
+    @Test func changedBytesLoadAgain() throws {
+        let (root, file) = try domainFolder()
+        defer { try? FileManager.default.removeItem(atPath: root) }
+        let loader = SiteConfigLoader()
+        let first = marked(loader.loadDomain(domain: "shop.example", file: file))
+        try Self.config.replacingOccurrences(of: "/buy/*", with: "/sell/*").write(
+            toFile: file, atomically: true, encoding: .utf8)
+        let second = loader.loadDomain(domain: "shop.example", file: file, reusing: first)
+        #expect(!reused(second))
+        #expect(second.generated.map { String(decoding: $0.bytes, as: UTF8.self).contains("/sell/*") } == true)
+    }
+
+    @Test func anotherModificationTimeLoadsAgain() throws {
+        let (root, file) = try domainFolder()
+        defer { try? FileManager.default.removeItem(atPath: root) }
+        let loader = SiteConfigLoader()
+        let first = marked(loader.loadDomain(domain: "shop.example", file: file))
+        try FileManager.default.setAttributes(
+            [.modificationDate: Date(timeIntervalSinceNow: -3600)], ofItemAtPath: file)
+        #expect(!reused(loader.loadDomain(domain: "shop.example", file: file, reusing: first)))
+    }
+
+    @Test(arguments: ["pages", "landing.html", ".hidden"])
+    func anythingElseInTheFolderLoadsAgain(entry: String) throws {
+        let (root, file) = try domainFolder()
+        defer { try? FileManager.default.removeItem(atPath: root) }
+        let loader = SiteConfigLoader()
+        let first = marked(loader.loadDomain(domain: "shop.example", file: file))
+        try FileManager.default.createDirectory(
+            atPath: root + "/shop.example/" + entry, withIntermediateDirectories: true)
+        #expect(!reused(loader.loadDomain(domain: "shop.example", file: file, reusing: first)))
+    }
+
+    @Test func aSigningDomainLoadsAgain() throws {
+        let signing = Self.config.dropLast() + #", "signing": true}"#
+        let (root, file) = try domainFolder(String(signing))
+        defer { try? FileManager.default.removeItem(atPath: root) }
+        let loader = SiteConfigLoader()
+        let first = marked(loader.loadDomain(domain: "shop.example", file: file))
+        #expect(first.config?.signing?.enabled == true)
+        #expect(!reused(loader.loadDomain(domain: "shop.example", file: file, reusing: first)))
+    }
+}

@@ -1,0 +1,148 @@
+// sni-load: HTTPS load spread over many host names, for scripts/bench-scale.
+//
+// A keep-alive connection carries one SNI for its whole life (and a server may answer 421 when Host names
+// another configured domain), so wrk, which sends one SNI for all its connections, cannot spread HTTPS
+// over domains. This client gives every connection the next host name of the list (round robin over all
+// threads) as both SNI and Host, makes a full TLS handshake (no session resumption), sends N keep-alive
+// requests, closes, and starts over. N = 1 measures handshakes; a larger N mostly requests.
+// Each connection checks that the certificate presented covers its host name (no signature checks, like wrk).
+//
+// Build: cc -O2 -o sni-load sni-load.c -lssl -lcrypto -lpthread
+// Usage: sni-load ADDRESS PORT HOSTS_FILE PATH CONNECTIONS SECONDS REQUESTS_PER_CONNECTION
+// Prints one line: connections=… requests=… seconds=… rps=… cps=… non2xx=… errors=… wrongcert=…
+#define _GNU_SOURCE
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <openssl/err.h>
+#include <openssl/ssl.h>
+#include <openssl/x509v3.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <sys/socket.h>
+#include <time.h>
+#include <unistd.h>
+
+static struct sockaddr_in server;
+static char **hosts;
+static size_t host_count;
+static const char *path;
+static int requests_per_connection;
+static double deadline;
+static SSL_CTX *context;
+static atomic_size_t next_host;
+static atomic_long connections, requests, non2xx, errors, wrongcert;
+
+static double now(void) {
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return t.tv_sec + t.tv_nsec / 1e9;
+}
+
+// Reads one response; returns its status, or -1 on an error. Handles Content-Length bodies only
+// (every response aasa-server and nginx send here has one).
+static int read_response(SSL *ssl, char *buffer, size_t size) {
+    size_t used = 0;
+    char *end = NULL;
+    while (!(end = memmem(buffer, used, "\r\n\r\n", 4))) {
+        if (used == size) return -1;
+        int n = SSL_read(ssl, buffer + used, (int)(size - used));
+        if (n <= 0) return -1;
+        used += (size_t)n;
+    }
+    int status = 0;
+    if (sscanf(buffer, "HTTP/1.%*d %d", &status) != 1) return -1;
+    long length = 0;
+    for (char *line = strstr(buffer, "\r\n"); line && line < end; line = strstr(line + 2, "\r\n")) {
+        if (strncasecmp(line + 2, "Content-Length:", 15) == 0) length = strtol(line + 17, NULL, 10);
+    }
+    long remaining = length - (long)(used - (size_t)(end + 4 - buffer));
+    while (remaining > 0) {
+        int n = SSL_read(ssl, buffer, (int)(remaining < (long)size ? remaining : (long)size));
+        if (n <= 0) return -1;
+        remaining -= n;
+    }
+    return status;
+}
+
+static void *worker(void *unused) {
+    (void)unused;
+    char buffer[65536], request[1024];
+    while (now() < deadline) {
+        const char *host = hosts[atomic_fetch_add(&next_host, 1) % host_count];
+        int fd = socket(AF_INET, SOCK_STREAM, 0);
+        int one = 1;
+        setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+        struct timeval timeout = {5, 0};
+        setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, sizeof timeout);
+        SSL *ssl = NULL;
+        if (connect(fd, (struct sockaddr *)&server, sizeof server) != 0) goto failed;
+        ssl = SSL_new(context);
+        SSL_set_tlsext_host_name(ssl, host);
+        SSL_set_fd(ssl, fd);
+        if (SSL_connect(ssl) != 1) goto failed;
+        X509 *peer = SSL_get1_peer_certificate(ssl);
+        if (!peer || X509_check_host(peer, host, 0, 0, NULL) != 1) atomic_fetch_add(&wrongcert, 1);
+        X509_free(peer);
+        atomic_fetch_add(&connections, 1);
+        int length = snprintf(request, sizeof request, "GET %s HTTP/1.1\r\nHost: %s\r\n\r\n", path, host);
+        for (int i = 0; i < requests_per_connection && now() < deadline; i++) {
+            if (SSL_write(ssl, request, length) != length) goto failed;
+            int status = read_response(ssl, buffer, sizeof buffer);
+            if (status < 0) goto failed;
+            atomic_fetch_add(&requests, 1);
+            if (status < 200 || status > 399) atomic_fetch_add(&non2xx, 1);
+        }
+        SSL_free(ssl);
+        close(fd);
+        continue;
+    failed:
+        atomic_fetch_add(&errors, 1);
+        ERR_clear_error();
+        if (ssl) SSL_free(ssl);
+        close(fd);
+    }
+    return NULL;
+}
+
+int main(int argc, char **argv) {
+    if (argc != 8) {
+        fprintf(stderr, "usage: %s ADDRESS PORT HOSTS_FILE PATH CONNECTIONS SECONDS REQUESTS_PER_CONNECTION\n", argv[0]);
+        return 2;
+    }
+    server.sin_family = AF_INET;
+    server.sin_port = htons((uint16_t)atoi(argv[2]));
+    if (inet_pton(AF_INET, argv[1], &server.sin_addr) != 1) return 2;
+    FILE *file = fopen(argv[3], "r");
+    if (!file) return 2;
+    char line[512];
+    size_t capacity = 1024;
+    hosts = malloc(capacity * sizeof *hosts);
+    while (fgets(line, sizeof line, file)) {
+        line[strcspn(line, "\r\n")] = 0;
+        if (!*line) continue;
+        if (host_count == capacity) hosts = realloc(hosts, (capacity *= 2) * sizeof *hosts);
+        hosts[host_count++] = strdup(line);
+    }
+    fclose(file);
+    if (host_count == 0) return 2;
+    path = argv[4];
+    int threads = atoi(argv[5]);
+    double seconds = atof(argv[6]);
+    requests_per_connection = atoi(argv[7]);
+    context = SSL_CTX_new(TLS_client_method());
+    SSL_CTX_set_session_cache_mode(context, SSL_SESS_CACHE_OFF);
+    pthread_t *ids = calloc((size_t)threads, sizeof *ids);
+    double start = now();
+    deadline = start + seconds;
+    for (int i = 0; i < threads; i++) pthread_create(&ids[i], NULL, worker, NULL);
+    for (int i = 0; i < threads; i++) pthread_join(ids[i], NULL);
+    double elapsed = now() - start;
+    printf("connections=%ld requests=%ld seconds=%.3f rps=%.1f cps=%.1f non2xx=%ld errors=%ld wrongcert=%ld\n",
+           connections, requests, elapsed, requests / elapsed, connections / elapsed, non2xx, errors, wrongcert);
+    return 0;
+}
