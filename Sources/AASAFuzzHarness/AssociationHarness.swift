@@ -5,12 +5,15 @@ import AASACore
 ///
 /// Properties checked beyond "no crash, no hang":
 /// - every finding points at a line and column of the file;
+/// - a rule `unreachable-rule` calls dead decides no URL (the lint promises its warnings are never wrong);
 /// - an import that succeeds serves the same answer as the original file (README: "serves the same answer
 ///   for every URL"), on URLs made from the file's own patterns, as iOS 13+ evaluates them.
 enum AssociationHarness {
     static func run(_ bytes: [UInt8]) throws(InvariantViolation) {
         let source = SourceText(name: "apple-app-site-association", bytes: bytes)
-        try DiagnosticLocations.check(AssociationChecker().check(source), in: source, target: .association)
+        let findings = AssociationChecker().check(source)
+        try DiagnosticLocations.check(findings, in: source, target: .association)
+        try checkDeadRules(findings, source: source)
         let output = ImportPipeline().run(source, domain: SiteConfigHarness.domain)
         try DiagnosticLocations.check(output.diagnostics, in: source, target: .association)
         guard output.config != nil, let original = output.original, let generated = output.generated else { return }
@@ -24,6 +27,24 @@ enum AssociationHarness {
                     .association,
                     "the imported config answers differently for \(url): original \(expected.verdict.rawValue) \(expected.appIDs) by \(expected.rule ?? "-"), imported \(actual.verdict.rawValue) \(actual.appIDs) by \(actual.rule ?? "-")"
                 )
+            }
+        }
+    }
+
+    /// No URL made from the file's patterns is decided by a rule reported as never applying.
+    static func checkDeadRules(_ findings: [Diagnostic], source: SourceText) throws(InvariantViolation) {
+        let dead = Set(
+            findings.filter { $0.rule == "unreachable-rule" && $0.severity == .warning }.compactMap(\.keyPath))
+        guard !dead.isEmpty, let file = AssociationFile.parse(source).file else { return }
+        let matcher = URLMatcher(file: file)
+        for url in SampleURLs.make(for: file) {
+            let result = matcher.match(url)
+            guard let details = result.detailsIndex, let index = result.componentIndex, let kind = result.ruleKind
+            else { continue }
+            let decider = "applinks.details[\(details)].\(kind.rawValue)[\(index)]"
+            if dead.contains(decider) {
+                throw InvariantViolation(
+                    .association, "\(decider) is reported as never applying, but it decides \(url) (\(result.reason))")
             }
         }
     }

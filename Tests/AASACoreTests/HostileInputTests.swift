@@ -132,8 +132,8 @@ import Testing
                 """.utf8))
         #expect(
             loaded.diagnostics.errors.map(\.description) == [
-                "shop.example/site.json:4:54: error: [duplicate-key] key \"id\" appears twice in the same object, on line 4, at columns 42 and 54 (at universalLinks.apps[0].rules[0].query.id); fix: delete one of them; JSON readers disagree on which one counts, and most drop the other without a word",
-                "shop.example/site.json:5:3: error: [duplicate-key] key \"legacyFormat\" appears twice in the same object, on lines 2 and 5 (at legacyFormat); fix: delete one of them; JSON readers disagree on which one counts, and most drop the other without a word",
+                "shop.example/site.json:4:54: error: [duplicate-key] key \"id\" is repeated in the same object: first at column 42, again at column 54 of line 4 (at universalLinks.apps[0].rules[0].query.id); fix: delete one of them; JSON readers disagree on which one counts, and most drop the other without a word",
+                "shop.example/site.json:5:3: error: [duplicate-key] key \"legacyFormat\" is repeated in the same object: first on line 2, again on line 5 (at legacyFormat); fix: delete one of them; JSON readers disagree on which one counts, and most drop the other without a word",
             ])
         // The first one is read, so later findings do not depend on which copy a reader would pick.
         #expect(loaded.config?.legacyFormat == true)
@@ -148,7 +148,7 @@ import Testing
         let imported = ImportPipeline().run(source, domain: "shop.example")
         #expect(imported.config == nil)
         #expect(imported.diagnostics.errors.map(\.rule) == ["duplicate-key"])
-        #expect(imported.diagnostics.first?.message.contains("on lines 1 and 2") == true)
+        #expect(imported.diagnostics.first?.message.contains("first on line 1, again on line 2") == true)
         #expect(imported.diagnostics.first?.keyPath == "applinks.details[0].paths")
         let checked = AssociationChecker().check(source)
         #expect(checked.errors.map(\.rule) == ["duplicate-key"])

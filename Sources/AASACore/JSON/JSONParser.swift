@@ -336,10 +336,11 @@ private struct Scanner {
         let (line, column) = source.position(of: again)
         let places =
             firstLine == line
-            ? "on line \(line), at columns \(firstColumn) and \(column)" : "on lines \(firstLine) and \(line)"
+            ? "first at column \(firstColumn), again at column \(column) of line \(line)"
+            : "first on line \(firstLine), again on line \(line)"
         duplicateKeys.append(
             source.diagnostic(
-                .error, rule: "duplicate-key", "key \"\(key)\" appears twice in the same object, \(places)",
+                .error, rule: "duplicate-key", "key \"\(key)\" is repeated in the same object: \(places)",
                 at: again, keyPath: KeyPath(path + [.key(key)]).description,
                 hint:
                     "delete one of them; JSON readers disagree on which one counts, and most drop the other without a word"

@@ -75,48 +75,87 @@ enum GlobInclusion {
             Set(alternatives.joined().compactMap { if case .character(let c) = $0 { c } else { nil } })
         }
 
-        /// NFA states are (alternative, position); position == count means accepting.
-        struct State: Hashable {
-            var alternative: Int
-            var position: Int
+        /// Every (alternative, position) pair numbered in one range: alternative `a` at position `p` is
+        /// `stateOffsets[a] + p`, and its last state (past its last token) accepts. The token read in each state,
+        /// `nil` for accepting states.
+        var stateTokens: [Token?] {
+            alternatives.flatMap { $0.map(Optional.some) + [nil] }
+        }
+    }
+
+    /// A set of automaton states as bits: stepping and comparing sets allocates one small array, where a
+    /// `Set` of states allocated and hashed per state (a search explores thousands of sets).
+    struct StateSet: Hashable {
+        var words: [UInt64]
+
+        init(capacity: Int) {
+            words = Array(repeating: 0, count: (capacity + 63) / 64)
         }
 
-        func closure(_ states: Set<State>) -> Set<State> {
-            var result = states
-            var stack = Array(states)
-            while let state = stack.popLast() {
-                let tokens = alternatives[state.alternative]
-                if state.position < tokens.count, tokens[state.position] == .star {
-                    let next = State(alternative: state.alternative, position: state.position + 1)
-                    if result.insert(next).inserted { stack.append(next) }
+        var isEmpty: Bool { words.allSatisfy { $0 == 0 } }
+        var count: Int { words.reduce(0) { $0 + $1.nonzeroBitCount } }
+
+        func contains(_ state: Int) -> Bool { words[state >> 6] & (1 << UInt64(state & 63)) != 0 }
+
+        mutating func insert(_ state: Int) { words[state >> 6] |= 1 << UInt64(state & 63) }
+
+        /// Calls `body` with each state.
+        func forEach(_ body: (Int) -> Void) {
+            for (index, word) in words.enumerated() {
+                var bits = word
+                while bits != 0 {
+                    body(index << 6 | bits.trailingZeroBitCount)
+                    bits &= bits - 1
                 }
             }
+        }
+    }
+
+    /// A pattern's automaton over ``StateSet``s.
+    struct Automaton {
+        let tokens: [Token?]
+        let accepting: [Int]
+        /// The states reading a `*`, in increasing order.
+        let stars: [Int]
+        let start: StateSet
+
+        init(_ pattern: Pattern) {
+            let tokens = pattern.stateTokens
+            let accepting = tokens.indices.filter { tokens[$0] == nil }
+            var start = StateSet(capacity: tokens.count)
+            // Each alternative's first state follows the previous alternative's accepting state.
+            for first in [0] + accepting.dropLast().map({ $0 + 1 }) { start.insert(first) }
+            let stars = tokens.indices.filter { tokens[$0] == .star }
+            self.tokens = tokens
+            self.accepting = accepting
+            self.stars = stars
+            self.start = Self.closure(start, stars: stars)
+        }
+
+        /// `states` plus what each `*` reaches by matching nothing. States only point forward, so one pass in
+        /// increasing order sees the states it adds.
+        static func closure(_ states: StateSet, stars: [Int]) -> StateSet {
+            var result = states
+            for state in stars where result.contains(state) { result.insert(state + 1) }
             return result
         }
 
-        var start: Set<State> {
-            closure(Set(alternatives.indices.map { State(alternative: $0, position: 0) }))
-        }
-
-        /// `nil` stands for a character that appears in neither pattern.
-        func step(_ states: Set<State>, _ symbol: Unicode.Scalar?) -> Set<State> {
-            var next: Set<State> = []
-            for state in states {
-                let tokens = alternatives[state.alternative]
-                guard state.position < tokens.count else { continue }
-                switch tokens[state.position] {
+        /// The states after reading `symbol` (`nil`: a character in neither pattern).
+        func step(_ states: StateSet, _ symbol: Unicode.Scalar?) -> StateSet {
+            var next = StateSet(capacity: tokens.count)
+            states.forEach { state in
+                switch tokens[state] {
                 case .star: next.insert(state)
-                case .any: next.insert(State(alternative: state.alternative, position: state.position + 1))
-                case .character(let c) where c == symbol:
-                    next.insert(State(alternative: state.alternative, position: state.position + 1))
-                case .character: break
+                case .any: next.insert(state + 1)
+                case .character(let c) where c == symbol: next.insert(state + 1)
+                case .character, nil: break
                 }
             }
-            return closure(next)
+            return Self.closure(next, stars: stars)
         }
 
-        func accepts(_ states: Set<State>) -> Bool {
-            states.contains { $0.position == alternatives[$0.alternative].count }
+        func accepts(_ states: StateSet) -> Bool {
+            accepting.contains { states.contains($0) }
         }
     }
 
@@ -131,23 +170,27 @@ enum GlobInclusion {
         if work < 0 { return false }
         if inner.witnesses.contains(where: { !outer.matches($0) }) { return false }
         let alphabet: [Unicode.Scalar?] = Array(outer.characters.union(inner.characters)) + [nil]
+        let innerAutomaton = Automaton(inner)
+        let outerAutomaton = Automaton(outer)
         struct Pair: Hashable {
-            var inner: Set<Pattern.State>
-            var outer: Set<Pattern.State>
+            var inner: StateSet
+            var outer: StateSet
         }
         var seen: Set<Pair> = []
-        var queue = [Pair(inner: inner.start, outer: outer.start)]
+        var queue = [Pair(inner: innerAutomaton.start, outer: outerAutomaton.start)]
         while let pair = queue.popLast() {
             guard seen.insert(pair).inserted else { continue }
-            // Both state sets step over every symbol, and each step may queue a pair: set operations, measured at
-            // about 32 table cells each.
-            work -= 32 * alphabet.count * (pair.inner.count + pair.outer.count + 2)
+            // Both state sets step over every symbol (each of their states, each `*`), and each step may queue a
+            // pair; a state step costs about six table cells.
+            work -=
+                6 * alphabet.count
+                * (pair.inner.count + pair.outer.count + innerAutomaton.stars.count + outerAutomaton.stars.count + 4)
             if seen.count > budget || work < 0 { return false }
-            if inner.accepts(pair.inner) && !outer.accepts(pair.outer) { return false }
+            if innerAutomaton.accepts(pair.inner) && !outerAutomaton.accepts(pair.outer) { return false }
             for symbol in alphabet {
-                let nextInner = inner.step(pair.inner, symbol)
+                let nextInner = innerAutomaton.step(pair.inner, symbol)
                 guard !nextInner.isEmpty else { continue }
-                queue.append(Pair(inner: nextInner, outer: outer.step(pair.outer, symbol)))
+                queue.append(Pair(inner: nextInner, outer: outerAutomaton.step(pair.outer, symbol)))
             }
         }
         return true
