@@ -4,12 +4,13 @@
 // another configured domain), so wrk, which sends one SNI for all its connections, cannot spread HTTPS
 // over domains. This client gives every connection the next host name of the list (round robin over all
 // threads) as both SNI and Host, makes a full TLS handshake (no session resumption), sends N keep-alive
-// requests, closes, and starts over. N = 1 measures handshakes; a larger N mostly requests.
+// requests (the last with `Connection: close`), closes, and starts over. N = 1 measures handshakes; a larger N mostly requests.
 // Each connection checks that the certificate presented covers its host name (no signature checks, like wrk).
 //
 // Build: cc -O2 -o sni-load sni-load.c -lssl -lcrypto -lpthread
 // Usage: sni-load ADDRESS PORT HOSTS_FILE PATH CONNECTIONS SECONDS REQUESTS_PER_CONNECTION
-// Prints one line: connections=… requests=… seconds=… rps=… cps=… non2xx=… errors=… wrongcert=…
+// Prints one line: connections=… requests=… seconds=… rps=… cps=… non2xx=… errors=… wrongcert=… p50ms=… p99ms=…
+// (percentiles of the time per connection, from connect to its last response).
 #define _GNU_SOURCE
 #include <arpa/inet.h>
 #include <netinet/in.h>
@@ -36,6 +37,32 @@ static double deadline;
 static SSL_CTX *context;
 static atomic_size_t next_host;
 static atomic_long connections, requests, non2xx, errors, wrongcert;
+
+// Durations of the connections that completed (connect to last response, in seconds), for percentiles.
+static pthread_mutex_t durations_lock = PTHREAD_MUTEX_INITIALIZER;
+static double *durations;
+static size_t duration_count, duration_capacity;
+
+static void record_duration(double seconds) {
+    pthread_mutex_lock(&durations_lock);
+    if (duration_count == duration_capacity) {
+        duration_capacity = duration_capacity ? duration_capacity * 2 : 65536;
+        durations = realloc(durations, duration_capacity * sizeof *durations);
+    }
+    durations[duration_count++] = seconds;
+    pthread_mutex_unlock(&durations_lock);
+}
+
+static int compare_doubles(const void *a, const void *b) {
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+static double percentile(double p) {
+    if (duration_count == 0) return 0;
+    size_t index = (size_t)(p / 100.0 * (double)(duration_count - 1) + 0.5);
+    return durations[index];
+}
 
 static double now(void) {
     struct timespec t;
@@ -80,6 +107,7 @@ static void *worker(void *unused) {
         struct timeval timeout = {5, 0};
         setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, sizeof timeout);
         SSL *ssl = NULL;
+        double started = now();
         if (connect(fd, (struct sockaddr *)&server, sizeof server) != 0) goto failed;
         ssl = SSL_new(context);
         SSL_set_tlsext_host_name(ssl, host);
@@ -90,13 +118,20 @@ static void *worker(void *unused) {
         X509_free(peer);
         atomic_fetch_add(&connections, 1);
         int length = snprintf(request, sizeof request, "GET %s HTTP/1.1\r\nHost: %s\r\n\r\n", path, host);
+        // The last request of a connection says so, and the server closes it, as wrk -H 'Connection: close' does.
+        char last[1024];
+        int lastLength =
+            snprintf(last, sizeof last, "GET %s HTTP/1.1\r\nHost: %s\r\nConnection: close\r\n\r\n", path, host);
         for (int i = 0; i < requests_per_connection && now() < deadline; i++) {
-            if (SSL_write(ssl, request, length) != length) goto failed;
+            int final = i == requests_per_connection - 1;
+            if (SSL_write(ssl, final ? last : request, final ? lastLength : length) != (final ? lastLength : length))
+                goto failed;
             int status = read_response(ssl, buffer, sizeof buffer);
             if (status < 0) goto failed;
             atomic_fetch_add(&requests, 1);
             if (status < 200 || status > 399) atomic_fetch_add(&non2xx, 1);
         }
+        record_duration(now() - started);
         SSL_free(ssl);
         close(fd);
         continue;
@@ -142,7 +177,10 @@ int main(int argc, char **argv) {
     for (int i = 0; i < threads; i++) pthread_create(&ids[i], NULL, worker, NULL);
     for (int i = 0; i < threads; i++) pthread_join(ids[i], NULL);
     double elapsed = now() - start;
-    printf("connections=%ld requests=%ld seconds=%.3f rps=%.1f cps=%.1f non2xx=%ld errors=%ld wrongcert=%ld\n",
-           connections, requests, elapsed, requests / elapsed, connections / elapsed, non2xx, errors, wrongcert);
+    qsort(durations, duration_count, sizeof *durations, compare_doubles);
+    printf("connections=%ld requests=%ld seconds=%.3f rps=%.1f cps=%.1f non2xx=%ld errors=%ld wrongcert=%ld "
+           "p50ms=%.2f p99ms=%.2f\n",
+           connections, requests, elapsed, requests / elapsed, connections / elapsed, non2xx, errors, wrongcert,
+           percentile(50) * 1000, percentile(99) * 1000);
     return 0;
 }

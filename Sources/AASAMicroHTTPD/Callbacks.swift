@@ -106,6 +106,12 @@ let accessHandler: MHD_AccessHandlerCallback = { cls, connection, url, method, v
         if context.isTLS { TLSCork.cork(connection, bodyBytes: prepared.response.body.count) }
         if let native = snapshot.nativeResponse(for: prepared, secure: context.isTLS) {
             result = native.queue(on: connection)
+        } else if let forms = prepared.transportForms,
+            let native = try? forms.form(
+                secure: context.isTLS, make: { try NativeResponse(prepared.response, secure: context.isTLS) })
+        {
+            // A response kept outside the table (a page rendered for one URL): built for the wire once.
+            result = native.queue(on: connection)
         } else {
             // A response from another table (a router bug): still answer correctly, just not precomputed.
             result = queueDynamic(prepared.response, on: connection, context: context)

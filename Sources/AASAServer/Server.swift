@@ -166,6 +166,7 @@ public final class Server: Sendable {
         self.catalog.withLock { $0 = catalog }
         recordLoad(catalog)
         running.withLock { $0 = started }
+        FreedMemory.release()
         for listener in [("https", started.https), ("http", started.http), ("admin", started.admin)] {
             if let port = listener.1?.port {
                 logger.info("listening", metadata: ["listener": "\(listener.0)", "port": "\(port)"])
@@ -232,6 +233,7 @@ public final class Server: Sendable {
             warnings: diagnostics.warnings, failed: failed)
         publish(catalog, certificatesChanged: catalog.certificateTable !== previousTable)
         recordLoad(catalog)
+        FreedMemory.release()
         logger.info(
             "reload",
             metadata: [

@@ -48,10 +48,10 @@ final class PagesFixture {
         SiteConfigLoader().loadDomain(domain: "shop.example", file: folder + "/site.json")
     }
 
-    func routes() throws -> SiteRoutes {
+    func routes(rendered: RenderedPages = RenderedPages()) throws -> SiteRoutes {
         let loaded = load()
         let published = try #require(loaded.published, "\(loaded.diagnostics)")
-        return SiteRoutes([published])
+        return SiteRoutes([published], rendered: rendered)
     }
 
     static func png(_ width: Int, _ height: Int) -> [UInt8] {
@@ -136,6 +136,37 @@ extension Response {
                 page.text.contains(
                     "<link rel=\"apple-touch-icon\" sizes=\"120x120\" href=\"/apple-touch-icon-120x120.png\">"))
             #expect(page.text.contains("<link rel=\"apple-touch-icon\" href=\"/apple-touch-icon.png\">"))
+        }
+    }
+
+    @Test func aPageRenderedForAURLIsKeptForThatURLOnly() throws {
+        let rendered = RenderedPages()
+        let routes = try Self.fixture().routes(rendered: rendered)
+        let first = routes.get("/about/", query: "a=1")
+        #expect(rendered.count == 1)
+        let again = routes.get("/about/", query: "a=1")
+        #expect(again.body == first.body && again.header("ETag") == first.header("ETag"))
+        #expect(rendered.count == 1)
+        // Each part of the URL the page depends on is a different rendering, with its own bytes and tag.
+        for (query, host) in [("a=2", "shop.example"), (nil, "shop.example"), ("a=1", "shop.example:8443")] {
+            let other = routes.get("/about/", query: query, headers: ["Host": host])
+            #expect(other.body != first.body && other.header("ETag") != first.header("ETag"))
+        }
+        #expect(rendered.count == 4)
+        #expect(routes.get("/", query: "a=1").text.contains("app-argument=https://shop.example/?a=1\""))
+        // A conditional request for a kept rendering still gets its 304.
+        let tag = try #require(first.header("ETag"))
+        #expect(routes.get("/about/", query: "a=1", headers: ["If-None-Match": tag]).status == 304)
+    }
+
+    @Test func keptRenderingsStayWithinTheirBudget() throws {
+        let page = try Self.fixture().routes().get("/about/", query: "n=0")
+        let rendered = RenderedPages(budget: 4 * (page.body.count + 80))
+        let routes = try Self.fixture().routes(rendered: rendered)
+        for n in 0..<50 {
+            let answer = routes.get("/about/", query: "n=\(n)")
+            #expect(answer.text.contains("app-argument=https://shop.example/about/?n=\(n)\""))
+            #expect(rendered.count <= 4)
         }
     }
 

@@ -1,8 +1,9 @@
 import AASACore
-import AASAMicroHTTPD
 import AASATestSupport
 import Foundation
 import Testing
+
+@testable import AASAMicroHTTPD
 
 @Suite(.serialized) struct HTTPListenerTests {
     @Test func getServesPreparedAndDynamicResponses() throws {
@@ -24,7 +25,25 @@ import Testing
         #expect(splitResponse(missing.output).body == "not found\n")
     }
 
-    @Test(arguments: ["/hello", "/dynamic"])
+    @Test func aResponseKeptOutsideTheTableIsBuiltForTheWireOnce() throws {
+        let routes = TestRoutes(helloBody: "hello\n")
+        let listener = try HTTPListener(configuration: testConfiguration(), routes: routes)
+        defer { listener.stop(timeout: .zero) }
+        let forms = try #require(routes.kept.transportForms)
+        for _ in 0..<3 {
+            let (head, body) = splitResponse(try curl("/kept", port: listener.port).output)
+            #expect(head.hasPrefix("HTTP/1.1 200") && head.contains("X-Route: kept"))
+            #expect(body == "kept body\n")
+        }
+        // The listener stored its native form after the first request: asking again builds nothing.
+        let stored = forms.form(secure: false) { () -> NativeResponse in
+            Issue.record("the native form was not kept")
+            return try! NativeResponse(Response(status: 500))
+        }
+        #expect(stored.status == 200)
+    }
+
+    @Test(arguments: ["/hello", "/kept", "/dynamic"])
     func headSendsHeadersWithContentLengthButNoBody(path: String) throws {
         let listener = try HTTPListener(configuration: testConfiguration(), routes: TestRoutes(helloBody: "hello\n"))
         defer { listener.stop(timeout: .zero) }

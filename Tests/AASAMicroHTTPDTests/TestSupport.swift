@@ -6,11 +6,14 @@ import Foundation
 
 // MARK: Router used by the live tests
 
-/// A small router: `/hello` is prepared, `/dynamic` is built per request,
-/// `/echo` reports what the transport handed to the router.
+/// A small router: `/hello` is prepared, `/kept` is prepared outside the table, `/dynamic` is built per
+/// request, `/echo` reports what the transport handed to the router.
 struct TestRoutes: RouteTable {
     let preparedResponses: [PreparedResponse]
     private let hello: PreparedResponse
+    let kept = PreparedResponse(
+        kept: Response(status: 200, headers: [HTTPHeader("X-Route", "kept")], body: Array("kept body\n".utf8)),
+        domain: "kept.example")
 
     init(helloBody: String) {
         var builder = PreparedResponseBuilder()
@@ -24,6 +27,7 @@ struct TestRoutes: RouteTable {
     func route(_ request: some HTTPRequest) -> RouteDecision {
         let path = request.withPath { String(decoding: $0, as: UTF8.self) }
         if path == "/hello" { return .prepared(hello) }
+        if path == "/kept" { return .prepared(kept) }
         if path == "/dynamic" {
             return .dynamic(
                 Response(status: 200, headers: [HTTPHeader("X-Route", "dynamic")], body: Array("dynamic body\n".utf8)))

@@ -1,3 +1,5 @@
+import Synchronization
+
 /// One HTTP header field as sent on the wire.
 public struct HTTPHeader: Sendable, Hashable {
     /// Field name, e.g. `Content-Type`.
@@ -59,12 +61,46 @@ public final class PreparedResponse: Sendable {
     /// The configured domain this response belongs to, or `nil` (an unknown host): known when the table is
     /// built, so metrics label a request without parsing its Host a second time.
     public let domain: String?
+    /// For a response kept outside any route table (``init(kept:domain:)``), where the transport keeps the
+    /// native form it built on first use; `nil` for a table's responses, whose native forms the transport
+    /// builds with the table.
+    public let transportForms: TransportForms?
 
     /// Creates a prepared response; only ``PreparedResponseBuilder`` hands out ids.
     init(id: Int, response: Response, domain: String?) {
         self.id = id
         self.response = response
         self.domain = domain
+        transportForms = nil
+    }
+
+    /// A response built after the table, and kept for later requests (a page rendered for one URL,
+    /// ``RenderedPages``): its id is -1, and the transport builds its native form once, into
+    /// ``transportForms``.
+    public init(kept response: Response, domain: String?) {
+        id = -1
+        self.response = response
+        self.domain = domain
+        transportForms = TransportForms()
+    }
+}
+
+/// A transport's native forms of one kept ``PreparedResponse``: one for plain HTTP, one for TLS (which
+/// differ by the HTTPS-only headers).
+public final class TransportForms: Sendable {
+    private let forms = Mutex<(plain: (any AnyObject & Sendable)?, secure: (any AnyObject & Sendable)?)>((nil, nil))
+
+    /// The form kept for `secure`, or `make()`'s, kept from now on. `make` runs outside the lock; when two
+    /// threads race, both forms are equivalent and the first one stored stays.
+    public func form<Form: AnyObject & Sendable>(secure: Bool, make: () throws -> Form) rethrows -> Form {
+        let kept = forms.withLock { secure ? $0.secure : $0.plain }
+        if let kept = kept as? Form { return kept }
+        let made = try make()
+        return forms.withLock { forms in
+            if let first = (secure ? forms.secure : forms.plain) as? Form { return first }
+            if secure { forms.secure = made } else { forms.plain = made }
+            return made
+        }
     }
 }
 

@@ -10,7 +10,8 @@ public struct PageRoutes: Sendable {
         /// The same bytes for every request: prepared 200 and 304.
         case fixed(ok: PreparedResponse, notModified: PreparedResponse, etag: [UInt8], lastModified: Int)
         /// HTML spliced per request around the banner's `app-argument` (and the landing page's URL).
-        case spliced(SplicedPage, headers: [HTTPHeader], contentTag: String, lastModified: Int)
+        /// `id` numbers the domain's spliced pages, for ``RenderedPages``.
+        case spliced(SplicedPage, id: Int, headers: [HTTPHeader], contentTag: String, lastModified: Int)
     }
 
     private let domain: String
@@ -24,9 +25,15 @@ public struct PageRoutes: Sendable {
     private let methodNotAllowed: PreparedResponse
     /// The domain's HTTPS-only headers (HSTS), for the responses built per request.
     private let httpsOnlyHeaders: [HTTPHeader]
+    /// Spliced pages already rendered, shared by every domain of the snapshot.
+    private let rendered: RenderedPages
 
-    /// Prepares every fixed response of `pages` for `domain`, whose served association file is `file`.
-    public init(domain: String, pages: SitePages, file: AssociationFile, builder: inout PreparedResponseBuilder) {
+    /// Prepares every fixed response of `pages` for `domain`, whose served association file is `file`; pages
+    /// spliced per request are kept in `rendered` once rendered.
+    public init(
+        domain: String, pages: SitePages, file: AssociationFile, builder: inout PreparedResponseBuilder,
+        rendered: RenderedPages = RenderedPages()
+    ) {
         let plain = [HTTPHeader("Content-Type", "text/plain; charset=utf-8"), HTTPHeader("Cache-Control", "no-store")]
         notFound = builder.prepare(Response(status: 404, headers: plain, body: Array("not found\n".utf8)))
         methodNotAllowed = builder.prepare(
@@ -34,22 +41,24 @@ public struct PageRoutes: Sendable {
                 status: 405, headers: plain + [HTTPHeader("Allow", "GET, HEAD")],
                 body: Array("method not allowed\n".utf8)))
         self.domain = domain
+        self.rendered = rendered
         httpsOnlyHeaders = builder.httpsOnlyHeaders
         banner = pages.banner
         icons = pages.icons
         exclusions = SitePages(banner: pages.banner)
         var files: [String: Resource] = [:]
-        for (path, page) in pages.files {
+        for (id, (path, page)) in pages.files.enumerated() {
             files[path] = Self.resource(
-                page.page, contentType: page.contentType, contentTag: page.contentTag, lastModified: page.lastModified,
-                cacheControl: pages.cacheControl, builder: &builder)
+                page.page, id: id, contentType: page.contentType, contentTag: page.contentTag,
+                lastModified: page.lastModified, cacheControl: pages.cacheControl, builder: &builder)
         }
         self.files = files
         if let landing = pages.landing {
-            let resources = [landing.withBanner, landing.withoutBanner].map { page in
+            let resources = [landing.withBanner, landing.withoutBanner].enumerated().map { offset, page in
                 Self.resource(
-                    page, contentType: "text/html; charset=utf-8", contentTag: PageLoader.tag(page),
-                    lastModified: landing.lastModified, cacheControl: pages.cacheControl, builder: &builder)
+                    page, id: files.count + offset, contentType: "text/html; charset=utf-8",
+                    contentTag: PageLoader.tag(page), lastModified: landing.lastModified,
+                    cacheControl: pages.cacheControl, builder: &builder)
             }
             self.landing = (resources[0], resources[1])
             matcher = URLMatcher(file: file, mode: .modern)
@@ -60,7 +69,7 @@ public struct PageRoutes: Sendable {
     }
 
     private static func resource(
-        _ page: SplicedPage, contentType: String, contentTag: String, lastModified: Int, cacheControl: String,
+        _ page: SplicedPage, id: Int, contentType: String, contentTag: String, lastModified: Int, cacheControl: String,
         builder: inout PreparedResponseBuilder
     ) -> Resource {
         let shared = [
@@ -69,7 +78,7 @@ public struct PageRoutes: Sendable {
         let headers =
             [HTTPHeader("Content-Type", contentType)] + shared + [HTTPHeader("X-Content-Type-Options", "nosniff")]
         guard page.isStatic else {
-            return .spliced(page, headers: headers, contentTag: contentTag, lastModified: lastModified)
+            return .spliced(page, id: id, headers: headers, contentTag: contentTag, lastModified: lastModified)
         }
         let tag = "\"" + contentTag + "\""
         return .fixed(
@@ -108,28 +117,41 @@ public struct PageRoutes: Sendable {
         switch resource {
         case .fixed(let ok, let notModified, let etag, let lastModified):
             return .prepared(Self.isNotModified(request, etag: etag, lastModified: lastModified) ? notModified : ok)
-        case .spliced(let page, let headers, let contentTag, let lastModified):
+        case .spliced(let page, let id, let headers, let contentTag, let lastModified):
             let port = request.withHeader("Host") { $0.flatMap(Self.port) }
-            let pageRequest = PageRequest(
-                domain: domain, port: port, path: request.withPath { Array($0) }, query: request.rawQuery)
-            let argument = banner.flatMap { HeadMarkup.appArgument($0.appArgument, for: pageRequest) } ?? []
-            let pageURL = HTMLEscape.escape(URLText.encode(pageRequest.url, encodeCommas: false))
-            // The representation depends on the URL, so the tag does too.
-            let tag = "\"" + contentTag + "-" + Self.fnv1a(argument + [0] + pageURL) + "\""
-            let etag = HTTPHeader("ETag", tag)
-            if Self.isNotModified(request, etag: Array(tag.utf8), lastModified: lastModified) {
-                return .dynamic(
-                    Response(
-                        status: 304,
-                        headers: [etag]
-                            + headers.filter { $0.name != "Content-Type" && $0.name != "X-Content-Type-Options" },
-                        httpsOnlyHeaders: httpsOnlyHeaders))
+            let path = request.withPath { Array($0) }
+            let query = request.rawQuery
+            let key = RenderedPages.Key(domain: domain, page: id, port: port, path: path, query: query)
+            let rendering = rendered.rendering(for: key) {
+                render(page, headers: headers, contentTag: contentTag, port: port, path: path, query: query)
             }
-            return .dynamic(
-                Response(
-                    status: 200, headers: [etag] + headers, body: page.render(appArgument: argument, pageURL: pageURL),
-                    httpsOnlyHeaders: httpsOnlyHeaders))
+            let notModified = Self.isNotModified(request, etag: rendering.etag, lastModified: lastModified)
+            return .prepared(notModified ? rendering.notModified : rendering.ok)
         }
+    }
+
+    /// `page` as served at one URL: the banner's `app-argument` and the page URL spliced in, and an ETag that
+    /// tells this URL's variant apart.
+    private func render(
+        _ page: SplicedPage, headers: [HTTPHeader], contentTag: String, port: String?, path: [UInt8], query: String?
+    ) -> RenderedPages.Rendering {
+        let pageRequest = PageRequest(domain: domain, port: port, path: path, query: query)
+        let argument = banner.flatMap { HeadMarkup.appArgument($0.appArgument, for: pageRequest) } ?? []
+        let pageURL = HTMLEscape.escape(URLText.encode(pageRequest.url, encodeCommas: false))
+        // The representation depends on the URL, so the tag does too.
+        let tag = "\"" + contentTag + "-" + Self.fnv1a(argument + [0] + pageURL) + "\""
+        let etag = HTTPHeader("ETag", tag)
+        let ok = Response(
+            status: 200, headers: [etag] + headers, body: page.render(appArgument: argument, pageURL: pageURL),
+            httpsOnlyHeaders: httpsOnlyHeaders)
+        let notModified = Response(
+            status: 304,
+            headers: [etag] + headers.filter { $0.name != "Content-Type" && $0.name != "X-Content-Type-Options" },
+            httpsOnlyHeaders: httpsOnlyHeaders)
+        return RenderedPages.Rendering(
+            ok: PreparedResponse(kept: ok, domain: domain),
+            notModified: PreparedResponse(kept: notModified, domain: domain),
+            etag: Array(tag.utf8))
     }
 
     /// RFC 9110 §13.2.2: `If-None-Match` decides when present; otherwise `If-Modified-Since`.

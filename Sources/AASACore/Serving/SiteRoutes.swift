@@ -78,8 +78,9 @@ public final class SiteRoutes: RouteTable {
     private let unknownHost: PreparedResponse
     private let misdirected: PreparedResponse
 
-    /// Builds the routes for `published`.
-    public init(_ published: [PublishedDomain]) {
+    /// Builds the routes for `published`; banner pages rendered per URL are kept in `rendered` (one cache for
+    /// every domain, bounded in bytes).
+    public init(_ published: [PublishedDomain], rendered: RenderedPages = RenderedPages()) {
         var builder = PreparedResponseBuilder()
         let plain = [HTTPHeader("Content-Type", "text/plain; charset=utf-8"), HTTPHeader("Cache-Control", "no-store")]
         // Spec §10.6 #103: an unknown host gets a 404 that names no configured domain.
@@ -117,7 +118,8 @@ public final class SiteRoutes: RouteTable {
                         body: Array("method not allowed\n".utf8))),
                 notFound: builder.prepare(Response(status: 404, headers: plain, body: Array("not found\n".utf8))),
                 pages: domain.pages.map {
-                    PageRoutes(domain: domain.domain, pages: $0, file: domain.file, builder: &builder)
+                    PageRoutes(
+                        domain: domain.domain, pages: $0, file: domain.file, builder: &builder, rendered: rendered)
                 })
         }
         builder.httpsOnlyHeaders = []
@@ -138,19 +140,35 @@ public final class SiteRoutes: RouteTable {
             let site = domains[host]
         else { return .prepared(unknownHost) }
         if let serverName, serverName != host { return .prepared(misdirected) }
-        let resource = request.withPath { path -> StaticResource? in
+        // Which resource, by path; answered in place from `site` rather than copied out (a copy retains each of
+        // its fields, and with thousands of domains each of those objects is a likely cache miss).
+        let which = request.withPath { path -> FixedPath? in
             func equals(_ candidate: [UInt8]) -> Bool {
                 candidate.count == path.count
                     && candidate.withUnsafeBytes { memcmp($0.baseAddress!, path.baseAddress!, path.count) == 0 }
             }
-            if equals(Self.associationPaths[0]) { return site.association }
-            if equals(Self.associationPaths[1]) { return site.rootAssociation }
-            if equals(Self.assetLinksPath) { return site.assetLinks }
+            if equals(Self.associationPaths[0]) { return .association }
+            if equals(Self.associationPaths[1]) { return .rootAssociation }
+            if equals(Self.assetLinksPath) { return .assetLinks }
             return nil
         }
         // The association files keep priority over pages (a pages/ file can never shadow them).
-        guard let resource else { return site.pages?.route(request) ?? .prepared(site.notFound) }
+        guard let which, which != .assetLinks || site.assetLinks != nil else {
+            return site.pages?.route(request) ?? .prepared(site.notFound)
+        }
         guard request.method != .other else { return .prepared(site.methodNotAllowed) }
-        return .prepared(request.withHeader("If-None-Match") { resource.answer(ifNoneMatch: $0) })
+        return .prepared(
+            request.withHeader("If-None-Match") { ifNoneMatch in
+                switch which {
+                case .association: site.association.answer(ifNoneMatch: ifNoneMatch)
+                case .rootAssociation: site.rootAssociation.answer(ifNoneMatch: ifNoneMatch)
+                case .assetLinks: site.assetLinks!.answer(ifNoneMatch: ifNoneMatch)
+                }
+            })
+    }
+
+    /// The paths every domain answers with a fixed resource.
+    private enum FixedPath {
+        case association, rootAssociation, assetLinks
     }
 }

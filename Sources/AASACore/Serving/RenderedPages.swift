@@ -1,0 +1,62 @@
+import Synchronization
+
+/// Pages rendered for one URL each, kept so the next request for the same URL is answered without rendering.
+///
+/// A page with a Smart App Banner is spliced per request: its `app-argument` and canonical URL come from the
+/// request URL (spec §5), so the bytes, and the ETag, differ per URL. Rendering, escaping and tagging cost
+/// more than serving the result (about a third of the server's CPU per page request under load,
+/// docs/benchmarks.md), and clients ask for the same few URLs over and over.
+///
+/// One cache serves every domain of a route snapshot, so a reload starts it afresh. Its memory is bounded by
+/// ``budget`` bytes of bodies: when a new page would exceed it, every entry is dropped and filling starts
+/// again. A client asking for a new URL on every request (nothing to reuse) then costs one rendering each,
+/// as without the cache, and never more memory than the budget.
+public final class RenderedPages: Sendable {
+    /// What identifies one rendering: the page, and the parts of the request it depends on.
+    struct Key: Hashable, Sendable {
+        let domain: String
+        /// The page within its domain (``PageRoutes`` numbers its spliced pages).
+        let page: Int
+        /// The `Host` header's port, which the page's URL keeps.
+        let port: String?
+        let path: [UInt8]
+        let query: String?
+    }
+
+    /// The 200 and 304 answers for one URL, and the ETag they carry. Kept responses, so the transport builds
+    /// each for the wire once too.
+    struct Rendering: Sendable {
+        let ok: PreparedResponse
+        let notModified: PreparedResponse
+        let etag: [UInt8]
+    }
+
+    /// Body bytes kept at most.
+    public let budget: Int
+    private let state = Mutex<(pages: [Key: Rendering], bytes: Int)>(([:], 0))
+
+    /// A cache keeping at most `budget` bytes of page bodies (8 MiB: thousands of typical pages).
+    public init(budget: Int = 8 << 20) {
+        self.budget = budget
+    }
+
+    /// The rendering kept for `key`, or `render()`'s, kept for next time. Rendering runs outside the lock.
+    func rendering(for key: Key, render: () -> Rendering) -> Rendering {
+        if let kept = state.withLock({ $0.pages[key] }) { return kept }
+        let made = render()
+        // The body is counted twice: the transport keeps a copy in its native form.
+        let size = 2 * made.ok.response.body.count + key.path.count + 256
+        guard size <= budget else { return made }
+        state.withLock { state in
+            if state.bytes + size > budget {
+                state.pages.removeAll(keepingCapacity: true)
+                state.bytes = 0
+            }
+            if state.pages.updateValue(made, forKey: key) == nil { state.bytes += size }
+        }
+        return made
+    }
+
+    /// The number of renderings kept.
+    var count: Int { state.withLock { $0.pages.count } }
+}
