@@ -157,6 +157,14 @@ extension Response {
         // A conditional request for a kept rendering still gets its 304.
         let tag = try #require(first.header("ETag"))
         #expect(routes.get("/about/", query: "a=1", headers: ["If-None-Match": tag]).status == 304)
+        let since = try #require(first.header("Last-Modified"))
+        #expect(routes.get("/about/", query: "a=1", headers: ["If-Modified-Since": since]).status == 304)
+        // ...and a method other than GET and HEAD still gets 405, kept or not.
+        #expect(routes.answer(FakeRequest(method: .other, path: "/about/", rawQuery: "a=1")).status == 405)
+        // Two URLs of the same file are two renderings, each naming its own URL.
+        #expect(
+            routes.get("/about/index.html", query: "a=1").text.contains(
+                "app-argument=https://shop.example/about/index.html?a=1\""))
     }
 
     @Test func keptRenderingsStayWithinTheirBudget() throws {

@@ -10,8 +10,7 @@ public struct PageRoutes: Sendable {
         /// The same bytes for every request: prepared 200 and 304.
         case fixed(ok: PreparedResponse, notModified: PreparedResponse, etag: [UInt8], lastModified: Int)
         /// HTML spliced per request around the banner's `app-argument` (and the landing page's URL).
-        /// `id` numbers the domain's spliced pages, for ``RenderedPages``.
-        case spliced(SplicedPage, id: Int, headers: [HTTPHeader], contentTag: String, lastModified: Int)
+        case spliced(SplicedPage, headers: [HTTPHeader], contentTag: String, lastModified: Int)
     }
 
     private let domain: String
@@ -27,6 +26,8 @@ public struct PageRoutes: Sendable {
     private let httpsOnlyHeaders: [HTTPHeader]
     /// Spliced pages already rendered, shared by every domain of the snapshot.
     private let rendered: RenderedPages
+    /// Whether any resource is spliced per URL, so ``rendered`` is worth asking.
+    private let hasSplicedPages: Bool
 
     /// Prepares every fixed response of `pages` for `domain`, whose served association file is `file`; pages
     /// spliced per request are kept in `rendered` once rendered.
@@ -47,16 +48,16 @@ public struct PageRoutes: Sendable {
         icons = pages.icons
         exclusions = SitePages(banner: pages.banner)
         var files: [String: Resource] = [:]
-        for (id, (path, page)) in pages.files.enumerated() {
+        for (path, page) in pages.files {
             files[path] = Self.resource(
-                page.page, id: id, contentType: page.contentType, contentTag: page.contentTag,
+                page.page, contentType: page.contentType, contentTag: page.contentTag,
                 lastModified: page.lastModified, cacheControl: pages.cacheControl, builder: &builder)
         }
         self.files = files
         if let landing = pages.landing {
-            let resources = [landing.withBanner, landing.withoutBanner].enumerated().map { offset, page in
+            let resources = [landing.withBanner, landing.withoutBanner].map { page in
                 Self.resource(
-                    page, id: files.count + offset, contentType: "text/html; charset=utf-8",
+                    page, contentType: "text/html; charset=utf-8",
                     contentTag: PageLoader.tag(page), lastModified: landing.lastModified,
                     cacheControl: pages.cacheControl, builder: &builder)
             }
@@ -66,10 +67,14 @@ public struct PageRoutes: Sendable {
             self.landing = nil
             matcher = nil
         }
+        hasSplicedPages =
+            (Array(files.values) + [self.landing?.withBanner, self.landing?.withoutBanner].compactMap { $0 }).contains {
+                if case .spliced = $0 { true } else { false }
+            }
     }
 
     private static func resource(
-        _ page: SplicedPage, id: Int, contentType: String, contentTag: String, lastModified: Int, cacheControl: String,
+        _ page: SplicedPage, contentType: String, contentTag: String, lastModified: Int, cacheControl: String,
         builder: inout PreparedResponseBuilder
     ) -> Resource {
         let shared = [
@@ -78,7 +83,7 @@ public struct PageRoutes: Sendable {
         let headers =
             [HTTPHeader("Content-Type", contentType)] + shared + [HTTPHeader("X-Content-Type-Options", "nosniff")]
         guard page.isStatic else {
-            return .spliced(page, id: id, headers: headers, contentTag: contentTag, lastModified: lastModified)
+            return .spliced(page, headers: headers, contentTag: contentTag, lastModified: lastModified)
         }
         let tag = "\"" + contentTag + "\""
         return .fixed(
@@ -90,6 +95,13 @@ public struct PageRoutes: Sendable {
 
     /// The answer for a request that is not for the association file.
     public func route(_ request: some HTTPRequest) -> RouteDecision {
+        // A URL whose page was rendered before is answered before its path is even normalised: the same URL
+        // always routes to the same page (files, probes and the landing page's claims are fixed per snapshot).
+        if hasSplicedPages, request.method != .other, let kept = rendered.kept(url(of: request)) {
+            return .prepared(
+                Self.isNotModified(request, etag: kept.etag, lastModified: kept.lastModified)
+                    ? kept.notModified : kept.ok)
+        }
         guard let path = request.withPath({ RequestPath(raw: $0) }) else { return .prepared(notFound) }
         for key in path.lookupKeys {
             if let resource = files[key] { return answer(resource, request) }
@@ -117,23 +129,30 @@ public struct PageRoutes: Sendable {
         switch resource {
         case .fixed(let ok, let notModified, let etag, let lastModified):
             return .prepared(Self.isNotModified(request, etag: etag, lastModified: lastModified) ? notModified : ok)
-        case .spliced(let page, let id, let headers, let contentTag, let lastModified):
-            let port = request.withHeader("Host") { $0.flatMap(Self.port) }
-            let path = request.withPath { Array($0) }
-            let query = request.rawQuery
-            let key = RenderedPages.Key(domain: domain, page: id, port: port, path: path, query: query)
-            let rendering = rendered.rendering(for: key) {
-                render(page, headers: headers, contentTag: contentTag, port: port, path: path, query: query)
+        case .spliced(let page, let headers, let contentTag, let lastModified):
+            let url = url(of: request)
+            let rendering = rendered.rendering(for: url) {
+                render(
+                    page, headers: headers, contentTag: contentTag, lastModified: lastModified, port: url.port,
+                    path: url.path, query: url.query)
             }
             let notModified = Self.isNotModified(request, etag: rendering.etag, lastModified: lastModified)
             return .prepared(notModified ? rendering.notModified : rendering.ok)
         }
     }
 
+    /// What a spliced page depends on: this domain, the Host's port, the raw path and the query.
+    private func url(of request: some HTTPRequest) -> RenderedPages.Key {
+        RenderedPages.Key(
+            domain: domain, port: request.withHeader("Host") { $0.flatMap(Self.port) },
+            path: request.withPath { Array($0) }, query: request.rawQuery)
+    }
+
     /// `page` as served at one URL: the banner's `app-argument` and the page URL spliced in, and an ETag that
     /// tells this URL's variant apart.
     private func render(
-        _ page: SplicedPage, headers: [HTTPHeader], contentTag: String, port: String?, path: [UInt8], query: String?
+        _ page: SplicedPage, headers: [HTTPHeader], contentTag: String, lastModified: Int, port: String?,
+        path: [UInt8], query: String?
     ) -> RenderedPages.Rendering {
         let pageRequest = PageRequest(domain: domain, port: port, path: path, query: query)
         let argument = banner.flatMap { HeadMarkup.appArgument($0.appArgument, for: pageRequest) } ?? []
@@ -151,7 +170,7 @@ public struct PageRoutes: Sendable {
         return RenderedPages.Rendering(
             ok: PreparedResponse(kept: ok, domain: domain),
             notModified: PreparedResponse(kept: notModified, domain: domain),
-            etag: Array(tag.utf8))
+            etag: Array(tag.utf8), lastModified: lastModified)
     }
 
     /// RFC 9110 §13.2.2: `If-None-Match` decides when present; otherwise `If-Modified-Since`.

@@ -12,13 +12,13 @@ import Synchronization
 /// again. A client asking for a new URL on every request (nothing to reuse) then costs one rendering each,
 /// as without the cache, and never more memory than the budget.
 public final class RenderedPages: Sendable {
-    /// What identifies one rendering: the page, and the parts of the request it depends on.
+    /// What identifies one rendering: the URL, as far as a page depends on it (the same URL always routes to
+    /// the same page of a snapshot).
     struct Key: Hashable, Sendable {
         let domain: String
-        /// The page within its domain (``PageRoutes`` numbers its spliced pages).
-        let page: Int
         /// The `Host` header's port, which the page's URL keeps.
         let port: String?
+        /// The raw request path, before normalisation.
         let path: [UInt8]
         let query: String?
     }
@@ -29,6 +29,8 @@ public final class RenderedPages: Sendable {
         let ok: PreparedResponse
         let notModified: PreparedResponse
         let etag: [UInt8]
+        /// The page's modification time, for `If-Modified-Since`.
+        let lastModified: Int
     }
 
     /// Body bytes kept at most.
@@ -40,9 +42,14 @@ public final class RenderedPages: Sendable {
         self.budget = budget
     }
 
+    /// The rendering kept for `key`, if any.
+    func kept(_ key: Key) -> Rendering? {
+        state.withLock { $0.pages[key] }
+    }
+
     /// The rendering kept for `key`, or `render()`'s, kept for next time. Rendering runs outside the lock.
     func rendering(for key: Key, render: () -> Rendering) -> Rendering {
-        if let kept = state.withLock({ $0.pages[key] }) { return kept }
+        if let kept = kept(key) { return kept }
         let made = render()
         // The body is counted twice: the transport keeps a copy in its native form.
         let size = 2 * made.ok.response.body.count + key.path.count + 256
