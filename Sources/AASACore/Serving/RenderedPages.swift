@@ -3,9 +3,9 @@ import Synchronization
 /// Pages rendered for one URL each, kept so the next request for the same URL is answered without rendering.
 ///
 /// A page with a Smart App Banner is spliced per request: its `app-argument` and canonical URL come from the
-/// request URL (spec §5), so the bytes, and the ETag, differ per URL. Rendering, escaping and tagging cost
-/// more than serving the result (about a third of the server's CPU per page request under load,
-/// docs/benchmarks.md), and clients ask for the same few URLs over and over.
+/// request URL (spec §5), so the bytes, and the ETag, differ per URL. Rendering, escaping, tagging and
+/// building the response for the wire cost as much as serving it (about half of the server's CPU per page
+/// request under load, docs/benchmarks.md), and clients ask for the same few URLs over and over.
 ///
 /// One cache serves every domain of a route snapshot, so a reload starts it afresh. Its memory is bounded by
 /// ``budget`` bytes of bodies: when a new page would exceed it, every entry is dropped and filling starts
@@ -51,8 +51,8 @@ public final class RenderedPages: Sendable {
     func rendering(for key: Key, render: () -> Rendering) -> Rendering {
         if let kept = kept(key) { return kept }
         let made = render()
-        // The body is counted twice: the transport keeps a copy in its native form.
-        let size = 2 * made.ok.response.body.count + key.path.count + 256
+        // The body is counted twice (the transport keeps a copy in its native form), the key's bytes once.
+        let size = 2 * made.ok.response.body.count + key.path.count + (key.query?.utf8.count ?? 0) + 256
         guard size <= budget else { return made }
         state.withLock { state in
             if state.bytes + size > budget {
