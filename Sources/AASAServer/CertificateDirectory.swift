@@ -232,37 +232,32 @@ public struct CertificateDirectory: Sendable {
     ) -> (response: [UInt8], nextUpdate: Date)? {
         let path = folder + "/" + stapleFileName
         let leaf = chain.leaf
+        // Every refusal is a warning on ocsp.der: the handshake goes on without a staple.
+        func notStapled(_ reason: String, hint: String) -> (response: [UInt8], nextUpdate: Date)? {
+            diagnostics.append(
+                Diagnostic(.warning, rule: "ocsp-staple", "not stapled: \(reason)", file: path, hint: hint))
+            return nil
+        }
         let refresh =
             "fetch a fresh one, e.g. `openssl ocsp -issuer chain.pem -cert cert.pem -url <responder> "
             + "-respout \(path) -no_nonce`, or delete the file to stop stapling"
         guard let responder = leaf.ocspResponderURLs.first else {
-            diagnostics.append(
-                Diagnostic(
-                    .warning, rule: "ocsp-staple",
-                    "not stapled: the certificate names no OCSP responder, so clients have nothing to check it against",
-                    file: path, hint: "delete \(stapleFileName), or use a certificate with an OCSP responder URL"))
-            return nil
+            return notStapled(
+                "the certificate names no OCSP responder, so clients have nothing to check it against",
+                hint: "delete \(stapleFileName), or use a certificate with an OCSP responder URL")
         }
         guard let issuer = chain.intermediates.first else {
-            diagnostics.append(
-                Diagnostic(
-                    .warning, rule: "ocsp-staple",
-                    "not stapled: fullchain.pem holds only the leaf, and the staple can only be checked against its issuer",
-                    file: path, hint: "put the issuing certificate after the leaf in fullchain.pem"))
-            return nil
+            return notStapled(
+                "fullchain.pem holds only the leaf, and the staple can only be checked against its issuer",
+                hint: "put the issuing certificate after the leaf in fullchain.pem")
         }
         do {
             let validity = try OCSPResponse(derEncoded: data).validate(leaf: leaf, issuer: issuer, now: now)
             return (data, validity.nextUpdate)
         } catch let error as OpenSSLError {
-            diagnostics.append(
-                Diagnostic(
-                    .warning, rule: "ocsp-staple", "not stapled: \(error.reason) (responder \(responder))", file: path,
-                    hint: refresh))
+            return notStapled("\(error.reason) (responder \(responder))", hint: refresh)
         } catch {
-            diagnostics.append(
-                Diagnostic(.warning, rule: "ocsp-staple", "not stapled: \(error)", file: path, hint: refresh))
+            return notStapled("\(error)", hint: refresh)
         }
-        return nil
     }
 }
