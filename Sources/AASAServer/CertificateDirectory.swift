@@ -14,14 +14,15 @@ public struct DomainCertificate: Sendable {
     public var notAfter: Date
     /// The parsed chain.
     public var chain: CertificateChain
-    /// The PEM chain as read.
-    public var chainPEM: [UInt8]
-    /// The PEM key as read. Never logged or served.
-    public var keyPEM: [UInt8]
     /// The checked OCSP response from `ocsp.der` to staple, or `nil`.
     public var ocspStaple: (response: [UInt8], nextUpdate: Date)?
     /// What the folder's files were found to hold at this load, to notice at the next one that they did not change.
     public var known: CertificateDirectory.KnownFolder
+
+    /// The PEM chain as read.
+    public var chainPEM: [UInt8] { known.chainPEM }
+    /// The PEM key as read. Never logged or served.
+    public var keyPEM: [UInt8] { known.keyPEM }
 
     /// Whether the leaf covers `domain` (RFC 6125: exact, or a one-label wildcard).
     public func covers(_ domain: String) -> Bool { chain.leaf.covers(hostname: domain) }
@@ -198,16 +199,12 @@ public struct CertificateDirectory: Sendable {
         let staple = stapleFile.flatMap {
             loadStaple($0, folder: folder, chain: chain, now: now, diagnostics: &diagnostics)
         }
-        let chainPEM = Array(chainData)
-        let keyPEM = Array(keyData)
-        var certificate = DomainCertificate(
+        return DomainCertificate(
             folderName: name, fullchainPath: chainPath, names: dnsNames, notAfter: leaf.notAfter, chain: chain,
-            chainPEM: chainPEM, keyPEM: keyPEM,
+            ocspStaple: staple,
             known: KnownFolder(
-                chainPEM: chainPEM, keyPEM: keyPEM, stapleFile: stapleFile, findings: diagnostics,
+                chainPEM: Array(chainData), keyPEM: Array(keyData), stapleFile: stapleFile, findings: diagnostics,
                 validUntil: findingsValidUntil(leaf: leaf, stapleFile: stapleFile, staple: staple, now: now)))
-        certificate.ocspStaple = staple
-        return certificate
     }
 
     /// Until when a folder's findings hold: they change when the leaf expires and when the staple does; a

@@ -17,12 +17,10 @@ extension Server {
         var fingerprint: String
         /// The leaf's subjectAltName entries, to find the certificate of each domain.
         var subjectAlternativeNames: SubjectAlternativeNames
-        /// The files as read: compared on every load, and imported again whenever the table is rebuilt.
-        var chainPEM: [UInt8]
-        var keyPEM: [UInt8]
         /// The checked OCSP response to staple, and when it stops being valid.
         var ocspStaple: (response: [UInt8], nextUpdate: Date)?
-        /// The folder's files and findings, so that the next load skips parsing them if they did not change.
+        /// The folder's files as read and what was found in them: the next load skips parsing them if they did
+        /// not change, and a new SNI table is built from them.
         var known: CertificateDirectory.KnownFolder
         var loadedAt: Date
 
@@ -32,16 +30,14 @@ extension Server {
             notAfter = certificate.notAfter
             fingerprint = certificate.chain.leaf.sha256Fingerprint
             subjectAlternativeNames = certificate.chain.leaf.subjectAlternativeNames
-            chainPEM = certificate.chainPEM
-            keyPEM = certificate.keyPEM
             ocspStaple = certificate.ocspStaple
             known = certificate.known
             self.loadedAt = loadedAt
         }
 
-        /// Whether `certificate` was read from the same files.
+        /// Whether `certificate` was read from the same files and staples the same response.
         func isSame(as certificate: DomainCertificate) -> Bool {
-            chainPEM == certificate.chainPEM && keyPEM == certificate.keyPEM
+            known.chainPEM == certificate.chainPEM && known.keyPEM == certificate.keyPEM
                 && ocspStaple?.response == certificate.ocspStaple?.response
         }
     }
@@ -203,7 +199,10 @@ extension Server {
                     current = previous
                 } else if let certificate = folder.certificate {
                     if var previous, previous.isSame(as: certificate) {
+                        // Parsed again (its findings were due), found the same: the table keeps it, and the next
+                        // load compares against these findings.
                         previous.loadedAt = now
+                        previous.known = certificate.known
                         current = previous
                     } else if let refusal = refused[folder.name] {
                         // A certificate OpenSSL reads but GnuTLS refuses must not take the whole table down with it.
@@ -261,12 +260,7 @@ extension Server {
         var refused: [String: Diagnostic] = [:]
         for certificate in certificates {
             do {
-                _ = try CertificateTable(
-                    entries: [
-                        CertificateTable.Entry(
-                            names: certificate.names, certificateChainPEM: certificate.chainPEM,
-                            privateKeyPEM: certificate.keyPEM)
-                    ])
+                _ = try CertificateTable(entries: [tableEntry(ServedCertificate(certificate, loadedAt: Date()))])
             } catch {
                 refused[certificate.folderName] = Diagnostic(
                     .error, rule: "certificate-invalid", "\(error)", file: certificate.fullchainPath,
@@ -276,9 +270,10 @@ extension Server {
         return refused
     }
 
-    fileprivate static func tableEntry(_ certificate: ServedCertificate) -> CertificateTable.Entry {
+    private static func tableEntry(_ certificate: ServedCertificate) -> CertificateTable.Entry {
         CertificateTable.Entry(
-            names: certificate.names, certificateChainPEM: certificate.chainPEM, privateKeyPEM: certificate.keyPEM,
+            names: certificate.names, certificateChainPEM: certificate.known.chainPEM,
+            privateKeyPEM: certificate.known.keyPEM,
             staple: certificate.ocspStaple.map {
                 CertificateTable.OCSPStaple(
                     response: $0.response, expires: Int($0.nextUpdate.timeIntervalSince1970.rounded(.down)))

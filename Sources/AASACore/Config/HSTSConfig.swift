@@ -41,15 +41,18 @@ public struct HSTSConfig: Sendable, Hashable {
 
     /// Decodes `true`/`false` or the object form.
     static func read(_ node: JSONNode, path: KeyPath, reader: JSONReader) -> HSTSConfig? {
-        if case .bool(let flag) = node.value { return HSTSConfig(enabled: flag) }
-        guard case .object = node.value else {
-            reader.report(
-                .error, rule: "wrong-type", "expected true, false or an object, found \(node.value.typeName)",
-                at: node.offset, path: path,
-                hint: "write \"hsts\": true for max-age=\(defaultMaxAge), or {\"maxAge\": 31536000, …}")
-            return nil
+        switch reader.flagOrObject(
+            node, path: path, known: keys,
+            hint: "write \"hsts\": true for max-age=\(defaultMaxAge), or {\"maxAge\": 31536000, …}")
+        {
+        case nil: return nil
+        case .flag(let flag): return HSTSConfig(enabled: flag)
+        case .object(let object): return read(object, path: path, reader: reader)
         }
-        guard let object = reader.object(node, path: path, known: keys) else { return nil }
+    }
+
+    /// Decodes the object form.
+    private static func read(_ object: [String: JSONMember], path: KeyPath, reader: JSONReader) -> HSTSConfig {
         var hsts = HSTSConfig()
         for (key, keyPath) in [
             ("enabled", \HSTSConfig.enabled), ("includeSubDomains", \.includeSubDomains), ("preload", \.preload),

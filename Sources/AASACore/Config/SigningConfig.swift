@@ -41,14 +41,17 @@ public struct SigningConfig: Sendable, Hashable {
 
     /// Decodes `true`/`false` or the object form.
     static func read(_ node: JSONNode, path: KeyPath, reader: JSONReader) -> SigningConfig? {
-        if case .bool(let flag) = node.value { return SigningConfig(enabled: flag) }
-        guard case .object = node.value else {
-            reader.report(
-                .error, rule: "wrong-type", "expected true, false or an object, found \(node.value.typeName)",
-                at: node.offset, path: path, hint: "write \"signing\": true to sign with the domain's TLS certificate")
-            return nil
+        switch reader.flagOrObject(
+            node, path: path, known: keys, hint: "write \"signing\": true to sign with the domain's TLS certificate")
+        {
+        case nil: return nil
+        case .flag(let flag): return SigningConfig(enabled: flag)
+        case .object(let object): return read(object, path: path, reader: reader)
         }
-        guard let object = reader.object(node, path: path, known: keys) else { return nil }
+    }
+
+    /// Decodes the object form.
+    private static func read(_ object: [String: JSONMember], path: KeyPath, reader: JSONReader) -> SigningConfig {
         var signing = SigningConfig()
         if let member = object["enabled"], let flag = reader.bool(member.value, path: path.key("enabled")) {
             signing.enabled = flag

@@ -68,6 +68,26 @@ public final class JSONReader {
         return result
     }
 
+    /// A setting written `true`/`false` or as an object of `known` keys (`"hsts"`, `"signing"`): the flag, or the
+    /// object's members after reporting unknown keys; `nil` (reported, with `hint`) for any other type.
+    public func flagOrObject(_ node: JSONNode, path: KeyPath, known: [String], hint: String)
+        -> FlagOrObject?
+    {
+        switch node.value {
+        case .bool(let flag): return .flag(flag)
+        case .object: return object(node, path: path, known: known).map(FlagOrObject.object)
+        default:
+            wrongType(node, expected: "true, false or an object", path: path, hint: hint)
+            return nil
+        }
+    }
+
+    /// What ``flagOrObject(_:path:known:hint:)`` found.
+    public enum FlagOrObject {
+        case flag(Bool)
+        case object([String: JSONMember])
+    }
+
     /// A string value, or `nil` (reported) if it is another type.
     public func string(_ node: JSONNode, path: KeyPath) -> String? {
         guard case .string(let text) = node.value else {

@@ -97,52 +97,56 @@ public struct PageRoutes: Sendable {
     public func route(_ request: some HTTPRequest) -> RouteDecision {
         // A URL whose page was rendered before is answered before its path is even normalised: the same URL
         // always routes to the same page (files, probes and the landing page's claims are fixed per snapshot).
-        if hasSplicedPages, request.method != .other, let kept = rendered.kept(url(of: request)) {
-            return .prepared(
-                Self.isNotModified(request, etag: kept.etag, lastModified: kept.lastModified)
-                    ? kept.notModified : kept.ok)
-        }
+        let key = hasSplicedPages ? renderingKey(request) : nil
+        if let key, request.method != .other, let kept = rendered.kept(key) { return answer(kept, request) }
         guard let path = request.withPath({ RequestPath(raw: $0) }) else { return .prepared(notFound) }
-        for key in path.lookupKeys {
-            if let resource = files[key] { return answer(resource, request) }
+        for file in path.lookupKeys {
+            if let resource = files[file] { return answer(resource, request, key: key) }
         }
         // Safari's probes (spec §6): the best icon for the size asked, or a quick plain 404, never a page.
         if path.segments.count == 1, !path.isDirectory, let size = TouchIcon.probeSize("/" + path.segments[0]) {
             guard let icon = TouchIcon.best(for: size, among: icons), let resource = files[icon.path] else {
                 return .prepared(notFound)
             }
-            return answer(resource, request)
+            return answer(resource, request, key: key)
         }
         if let landing, let matcher {
             var url = "https://" + domain + request.withPath { String(decoding: $0, as: UTF8.self) }
             if let query = request.rawQuery { url += "?" + query }
             if matcher.match(url, nearMissLimit: 0).verdict == .match {
                 return answer(
-                    exclusions.bannerExcluded(path.description) ? landing.withoutBanner : landing.withBanner, request)
+                    exclusions.bannerExcluded(path.description) ? landing.withoutBanner : landing.withBanner, request,
+                    key: key)
             }
         }
         return .prepared(notFound)
     }
 
-    private func answer(_ resource: Resource, _ request: some HTTPRequest) -> RouteDecision {
+    /// `key` is the request's ``RenderedPages`` key when the domain has spliced pages.
+    private func answer(_ resource: Resource, _ request: some HTTPRequest, key: RenderedPages.Key?) -> RouteDecision {
         guard request.method != .other else { return .prepared(methodNotAllowed) }
         switch resource {
         case .fixed(let ok, let notModified, let etag, let lastModified):
             return .prepared(Self.isNotModified(request, etag: etag, lastModified: lastModified) ? notModified : ok)
         case .spliced(let page, let headers, let contentTag, let lastModified):
-            let url = url(of: request)
-            let rendering = rendered.rendering(for: url) {
-                render(
-                    page, headers: headers, contentTag: contentTag, lastModified: lastModified, port: url.port,
-                    path: url.path, query: url.query)
-            }
-            let notModified = Self.isNotModified(request, etag: rendering.etag, lastModified: lastModified)
-            return .prepared(notModified ? rendering.notModified : rendering.ok)
+            let key = key ?? renderingKey(request)
+            let rendering = render(
+                page, headers: headers, contentTag: contentTag, lastModified: lastModified, port: key.port,
+                path: key.path, query: key.query)
+            rendered.keep(rendering, for: key)
+            return answer(rendering, request)
         }
     }
 
+    /// A page rendered for the request's URL: its 304 when the client has it, else its 200.
+    private func answer(_ rendering: RenderedPages.Rendering, _ request: some HTTPRequest) -> RouteDecision {
+        .prepared(
+            Self.isNotModified(request, etag: rendering.etag, lastModified: rendering.lastModified)
+                ? rendering.notModified : rendering.ok)
+    }
+
     /// What a spliced page depends on: this domain, the Host's port, the raw path and the query.
-    private func url(of request: some HTTPRequest) -> RenderedPages.Key {
+    private func renderingKey(_ request: some HTTPRequest) -> RenderedPages.Key {
         RenderedPages.Key(
             domain: domain, port: request.withHeader("Host") { $0.flatMap(Self.port) },
             path: request.withPath { Array($0) }, query: request.rawQuery)

@@ -47,21 +47,18 @@ public final class RenderedPages: Sendable {
         state.withLock { $0.pages[key] }
     }
 
-    /// The rendering kept for `key`, or `render()`'s, kept for next time. Rendering runs outside the lock.
-    func rendering(for key: Key, render: () -> Rendering) -> Rendering {
-        if let kept = kept(key) { return kept }
-        let made = render()
+    /// Keeps `rendering` for `key`, dropping every kept rendering first when it would not fit the budget.
+    func keep(_ rendering: Rendering, for key: Key) {
         // The body is counted twice (the transport keeps a copy in its native form), the key's bytes once.
-        let size = 2 * made.ok.response.body.count + key.path.count + (key.query?.utf8.count ?? 0) + 256
-        guard size <= budget else { return made }
+        let size = 2 * rendering.ok.response.body.count + key.path.count + (key.query?.utf8.count ?? 0) + 256
+        guard size <= budget else { return }
         state.withLock { state in
             if state.bytes + size > budget {
                 state.pages.removeAll(keepingCapacity: true)
                 state.bytes = 0
             }
-            if state.pages.updateValue(made, forKey: key) == nil { state.bytes += size }
+            if state.pages.updateValue(rendering, forKey: key) == nil { state.bytes += size }
         }
-        return made
     }
 
     /// The number of renderings kept.

@@ -140,35 +140,19 @@ public final class SiteRoutes: RouteTable {
             let site = domains[host]
         else { return .prepared(unknownHost) }
         if let serverName, serverName != host { return .prepared(misdirected) }
-        // Which resource, by path; answered in place from `site` rather than copied out (a copy retains each of
-        // its fields, and with thousands of domains each of those objects is a likely cache miss).
-        let which = request.withPath { path -> FixedPath? in
+        let resource = request.withPath { path -> StaticResource? in
             func equals(_ candidate: [UInt8]) -> Bool {
                 candidate.count == path.count
                     && candidate.withUnsafeBytes { memcmp($0.baseAddress!, path.baseAddress!, path.count) == 0 }
             }
-            if equals(Self.associationPaths[0]) { return .association }
-            if equals(Self.associationPaths[1]) { return .rootAssociation }
-            if equals(Self.assetLinksPath) { return .assetLinks }
+            if equals(Self.associationPaths[0]) { return site.association }
+            if equals(Self.associationPaths[1]) { return site.rootAssociation }
+            if equals(Self.assetLinksPath) { return site.assetLinks }
             return nil
         }
         // The association files keep priority over pages (a pages/ file can never shadow them).
-        guard let which, which != .assetLinks || site.assetLinks != nil else {
-            return site.pages?.route(request) ?? .prepared(site.notFound)
-        }
+        guard let resource else { return site.pages?.route(request) ?? .prepared(site.notFound) }
         guard request.method != .other else { return .prepared(site.methodNotAllowed) }
-        return .prepared(
-            request.withHeader("If-None-Match") { ifNoneMatch in
-                switch which {
-                case .association: site.association.answer(ifNoneMatch: ifNoneMatch)
-                case .rootAssociation: site.rootAssociation.answer(ifNoneMatch: ifNoneMatch)
-                case .assetLinks: site.assetLinks!.answer(ifNoneMatch: ifNoneMatch)
-                }
-            })
-    }
-
-    /// The paths every domain answers with a fixed resource.
-    private enum FixedPath {
-        case association, rootAssociation, assetLinks
+        return .prepared(request.withHeader("If-None-Match") { resource.answer(ifNoneMatch: $0) })
     }
 }
