@@ -1,6 +1,7 @@
 import AASACore
 import AASATestSupport
 import Foundation
+import Logging
 import Testing
 
 @testable import AASAServer
@@ -93,5 +94,29 @@ import Testing
             })
         #expect(!refused.unchanged)
         #expect(refused.certificate == nil)
+    }
+
+    @Test func aFolderParsedAgainForItsDatesAndFoundTheSameIsNotParsedAtEveryLoadAfter() throws {
+        let scratch = TemporaryDirectory("aasa-cert-reload")
+        var configuration = ServerConfiguration()
+        configuration.certificateDirectory = scratch.path + "/certs"
+        _ = try DevCertificates(certificateDirectory: configuration.certificateDirectory).ensure(names: ["shop.example"]
+        )
+        let server = Server(configuration: configuration, logger: Logger(label: "test"))
+        var catalog = Server.Catalog()
+        _ = server.loadCertificates(into: &catalog, at: Date())
+        let first = try #require(catalog.certificates["shop.example"])
+        let table = catalog.certificateTable
+        // Past the leaf's notAfter its findings are due again: parsed, found to be the same files, kept.
+        let expired = first.notAfter.addingTimeInterval(60)
+        let findings = server.loadCertificates(into: &catalog, at: expired)
+        #expect(findings.contains { $0.rule == "certificate-expired" })
+        #expect(catalog.certificateTable === table)  // the same certificate: no new SNI table
+        // ...and its findings now hold for good (an expired leaf stays expired), so later loads skip it.
+        let known = try #require(catalog.certificates["shop.example"]?.known)
+        #expect(known.validUntil.map { $0 > expired.addingTimeInterval(365 * 86_400) } == true)
+        let later = CertificateDirectory(path: configuration.certificateDirectory).loadFolders(
+            now: expired.addingTimeInterval(60), known: ["shop.example": known])
+        #expect(later.first { $0.name == "shop.example" }?.unchanged == true)
     }
 }
