@@ -62,6 +62,23 @@ import Testing
         #expect(diagnostics.isEmpty, "\(diagnostics)")
     }
 
+    /// Spec §2.1: end slashes are dropped before `/*` lets a pattern match its bare prefix, so `//a/*/` also
+    /// matches `/a`, which `/a/*/*` does not: not dead. `/a/*` does match `/a`, so there it is.
+    @Test(arguments: [("/a/*/*", false), ("/a/*", true)])
+    func aTrailingSlashAfterAStarKeepsTheBarePrefix(earlier: String, dead: Bool) {
+        let file =
+            #"{"applinks": {"apps": [], "details": [{"appID": "ABCDE12345.com.example.app", "paths": [""#
+            + earlier + #"", "//a/*/"]}]}}"#
+        let findings = AssociationChecker().check(SourceText(name: "aasa.json", bytes: Array(file.utf8)))
+        #expect(
+            findings.contains { $0.rule == "unreachable-rule" && $0.keyPath == "applinks.details[0].paths[1]" } == dead)
+        let decider = URLMatcher(
+            file: AssociationFile.parse(SourceText(name: "aasa.json", bytes: Array(file.utf8))).file!
+        )
+        .match("https://example.com/a").componentIndex
+        #expect(decider == (dead ? 0 : 1))
+    }
+
     @Test func signedFilesAreRecognised() throws {
         let bytes = try [UInt8](Data(contentsOf: URL(fileURLWithPath: Repo.corpus + "/aasa/030.json")))
         #expect(AssociationChecker().check(SourceText(name: "030.json", bytes: bytes)).map(\.rule) == ["signed-file"])

@@ -124,8 +124,9 @@ public struct UnreachableRule: AssociationRule {
     /// The normalised paths a path pattern matches (spec §2.1): slashes at both ends do not count, and a
     /// pattern ending in `/*` also matches its bare prefix.
     static func pathPattern(_ pattern: String) -> GlobInclusion.Pattern {
-        let trimmed = pattern.drop { $0 == "/" }
-        var alternatives = [String(trimmed.reversed().drop { $0 == "/" }.reversed())]
+        // Both ends first, as the matcher does: `/buy/*/` ends in `/*` once its end slash is gone.
+        let trimmed = String(pattern.drop { $0 == "/" }.reversed().drop { $0 == "/" }.reversed())
+        var alternatives = [trimmed]
         if let slash = trimmed.lastIndex(of: "/"), trimmed[trimmed.index(after: slash)...].isCatchAll {
             alternatives.append(String(trimmed[..<slash].reversed().drop { $0 == "/" }.reversed()))
         }
