@@ -96,16 +96,19 @@ let accessHandler: MHD_AccessHandlerCallback = { cls, connection, url, method, v
     let request = MHDRequest(
         connection: connection, url: url, method: MHDRequest.method(method), methodText: method, query: query,
         isTLS: context.isTLS)
-    let answered: Response
+    let status: Int
+    let bodyBytes: Int
     let result: MHD_Result
     var preparedAnswer: PreparedResponse?
     switch snapshot.table.route(request) {
     case .prepared(let prepared):
-        answered = prepared.response
+        // Read from the prepared response itself, not its Response (whose arrays are further cache misses).
+        status = prepared.status
+        bodyBytes = prepared.bodyByteCount
         preparedAnswer = prepared
-        if context.isTLS { TLSCork.cork(connection, bodyBytes: prepared.response.body.count) }
-        if let native = snapshot.nativeResponse(for: prepared, secure: context.isTLS) {
-            result = native.queue(on: connection)
+        if context.isTLS { TLSCork.cork(connection, bodyBytes: bodyBytes) }
+        if let queued = snapshot.queue(prepared, secure: context.isTLS, on: connection) {
+            result = queued
         } else if let forms = prepared.transportForms,
             let native = try? forms.form(
                 secure: context.isTLS, make: { try NativeResponse(prepared.response, secure: context.isTLS) })
@@ -117,14 +120,14 @@ let accessHandler: MHD_AccessHandlerCallback = { cls, connection, url, method, v
             result = queueDynamic(prepared.response, on: connection, context: context)
         }
     case .dynamic(let response):
-        answered = response
-        if context.isTLS { TLSCork.cork(connection, bodyBytes: response.body.count) }
+        status = response.status
+        bodyBytes = response.body.count
+        if context.isTLS { TLSCork.cork(connection, bodyBytes: bodyBytes) }
         result = queueDynamic(response, on: connection, context: context)
     }
     if let observer = context.observer {
         observer.requestAnswered(
-            request, status: answered.status, bodyBytes: request.method == .head ? 0 : answered.body.count,
-            prepared: preparedAnswer)
+            request, status: status, bodyBytes: request.method == .head ? 0 : bodyBytes, prepared: preparedAnswer)
     }
     return result
 }

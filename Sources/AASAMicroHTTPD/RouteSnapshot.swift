@@ -1,4 +1,5 @@
 public import AASACore
+internal import CMicroHTTPD
 
 /// A route table with a native response built for each of its prepared responses.
 ///
@@ -7,15 +8,30 @@ public import AASACore
 /// retains the current snapshot for the length of one handler call, so a concurrent
 /// ``HTTPListener/replaceRoutes(_:)`` never frees responses being looked up.
 public final class RouteSnapshot: Sendable {
+    /// What the access handler reads for one prepared response, kept side by side in one array so a request
+    /// touches one entry rather than three arrays and an object (at thousands of domains each is a cache miss).
+    ///
+    /// `@unchecked Sendable` for the same reason as ``NativeResponse``: the responses are never changed once
+    /// built, and libmicrohttpd queues one response on many connections from many threads.
+    struct Entry: @unchecked Sendable {
+        /// The prepared response's identity, to check that a `.prepared` decision belongs to this table.
+        let prepared: ObjectIdentifier
+        /// The `MHD_Response` for plain HTTP, owned by one of ``owners``.
+        let plain: OpaquePointer
+        /// The `MHD_Response` for TLS: the plain one unless the response has HTTPS-only headers (HSTS,
+        /// RFC 6797 §7.2: never sent over plain HTTP).
+        let secure: OpaquePointer
+        let status: UInt32
+    }
+
     /// The router.
     let table: any RouteTable
-    /// The table's prepared responses, by id (kept to check that a `.prepared` decision belongs to this table).
+    /// The table's prepared responses, kept alive for ``entries``.
     let prepared: [PreparedResponse]
-    /// Native response per prepared response id, for plain HTTP.
-    let native: [NativeResponse]
-    /// Native response per prepared response id, for TLS: the same object as in ``native`` unless the response
-    /// has HTTPS-only headers (HSTS, RFC 6797 §7.2: never sent over plain HTTP).
-    let secureNative: [NativeResponse]
+    /// One entry per prepared response id.
+    let entries: [Entry]
+    /// Every native response the entries point into, each once.
+    let owners: [NativeResponse]
 
     /// Builds every native response once; prepared responses with identical status, headers and body (every
     /// domain's 404 and 405) share one, as libmicrohttpd responses are immutable and reference-counted.
@@ -24,10 +40,8 @@ public final class RouteSnapshot: Sendable {
     public init(_ table: some RouteTable) throws {
         self.table = table
         let prepared = table.preparedResponses
-        var native: [NativeResponse] = []
-        var secureNative: [NativeResponse] = []
-        native.reserveCapacity(prepared.count)
-        secureNative.reserveCapacity(prepared.count)
+        var entries: [Entry] = []
+        entries.reserveCapacity(prepared.count)
         var built: [Response: NativeResponse] = [:]
         var builtSecure: [Response: NativeResponse] = [:]
         for (index, response) in prepared.enumerated() {
@@ -37,14 +51,17 @@ public final class RouteSnapshot: Sendable {
                     "prepared response at position \(index) has id \(response.id); ids must be dense and in order")
             }
             let plain = try Self.shared(response.response, secure: false, in: &built)
-            native.append(plain)
-            secureNative.append(
+            let secure =
                 response.response.httpsOnlyHeaders.isEmpty
-                    ? plain : try Self.shared(response.response, secure: true, in: &builtSecure))
+                ? plain : try Self.shared(response.response, secure: true, in: &builtSecure)
+            entries.append(
+                Entry(
+                    prepared: ObjectIdentifier(response), plain: plain.pointer, secure: secure.pointer,
+                    status: plain.status))
         }
         self.prepared = prepared
-        self.native = native
-        self.secureNative = secureNative
+        self.entries = entries
+        owners = Array(built.values) + Array(builtSecure.values)
     }
 
     /// The native response already built for an identical `response`, else a new one remembered in `built`.
@@ -57,11 +74,16 @@ public final class RouteSnapshot: Sendable {
         return made
     }
 
-    /// The native response for `response` if it belongs to this table.
+    /// Queues the native response built for `response` on `connection`; `nil` when `response` is not one of
+    /// this table's.
     @inline(__always)
-    func nativeResponse(for response: PreparedResponse, secure: Bool) -> NativeResponse? {
+    func queue(_ response: PreparedResponse, secure: Bool, on connection: OpaquePointer) -> MHD_Result? {
         let id = response.id
-        guard id >= 0, id < native.count, prepared[id] === response else { return nil }
-        return secure ? secureNative[id] : native[id]
+        guard id >= 0, id < entries.count else { return nil }
+        return entries.withUnsafeBufferPointer { entries in
+            let entry = entries[id]
+            guard entry.prepared == ObjectIdentifier(response) else { return nil }
+            return MHD_queue_response(connection, entry.status, secure ? entry.secure : entry.plain)
+        }
     }
 }

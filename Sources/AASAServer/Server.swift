@@ -134,7 +134,7 @@ public final class Server: Sendable {
         catalog.status = catalog.makeStatus(
             started: now, trigger: .start, at: now, errors: certificateDiagnostics.errors,
             warnings: (diagnostics + certificateDiagnostics).warnings, failed: false)
-        let routes = SiteRoutes(Array(catalog.published.values))
+        let routes = SiteRoutes(Array(catalog.published.values), domainIDs: recorder.domainIDs)
 
         var started = Running(watcher: watcher)
         do {
@@ -269,7 +269,7 @@ public final class Server: Sendable {
         do {
             // Build both tables before swapping either, and swap the admin one first: /status and /match
             // are never behind what the public hosts serve.
-            let routes = try RouteSnapshot(SiteRoutes(published))
+            let routes = try RouteSnapshot(SiteRoutes(published, domainIDs: recorder.domainIDs))
             let admin = AdminRoutes(published: published, status: catalog.status, live: live)
             try listeners.admin?.replaceRoutes(admin)
             for listener in [listeners.https, listeners.http].compactMap({ $0 }) { listener.replaceRoutes(routes) }

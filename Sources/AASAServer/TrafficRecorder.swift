@@ -95,9 +95,22 @@ public final class TrafficRecorder: RequestObserver {
     /// How many fetches `/fetches` can return.
     public static let fetchLogCapacity = 1000
 
-    private let counters = Mutex<[CounterKey: Int]>([:])
+    /// The numbers route tables stamp on their responses (``PreparedResponse/domainID``); counters key on
+    /// them, and names are looked up only when `/metrics` is rendered.
+    public let domainIDs = DomainIDs()
+
+    /// Request counts by ``packed(domainID:resource:status:client:)``: an `Int` key hashes without reading
+    /// the domain's name.
+    private let counters = Mutex<[Int: Int]>([:])
     private let domains = Mutex<Set<String>>([])
-    private let fetches = Mutex<(ring: [Fetch], next: Int)>(([], 0))
+    /// A fetch as logged: its domain by number, named when the log is read (naming it on every request
+    /// would touch one more object per domain).
+    private struct LoggedFetch {
+        var fetch: Fetch
+        var domainID: Int
+    }
+
+    private let fetches = Mutex<(ring: [LoggedFetch], next: Int)>(([], 0))
     private let accessLog: AccessLog?
     private let onFetch: (@Sendable (Fetch) -> Void)?
 
@@ -119,18 +132,19 @@ public final class TrafficRecorder: RequestObserver {
         let resource = request.withPath(Resource.of)
         let client = request.withHeader("User-Agent", ClientClass.of)
         // A prepared response already knows its domain (the router looked the host up): only responses built
-        // per request, and the access log, need the Host parsed again here.
-        let domain: String
+        // per request, and the access log, need the Host parsed again here. The counters and the fetch log
+        // keep the domain's number; its name is looked up when they are read.
+        let domainID: Int
         var host: String?
         if let prepared {
-            domain = prepared.domain ?? "unknown"
+            domainID = prepared.domainID
         } else {
             host = Self.host(of: request)
-            domain = host.flatMap { host in domains.withLock { $0.contains(host) } ? host : nil } ?? "unknown"
+            let known = host.flatMap { host in domains.withLock { $0.contains(host) } ? host : nil }
+            domainID = known.flatMap(domainIDs.existingID) ?? 0
         }
-        counters.withLock {
-            $0[CounterKey(domain: domain, resource: resource, status: status, client: client), default: 0] += 1
-        }
+        let key = Self.packed(domainID: domainID, resource: resource, status: status, client: client)
+        counters.withLock { $0[key, default: 0] += 1 }
         if let accessLog {
             accessLog.write(
                 request, host: host ?? Self.host(of: request) ?? "-", status: status, bytes: bodyBytes, client: client)
@@ -138,18 +152,22 @@ public final class TrafficRecorder: RequestObserver {
         guard resource.isAssociationFile else { return }
         let userAgent =
             request.withHeader("User-Agent") { $0.map { String(decoding: $0.prefix(256), as: UTF8.self) } } ?? ""
-        let fetch = Fetch(
-            time: Date(), domain: domain, resource: resource, client: client, userAgent: userAgent,
+        var fetch = Fetch(
+            time: Date(), domain: "", resource: resource, client: client, userAgent: userAgent,
             remoteAddress: request.remoteAddress, status: status, bytes: bodyBytes)
+        let logged = LoggedFetch(fetch: fetch, domainID: domainID)
         fetches.withLock { log in
             if log.ring.count < Self.fetchLogCapacity {
-                log.ring.append(fetch)
+                log.ring.append(logged)
             } else {
-                log.ring[log.next] = fetch
+                log.ring[log.next] = logged
             }
             log.next = (log.next + 1) % Self.fetchLogCapacity
         }
-        onFetch?(fetch)
+        if let onFetch {
+            fetch.domain = domainIDs.names(of: [domainID])[0] ?? "unknown"
+            onFetch(fetch)
+        }
     }
 
     static func host(of request: some HTTPRequest) -> String? {
@@ -163,12 +181,36 @@ public final class TrafficRecorder: RequestObserver {
         let ordered =
             ring.count < Self.fetchLogCapacity
             ? ring.reversed() : Array(ring[..<next].reversed() + ring[next...].reversed())
-        return Array(ordered.lazy.filter { domain == nil || $0.domain == domain }.prefix(limit))
+        let names = domainIDs.names(of: ordered.map(\.domainID))
+        let named = zip(ordered, names).lazy.map { logged, name in
+            var fetch = logged.fetch
+            fetch.domain = name ?? "unknown"
+            return fetch
+        }
+        return Array(named.filter { domain == nil || $0.domain == domain }.prefix(limit))
     }
 
     /// Every request counter: domain, path, status, client class → count.
     func counts() -> [(CounterKey, Int)] {
-        counters.withLock { $0.map { ($0.key, $0.value) } }
+        let packed = counters.withLock { Array($0) }
+        let names = domainIDs.names(of: packed.map { $0.key >> 24 })
+        return zip(packed, names).map { counter, name in
+            let key = counter.key
+            return (
+                CounterKey(
+                    domain: name ?? "unknown", resource: Resource.allCases[(key >> 4) & 0xF],
+                    status: (key >> 8) & 0xFFFF, client: ClientClass.allCases[key & 0xF]),
+                counter.value
+            )
+        }
+    }
+
+    /// One counter's key in an `Int`: domain number, status (three digits, or whatever a transport reported,
+    /// kept to 16 bits), resource and client class.
+    static func packed(domainID: Int, resource: Resource, status: Int, client: ClientClass) -> Int {
+        let resourceIndex = Resource.allCases.firstIndex(of: resource)!
+        let clientIndex = ClientClass.allCases.firstIndex(of: client)!
+        return domainID << 24 | (status & 0xFFFF) << 8 | resourceIndex << 4 | clientIndex
     }
 }
 

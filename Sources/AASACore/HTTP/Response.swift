@@ -58,29 +58,39 @@ public final class PreparedResponse: Sendable {
     public let id: Int
     /// What is sent.
     public let response: Response
-    /// The configured domain this response belongs to, or `nil` (an unknown host): known when the table is
-    /// built, so metrics label a request without parsing its Host a second time.
-    public let domain: String?
-    /// For a response kept outside any route table (``init(kept:domain:)``), where the transport keeps the
+    /// The number (``DomainIDs``) of the configured domain this response belongs to, 0 for none (an unknown
+    /// host): known when the table is built, so metrics label a request without parsing its Host a second
+    /// time, and key on an `Int` rather than the name.
+    public let domainID: Int
+    /// ``Response/status``, kept beside the handle so the hot path reads one object (the response's arrays
+    /// live elsewhere, and at thousands of domains every object touched is a cache miss).
+    public let status: Int
+    /// `response.body.count`, for the same reason.
+    public let bodyByteCount: Int
+    /// For a response kept outside any route table (``init(kept:domainID:)``), where the transport keeps the
     /// native form it built on first use; `nil` for a table's responses, whose native forms the transport
     /// builds with the table.
     public let transportForms: TransportForms?
 
     /// Creates a prepared response; only ``PreparedResponseBuilder`` hands out ids.
-    init(id: Int, response: Response, domain: String?) {
+    init(id: Int, response: Response, domainID: Int) {
         self.id = id
         self.response = response
-        self.domain = domain
+        self.domainID = domainID
+        status = response.status
+        bodyByteCount = response.body.count
         transportForms = nil
     }
 
     /// A response built after the table, and kept for later requests (a page rendered for one URL,
     /// ``RenderedPages``): its id is -1, and the transport builds its native form once, into
     /// ``transportForms``.
-    public init(kept response: Response, domain: String?) {
+    public init(kept response: Response, domainID: Int = 0) {
         id = -1
         self.response = response
-        self.domain = domain
+        self.domainID = domainID
+        status = response.status
+        bodyByteCount = response.body.count
         transportForms = TransportForms()
     }
 }
@@ -108,8 +118,8 @@ public final class TransportForms: Sendable {
 public struct PreparedResponseBuilder: Sendable {
     /// Every response prepared so far, in id order.
     public private(set) var responses: [PreparedResponse] = []
-    /// The domain stamped on responses prepared from now on (``PreparedResponse/domain``).
-    public var domain: String?
+    /// The domain number stamped on responses prepared from now on (``PreparedResponse/domainID``), 0 for none.
+    public var domainID = 0
     /// Added to the ``Response/httpsOnlyHeaders`` of responses prepared from now on (the domain's HSTS).
     public var httpsOnlyHeaders: [HTTPHeader] = []
 
@@ -120,7 +130,7 @@ public struct PreparedResponseBuilder: Sendable {
     public mutating func prepare(_ response: Response) -> PreparedResponse {
         var response = response
         response.httpsOnlyHeaders += httpsOnlyHeaders
-        let prepared = PreparedResponse(id: responses.count, response: response, domain: domain)
+        let prepared = PreparedResponse(id: responses.count, response: response, domainID: domainID)
         responses.append(prepared)
         return prepared
     }

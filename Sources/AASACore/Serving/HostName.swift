@@ -3,26 +3,34 @@ public enum HostName {
     /// The domain named by a `Host` header value: port stripped, ASCII lower-cased, one trailing dot
     /// ignored. `nil` for an empty or malformed value (spaces, control bytes, an unclosed `[`).
     public static func normalized(_ raw: UnsafeRawBufferPointer) -> String? {
+        withNormalized(raw) { $0.map { String(decoding: $0, as: UTF8.self) } }
+    }
+
+    /// Calls `body` with the bytes `normalized(_:)` would return (`nil` where it returns
+    /// `nil`), normalised in a buffer on the stack: the router looks a host up without making a string.
+    public static func withNormalized<Result>(
+        _ raw: UnsafeRawBufferPointer?, _ body: (UnsafeRawBufferPointer?) -> Result
+    ) -> Result {
+        guard let raw, raw.count > 0 else { return body(nil) }
         var end = raw.count
-        guard end > 0 else { return nil }
         if raw[0] == UInt8(ascii: "[") {
             // IPv6 literal: [::1]:8443 → "[::1]"
-            guard let close = raw.firstIndex(of: UInt8(ascii: "]")) else { return nil }
+            guard let close = raw.firstIndex(of: UInt8(ascii: "]")) else { return body(nil) }
             end = close + 1
         } else if let colon = raw.firstIndex(of: UInt8(ascii: ":")) {
             end = colon
         }
         if end > 0 && raw[end - 1] == UInt8(ascii: ".") { end -= 1 }
-        guard end > 0 else { return nil }
-        return String(unsafeUninitializedCapacity: end) { buffer in
+        guard end > 0 else { return body(nil) }
+        return withUnsafeTemporaryAllocation(byteCount: end, alignment: 1) { buffer in
             for index in 0..<end {
                 var byte = raw[index]
-                if byte <= 0x20 || byte == 0x7F || byte == UInt8(ascii: "/") { return 0 }
+                if byte <= 0x20 || byte == 0x7F || byte == UInt8(ascii: "/") { return body(nil) }
                 if byte >= UInt8(ascii: "A") && byte <= UInt8(ascii: "Z") { byte += 0x20 }
                 buffer[index] = byte
             }
-            return end
-        }.nilIfEmpty
+            return body(UnsafeRawBufferPointer(buffer))
+        }
     }
 
     /// A TLS SNI value as a domain key: normalised like a Host header, and `nil` for an IP literal, which
@@ -39,8 +47,4 @@ public enum HostName {
         var bytes = Array(text.utf8)
         return bytes.withUnsafeMutableBytes { normalized(UnsafeRawBufferPointer($0)) }
     }
-}
-
-extension String {
-    fileprivate var nilIfEmpty: String? { isEmpty ? nil : self }
 }

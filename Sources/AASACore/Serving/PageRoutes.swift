@@ -14,6 +14,7 @@ public struct PageRoutes: Sendable {
     }
 
     private let domain: String
+    private let domainID: Int
     private let banner: BannerConfig?
     private let files: [String: Resource]
     private let icons: [TouchIcon]
@@ -42,6 +43,7 @@ public struct PageRoutes: Sendable {
                 status: 405, headers: plain + [HTTPHeader("Allow", "GET, HEAD")],
                 body: Array("method not allowed\n".utf8)))
         self.domain = domain
+        domainID = builder.domainID
         self.rendered = rendered
         httpsOnlyHeaders = builder.httpsOnlyHeaders
         banner = pages.banner
@@ -172,8 +174,8 @@ public struct PageRoutes: Sendable {
             headers: [etag] + headers.filter { $0.name != "Content-Type" && $0.name != "X-Content-Type-Options" },
             httpsOnlyHeaders: httpsOnlyHeaders)
         return RenderedPages.Rendering(
-            ok: PreparedResponse(kept: ok, domain: domain),
-            notModified: PreparedResponse(kept: notModified, domain: domain),
+            ok: PreparedResponse(kept: ok, domainID: domainID),
+            notModified: PreparedResponse(kept: notModified, domainID: domainID),
             etag: Array(tag.utf8), lastModified: lastModified)
     }
 

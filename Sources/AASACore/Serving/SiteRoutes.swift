@@ -49,7 +49,7 @@ public final class SiteRoutes: RouteTable {
     /// Android's Digital Asset Links path (spec §7).
     static let assetLinksPath = Array("/.well-known/assetlinks.json".utf8)
 
-    /// A class, so the per-request dictionary lookup retains one object instead of copying every field.
+    /// A class, so the per-request lookup retains one object instead of copying every field.
     final class DomainRoutes: Sendable {
         let association: StaticResource
         /// The resource for the legacy root path: the signed file when signing is on (spec §4).
@@ -74,13 +74,15 @@ public final class SiteRoutes: RouteTable {
 
     /// Every prepared response, indexed by id.
     public let preparedResponses: [PreparedResponse]
-    private let domains: [String: DomainRoutes]
+    private let domains: HostTable<DomainRoutes>
     private let unknownHost: PreparedResponse
     private let misdirected: PreparedResponse
 
     /// Builds the routes for `published`; banner pages rendered per URL are kept in `rendered` (one cache for
-    /// every domain, bounded in bytes).
-    public init(_ published: [PublishedDomain], rendered: RenderedPages = RenderedPages()) {
+    /// every domain, bounded in bytes); every response carries its domain's number from `domainIDs`.
+    public init(
+        _ published: [PublishedDomain], rendered: RenderedPages = RenderedPages(), domainIDs: DomainIDs = DomainIDs()
+    ) {
         var builder = PreparedResponseBuilder()
         let plain = [HTTPHeader("Content-Type", "text/plain; charset=utf-8"), HTTPHeader("Cache-Control", "no-store")]
         // Spec §10.6 #103: an unknown host gets a 404 that names no configured domain.
@@ -90,10 +92,10 @@ public final class SiteRoutes: RouteTable {
             Response(
                 status: 421, headers: plain,
                 body: Array("misdirected request: the Host header names a different domain than TLS SNI\n".utf8)))
-        var table: [String: DomainRoutes] = [:]
-        table.reserveCapacity(published.count)  // no spare capacity from growing, with thousands of domains
+        var table: [(name: String, value: DomainRoutes)] = []
+        table.reserveCapacity(published.count)
         for domain in published {
-            builder.domain = domain.domain
+            builder.domainID = domainIDs.id(for: domain.domain)
             builder.httpsOnlyHeaders = domain.hsts.map { [HTTPHeader("Strict-Transport-Security", $0)] } ?? []
             let unsigned = StaticResource(
                 body: domain.associationFile, contentType: "application/json", cacheControl: domain.cacheControl,
@@ -104,7 +106,7 @@ public final class SiteRoutes: RouteTable {
                     body: $0, contentType: "application/pkcs7-mime", cacheControl: domain.cacheControl,
                     builder: &builder)
             }
-            table[domain.domain] = DomainRoutes(
+            let routes = DomainRoutes(
                 association: domain.signedPaths == .both ? signed ?? unsigned : unsigned,
                 rootAssociation: signed ?? unsigned,
                 assetLinks: domain.assetLinks.map {
@@ -121,14 +123,12 @@ public final class SiteRoutes: RouteTable {
                     PageRoutes(
                         domain: domain.domain, pages: $0, file: domain.file, builder: &builder, rendered: rendered)
                 })
+            table.append((domain.domain, routes))
         }
         builder.httpsOnlyHeaders = []
-        domains = table
+        domains = HostTable(table)
         preparedResponses = builder.responses
     }
-
-    /// The domains served, sorted.
-    public var domainNames: [String] { domains.keys.sorted() }
 
     /// Routes by Host (SNI when there is no Host), then by exact path; never redirects (spec §3.3).
     ///
@@ -136,23 +136,66 @@ public final class SiteRoutes: RouteTable {
     /// sent on a connection whose certificate was chosen for another name (RFC 9110 §15.5.20).
     public func route(_ request: some HTTPRequest) -> RouteDecision {
         let serverName = request.tlsServerName
-        guard let host = request.withHeader("Host", { raw in raw.flatMap(HostName.normalized) }) ?? serverName,
-            let site = domains[host]
-        else { return .prepared(unknownHost) }
-        if let serverName, serverName != host { return .prepared(misdirected) }
-        let resource = request.withPath { path -> StaticResource? in
+        let site: DomainRoutes
+        switch lookUpHost(request, serverName: serverName) {
+        case .unknown: return .prepared(unknownHost)
+        case .misdirected: return .prepared(misdirected)
+        case .found(let found): site = found
+        }
+        // Which resource, without copying one out (a copy retains each of its responses, and at thousands of
+        // domains each retain is a cache miss).
+        let which = request.withPath { path -> FixedResource? in
             func equals(_ candidate: [UInt8]) -> Bool {
                 candidate.count == path.count
                     && candidate.withUnsafeBytes { memcmp($0.baseAddress!, path.baseAddress!, path.count) == 0 }
             }
-            if equals(Self.associationPaths[0]) { return site.association }
-            if equals(Self.associationPaths[1]) { return site.rootAssociation }
-            if equals(Self.assetLinksPath) { return site.assetLinks }
+            if equals(Self.associationPaths[0]) { return .association }
+            if equals(Self.associationPaths[1]) { return .rootAssociation }
+            if equals(Self.assetLinksPath) && site.assetLinks != nil { return .assetLinks }
             return nil
         }
         // The association files keep priority over pages (a pages/ file can never shadow them).
-        guard let resource else { return site.pages?.route(request) ?? .prepared(site.notFound) }
+        guard let which else { return site.pages?.route(request) ?? .prepared(site.notFound) }
         guard request.method != .other else { return .prepared(site.methodNotAllowed) }
-        return .prepared(request.withHeader("If-None-Match") { resource.answer(ifNoneMatch: $0) })
+        return .prepared(
+            request.withHeader("If-None-Match") { ifNoneMatch in
+                switch which {
+                case .association: site.association.answer(ifNoneMatch: ifNoneMatch)
+                case .rootAssociation: site.rootAssociation.answer(ifNoneMatch: ifNoneMatch)
+                case .assetLinks: site.assetLinks!.answer(ifNoneMatch: ifNoneMatch)
+                }
+            })
+    }
+
+    private enum FixedResource {
+        case association, rootAssociation, assetLinks
+    }
+
+    private enum HostLookup {
+        case found(DomainRoutes)
+        case unknown
+        case misdirected
+    }
+
+    /// The domain named by the Host header, or by SNI when there is no usable Host.
+    private func lookUpHost(_ request: some HTTPRequest, serverName: String?) -> HostLookup {
+        let byHost: HostLookup? = request.withHeader("Host") { raw in
+            HostName.withNormalized(raw) { host in
+                guard let host else { return nil }
+                guard let site = domains[host] else { return .unknown }
+                if let serverName, !Self.equal(serverName, host) { return .misdirected }
+                return .found(site)
+            }
+        }
+        if let byHost { return byHost }
+        guard let serverName, let site = domains[serverName] else { return .unknown }
+        return .found(site)
+    }
+
+    private static func equal(_ name: String, _ bytes: UnsafeRawBufferPointer) -> Bool {
+        var name = name
+        return name.withUTF8 {
+            $0.count == bytes.count && (bytes.isEmpty || memcmp($0.baseAddress!, bytes.baseAddress!, bytes.count) == 0)
+        }
     }
 }
