@@ -79,6 +79,18 @@ import Testing
         #expect(decider == (dead ? 0 : 1))
     }
 
+    /// Slashes at both ends are dropped character by character: a slash carrying a combining mark is another
+    /// character and stays, as it did when the pattern was trimmed by reversing it.
+    @Test(arguments: [
+        ("//a/b//", "a/b"), ("a", "a"), ("///", ""), ("", ""), ("/*", "*"), ("/\u{301}a/", "/\u{301}a"),
+        ("a//\u{301}", "a//\u{301}"),
+    ])
+    func slashesAreTrimmedByCharacter(pattern: String, trimmed: String) {
+        #expect(UnreachableRule.trimmingSlashes(pattern[...]) == trimmed)
+        let reversedTwice = String(pattern.drop { $0 == "/" }.reversed().drop { $0 == "/" }.reversed())
+        #expect(reversedTwice == trimmed)
+    }
+
     @Test func signedFilesAreRecognised() throws {
         let bytes = try [UInt8](Data(contentsOf: URL(fileURLWithPath: Repo.corpus + "/aasa/030.json")))
         #expect(AssociationChecker().check(SourceText(name: "030.json", bytes: bytes)).map(\.rule) == ["signed-file"])

@@ -125,12 +125,21 @@ public struct UnreachableRule: AssociationRule {
     /// pattern ending in `/*` also matches its bare prefix.
     static func pathPattern(_ pattern: String) -> GlobInclusion.Pattern {
         // Both ends first, as the matcher does: `/buy/*/` ends in `/*` once its end slash is gone.
-        let trimmed = String(pattern.drop { $0 == "/" }.reversed().drop { $0 == "/" }.reversed())
-        var alternatives = [trimmed]
+        let trimmed = trimmingSlashes(pattern[...])
+        var alternatives = [String(trimmed)]
         if let slash = trimmed.lastIndex(of: "/"), trimmed[trimmed.index(after: slash)...].isCatchAll {
-            alternatives.append(String(trimmed[..<slash].reversed().drop { $0 == "/" }.reversed()))
+            alternatives.append(String(trimmingSlashes(trimmed[..<slash])))
         }
         return GlobInclusion.Pattern(alternatives)
+    }
+
+    /// `text` without the `/` characters at either end (a slash carrying a combining mark is another
+    /// character, and stays). Found by index, not by reversing the string twice: at 10,000 domains this
+    /// runs for every rule at every start.
+    static func trimmingSlashes(_ text: Substring) -> Substring {
+        let start = text.firstIndex { $0 != "/" } ?? text.endIndex
+        let end = text[start...].lastIndex { $0 != "/" }.map(text.index(after:)) ?? start
+        return text[start..<end]
     }
 
     /// The characters before the first wildcard or variable, without leading slashes: every URL path the
