@@ -198,8 +198,8 @@ public final class TrafficRecorder: RequestObserver {
             let key = counter.key
             return (
                 CounterKey(
-                    domain: name ?? "unknown", resource: Resource.allCases[(key >> 4) & 0xF],
-                    status: (key >> 8) & 0xFFFF, client: ClientClass.allCases[key & 0xF]),
+                    domain: name ?? "unknown", resource: Self.resources[(key >> 4) & 0xF],
+                    status: (key >> 8) & 0xFFFF, client: Self.clients[key & 0xF]),
                 counter.value
             )
         }
@@ -208,10 +208,15 @@ public final class TrafficRecorder: RequestObserver {
     /// One counter's key in an `Int`: domain number, status (three digits, or whatever a transport reported,
     /// kept to 16 bits), resource and client class.
     static func packed(domainID: Int, resource: Resource, status: Int, client: ClientClass) -> Int {
-        let resourceIndex = Resource.allCases.firstIndex(of: resource)!
-        let clientIndex = ClientClass.allCases.firstIndex(of: client)!
+        let resourceIndex = resources.firstIndex(of: resource)!
+        let clientIndex = clients.firstIndex(of: client)!
         return domainID << 24 | (status & 0xFFFF) << 8 | resourceIndex << 4 | clientIndex
     }
+
+    /// The cases in the order ``packed(domainID:resource:status:client:)`` numbers them, made once (`allCases`
+    /// builds a new array at every use, and this runs for every request).
+    private static let resources = Resource.allCases
+    private static let clients = ClientClass.allCases
 }
 
 extension TrafficRecorder.Fetch {
