@@ -49,7 +49,7 @@ final class GnuTLSCredential: @unchecked Sendable {
             if let key { gnutls_privkey_deinit(key) }
             for index in 0..<Int(count) { gnutls_pcert_deinit(imported + index) }
             imported.deallocate()
-            throw Self.error(keyResult, "could not import the private key of \(label)")
+            throw Self.error(keyResult, "could not import the private key of \(label)", code: .invalidPrivateKey)
         }
         self.certificates = imported
         self.count = count
@@ -59,7 +59,7 @@ final class GnuTLSCredential: @unchecked Sendable {
         // A key that does not belong to the leaf makes every handshake fail; refuse it here instead.
         guard Self.keyID(of: imported.pointee.pubkey) == Self.keyID(ofPrivateKey: key) else {
             throw HTTPListenerError(
-                .invalidCertificate,
+                .keyMismatch,
                 "the private key of \(label) does not belong to its leaf certificate; pair each chain with its own key")
         }
     }
@@ -105,8 +105,10 @@ final class GnuTLSCredential: @unchecked Sendable {
         return keyID(of: publicKey)
     }
 
-    private static func error(_ code: Int32, _ what: String) -> HTTPListenerError {
-        let text = gnutls_strerror(code).map { String(cString: $0) } ?? "GnuTLS error \(code)"
-        return HTTPListenerError(.invalidCertificate, "\(what): \(text)")
+    private static func error(
+        _ result: Int32, _ what: String, code: HTTPListenerError.Code = .invalidCertificate
+    ) -> HTTPListenerError {
+        let text = gnutls_strerror(result).map { String(cString: $0) } ?? "GnuTLS error \(result)"
+        return HTTPListenerError(code, "\(what): \(text)")
     }
 }

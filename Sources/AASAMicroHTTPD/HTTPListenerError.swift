@@ -20,8 +20,12 @@ public struct HTTPListenerError: Error, Sendable, Equatable, CustomStringConvert
         public static let startFailed = Code(rawValue: "start-failed")
         /// A response could not be turned into a libmicrohttpd response (e.g. a forbidden header).
         public static let invalidResponse = Code(rawValue: "invalid-response")
-        /// A certificate or key could not be loaded into GnuTLS.
+        /// A certificate chain could not be loaded into GnuTLS.
         public static let invalidCertificate = Code(rawValue: "invalid-certificate")
+        /// A private key could not be loaded into GnuTLS (not PEM, encrypted, an unsupported type).
+        public static let invalidPrivateKey = Code(rawValue: "invalid-private-key")
+        /// A private key does not belong to the leaf certificate it is paired with.
+        public static let keyMismatch = Code(rawValue: "key-mismatch")
         /// The certificate table has no entry or names a missing default entry.
         public static let invalidCertificateTable = Code(rawValue: "invalid-certificate-table")
         /// The operation needs TLS but the listener serves plain HTTP.

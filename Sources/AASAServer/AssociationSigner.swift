@@ -139,17 +139,51 @@ public struct AssociationSigner: Sendable {
                 ]
             )
         }
-        let keyFile = (certificate.fullchainPath as NSString).deletingLastPathComponent + "/privkey.pem"
+        let keyFile = certificate.privateKeyPath
+        // The folder was read for serving (names and dates only); signing needs the whole chain and the key.
+        let chain: CertificateChain
         do {
-            let key = try PrivateKey(pemEncoded: certificate.keyPEM)
-            return (
-                Identity(
-                    chain: certificate.chain, key: key, certificateFile: certificate.fullchainPath, keyFile: keyFile,
-                    fingerprint: SHA256.hex(certificate.chainPEM + certificate.keyPEM)), []
-            )
+            chain = try certificate.parsedChain()
         } catch {
-            return (nil, [Diagnostic(.error, rule: "signing-identity", "cannot read the private key", file: keyFile)])
+            return (
+                nil,
+                [
+                    Diagnostic(
+                        .error, rule: "signing-identity", "cannot sign for \(domain): cannot read the chain: \(error)",
+                        file: certificate.fullchainPath, hint: "fullchain.pem must hold PEM certificates, leaf first")
+                ]
+            )
         }
+        let key: PrivateKey
+        do {
+            key = try PrivateKey(pemEncoded: certificate.keyPEM)
+        } catch {
+            return (
+                nil,
+                [
+                    Diagnostic(
+                        .error, rule: "signing-identity", "cannot sign for \(domain): cannot read the private key",
+                        file: keyFile, hint: "privkey.pem must hold one unencrypted PEM private key")
+                ]
+            )
+        }
+        guard key.matches(chain.leaf) else {
+            return (
+                nil,
+                [
+                    Diagnostic(
+                        .error, rule: "signing-key-mismatch",
+                        "cannot sign for \(domain): \(certificateDirectory)/\(certificate.folderName)/ is not usable "
+                            + "(privkey.pem does not belong to the certificate in fullchain.pem)",
+                        file: keyFile, hint: "copy the key that was generated with this certificate")
+                ]
+            )
+        }
+        return (
+            Identity(
+                chain: chain, key: key, certificateFile: certificate.fullchainPath, keyFile: keyFile,
+                fingerprint: SHA256.hex(certificate.chainPEM + certificate.keyPEM)), []
+        )
     }
 
     /// Reads a named identity: `certificate` (leaf first, may hold intermediates), `key`, optional `chain`.

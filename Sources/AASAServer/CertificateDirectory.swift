@@ -3,6 +3,10 @@ import AASAOpenSSL
 import Foundation
 
 /// One certificate found in the certificate folder, certbot layout: `<certs>/<name>/fullchain.pem` + `privkey.pem`.
+///
+/// Read for serving: the leaf's names and dates come from ``CertificateSummary`` (no OpenSSL), and the key is
+/// not parsed here. GnuTLS parses the chain and key when it imports them to serve, and refuses a key that does
+/// not belong to the leaf (``CertificateRefusals`` words that for `check` and the server alike).
 public struct DomainCertificate: Sendable {
     /// The folder name (a domain, `*.example.com`, or anything else; the SANs decide what it covers).
     public var folderName: String
@@ -12,8 +16,8 @@ public struct DomainCertificate: Sendable {
     public var names: [String]
     /// When the leaf expires.
     public var notAfter: Date
-    /// The parsed chain.
-    public var chain: CertificateChain
+    /// What the leaf says: its names, validity and DER bytes.
+    public var summary: CertificateSummary
     /// The checked OCSP response from `ocsp.der` to staple, or `nil`.
     public var ocspStaple: (response: [UInt8], nextUpdate: Date)?
     /// What the folder's files were found to hold at this load, to notice at the next one that they did not change.
@@ -23,9 +27,14 @@ public struct DomainCertificate: Sendable {
     public var chainPEM: [UInt8] { known.chainPEM }
     /// The PEM key as read. Never logged or served.
     public var keyPEM: [UInt8] { known.keyPEM }
+    /// Path of `privkey.pem`.
+    public var privateKeyPath: String { (fullchainPath as NSString).deletingLastPathComponent + "/privkey.pem" }
 
     /// Whether the leaf covers `domain` (RFC 6125: exact, or a one-label wildcard).
-    public func covers(_ domain: String) -> Bool { chain.leaf.covers(hostname: domain) }
+    public func covers(_ domain: String) -> Bool { summary.subjectAlternativeNames.covers(hostname: domain) }
+
+    /// The chain parsed by OpenSSL, for what needs whole certificates (CMS signing).
+    public func parsedChain() throws -> CertificateChain { try CertificateChain(pemEncoded: chainPEM) }
 }
 
 /// Reads every certificate below the certificate folder and reports what is wrong with each.
@@ -61,8 +70,9 @@ public struct CertificateDirectory: Sendable {
 
     /// A folder's files as they were at its last load, and what was found in them.
     ///
-    /// A reload reads every folder again but parses only those whose bytes changed: with thousands of domains,
-    /// parsing every chain and key was most of a reload (2.5 M instructions per folder; docs/benchmarks.md).
+    /// A reload reads every folder again but reads further only those whose bytes changed: with thousands of
+    /// domains, parsing every chain and key with OpenSSL was most of a reload (2.5 M instructions per folder;
+    /// docs/benchmarks.md), and a staple is still checked with OpenSSL.
     public struct KnownFolder: Sendable {
         /// `fullchain.pem`, `privkey.pem` and `ocsp.der` (`nil`: no such file) as read.
         var chainPEM: [UInt8]
@@ -107,8 +117,8 @@ public struct CertificateDirectory: Sendable {
             var isDirectory: ObjCBool = false
             return manager.fileExists(atPath: path + "/" + name, isDirectory: &isDirectory) && isDirectory.boolValue
         }
-        // Parsing is most of a start with thousands of folders: spread it over every processor, and parse the
-        // intermediates the chains share once.
+        // Reading thousands of folders is a large part of a start: spread it over every processor. Chains are
+        // parsed by OpenSSL only to check a staple, and the intermediates they share are then parsed once.
         let intermediates = IntermediateCertificates()
         return folderNames.concurrentMap { name in
             let folder = path + "/" + name
@@ -155,10 +165,9 @@ public struct CertificateDirectory: Sendable {
                     hint: "put the certificate's private key there (mode 0600)"))
             return nil
         }
-        let chain: CertificateChain
-        let key: PrivateKey
+        let summary: CertificateSummary
         do {
-            chain = try CertificateChain(pemEncoded: Array(chainData), sharing: intermediates)
+            summary = try CertificateSummary(pemEncoded: Array(chainData))
         } catch {
             diagnostics.append(
                 Diagnostic(
@@ -166,55 +175,38 @@ public struct CertificateDirectory: Sendable {
                     file: chainPath, hint: "fullchain.pem must hold PEM certificates, leaf first"))
             return nil
         }
-        do {
-            key = try PrivateKey(pemEncoded: Array(keyData))
-        } catch {
-            // The error text comes from parsing, never from the key bytes themselves.
-            diagnostics.append(
-                Diagnostic(
-                    .error, rule: "certificate-invalid", "cannot read the private key", file: keyPath,
-                    hint: "privkey.pem must hold one unencrypted PEM private key"))
-            return nil
-        }
-        guard key.matches(chain.leaf) else {
-            diagnostics.append(
-                Diagnostic(
-                    .error, rule: "certificate-key-mismatch",
-                    "privkey.pem does not belong to the certificate in fullchain.pem", file: keyPath,
-                    hint: "copy the key that was generated with this certificate"))
-            return nil
-        }
-        let leaf = chain.leaf
-        var dnsNames = leaf.dnsNames
-        if dnsNames.isEmpty, let commonName = leaf.subjectCommonName { dnsNames = [commonName] }
-        if leaf.notAfter < now {
+        let dnsNames = summary.names
+        if summary.notAfter < now {
             diagnostics.append(
                 Diagnostic(
                     .warning, rule: "certificate-expired",
-                    "the certificate for \(dnsNames.joined(separator: ", ")) expired on \(leaf.notAfter)",
+                    "the certificate for \(dnsNames.joined(separator: ", ")) expired on \(summary.notAfter)",
                     file: chainPath,
                     hint: "renew it; Apple's CDN and devices refuse expired certificates"))
         }
         let stapleFile = manager.contents(atPath: folder + "/" + stapleFileName).map(Array.init)
         let staple = stapleFile.flatMap {
-            loadStaple($0, folder: folder, chain: chain, now: now, diagnostics: &diagnostics)
+            loadStaple(
+                $0, folder: folder, chainPEM: Array(chainData), intermediates: intermediates, now: now,
+                diagnostics: &diagnostics)
         }
         return DomainCertificate(
-            folderName: name, fullchainPath: chainPath, names: dnsNames, notAfter: leaf.notAfter, chain: chain,
+            folderName: name, fullchainPath: chainPath, names: dnsNames, notAfter: summary.notAfter, summary: summary,
             ocspStaple: staple,
             known: KnownFolder(
                 chainPEM: Array(chainData), keyPEM: Array(keyData), stapleFile: stapleFile, findings: diagnostics,
-                validUntil: findingsValidUntil(leaf: leaf, stapleFile: stapleFile, staple: staple, now: now)))
+                validUntil: findingsValidUntil(
+                    notAfter: summary.notAfter, stapleFile: stapleFile, staple: staple, now: now)))
     }
 
     /// Until when a folder's findings hold: they change when the leaf expires and when the staple does; a
     /// staple that was refused is checked again at every load (it may have been refused for its dates).
     private static func findingsValidUntil(
-        leaf: X509Certificate, stapleFile: [UInt8]?, staple: (response: [UInt8], nextUpdate: Date)?, now: Date
+        notAfter: Date, stapleFile: [UInt8]?, staple: (response: [UInt8], nextUpdate: Date)?, now: Date
     ) -> Date? {
         if stapleFile != nil, staple == nil { return nil }
         var until = Date.distantFuture
-        if leaf.notAfter > now { until = leaf.notAfter }
+        if notAfter > now { until = notAfter }
         if let staple { until = min(until, staple.nextUpdate) }
         return until
     }
@@ -224,17 +216,26 @@ public struct CertificateDirectory: Sendable {
 
     /// Reads and checks `ocsp.der`, if the folder has one. A bad staple never costs the certificate: the
     /// handshake simply goes without one, and the warning says what to fix.
+    ///
+    /// Checking a staple takes the whole leaf and its issuer (the responder's signature, the certificate ID),
+    /// so only folders with a staple have their chain parsed by OpenSSL.
     private static func loadStaple(
-        _ data: [UInt8], folder: String, chain: CertificateChain, now: Date, diagnostics: inout [Diagnostic]
+        _ data: [UInt8], folder: String, chainPEM: [UInt8], intermediates: IntermediateCertificates, now: Date,
+        diagnostics: inout [Diagnostic]
     ) -> (response: [UInt8], nextUpdate: Date)? {
         let path = folder + "/" + stapleFileName
-        let leaf = chain.leaf
         // Every refusal is a warning on ocsp.der: the handshake goes on without a staple.
         func notStapled(_ reason: String, hint: String) -> (response: [UInt8], nextUpdate: Date)? {
             diagnostics.append(
                 Diagnostic(.warning, rule: "ocsp-staple", "not stapled: \(reason)", file: path, hint: hint))
             return nil
         }
+        guard let chain = try? CertificateChain(pemEncoded: chainPEM, sharing: intermediates) else {
+            return notStapled(
+                "OpenSSL cannot read fullchain.pem to check the staple against it",
+                hint: "fix fullchain.pem (PEM certificates, leaf first), or delete \(stapleFileName)")
+        }
+        let leaf = chain.leaf
         let refresh =
             "fetch a fresh one, e.g. `openssl ocsp -issuer chain.pem -cert cert.pem -url <responder> "
             + "-respout \(path) -no_nonce`, or delete the file to stop stapling"

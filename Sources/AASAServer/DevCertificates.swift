@@ -34,7 +34,7 @@ public struct DevCertificates: Sendable {
         let existing = CertificateDirectory(path: certificateDirectory).load().certificates.filter {
             $0.notAfter > Date().addingTimeInterval(86_400)
         }
-        let coverage = CertificateNameIndex(existing.map(\.chain.leaf))
+        let coverage = CertificateNameIndex(subjectAlternativeNames: existing.map(\.summary.subjectAlternativeNames))
         var report = Report(caCertificatePath: authority.certificatePath, issued: [], kept: [])
         var wanted: [String] = []
         var seen: Set<String> = []

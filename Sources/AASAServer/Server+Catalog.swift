@@ -7,13 +7,13 @@ import Logging
 extension Server {
     /// A certificate in service and when it was loaded: what the server needs of it once the SNI table holds it.
     ///
-    /// Not the parsed ``DomainCertificate``: its OpenSSL objects cost about 4 KB per certificate, and a server
-    /// with thousands of domains would keep them all for nothing.
+    /// Not the whole ``DomainCertificate``: a server with thousands of domains would keep every leaf's DER and
+    /// summary for nothing.
     struct ServedCertificate: Sendable {
         var folderName: String
         var names: [String]
         var notAfter: Date
-        /// SHA-256 fingerprint of the leaf, for ``ServerStatus``.
+        /// SHA-256 fingerprint of the leaf, for ``ServerStatus`` (as `openssl x509 -fingerprint -sha256` prints it).
         var fingerprint: String
         /// The leaf's subjectAltName entries, to find the certificate of each domain.
         var subjectAlternativeNames: SubjectAlternativeNames
@@ -28,8 +28,11 @@ extension Server {
             folderName = certificate.folderName
             names = certificate.names
             notAfter = certificate.notAfter
-            fingerprint = certificate.chain.leaf.sha256Fingerprint
-            subjectAlternativeNames = certificate.chain.leaf.subjectAlternativeNames
+            fingerprint = SHA256.digest(certificate.summary.leafDER).map { byte in
+                let hex = String(byte, radix: 16, uppercase: true)
+                return byte < 16 ? "0" + hex : hex
+            }.joined(separator: ":")
+            subjectAlternativeNames = certificate.summary.subjectAlternativeNames
             ocspStaple = certificate.ocspStaple
             known = certificate.known
             self.loadedAt = loadedAt
@@ -40,6 +43,17 @@ extension Server {
             known.chainPEM == certificate.chainPEM && known.keyPEM == certificate.keyPEM
                 && ocspStaple?.response == certificate.ocspStaple?.response
         }
+    }
+
+    /// The last good certificate of every certificate folder, the SNI table made of them, and what the most
+    /// recent load found. Apart from the domains' part of the ``Catalog``, so the two load side by side.
+    struct Certificates: Sendable {
+        /// What each certificate folder serves: its newest good certificate.
+        var served: [String: ServedCertificate] = [:]
+        /// The most recent state of every certificate folder.
+        var states: [ServerStatus.CertificateState] = []
+        /// The SNI table built from ``served``; a new object whenever they change.
+        var table: CertificateTable?
     }
 
     /// The last good version of every domain and certificate folder, and what the most recent load found.
@@ -53,12 +67,8 @@ extension Server {
         var domainLoadTimes: [String: Date] = [:]
         /// The most recent load result of every domain folder.
         var loaded: [LoadedDomain] = []
-        /// What each certificate folder serves: its newest good certificate.
-        var certificates: [String: ServedCertificate] = [:]
-        /// The most recent state of every certificate folder.
-        var certificateStates: [ServerStatus.CertificateState] = []
-        /// The SNI table built from ``certificates``; a new object whenever they change.
-        var certificateTable: CertificateTable?
+        /// What the certificate folder serves.
+        var certificates = Certificates()
         /// The status after the most recent load.
         var status: ServerStatus?
 
@@ -107,30 +117,32 @@ extension Server {
                         domain: domain.domain, published: published[domain.domain] != nil,
                         lastGoodLoad: domainLoadTimes[domain.domain], errors: domain.diagnostics.errors)
                 },
-                certificates: certificateStates)
+                certificates: certificates.states)
         }
     }
 
     /// Reads the certificate folder into `catalog`, keeping each folder's last good certificate when its new
     /// files fail, and builds a new SNI table when anything changed. Returns every finding.
     ///
+    /// `domains` are the configured domain names: they choose the default certificate and are warned about
+    /// when no certificate covers them. Nothing else of the domains is needed, so this runs while they load.
     /// When no certificate at all is usable, the catalog keeps its table (at start there is none, and the
     /// start fails with the returned errors).
-    func loadCertificates(into catalog: inout Catalog, at now: Date) -> [Diagnostic] {
+    func loadCertificates(into catalog: inout Certificates, domains: [String], at now: Date) -> [Diagnostic] {
         let directory = CertificateDirectory(
             path: configuration.certificateDirectory, refusesExposedKeys: configuration.refusesExposedPrivateKeys)
-        let folders = directory.loadFolders(now: now, known: catalog.certificates.mapValues(\.known))
-        let domains = catalog.loaded.map(\.domain)
-        // Importing into GnuTLS is the costly part of a load, so each new certificate is imported once, straight
-        // into the table that will serve it. Only if that table fails is each new certificate imported on its
-        // own, to find the ones GnuTLS refuses: those keep their folder's last good certificate.
+        let folders = directory.loadFolders(now: now, known: catalog.served.mapValues(\.known))
+        // Importing into GnuTLS is the costly part of a load, and where each key is parsed and checked against
+        // its leaf, so each new certificate is imported once, straight into the table that will serve it. Only
+        // if that table fails is each new certificate imported on its own, to find the ones GnuTLS refuses:
+        // those keep their folder's last good certificate.
         var selection = CertificateSelection(folders: folders, previous: catalog, refused: [:], now: now)
-        var table = selection.makeTable(domains: domains, reusing: catalog.certificateTable)
+        var table = selection.makeTable(domains: domains, reusing: catalog.table)
         if case .failure = table {
-            let refused = Self.refusedByGnuTLS(selection.fresh)
+            let refused = CertificateRefusals.find(in: selection.fresh)
             if !refused.isEmpty {
                 selection = CertificateSelection(folders: folders, previous: catalog, refused: refused, now: now)
-                table = selection.makeTable(domains: domains, reusing: catalog.certificateTable)
+                table = selection.makeTable(domains: domains, reusing: catalog.table)
             }
         }
         var diagnostics = (directory.devCAKeyFinding().map { [$0] } ?? []) + selection.diagnostics
@@ -147,12 +159,12 @@ extension Server {
                 file: configuration.certificateDirectory,
                 hint: "add <domain>/fullchain.pem and privkey.pem, run `aasa-server certs dev`, or start with --dev")
             logger.error("no usable certificate; keeping the current ones", metadata: ["diagnostic": "\(missing)"])
-            catalog.certificateStates = selection.states
+            catalog.states = selection.states
             return diagnostics + [missing]
         }
-        catalog.certificateStates = selection.states
+        catalog.states = selection.states
         guard let table else {
-            catalog.certificates = selection.served
+            catalog.served = selection.served
             return diagnostics
         }
         let coverage = CertificateNameIndex(subjectAlternativeNames: certificates.map(\.subjectAlternativeNames))
@@ -163,8 +175,8 @@ extension Server {
                 metadata: ["domain": "\(domain)", "default": "\(certificates[defaultIndex].folderName)"])
         }
         do {
-            catalog.certificateTable = try table.get()
-            catalog.certificates = selection.served
+            catalog.table = try table.get()
+            catalog.served = selection.served
         } catch {
             let failure = Diagnostic(.error, rule: "certificate-invalid", "\(error)")
             logger.error("certificates not reloaded; keeping the current ones", metadata: ["diagnostic": "\(failure)"])
@@ -187,12 +199,13 @@ extension Server {
         var changed: Bool
 
         init(
-            folders: [CertificateDirectory.Folder], previous catalog: Catalog, refused: [String: Diagnostic], now: Date
+            folders: [CertificateDirectory.Folder], previous catalog: Certificates, refused: [String: Diagnostic],
+            now: Date
         ) {
-            changed = catalog.certificateTable == nil
+            changed = catalog.table == nil
             for folder in folders {
                 var findings = folder.diagnostics
-                let previous = catalog.certificates[folder.name]
+                let previous = catalog.served[folder.name]
                 var current: ServedCertificate?
                 if folder.unchanged, var previous {
                     previous.loadedAt = now
@@ -205,7 +218,8 @@ extension Server {
                         previous.known = certificate.known
                         current = previous
                     } else if let refusal = refused[folder.name] {
-                        // A certificate OpenSSL reads but GnuTLS refuses must not take the whole table down with it.
+                        // A certificate GnuTLS refuses (its key is not the leaf's, or unreadable; a broken
+                        // intermediate) must not take the whole table down with it.
                         findings.append(refusal)
                     } else {
                         current = ServedCertificate(certificate, loadedAt: now)
@@ -223,7 +237,7 @@ extension Server {
                         fingerprint: serving?.fingerprint, notAfter: serving?.notAfter, lastGoodLoad: serving?.loadedAt,
                         errors: findings.errors, warnings: findings.warnings))
             }
-            changed = changed || Set(served.keys) != Set(catalog.certificates.keys)
+            changed = changed || Set(served.keys) != Set(catalog.served.keys)
         }
 
         /// The certificates to serve, sorted by folder name: the order of the table's entries.
@@ -255,26 +269,22 @@ extension Server {
         }
     }
 
-    /// The new certificates GnuTLS cannot import, each imported on its own, by folder name, with the finding.
-    private static func refusedByGnuTLS(_ certificates: [DomainCertificate]) -> [String: Diagnostic] {
-        var refused: [String: Diagnostic] = [:]
-        for certificate in certificates {
-            do {
-                _ = try CertificateTable(entries: [tableEntry(ServedCertificate(certificate, loadedAt: Date()))])
-            } catch {
-                refused[certificate.folderName] = Diagnostic(
-                    .error, rule: "certificate-invalid", "\(error)", file: certificate.fullchainPath,
-                    hint: "fullchain.pem must hold PEM certificates, leaf first, matching privkey.pem")
-            }
-        }
-        return refused
+    /// The SNI table's entry for a certificate in service.
+    static func tableEntry(_ certificate: ServedCertificate) -> CertificateTable.Entry {
+        tableEntry(names: certificate.names, known: certificate.known, staple: certificate.ocspStaple)
     }
 
-    private static func tableEntry(_ certificate: ServedCertificate) -> CertificateTable.Entry {
+    /// The SNI table's entry for a certificate just read.
+    static func tableEntry(_ certificate: DomainCertificate) -> CertificateTable.Entry {
+        tableEntry(names: certificate.names, known: certificate.known, staple: certificate.ocspStaple)
+    }
+
+    private static func tableEntry(
+        names: [String], known: CertificateDirectory.KnownFolder, staple: (response: [UInt8], nextUpdate: Date)?
+    ) -> CertificateTable.Entry {
         CertificateTable.Entry(
-            names: certificate.names, certificateChainPEM: certificate.known.chainPEM,
-            privateKeyPEM: certificate.known.keyPEM,
-            staple: certificate.ocspStaple.map {
+            names: names, certificateChainPEM: known.chainPEM, privateKeyPEM: known.keyPEM,
+            staple: staple.map {
                 CertificateTable.OCSPStaple(
                     response: $0.response, expires: Int($0.nextUpdate.timeIntervalSince1970.rounded(.down)))
             })

@@ -104,13 +104,16 @@ public final class Server: Sendable {
         let now = Date()
         // Watch before reading, so a change made while the server starts is not missed.
         let watcher = configuration.watchForChanges ? makeWatcher() : nil
-        var loaded: [LoadedDomain]
+        let folders: [(domain: String, file: String)]
         do {
-            loaded = try loadDomains()
+            folders = try SiteConfigLoader.domainFolders(directory: configuration.configDirectory)
         } catch {
             throw StartupError(diagnostics: [error], isConfigurationError: true)
         }
-        loaded = signer.sign(loaded, now: now)
+        let (certificateLoad, domains) = concurrently(
+            certificateLoader(Certificates(), domains: folders.map(\.domain), at: now)
+        ) { loadDomains(folders) }
+        let loaded = signer.sign(domains, now: now)
         let diagnostics = loaded.flatMap(\.diagnostics)
         // Errors go back to the caller, which prints them; only what does not stop the start is logged.
         log(diagnostics.filter { $0.severity != .error })
@@ -125,9 +128,10 @@ public final class Server: Sendable {
         var catalog = Catalog()
         _ = catalog.apply(loaded, at: now)
         var certificateDiagnostics: [Diagnostic] = []
-        if configuration.httpsPort != nil {
-            certificateDiagnostics = loadCertificates(into: &catalog, at: now)
-            guard catalog.certificateTable != nil else {
+        if let (certificates, diagnostics) = certificateLoad {
+            catalog.certificates = certificates
+            certificateDiagnostics = diagnostics
+            guard certificates.table != nil else {
                 throw StartupError(diagnostics: certificateDiagnostics.errors, isConfigurationError: true)
             }
         }
@@ -140,7 +144,7 @@ public final class Server: Sendable {
         do {
             // One snapshot for both public listeners: its native responses are built once between them.
             let snapshot = try RouteSnapshot(routes)
-            if let port = configuration.httpsPort, let table = catalog.certificateTable {
+            if let port = configuration.httpsPort, let table = catalog.certificates.table {
                 started.https = try HTTPListener(
                     configuration: listenerConfiguration(
                         port: port, address: configuration.bindAddress,
@@ -213,25 +217,35 @@ public final class Server: Sendable {
         var diagnostics: [Diagnostic] = []
         var failed = false
         var changed: [String] = []
-        do {
-            let loaded = signer.sign(try loadDomains(reusing: catalog.loaded), now: now)
+        let folders = Result { () throws(Diagnostic) in
+            try SiteConfigLoader.domainFolders(directory: configuration.configDirectory)
+        }
+        let previous = catalog.loaded
+        let (certificateLoad, domains) = concurrently(
+            certificateLoader(
+                catalog.certificates, domains: (try? folders.get())?.map(\.domain) ?? previous.map(\.domain), at: now)
+        ) { folders.map { loadDomains($0, reusing: previous) } }
+        switch domains {
+        case .success(let domains):
+            let loaded = signer.sign(domains, now: now)
             diagnostics = loaded.flatMap(\.diagnostics)
             log(diagnostics)
             changed = catalog.apply(loaded, at: now)
-        } catch {
+        case .failure(let error):
             logger.error(
                 "reload failed; keeping the current configuration", metadata: ["diagnostic": "\(error.description)"])
             diagnostics = [error]
             failed = true
         }
-        let previousTable = catalog.certificateTable
-        if configuration.httpsPort != nil {
-            diagnostics += loadCertificates(into: &catalog, at: now)
+        let previousTable = catalog.certificates.table
+        if let (certificates, certificateDiagnostics) = certificateLoad {
+            catalog.certificates = certificates
+            diagnostics += certificateDiagnostics
         }
         catalog.status = catalog.makeStatus(
             started: catalog.status?.started ?? now, trigger: trigger, at: now, errors: diagnostics.errors,
             warnings: diagnostics.warnings, failed: failed)
-        publish(catalog, certificatesChanged: catalog.certificateTable !== previousTable)
+        publish(catalog, certificatesChanged: catalog.certificates.table !== previousTable)
         recordLoad(catalog)
         FreedMemory.release()
         logger.info(
@@ -251,14 +265,33 @@ public final class Server: Sendable {
         return "\(milliseconds / 1000)." + String(repeating: "0", count: 3 - fraction.count) + fraction
     }
 
-    /// Loads every domain folder, as `SiteConfigLoader.loadAll` does, on every processor at once: with
-    /// thousands of domains this is most of a start or reload. A domain whose site.json did not change since
-    /// `previous` was loaded keeps that result (``SiteConfigLoader/loadDomain(domain:file:reusing:)``).
-    private func loadDomains(reusing previous: [LoadedDomain] = []) throws(Diagnostic) -> [LoadedDomain] {
+    /// Loads every domain folder (``SiteConfigLoader/domainFolders(directory:)``), as `SiteConfigLoader.loadAll`
+    /// does, on every processor at once: with thousands of domains this is most of a start or reload. A domain
+    /// whose site.json did not change since `previous` was loaded keeps that result
+    /// (``SiteConfigLoader/loadDomain(domain:file:reusing:)``).
+    private func loadDomains(_ folders: [(domain: String, file: String)], reusing previous: [LoadedDomain] = [])
+        -> [LoadedDomain]
+    {
         let loader = SiteConfigLoader()
         let known = Dictionary(previous.map { ($0.domain, $0) }, uniquingKeysWith: { first, _ in first })
-        return try SiteConfigLoader.domainFolders(directory: configuration.configDirectory).concurrentMap {
+        return folders.concurrentMap {
             loader.loadDomain(domain: $0.domain, file: $0.file, reusing: known[$0.domain])
+        }
+    }
+
+    /// The certificate half of a load, to run beside ``loadDomains(_:reusing:)`` (``concurrently(_:_:)``):
+    /// `previous` with the certificate folder read into it, and the findings; `nil` without an HTTPS listener.
+    ///
+    /// Neither half needs the other (the SNI table needs only the domain names, which the folder listing
+    /// gives), and at 10,000 domains each alone kept both cores busy only part of the time.
+    private func certificateLoader(_ previous: Certificates, domains: [String], at now: Date)
+        -> @Sendable () -> (Certificates, [Diagnostic])?
+    {
+        { [self] in
+            guard configuration.httpsPort != nil else { return nil }
+            var certificates = previous
+            let diagnostics = loadCertificates(into: &certificates, domains: domains, at: now)
+            return (certificates, diagnostics)
         }
     }
 
@@ -276,7 +309,7 @@ public final class Server: Sendable {
         } catch {
             logger.error("could not publish the reloaded routes", metadata: ["reason": "\(error)"])
         }
-        if certificatesChanged, let https = listeners.https, let table = catalog.certificateTable {
+        if certificatesChanged, let https = listeners.https, let table = catalog.certificates.table {
             do {
                 try https.replaceCertificates(table)
             } catch {

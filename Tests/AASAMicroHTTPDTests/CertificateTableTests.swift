@@ -37,7 +37,7 @@ import Testing
         let mixed = CertificateTable.Entry(
             names: ["a.test"], certificateChainPEM: a.certificateChainPEM, privateKeyPEM: b.privateKeyPEM)
         let mismatch = #expect(throws: HTTPListenerError.self) { try CertificateTable(entries: [mixed]) }
-        #expect(mismatch?.code == .invalidCertificate)
+        #expect(mismatch?.code == .keyMismatch)
         #expect(mismatch?.reason.contains("a.test") == true)
 
         let garbage = CertificateTable.Entry(

@@ -37,15 +37,19 @@ import Testing
         try keyBytes.write(to: URL(fileURLWithPath: shopKey))
         #expect(directory.loadFolders(known: known).first { $0.name == "shop.example" }?.unchanged == true)
 
-        // One changed byte in the key: parsed again, and refused.
+        // One changed byte in the key: read again, and refused where the key is parsed (GnuTLS's import, which
+        // the server and `check` both go through).
         var broken = keyBytes
         broken[broken.count / 2] ^= 0x01
         try broken.write(to: URL(fileURLWithPath: shopKey))
         again = directory.loadFolders(known: known)
         let shop = try #require(again.first { $0.name == "shop.example" })
         #expect(!shop.unchanged)
-        #expect(shop.certificate == nil)
-        #expect(shop.diagnostics.first?.rule == "certificate-invalid", "\(shop.diagnostics)")
+        let reread = try #require(shop.certificate)
+        #expect(reread.keyPEM == Array(broken))
+        let refusal = CertificateRefusals.find(in: [reread])["shop.example"]
+        #expect(refusal?.rule == "certificate-invalid", "\(String(describing: refusal))")
+        #expect(refusal?.file == shopKey)
         #expect(again.first { $0.name == "links.example" }?.unchanged == true)
 
         // A staple file appearing is a change too.
@@ -103,17 +107,17 @@ import Testing
         _ = try DevCertificates(certificateDirectory: configuration.certificateDirectory).ensure(names: ["shop.example"]
         )
         let server = Server(configuration: configuration, logger: Logger(label: "test"))
-        var catalog = Server.Catalog()
-        _ = server.loadCertificates(into: &catalog, at: Date())
-        let first = try #require(catalog.certificates["shop.example"])
-        let table = catalog.certificateTable
+        var catalog = Server.Certificates()
+        _ = server.loadCertificates(into: &catalog, domains: ["shop.example"], at: Date())
+        let first = try #require(catalog.served["shop.example"])
+        let table = catalog.table
         // Past the leaf's notAfter its findings are due again: parsed, found to be the same files, kept.
         let expired = first.notAfter.addingTimeInterval(60)
-        let findings = server.loadCertificates(into: &catalog, at: expired)
+        let findings = server.loadCertificates(into: &catalog, domains: ["shop.example"], at: expired)
         #expect(findings.contains { $0.rule == "certificate-expired" })
-        #expect(catalog.certificateTable === table)  // the same certificate: no new SNI table
+        #expect(catalog.table === table)  // the same certificate: no new SNI table
         // ...and its findings now hold for good (an expired leaf stays expired), so later loads skip it.
-        let known = try #require(catalog.certificates["shop.example"]?.known)
+        let known = try #require(catalog.served["shop.example"]?.known)
         #expect(known.validUntil.map { $0 > expired.addingTimeInterval(365 * 86_400) } == true)
         let later = CertificateDirectory(path: configuration.certificateDirectory).loadFolders(
             now: expired.addingTimeInterval(60), known: ["shop.example": known])

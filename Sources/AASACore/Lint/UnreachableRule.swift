@@ -102,9 +102,13 @@ public struct UnreachableRule: AssociationRule {
     }
 
     /// Whether `earlier` matches every URL `later` matches. Conservative: `false` when unsure.
+    ///
+    /// `shapes` are built only when the paths must be compared: most pairs are decided by their fragments,
+    /// queries or flags first (an exclusion by fragment above every rule is a candidate for all of them), and
+    /// building the automata was most of this check at every start.
     static func covers(
-        _ earlier: EffectiveRule, _ later: EffectiveRule, shapes: (earlier: PathShapes, later: PathShapes),
-        work: inout Int
+        _ earlier: EffectiveRule, _ later: EffectiveRule,
+        shapes: @autoclosure () -> (earlier: PathShapes, later: PathShapes), work: inout Int
     ) -> Bool {
         guard partCovers(earlier.pattern.fragment, later.pattern.fragment),
             queryCovers(earlier.pattern.query, later.pattern.query)
@@ -115,9 +119,11 @@ public struct UnreachableRule: AssociationRule {
         guard !outer.contains("$(") else { return false }
         guard earlier.percentEncoded == later.percentEncoded else { return false }
         if !earlier.caseSensitive {
+            let shapes = shapes()
             return GlobInclusion.includes(outer: shapes.earlier.folded, inner: shapes.later.folded, work: &work)
         }
         guard later.caseSensitive else { return false }
+        let shapes = shapes()
         return GlobInclusion.includes(outer: shapes.earlier.exact, inner: shapes.later.exact, work: &work)
     }
 

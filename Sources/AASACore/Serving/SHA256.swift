@@ -53,13 +53,20 @@ public struct SHA256: Sendable {
 
     /// Lower-case hex of the digest of `bytes`.
     public static func hex(_ bytes: [UInt8]) -> String {
-        let digits = Array("0123456789abcdef".utf8)
-        var out: [UInt8] = []
-        for byte in digest(bytes) {
-            out.append(digits[Int(byte >> 4)])
-            out.append(digits[Int(byte & 0xF)])
+        let digest = digest(bytes)
+        // Written in place: appending to an array and looking digits up in another cost more than hashing a
+        // small body, and every ETag is made here.
+        return String(unsafeUninitializedCapacity: digest.count * 2) { buffer in
+            for (index, byte) in digest.enumerated() {
+                buffer[2 * index] = hexDigit(byte >> 4)
+                buffer[2 * index + 1] = hexDigit(byte & 0xF)
+            }
+            return digest.count * 2
         }
-        return String(decoding: out, as: UTF8.self)
+    }
+
+    private static func hexDigit(_ value: UInt8) -> UInt8 {
+        value < 10 ? UInt8(ascii: "0") + value : UInt8(ascii: "a") + value - 10
     }
 
     private static func rotr(_ x: UInt32, _ n: UInt32) -> UInt32 { (x >> n) | (x << (32 - n)) }

@@ -1,0 +1,204 @@
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
+
+/// What serving a certificate chain needs to know of it, read from the PEM text in Swift: the names the leaf
+/// covers, its validity, its DER bytes, and how many certificates the chain holds.
+///
+/// A server with thousands of domains reads every `fullchain.pem` at each start. Parsing them with OpenSSL 3.0
+/// cost about 1.2 million instructions a leaf, most of it building decoder chains for the public key under
+/// global locks the loading threads fight over (openssl/openssl#15199), for names and dates that sit in a few
+/// hundred bytes of DER. This reads just those fields; GnuTLS, which imports the chain and key to serve them,
+/// is what checks the rest (and refuses a key that does not belong to the leaf). OpenSSL stays for what needs
+/// the whole certificate: OCSP staples, CMS signing, the development CA.
+///
+/// Reads RFC 5280's structure: `Certificate ::= SEQUENCE { tbsCertificate, … }` with the TBSCertificate fields
+/// in order, the validity as UTCTime or GeneralizedTime, and the subjectAltName extension (2.5.29.17).
+public struct CertificateSummary: Sendable {
+    /// The leaf's DNS names and IP addresses from subjectAltName, in certificate order.
+    public var subjectAlternativeNames: SubjectAlternativeNames
+    /// The leaf's first subject common name (CN), or `nil`.
+    public var subjectCommonName: String?
+    /// Start of the leaf's validity.
+    public var notBefore: Date
+    /// End of the leaf's validity.
+    public var notAfter: Date
+    /// The leaf's DER encoding (for its fingerprint).
+    public var leafDER: [UInt8]
+    /// How many certificates the chain holds, the leaf included.
+    public var certificateCount: Int
+
+    /// The DNS names the leaf is served for: its subjectAltName DNS entries, or its CN when it has none
+    /// (as ``X509Certificate/dnsNames`` and ``X509Certificate/subjectCommonName`` give them).
+    public var names: [String] {
+        let names = subjectAlternativeNames.dnsNames
+        if names.isEmpty, let subjectCommonName { return [subjectCommonName] }
+        return names
+    }
+
+    /// Reads the chain in `pem` (leaf first; `CERTIFICATE` or `X509 CERTIFICATE` blocks, other blocks skipped,
+    /// as OpenSSL and GnuTLS read a chain).
+    ///
+    /// - Throws: ``OpenSSLError`` `.emptyChain` when there is no certificate block, `.malformedPEM` when the
+    ///   text is not PEM, `.malformedDER` when the leaf is not an X.509 certificate. The reason names the part.
+    public init(pemEncoded pem: [UInt8]) throws(OpenSSLError) {
+        let blocks: [PEMBlocks.Block]
+        do {
+            blocks = try PEMBlocks(pem).blocks.filter { $0.label == "CERTIFICATE" || $0.label == "X509 CERTIFICATE" }
+        } catch {
+            throw OpenSSLError(.malformedPEM, "the PEM chain is malformed: \(error.reason)")
+        }
+        guard let leaf = blocks.first else {
+            throw OpenSSLError(
+                .emptyChain, "no certificate in PEM input (expected '-----BEGIN CERTIFICATE-----', leaf first)")
+        }
+        for (index, block) in blocks.enumerated().dropFirst() {
+            // The intermediates are GnuTLS's to parse; a block that is not even one DER SEQUENCE is reported here.
+            var reader = DERReader(block.bytes[...])
+            guard (try? reader.read(DERReader.Tag.sequence, "")) != nil, reader.isAtEnd else {
+                throw OpenSSLError(.malformedDER, "certificate \(index + 1) in the PEM chain is not DER")
+            }
+        }
+        do {
+            self = try Self(leaf: leaf.bytes, count: blocks.count)
+        } catch {
+            throw OpenSSLError(
+                .malformedDER, "the leaf certificate (the first in the chain) is malformed: \(error.reason)")
+        }
+    }
+
+    private init(leaf der: [UInt8], count: Int) throws(DERReader.Failure) {
+        typealias Tag = DERReader.Tag
+        var outer = DERReader(der[...])
+        var certificate = DERReader(try outer.read(Tag.sequence, "Certificate"))
+        guard outer.isAtEnd else { throw DERReader.Failure(reason: "bytes follow the certificate") }
+        var tbs = DERReader(try certificate.read(Tag.sequence, "tbsCertificate"))
+        _ = try tbs.readIfPresent(Tag.explicit(0))  // version
+        _ = try tbs.read(Tag.integer, "serialNumber")
+        _ = try tbs.read(Tag.sequence, "signature")
+        _ = try tbs.read(Tag.sequence, "issuer")
+        var validity = DERReader(try tbs.read(Tag.sequence, "validity"))
+        let notBefore = try Self.time(validity.read(), "notBefore")
+        let notAfter = try Self.time(validity.read(), "notAfter")
+        let subject = try tbs.read(Tag.sequence, "subject")
+        _ = try tbs.read(Tag.sequence, "subjectPublicKeyInfo")
+        _ = try tbs.readIfPresent(Tag.implicit(1))  // issuerUniqueID
+        _ = try tbs.readIfPresent(Tag.implicit(2))  // subjectUniqueID
+        var names = SubjectAlternativeNames()
+        if let extensions = try tbs.readIfPresent(Tag.explicit(3)) {
+            var wrapper = DERReader(extensions)
+            var list = DERReader(try wrapper.read(Tag.sequence, "extensions"))
+            while !list.isAtEnd {
+                var field = DERReader(try list.read(Tag.sequence, "an extension"))
+                let identifier = try field.read(Tag.objectIdentifier, "an extension's extnID")
+                _ = try field.readIfPresent(Tag.boolean)  // critical
+                let value = try field.read(Tag.octetString, "an extension's extnValue")
+                if identifier.elementsEqual(Self.subjectAltNameOID) {
+                    names = try Self.subjectAlternativeNames(value)
+                }
+            }
+        }
+        self.subjectAlternativeNames = names
+        self.subjectCommonName = try Self.commonName(subject)
+        self.notBefore = notBefore
+        self.notAfter = notAfter
+        self.leafDER = der
+        self.certificateCount = count
+    }
+
+    /// id-ce-subjectAltName, 2.5.29.17, as DER contents.
+    private static let subjectAltNameOID: [UInt8] = [0x55, 0x1D, 0x11]
+    /// id-at-commonName, 2.5.4.3, as DER contents.
+    private static let commonNameOID: [UInt8] = [0x55, 0x04, 0x03]
+
+    /// `GeneralNames ::= SEQUENCE OF GeneralName`: `dNSName [2] IA5String` and `iPAddress [7] OCTET STRING`;
+    /// every other kind of name is skipped, as ``X509Certificate/subjectAlternativeNames`` skips it.
+    private static func subjectAlternativeNames(_ extensionValue: ArraySlice<UInt8>) throws(DERReader.Failure)
+        -> SubjectAlternativeNames
+    {
+        var wrapper = DERReader(extensionValue)
+        var list = DERReader(try wrapper.read(DERReader.Tag.sequence, "subjectAltName"))
+        var names = SubjectAlternativeNames()
+        while !list.isAtEnd {
+            let name = try list.read()
+            switch name.tag {
+            case DERReader.Tag.implicit(2):
+                names.dnsNames.append(String(decoding: name.contents, as: UTF8.self))
+            case DERReader.Tag.implicit(7):
+                if let text = IPAddressText.format(Array(name.contents)) { names.ipAddresses.append(text) }
+            default:
+                continue
+            }
+        }
+        return names
+    }
+
+    /// The first CN of `Name ::= SEQUENCE OF RelativeDistinguishedName` (`SET OF AttributeTypeAndValue`).
+    private static func commonName(_ name: ArraySlice<UInt8>) throws(DERReader.Failure) -> String? {
+        var relativeNames = DERReader(name)
+        while !relativeNames.isAtEnd {
+            var attributes = DERReader(try relativeNames.read(DERReader.Tag.set, "a name's RDN"))
+            while !attributes.isAtEnd {
+                var attribute = DERReader(try attributes.read(DERReader.Tag.sequence, "a name attribute"))
+                let type = try attribute.read(DERReader.Tag.objectIdentifier, "a name attribute's type")
+                let value = try attribute.read()
+                if type.elementsEqual(commonNameOID) { return text(value) }
+            }
+        }
+        return nil
+    }
+
+    /// A DirectoryString's text: UTF-8 and its ASCII subsets as they are, BMPString as UTF-16.
+    private static func text(_ value: DERReader.Element) -> String {
+        guard value.tag == DERReader.Tag.bmpString, value.contents.count % 2 == 0 else {
+            return String(decoding: value.contents, as: UTF8.self)
+        }
+        let units = stride(from: value.contents.startIndex, to: value.contents.endIndex, by: 2).map {
+            UInt16(value.contents[$0]) << 8 | UInt16(value.contents[$0 + 1])
+        }
+        return String(decoding: units, as: UTF16.self)
+    }
+
+    /// `Time ::= CHOICE { utcTime, generalTime }` in RFC 5280's DER forms: `YYMMDDHHMMSSZ` (years 1950–2049)
+    /// and `YYYYMMDDHHMMSSZ`.
+    private static func time(_ element: DERReader.Element, _ field: String) throws(DERReader.Failure) -> Date {
+        let digits: Int
+        switch element.tag {
+        case DERReader.Tag.utcTime: digits = 12
+        case DERReader.Tag.generalizedTime: digits = 14
+        default: throw DERReader.Failure(reason: "\(field) is not a time")
+        }
+        let text = element.contents
+        guard text.count == digits + 1, text.last == UInt8(ascii: "Z"),
+            text.dropLast().allSatisfy({ $0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9") })
+        else {
+            throw DERReader.Failure(reason: "\(field) is not in UTC with seconds (…SSZ)")
+        }
+        var fields = text.dropLast().makeIterator()
+        func number(_ width: Int) -> Int {
+            var value = 0
+            for _ in 0..<width { value = value * 10 + Int(fields.next()! - UInt8(ascii: "0")) }
+            return value
+        }
+        var year = number(digits - 10)
+        if digits == 12 { year += year < 50 ? 2000 : 1900 }
+        let (month, day, hour, minute, second) = (number(2), number(2), number(2), number(2), number(2))
+        guard (1...12).contains(month), (1...31).contains(day), hour < 24, minute < 60, second < 61 else {
+            throw DERReader.Failure(reason: "\(field) is not a valid date")
+        }
+        let days = daysSince1970(year: year, month: month, day: day)
+        return Date(timeIntervalSince1970: TimeInterval(((days * 24 + hour) * 60 + minute) * 60 + second))
+    }
+
+    /// Days from 1970-01-01 to a proleptic Gregorian date (Howard Hinnant's `days_from_civil`).
+    private static func daysSince1970(year: Int, month: Int, day: Int) -> Int {
+        let y = month <= 2 ? year - 1 : year
+        let era = (y >= 0 ? y : y - 399) / 400
+        let yearOfEra = y - era * 400
+        let dayOfYear = (153 * (month + (month > 2 ? -3 : 9)) + 2) / 5 + day - 1
+        let dayOfEra = yearOfEra * 365 + yearOfEra / 4 - yearOfEra / 100 + dayOfYear
+        return era * 146_097 + dayOfEra - 719_468
+    }
+}

@@ -1,0 +1,91 @@
+/// Reads DER (X.690) one element at a time, with every length checked against what is left.
+///
+/// Only what ``CertificateSummary`` needs: single-byte tags (every tag in a certificate up to its
+/// extensions is one), definite lengths in short or long form. Anything else throws, never traps, whatever the
+/// input: the bytes come from operators' files.
+struct DERReader {
+    /// One element: its tag byte and the bytes of its contents.
+    struct Element {
+        var tag: UInt8
+        var contents: ArraySlice<UInt8>
+    }
+
+    /// Tags used by X.509 (X.680 universal class; `0xA0 | n` is context-specific, constructed, `[n]`).
+    enum Tag {
+        static let boolean: UInt8 = 0x01
+        static let integer: UInt8 = 0x02
+        static let octetString: UInt8 = 0x04
+        static let objectIdentifier: UInt8 = 0x06
+        static let utcTime: UInt8 = 0x17
+        static let generalizedTime: UInt8 = 0x18
+        static let bmpString: UInt8 = 0x1E
+        static let sequence: UInt8 = 0x30
+        static let set: UInt8 = 0x31
+
+        /// `[number] EXPLICIT` (context-specific, constructed).
+        static func explicit(_ number: UInt8) -> UInt8 { 0xA0 | number }
+        /// `[number] IMPLICIT` of a primitive type (context-specific, primitive).
+        static func implicit(_ number: UInt8) -> UInt8 { 0x80 | number }
+    }
+
+    /// Why the bytes are not the DER expected.
+    struct Failure: Error {
+        var reason: String
+    }
+
+    private var remaining: ArraySlice<UInt8>
+
+    /// A reader over `bytes`.
+    init(_ bytes: ArraySlice<UInt8>) {
+        remaining = bytes
+    }
+
+    /// Whether every element has been read.
+    var isAtEnd: Bool { remaining.isEmpty }
+
+    /// The tag of the next element, without reading it.
+    var nextTag: UInt8? { remaining.first }
+
+    /// Reads the next element, whatever its tag.
+    mutating func read() throws(Failure) -> Element {
+        guard remaining.count >= 2 else { throw Failure(reason: "an element is cut short") }
+        let start = remaining.startIndex
+        let tag = remaining[start]
+        // High tag numbers (0x1F) never occur in the parts of a certificate read here.
+        guard tag & 0x1F != 0x1F else { throw Failure(reason: "an element has a multi-byte tag") }
+        var index = start + 1
+        let first = remaining[index]
+        index += 1
+        var length = 0
+        if first < 0x80 {
+            length = Int(first)
+        } else {
+            // Long form: 0x81…0x84 length bytes follow; 0x80 (indefinite) is BER, not DER.
+            let count = Int(first & 0x7F)
+            guard (1...4).contains(count), remaining.endIndex - index >= count else {
+                throw Failure(reason: "an element has an invalid length")
+            }
+            for offset in 0..<count { length = length << 8 | Int(remaining[index + offset]) }
+            index += count
+        }
+        guard length <= remaining.endIndex - index else {
+            throw Failure(reason: "an element is longer than what contains it")
+        }
+        let contents = remaining[index..<(index + length)]
+        remaining = remaining[(index + length)...]
+        return Element(tag: tag, contents: contents)
+    }
+
+    /// Reads the next element, which must have `tag`, and returns its contents.
+    mutating func read(_ tag: UInt8, _ what: @autoclosure () -> String) throws(Failure) -> ArraySlice<UInt8> {
+        let element = try read()
+        guard element.tag == tag else { throw Failure(reason: "\(what()) is missing or has the wrong type") }
+        return element.contents
+    }
+
+    /// Reads the next element if it has `tag` (an OPTIONAL or DEFAULT field), else leaves it.
+    mutating func readIfPresent(_ tag: UInt8) throws(Failure) -> ArraySlice<UInt8>? {
+        guard nextTag == tag else { return nil }
+        return try read().contents
+    }
+}

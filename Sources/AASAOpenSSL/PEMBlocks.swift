@@ -1,0 +1,115 @@
+/// The blocks of a PEM file (RFC 7468): each `-----BEGIN LABEL-----` … `-----END LABEL-----`, base64 decoded.
+///
+/// Text outside the blocks is skipped, as OpenSSL and GnuTLS skip it (`openssl x509 -text` output before a
+/// block, comments). A block with RFC 1421 headers (`Proc-Type:`, a legacy encrypted key) is refused: no
+/// certificate carries them.
+struct PEMBlocks {
+    /// One block: its label (`CERTIFICATE`) and its decoded bytes.
+    struct Block {
+        var label: String
+        var bytes: [UInt8]
+    }
+
+    /// Why the text is not PEM.
+    struct Failure: Error {
+        var reason: String
+    }
+
+    /// Every block, in file order.
+    let blocks: [Block]
+
+    /// Splits `text` into blocks and decodes each.
+    init(_ text: [UInt8]) throws(Failure) {
+        var blocks: [Block] = []
+        var open: (label: ArraySlice<UInt8>, body: [UInt8])? = nil
+        for line in Self.lines(text) {
+            if var block = open {
+                if let label = Self.boundary(line, "-----END ") {
+                    guard label == block.label else {
+                        throw Failure(
+                            reason:
+                                "block \(blocks.count + 1) begins as \(String(decoding: block.label, as: UTF8.self)) "
+                                + "but ends as \(String(decoding: label, as: UTF8.self))")
+                    }
+                    guard let bytes = Base64.decode(block.body) else {
+                        throw Failure(reason: "block \(blocks.count + 1) is not valid base64")
+                    }
+                    blocks.append(Block(label: String(decoding: label, as: UTF8.self), bytes: bytes))
+                    open = nil
+                } else if line.contains(UInt8(ascii: ":")) {
+                    throw Failure(reason: "block \(blocks.count + 1) has PEM headers (encrypted or legacy PEM)")
+                } else {
+                    block.body += line
+                    open = block
+                }
+            } else if let label = Self.boundary(line, "-----BEGIN ") {
+                open = (label, [])
+            }
+        }
+        if open != nil { throw Failure(reason: "block \(blocks.count + 1) has no END line") }
+        self.blocks = blocks
+    }
+
+    /// The lines of `text` without their line ends or trailing blanks.
+    private static func lines(_ text: [UInt8]) -> [ArraySlice<UInt8>] {
+        text.split(separator: UInt8(ascii: "\n"), omittingEmptySubsequences: true).map { line in
+            var line = line
+            while let last = line.last, last == UInt8(ascii: "\r") || last == UInt8(ascii: " ") || last == 9 {
+                line = line.dropLast()
+            }
+            return line
+        }
+    }
+
+    /// The label of a `-----BEGIN LABEL-----` (or END) line, or `nil` when `line` is not one.
+    private static func boundary(_ line: ArraySlice<UInt8>, _ prefix: StaticString) -> ArraySlice<UInt8>? {
+        let head = UnsafeBufferPointer(start: prefix.utf8Start, count: prefix.utf8CodeUnitCount)
+        let dashes = 5
+        guard line.count >= head.count + dashes, line.starts(with: head),
+            line.suffix(dashes).allSatisfy({ $0 == UInt8(ascii: "-") })
+        else { return nil }
+        return line.dropFirst(head.count).dropLast(dashes)
+    }
+}
+
+/// Base64 (RFC 4648 §4) as PEM bodies use it.
+enum Base64 {
+    /// The decoded bytes of `text`, ignoring whitespace; `nil` when it holds anything else, or bad padding.
+    static func decode(_ text: [UInt8]) -> [UInt8]? {
+        var output: [UInt8] = []
+        output.reserveCapacity(text.count / 4 * 3)
+        var accumulator: UInt32 = 0
+        var bits = 0
+        var padding = 0
+        for byte in text {
+            let value: UInt8
+            switch byte {
+            case UInt8(ascii: "A")...UInt8(ascii: "Z"): value = byte - UInt8(ascii: "A")
+            case UInt8(ascii: "a")...UInt8(ascii: "z"): value = byte - UInt8(ascii: "a") + 26
+            case UInt8(ascii: "0")...UInt8(ascii: "9"): value = byte - UInt8(ascii: "0") + 52
+            case UInt8(ascii: "+"): value = 62
+            case UInt8(ascii: "/"): value = 63
+            case UInt8(ascii: "="):
+                padding += 1
+                continue
+            case UInt8(ascii: " "), UInt8(ascii: "\t"), UInt8(ascii: "\r"), UInt8(ascii: "\n"):
+                continue
+            default:
+                return nil
+            }
+            // Data after padding is not base64.
+            guard padding == 0 else { return nil }
+            accumulator = accumulator << 6 | UInt32(value)
+            bits += 6
+            if bits >= 8 {
+                bits -= 8
+                output.append(UInt8(truncatingIfNeeded: accumulator >> UInt32(bits)))
+            }
+        }
+        // What is left is 0, 2 (one `=`…) or 4 bits; six bits left over is a lone character.
+        guard bits < 6, padding <= 2, (bits == 0 && padding == 0) || (padding > 0 && (bits / 2) == padding) else {
+            return nil
+        }
+        return output
+    }
+}
