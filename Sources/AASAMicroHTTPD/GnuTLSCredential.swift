@@ -1,4 +1,5 @@
 internal import CGnuTLS
+internal import CShims.GnuTLS
 
 /// One certificate chain and its private key, imported into GnuTLS once (owns the pcert array and the privkey).
 ///
@@ -57,7 +58,7 @@ final class GnuTLSCredential: @unchecked Sendable {
         self.staple = staple.map(Self.ocspData)
 
         // A key that does not belong to the leaf makes every handshake fail; refuse it here instead.
-        guard Self.keyID(of: imported.pointee.pubkey) == Self.keyID(ofPrivateKey: key) else {
+        guard Self.belongTogether(imported.pointee.pubkey, key) else {
             throw HTTPListenerError(
                 .keyMismatch,
                 "the private key of \(label) does not belong to its leaf certificate; pair each chain with its own key")
@@ -87,22 +88,63 @@ final class GnuTLSCredential: @unchecked Sendable {
         return data
     }
 
-    private static func keyID(of publicKey: gnutls_pubkey_t?) -> [UInt8]? {
-        guard let publicKey else { return nil }
+    /// Whether `key` is the private half of `publicKey` (the leaf's).
+    ///
+    /// Compares the public parameters as GnuTLS holds them: the curve and point of an ECDSA key, the modulus
+    /// and exponent of an RSA key; other kinds by key ID. Key IDs encode the SubjectPublicKeyInfo in ASN.1,
+    /// twice per certificate: a quarter of importing one, and a start imports thousands.
+    private static func belongTogether(_ publicKey: gnutls_pubkey_t?, _ key: gnutls_privkey_t) -> Bool {
+        guard let publicKey else { return false }
+        var derived: gnutls_pubkey_t? = nil
+        guard gnutls_pubkey_init(&derived) >= 0, let derived else { return false }
+        defer { gnutls_pubkey_deinit(derived) }
+        guard gnutls_pubkey_import_privkey(derived, key, 0, 0) >= 0 else { return false }
+        let algorithm = gnutls_pubkey_get_pk_algorithm(publicKey, nil)
+        guard algorithm == gnutls_pubkey_get_pk_algorithm(derived, nil) else { return false }
+        switch gnutls_pk_algorithm_t(UInt32(algorithm)) {
+        case GNUTLS_PK_ECDSA:
+            return eccParameters(publicKey).map { $0 == eccParameters(derived) } ?? false
+        case GNUTLS_PK_RSA:
+            return rsaParameters(publicKey).map { $0 == rsaParameters(derived) } ?? false
+        default:
+            return keyID(of: publicKey).map { $0 == keyID(of: derived) } ?? false
+        }
+    }
+
+    /// An ECDSA key's curve and point.
+    private static func eccParameters(_ key: gnutls_pubkey_t) -> [[UInt8]]? {
+        var curve = GNUTLS_ECC_CURVE_INVALID
+        var x = gnutls_datum_t()
+        var y = gnutls_datum_t()
+        guard gnutls_pubkey_export_ecc_raw2(key, &curve, &x, &y, 0) >= 0 else { return nil }
+        return [[UInt8(truncatingIfNeeded: curve.rawValue)], taking(&x), taking(&y)]
+    }
+
+    /// An RSA key's modulus and public exponent.
+    private static func rsaParameters(_ key: gnutls_pubkey_t) -> [[UInt8]]? {
+        var modulus = gnutls_datum_t()
+        var exponent = gnutls_datum_t()
+        guard gnutls_pubkey_export_rsa_raw2(key, &modulus, &exponent, 0) >= 0 else { return nil }
+        return [taking(&modulus), taking(&exponent)]
+    }
+
+    /// The bytes of a datum GnuTLS allocated, which is freed.
+    private static func taking(_ datum: inout gnutls_datum_t) -> [UInt8] {
+        defer {
+            cshims_gnutls_free(datum.data)
+            datum = gnutls_datum_t()
+        }
+        guard let data = datum.data else { return [] }
+        return Array(UnsafeBufferPointer(start: data, count: Int(datum.size)))
+    }
+
+    private static func keyID(of publicKey: gnutls_pubkey_t) -> [UInt8]? {
         var id = [UInt8](repeating: 0, count: 64)
         var size = id.count
         guard gnutls_pubkey_get_key_id(publicKey, GNUTLS_KEYID_USE_SHA256.rawValue, &id, &size) >= 0 else {
             return nil
         }
         return Array(id.prefix(size))
-    }
-
-    private static func keyID(ofPrivateKey key: gnutls_privkey_t) -> [UInt8]? {
-        var publicKey: gnutls_pubkey_t? = nil
-        guard gnutls_pubkey_init(&publicKey) >= 0, let publicKey else { return nil }
-        defer { gnutls_pubkey_deinit(publicKey) }
-        guard gnutls_pubkey_import_privkey(publicKey, key, 0, 0) >= 0 else { return nil }
-        return keyID(of: publicKey)
     }
 
     private static func error(

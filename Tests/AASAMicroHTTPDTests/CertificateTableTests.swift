@@ -40,6 +40,18 @@ import Testing
         #expect(mismatch?.code == .keyMismatch)
         #expect(mismatch?.reason.contains("a.test") == true)
 
+        // RSA keys are compared by modulus and exponent, ECDSA keys by curve and point: a key of either kind
+        // is refused with any leaf but its own.
+        let rsa = try pki.entry(["r.test"], key: .rsa(bits: 2048)).entry
+        let otherRSA = try pki.entry(["s.test"], key: .rsa(bits: 2048)).entry
+        for (chain, key) in [(rsa, otherRSA), (rsa, a), (a, rsa)] {
+            let pair = CertificateTable.Entry(
+                names: chain.names, certificateChainPEM: chain.certificateChainPEM, privateKeyPEM: key.privateKeyPEM)
+            let refused = #expect(throws: HTTPListenerError.self) { try CertificateTable(entries: [pair]) }
+            #expect(refused?.code == .keyMismatch, "\(chain.names) with the key of \(key.names)")
+        }
+        #expect(try CertificateTable(entries: [rsa, otherRSA, a, b]).count == 4)
+
         let garbage = CertificateTable.Entry(
             names: ["g.test"], certificateChainPEM: Array("nope".utf8), privateKeyPEM: a.privateKeyPEM)
         let parse = #expect(throws: HTTPListenerError.self) { try CertificateTable(entries: [garbage]) }
