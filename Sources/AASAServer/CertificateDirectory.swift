@@ -165,9 +165,10 @@ public struct CertificateDirectory: Sendable {
                     hint: "put the certificate's private key there (mode 0600)"))
             return nil
         }
+        let chainPEM = Array(chainData)
         let summary: CertificateSummary
         do {
-            summary = try CertificateSummary(pemEncoded: Array(chainData))
+            summary = try CertificateSummary(pemEncoded: chainPEM)
         } catch {
             diagnostics.append(
                 Diagnostic(
@@ -187,14 +188,14 @@ public struct CertificateDirectory: Sendable {
         let stapleFile = manager.contents(atPath: folder + "/" + stapleFileName).map(Array.init)
         let staple = stapleFile.flatMap {
             loadStaple(
-                $0, folder: folder, chainPEM: Array(chainData), intermediates: intermediates, now: now,
+                $0, folder: folder, chainPEM: chainPEM, intermediates: intermediates, now: now,
                 diagnostics: &diagnostics)
         }
         return DomainCertificate(
             folderName: name, fullchainPath: chainPath, names: dnsNames, notAfter: summary.notAfter, summary: summary,
             ocspStaple: staple,
             known: KnownFolder(
-                chainPEM: Array(chainData), keyPEM: Array(keyData), stapleFile: stapleFile, findings: diagnostics,
+                chainPEM: chainPEM, keyPEM: Array(keyData), stapleFile: stapleFile, findings: diagnostics,
                 validUntil: findingsValidUntil(
                     notAfter: summary.notAfter, stapleFile: stapleFile, staple: staple, now: now)))
     }
