@@ -3,8 +3,8 @@ import PackageDescription
 
 /// aasa-server: generates and serves Apple's apple-app-site-association for many domains.
 ///
-/// Dependencies point one way: executable → AASAServer → (AASACore, AASAOpenSSL, AASAMicroHTTPD) → C targets.
-/// Only AASAOpenSSL imports OpenSSL; only AASAMicroHTTPD imports libmicrohttpd and GnuTLS.
+/// Dependencies point one way: executable → AASAServer → (AASAOpenSSL, AASAMicroHTTPD) → AASACore, and the two
+/// wrappers → C targets. Only AASAOpenSSL imports OpenSSL; only AASAMicroHTTPD imports libmicrohttpd and GnuTLS.
 let strict: [SwiftSetting] = [.enableUpcomingFeature("ExistentialAny")]
 
 let package = Package(
@@ -34,7 +34,7 @@ let package = Package(
 
         // MARK: Swift modules
         .target(name: "AASACore", swiftSettings: strict),
-        .target(name: "AASAOpenSSL", dependencies: ["COpenSSL", "CShims"], swiftSettings: strict),
+        .target(name: "AASAOpenSSL", dependencies: ["AASACore", "COpenSSL", "CShims"], swiftSettings: strict),
         .target(
             name: "AASAMicroHTTPD",
             dependencies: ["AASACore", "CMicroHTTPD", "CGnuTLS", "CShims"],

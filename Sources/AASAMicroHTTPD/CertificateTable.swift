@@ -95,6 +95,7 @@ public final class CertificateTable: Sendable {
         let imported = Dictionary(
             zip((previous?.entries ?? []).map(Credential.init), previous?.credentials ?? []),
             uniquingKeysWith: { first, _ in first })
+        let intermediates = SharedIntermediates()
         let results = [Result<GnuTLSCredential, any Error>](unsafeUninitializedCapacity: entries.count) {
             buffer, initialized in
             // Each iteration initialises its own slot and nothing else, so the writes never overlap.
@@ -110,7 +111,7 @@ public final class CertificateTable: Sendable {
                     to: Result {
                         try GnuTLSCredential(
                             chainPEM: entry.certificateChainPEM, keyPEM: entry.privateKeyPEM, staple: entry.staple,
-                            label: label)
+                            label: label, intermediates: intermediates)
                     })
             }
             initialized = entries.count

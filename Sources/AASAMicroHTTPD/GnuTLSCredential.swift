@@ -1,15 +1,20 @@
+internal import AASACore
 internal import CGnuTLS
 internal import CShims.GnuTLS
 
-/// One certificate chain and its private key, imported into GnuTLS once (owns the pcert array and the privkey).
+/// One certificate chain and its private key, imported into GnuTLS once (owns the privkey, and the array GnuTLS
+/// reads the chain from; the certificates in it are owned by ``GnuTLSCertificate`` objects, intermediates
+/// shared between the chains of one table).
 ///
 /// Immutable after init; GnuTLS only reads these during handshakes, from any thread, hence `@unchecked Sendable`.
 final class GnuTLSCredential: @unchecked Sendable {
     /// Most certificates accepted in one chain (leaf + intermediates).
     static let maximumChainLength = 16
 
-    /// The imported chain, leaf first; `count` entries are initialised.
+    /// The chain as GnuTLS reads it, leaf first: shallow copies of ``parts``' structures.
     let certificates: UnsafeMutablePointer<gnutls_pcert_st>
+    /// What owns each entry of ``certificates``.
+    private let parts: [GnuTLSCertificate]
     /// Number of entries in ``certificates``.
     let count: UInt32
     /// The imported private key.
@@ -18,23 +23,15 @@ final class GnuTLSCredential: @unchecked Sendable {
     let staple: UnsafeMutablePointer<gnutls_ocsp_data_st>?
 
     /// Imports a PEM chain and PEM key, and copies the staple into GnuTLS's form; `label` names the entry in errors.
-    init(chainPEM: [UInt8], keyPEM: [UInt8], staple: CertificateTable.OCSPStaple? = nil, label: String) throws {
-        let certificates = UnsafeMutablePointer<gnutls_pcert_st>.allocate(capacity: Self.maximumChainLength)
-        var count = UInt32(Self.maximumChainLength)
-        let importResult = chainPEM.withUnsafeBytes { bytes in
-            var datum = gnutls_datum_t(
-                data: UnsafeMutablePointer(mutating: bytes.bindMemory(to: UInt8.self).baseAddress),
-                size: UInt32(bytes.count))
-            return gnutls_pcert_list_import_x509_raw(certificates, &count, &datum, GNUTLS_X509_FMT_PEM, 0)
-        }
-        guard importResult >= 0, count > 0 else {
-            certificates.deallocate()
-            throw Self.error(importResult, "could not import the certificate chain of \(label)")
-        }
-        // Keep only the entries imported (usually 2 of 16): a server with thousands of certificates keeps them all.
-        let imported = UnsafeMutablePointer<gnutls_pcert_st>.allocate(capacity: Int(count))
-        imported.moveInitialize(from: certificates, count: Int(count))
-        certificates.deallocate()
+    /// Intermediates come from `intermediates` when another chain of the same table had the same bytes.
+    init(
+        chainPEM: [UInt8], keyPEM: [UInt8], staple: CertificateTable.OCSPStaple? = nil, label: String,
+        intermediates: SharedIntermediates = SharedIntermediates()
+    ) throws {
+        let parts = try Self.importChain(chainPEM, label: label, intermediates: intermediates)
+        let count = UInt32(parts.count)
+        let imported = UnsafeMutablePointer<gnutls_pcert_st>.allocate(capacity: parts.count)
+        imported.initialize(from: parts.map(\.pcert), count: parts.count)
 
         var key: gnutls_privkey_t? = nil
         var keyResult = gnutls_privkey_init(&key)
@@ -48,11 +45,11 @@ final class GnuTLSCredential: @unchecked Sendable {
         }
         guard keyResult >= 0, let key else {
             if let key { gnutls_privkey_deinit(key) }
-            for index in 0..<Int(count) { gnutls_pcert_deinit(imported + index) }
             imported.deallocate()
             throw Self.error(keyResult, "could not import the private key of \(label)", code: .invalidPrivateKey)
         }
         self.certificates = imported
+        self.parts = parts
         self.count = count
         self.privateKey = key
         self.staple = staple.map(Self.ocspData)
@@ -66,12 +63,46 @@ final class GnuTLSCredential: @unchecked Sendable {
     }
 
     deinit {
-        for index in 0..<Int(count) { gnutls_pcert_deinit(certificates + index) }
+        // The structures themselves are ``parts``' to free.
         certificates.deallocate()
         gnutls_privkey_deinit(privateKey)
         if let staple {
             staple.pointee.response.data.deallocate()
             staple.deallocate()
+        }
+    }
+
+    /// Every certificate of a PEM chain, leaf first, as GnuTLS reads a chain (`CERTIFICATE` and
+    /// `X509 CERTIFICATE` blocks, others skipped); the leaf imported, the rest taken from `intermediates`.
+    private static func importChain(_ pem: [UInt8], label: String, intermediates: SharedIntermediates) throws
+        -> [GnuTLSCertificate]
+    {
+        let blocks: [PEMBlocks.Block]
+        do {
+            blocks = try PEMBlocks(pem).blocks.filter(\.isCertificate)
+        } catch {
+            throw HTTPListenerError(
+                .invalidCertificate, "could not import the certificate chain of \(label): \(error.reason)")
+        }
+        guard !blocks.isEmpty else {
+            throw HTTPListenerError(
+                .invalidCertificate, "could not import the certificate chain of \(label): it holds no certificate")
+        }
+        guard blocks.count <= maximumChainLength else {
+            throw HTTPListenerError(
+                .invalidCertificate,
+                "could not import the certificate chain of \(label): \(blocks.count) certificates, at most "
+                    + "\(maximumChainLength)")
+        }
+        return try blocks.enumerated().map { index, block in
+            let imported =
+                index == 0
+                ? GnuTLSCertificate.importing(der: block.bytes) : intermediates.certificate(der: block.bytes)
+            switch imported {
+            case .success(let certificate): return certificate
+            case .failure(let failure):
+                throw error(failure.code, "could not import certificate \(index + 1) of the chain of \(label)")
+            }
         }
     }
 

@@ -1,3 +1,5 @@
+import AASACore
+
 #if canImport(FoundationEssentials)
     import FoundationEssentials
 #else
@@ -51,7 +53,7 @@ public struct CertificateSummary: Sendable {
     public init(pemEncoded pem: [UInt8]) throws(OpenSSLError) {
         let blocks: [PEMBlocks.Block]
         do {
-            blocks = try PEMBlocks(pem).blocks.filter { $0.label == "CERTIFICATE" || $0.label == "X509 CERTIFICATE" }
+            blocks = try PEMBlocks(pem).blocks.filter(\.isCertificate)
         } catch {
             throw OpenSSLError(.malformedPEM, "the PEM chain is malformed: \(error.reason)")
         }

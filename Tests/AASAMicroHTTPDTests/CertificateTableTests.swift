@@ -30,6 +30,21 @@ import Testing
         #expect(error?.code == .invalidCertificateTable)
     }
 
+    /// Chains ending with the same intermediate (certbot's fullchain.pem) share one import of it; each leaf
+    /// is its own. Over the wire each name still gets its whole chain (HTTPSListenerTests).
+    @Test func chainsOfOneTableShareTheirIntermediates() throws {
+        let pki = try TestPKI()
+        let caPEM = Array(try String(contentsOfFile: pki.caPath, encoding: .utf8).utf8)
+        var entries = [try pki.entry(["a.test"]).entry, try pki.entry(["b.test"]).entry]
+        for index in entries.indices { entries[index].certificateChainPEM += caPEM }
+        let table = try CertificateTable(entries: entries)
+        let (a, b) = (table.credentials[0], table.credentials[1])
+        #expect(a.count == 2 && b.count == 2)
+        #expect(a.certificates[1].cert.data == b.certificates[1].cert.data)
+        #expect(a.certificates[1].pubkey == b.certificates[1].pubkey)
+        #expect(a.certificates[0].cert.data != b.certificates[0].cert.data)
+    }
+
     @Test func mismatchedKeyAndGarbageAreRejectedWithTheEntryNamed() throws {
         let pki = try TestPKI()
         let a = try pki.entry(["a.test"]).entry

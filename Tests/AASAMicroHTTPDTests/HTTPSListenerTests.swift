@@ -220,6 +220,40 @@ private func peerCommonName(_ result: ToolResult) -> String? {
         try? FileManager.default.removeItem(atPath: directory)
     }
 
+    /// Every name gets its own leaf followed by the intermediate its chain names, though the table imported that
+    /// intermediate once for all chains.
+    @Test func eachNameGetsItsWholeChainWhenChainsShareTheirIntermediate() throws {
+        let pki = try TestPKI()
+        let ca = try String(contentsOfFile: pki.caPath, encoding: .utf8)
+        var entries: [CertificateTable.Entry] = []
+        var leaves: [X509Certificate] = []
+        for name in ["a.test", "b.test", "c.test"] {
+            var issued = try pki.entry([name])
+            issued.entry.certificateChainPEM += Array(ca.utf8)
+            entries.append(issued.entry)
+            leaves.append(issued.certificate)
+        }
+        let listener = try HTTPListener(
+            configuration: testConfiguration(tls: TLSConfiguration(certificates: CertificateTable(entries: entries))),
+            routes: TestRoutes(helloBody: "secure\n"))
+        defer { listener.stop(timeout: .zero) }
+        let caFingerprint = try X509Certificate(pemEncoded: ca).sha256Fingerprint
+        for (name, leaf) in zip(["a.test", "b.test", "c.test"], leaves) {
+            let served = try runTool(
+                [
+                    "openssl", "s_client", "-connect", "127.0.0.1:\(listener.port)", "-servername", name, "-CAfile",
+                    pki.caPath, "-showcerts", "-verify_return_error",
+                ], input: "")
+            #expect(served.status == 0, "\(name): \(served.error)")
+            let presented = try served.output.components(separatedBy: "-----BEGIN CERTIFICATE-----").dropFirst().map {
+                try X509Certificate(
+                    pemEncoded: "-----BEGIN CERTIFICATE-----"
+                        + $0.components(separatedBy: "-----END CERTIFICATE-----")[0] + "-----END CERTIFICATE-----\n")
+            }
+            #expect(presented.map(\.sha256Fingerprint) == [leaf.sha256Fingerprint, caFingerprint], "\(name)")
+        }
+    }
+
     @Test func replacedTablesAreFreedWhenTheirLastConnectionCloses() throws {
         let fixture = try Fixture()
         let listener = try fixture.listener()

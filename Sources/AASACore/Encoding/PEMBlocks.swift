@@ -3,23 +3,33 @@
 /// Text outside the blocks is skipped, as OpenSSL and GnuTLS skip it (`openssl x509 -text` output before a
 /// block, comments). A block with RFC 1421 headers (`Proc-Type:`, a legacy encrypted key) is refused: no
 /// certificate carries them.
-struct PEMBlocks {
+///
+/// Pure Swift, so that what reads certificate chains in Swift (the certificate summary a start reads, the
+/// GnuTLS import that shares intermediates between chains) splits them the same way.
+public struct PEMBlocks: Sendable {
     /// One block: its label (`CERTIFICATE`) and its decoded bytes.
-    struct Block {
-        var label: String
-        var bytes: [UInt8]
+    public struct Block: Sendable {
+        /// The label between `-----BEGIN ` and `-----`.
+        public var label: String
+        /// The base64 body, decoded.
+        public var bytes: [UInt8]
+
+        /// Whether this is a certificate as OpenSSL and GnuTLS read a chain (`CERTIFICATE` or the legacy
+        /// `X509 CERTIFICATE`; other blocks in a chain file are skipped).
+        public var isCertificate: Bool { label == "CERTIFICATE" || label == "X509 CERTIFICATE" }
     }
 
     /// Why the text is not PEM.
-    struct Failure: Error {
-        var reason: String
+    public struct Failure: Error, Sendable {
+        /// Which block, and what is wrong with it.
+        public var reason: String
     }
 
     /// Every block, in file order.
-    let blocks: [Block]
+    public let blocks: [Block]
 
     /// Splits `text` into blocks and decodes each.
-    init(_ text: [UInt8]) throws(Failure) {
+    public init(_ text: [UInt8]) throws(Failure) {
         var blocks: [Block] = []
         var open: (label: ArraySlice<UInt8>, body: [UInt8])? = nil
         for line in Self.lines(text) {

@@ -1,0 +1,61 @@
+internal import AASACore
+internal import CGnuTLS
+import Synchronization
+
+/// One certificate imported into GnuTLS (owns one `gnutls_pcert_st`: the DER copy and the parsed public key).
+///
+/// Chains share their intermediates: thousands of `fullchain.pem` files usually end with the same one or two,
+/// and importing each copy again cost GnuTLS a libtasn1 parse and about 1 KiB per chain
+/// (docs/benchmarks.md). A ``GnuTLSCredential`` lays the chain out for GnuTLS as shallow copies of these
+/// structures, and keeps the objects that own them alive. Immutable after init; GnuTLS only reads it.
+final class GnuTLSCertificate: @unchecked Sendable {
+    /// The imported certificate.
+    let pcert: gnutls_pcert_st
+
+    /// Imports one DER certificate, or GnuTLS's error code when it refuses it.
+    static func importing(der: [UInt8]) -> Result<GnuTLSCertificate, GnuTLSImportError> {
+        var pcert = gnutls_pcert_st()
+        let result = der.withUnsafeBytes { bytes in
+            var datum = gnutls_datum_t(
+                data: UnsafeMutablePointer(mutating: bytes.bindMemory(to: UInt8.self).baseAddress),
+                size: UInt32(bytes.count))
+            return gnutls_pcert_import_x509_raw(&pcert, &datum, GNUTLS_X509_FMT_DER, 0)
+        }
+        guard result >= 0 else { return .failure(GnuTLSImportError(code: result)) }
+        return .success(GnuTLSCertificate(pcert))
+    }
+
+    private init(_ pcert: gnutls_pcert_st) {
+        self.pcert = pcert
+    }
+
+    deinit {
+        var pcert = pcert
+        gnutls_pcert_deinit(&pcert)
+    }
+}
+
+/// GnuTLS's error code for a certificate it refused to import.
+struct GnuTLSImportError: Error {
+    var code: Int32
+}
+
+/// The intermediates imported while building one certificate table, by their DER bytes, so that chains
+/// ending with the same certificates share one import. Safe to use from the importing threads at once.
+final class SharedIntermediates: Sendable {
+    private let imported = Mutex<[[UInt8]: GnuTLSCertificate]>([:])
+
+    /// The certificate with these DER bytes, imported on first use.
+    func certificate(der: [UInt8]) -> Result<GnuTLSCertificate, GnuTLSImportError> {
+        if let known = imported.withLock({ $0[der] }) { return .success(known) }
+        let result = GnuTLSCertificate.importing(der: der)
+        guard case .success(let certificate) = result else { return result }
+        // Two threads may import the same bytes at once; both get the one stored first.
+        return .success(
+            imported.withLock { cache in
+                if let known = cache[der] { return known }
+                cache[der] = certificate
+                return certificate
+            })
+    }
+}
