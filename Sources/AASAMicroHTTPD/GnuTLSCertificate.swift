@@ -43,12 +43,24 @@ struct GnuTLSImportError: Error {
 /// The intermediates imported while building one certificate table, by their DER bytes, so that chains
 /// ending with the same certificates share one import. Safe to use from the importing threads at once.
 final class SharedIntermediates: Sendable {
-    private let imported = Mutex<[[UInt8]: GnuTLSCertificate]>([:])
+    private let imported = Mutex<[DER: GnuTLSCertificate]>([:])
+
+    /// DER bytes as a dictionary key: equal when the bytes are, hashed on their length and last 32 bytes (the
+    /// end of the signature, as good as random), not byte by byte.
+    private struct DER: Hashable {
+        let bytes: [UInt8]
+
+        func hash(into hasher: inout Hasher) {
+            hasher.combine(bytes.count)
+            bytes.suffix(32).withUnsafeBytes { hasher.combine(bytes: $0) }
+        }
+    }
 
     /// The certificate with these DER bytes, imported on first use.
-    func certificate(der: [UInt8]) -> Result<GnuTLSCertificate, GnuTLSImportError> {
+    func certificate(der bytes: [UInt8]) -> Result<GnuTLSCertificate, GnuTLSImportError> {
+        let der = DER(bytes: bytes)
         if let known = imported.withLock({ $0[der] }) { return .success(known) }
-        let result = GnuTLSCertificate.importing(der: der)
+        let result = GnuTLSCertificate.importing(der: bytes)
         guard case .success(let certificate) = result else { return result }
         // Two threads may import the same bytes at once; both get the one stored first.
         return .success(

@@ -29,11 +29,21 @@ public struct PEMBlocks: Sendable {
     public let blocks: [Block]
 
     /// Splits `text` into blocks and decodes each.
+    ///
+    /// One pass over the lines; a block's body is decoded straight from the text between its two boundary
+    /// lines (every certificate folder is read this way at each start, twice).
     public init(_ text: [UInt8]) throws(Failure) {
         var blocks: [Block] = []
-        var open: (label: ArraySlice<UInt8>, body: [UInt8])? = nil
-        for line in Self.lines(text) {
-            if var block = open {
+        var open: (label: ArraySlice<UInt8>, bodyStart: Int)? = nil
+        var lineStart = text.startIndex
+        while lineStart < text.endIndex {
+            let lineEnd = text[lineStart...].firstIndex(of: UInt8(ascii: "\n")) ?? text.endIndex
+            let next = lineEnd < text.endIndex ? lineEnd + 1 : lineEnd
+            var line = text[lineStart..<lineEnd]
+            while let last = line.last, last == UInt8(ascii: "\r") || last == UInt8(ascii: " ") || last == 9 {
+                line = line.dropLast()
+            }
+            if let block = open {
                 if let label = Self.boundary(line, "-----END ") {
                     guard label == block.label else {
                         throw Failure(
@@ -41,34 +51,23 @@ public struct PEMBlocks: Sendable {
                                 "block \(blocks.count + 1) begins as \(String(decoding: block.label, as: UTF8.self)) "
                                 + "but ends as \(String(decoding: label, as: UTF8.self))")
                     }
-                    guard let bytes = Base64.decode(block.body) else {
+                    let body = text[block.bodyStart..<lineStart]
+                    guard !body.contains(UInt8(ascii: ":")) else {
+                        throw Failure(reason: "block \(blocks.count + 1) has PEM headers (encrypted or legacy PEM)")
+                    }
+                    guard let bytes = Base64.decode(body) else {
                         throw Failure(reason: "block \(blocks.count + 1) is not valid base64")
                     }
                     blocks.append(Block(label: String(decoding: label, as: UTF8.self), bytes: bytes))
                     open = nil
-                } else if line.contains(UInt8(ascii: ":")) {
-                    throw Failure(reason: "block \(blocks.count + 1) has PEM headers (encrypted or legacy PEM)")
-                } else {
-                    block.body += line
-                    open = block
                 }
             } else if let label = Self.boundary(line, "-----BEGIN ") {
-                open = (label, [])
+                open = (label, next)
             }
+            lineStart = next
         }
         if open != nil { throw Failure(reason: "block \(blocks.count + 1) has no END line") }
         self.blocks = blocks
-    }
-
-    /// The lines of `text` without their line ends or trailing blanks.
-    private static func lines(_ text: [UInt8]) -> [ArraySlice<UInt8>] {
-        text.split(separator: UInt8(ascii: "\n"), omittingEmptySubsequences: true).map { line in
-            var line = line
-            while let last = line.last, last == UInt8(ascii: "\r") || last == UInt8(ascii: " ") || last == 9 {
-                line = line.dropLast()
-            }
-            return line
-        }
     }
 
     /// The label of a `-----BEGIN LABEL-----` (or END) line, or `nil` when `line` is not one.
@@ -86,6 +85,11 @@ public struct PEMBlocks: Sendable {
 enum Base64 {
     /// The decoded bytes of `text`, ignoring whitespace; `nil` when it holds anything else, or bad padding.
     static func decode(_ text: [UInt8]) -> [UInt8]? {
+        decode(text[...])
+    }
+
+    /// The decoded bytes of `text`, ignoring whitespace; `nil` when it holds anything else, or bad padding.
+    static func decode(_ text: ArraySlice<UInt8>) -> [UInt8]? {
         var output: [UInt8] = []
         output.reserveCapacity(text.count / 4 * 3)
         var accumulator: UInt32 = 0
