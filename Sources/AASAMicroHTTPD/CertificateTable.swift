@@ -1,4 +1,4 @@
-import Dispatch
+internal import AASACore
 
 /// The certificates a TLS listener serves, chosen per connection by the client's SNI.
 ///
@@ -96,25 +96,15 @@ public final class CertificateTable: Sendable {
             zip((previous?.entries ?? []).map(Credential.init), previous?.credentials ?? []),
             uniquingKeysWith: { first, _ in first })
         let intermediates = SharedIntermediates()
-        let results = [Result<GnuTLSCredential, any Error>](unsafeUninitializedCapacity: entries.count) {
-            buffer, initialized in
-            // Each iteration initialises its own slot and nothing else, so the writes never overlap.
-            let slots = UncheckedSlots(base: buffer.baseAddress!)
-            DispatchQueue.concurrentPerform(iterations: entries.count) { index in
-                let entry = entries[index]
-                if let credential = imported[Credential(entry)] {
-                    (slots.base + index).initialize(to: .success(credential))
-                    return
-                }
-                let label = "certificate entry \(index) (\(entry.names.joined(separator: ", ")))"
-                (slots.base + index).initialize(
-                    to: Result {
-                        try GnuTLSCredential(
-                            chainPEM: entry.certificateChainPEM, keyPEM: entry.privateKeyPEM, staple: entry.staple,
-                            label: label, intermediates: intermediates)
-                    })
+        let results = (0..<entries.count).concurrentMap { index -> Result<GnuTLSCredential, any Error> in
+            let entry = entries[index]
+            if let credential = imported[Credential(entry)] { return .success(credential) }
+            let label = "certificate entry \(index) (\(entry.names.joined(separator: ", ")))"
+            return Result {
+                try GnuTLSCredential(
+                    chainPEM: entry.certificateChainPEM, keyPEM: entry.privateKeyPEM, staple: entry.staple,
+                    label: label, intermediates: intermediates)
             }
-            initialized = entries.count
         }
         return try results.map { try $0.get() }
     }
@@ -130,11 +120,6 @@ public final class CertificateTable: Sendable {
             key = entry.privateKeyPEM
             staple = entry.staple
         }
-    }
-
-    /// The result buffer, handed to the worker threads; each writes only its own slot.
-    private struct UncheckedSlots<Element>: @unchecked Sendable {
-        let base: UnsafeMutablePointer<Element>
     }
 
     /// Number of entries.
