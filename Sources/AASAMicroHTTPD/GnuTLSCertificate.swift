@@ -12,8 +12,8 @@ final class GnuTLSCertificate: @unchecked Sendable {
     /// The imported certificate.
     let pcert: gnutls_pcert_st
 
-    /// Imports one DER certificate, or GnuTLS's error code when it refuses it.
-    static func importing(der: [UInt8]) -> Result<GnuTLSCertificate, GnuTLSImportError> {
+    /// Imports one DER certificate; throws GnuTLS's error code when it refuses it.
+    init(der: [UInt8]) throws(GnuTLSImportError) {
         var pcert = gnutls_pcert_st()
         let result = der.withUnsafeBytes { bytes in
             var datum = gnutls_datum_t(
@@ -21,11 +21,7 @@ final class GnuTLSCertificate: @unchecked Sendable {
                 size: UInt32(bytes.count))
             return gnutls_pcert_import_x509_raw(&pcert, &datum, GNUTLS_X509_FMT_DER, 0)
         }
-        guard result >= 0 else { return .failure(GnuTLSImportError(code: result)) }
-        return .success(GnuTLSCertificate(pcert))
-    }
-
-    private init(_ pcert: gnutls_pcert_st) {
+        guard result >= 0 else { throw GnuTLSImportError(code: result) }
         self.pcert = pcert
     }
 
@@ -57,17 +53,15 @@ final class SharedIntermediates: Sendable {
     }
 
     /// The certificate with these DER bytes, imported on first use.
-    func certificate(der bytes: [UInt8]) -> Result<GnuTLSCertificate, GnuTLSImportError> {
+    func certificate(der bytes: [UInt8]) throws(GnuTLSImportError) -> GnuTLSCertificate {
         let der = DER(bytes: bytes)
-        if let known = imported.withLock({ $0[der] }) { return .success(known) }
-        let result = GnuTLSCertificate.importing(der: bytes)
-        guard case .success(let certificate) = result else { return result }
+        if let known = imported.withLock({ $0[der] }) { return known }
+        let certificate = try GnuTLSCertificate(der: bytes)
         // Two threads may import the same bytes at once; both get the one stored first.
-        return .success(
-            imported.withLock { cache in
-                if let known = cache[der] { return known }
-                cache[der] = certificate
-                return certificate
-            })
+        return imported.withLock { cache in
+            if let known = cache[der] { return known }
+            cache[der] = certificate
+            return certificate
+        }
     }
 }

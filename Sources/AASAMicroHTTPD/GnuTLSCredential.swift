@@ -16,7 +16,7 @@ final class GnuTLSCredential: @unchecked Sendable {
     /// What owns each entry of ``certificates``.
     private let parts: [GnuTLSCertificate]
     /// Number of entries in ``certificates``.
-    let count: UInt32
+    var count: UInt32 { UInt32(parts.count) }
     /// The imported private key.
     let privateKey: gnutls_privkey_t
     /// The OCSP response to staple (owns its bytes), or `nil`.
@@ -29,7 +29,6 @@ final class GnuTLSCredential: @unchecked Sendable {
         intermediates: SharedIntermediates = SharedIntermediates()
     ) throws {
         let parts = try Self.importChain(chainPEM, label: label, intermediates: intermediates)
-        let count = UInt32(parts.count)
         let imported = UnsafeMutablePointer<gnutls_pcert_st>.allocate(capacity: parts.count)
         imported.initialize(from: parts.map(\.pcert), count: parts.count)
 
@@ -50,7 +49,6 @@ final class GnuTLSCredential: @unchecked Sendable {
         }
         self.certificates = imported
         self.parts = parts
-        self.count = count
         self.privateKey = key
         self.staple = staple.map(Self.ocspData)
 
@@ -95,13 +93,11 @@ final class GnuTLSCredential: @unchecked Sendable {
                     + "\(maximumChainLength)")
         }
         return try blocks.enumerated().map { index, block in
-            let imported =
-                index == 0
-                ? GnuTLSCertificate.importing(der: block.bytes) : intermediates.certificate(der: block.bytes)
-            switch imported {
-            case .success(let certificate): return certificate
-            case .failure(let failure):
-                throw error(failure.code, "could not import certificate \(index + 1) of the chain of \(label)")
+            do throws(GnuTLSImportError) {
+                return try index == 0
+                    ? GnuTLSCertificate(der: block.bytes) : intermediates.certificate(der: block.bytes)
+            } catch {
+                throw Self.error(error.code, "could not import certificate \(index + 1) of the chain of \(label)")
             }
         }
     }

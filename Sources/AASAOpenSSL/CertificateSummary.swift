@@ -37,6 +37,9 @@ public struct CertificateSummary: Sendable {
     /// How many certificates the chain holds, the leaf included.
     public var certificateCount: Int
 
+    /// SHA-256 over the leaf's DER as uppercase hex pairs joined by `:` (as ``X509Certificate/sha256Fingerprint``).
+    public var sha256Fingerprint: String { SHA256.fingerprint(leafDER) }
+
     /// The DNS names the leaf is served for: its subjectAltName DNS entries, or its CN when it has none
     /// (as ``X509Certificate/dnsNames`` and ``X509Certificate/subjectCommonName`` give them).
     public var names: [String] {

@@ -1,3 +1,4 @@
+import AASACore
 internal import COpenSSL
 internal import CShims.OpenSSL
 
@@ -123,16 +124,7 @@ public final class X509Certificate: @unchecked Sendable {
 
     /// SHA-256 over the DER encoding as uppercase hex pairs joined by `:` (as `openssl x509 -fingerprint -sha256`).
     public var sha256Fingerprint: String {
-        var digest = [UInt8](repeating: 0, count: Int(EVP_MAX_MD_SIZE))
-        var length: UInt32 = 0
-        guard X509_digest(pointer, EVP_sha256(), &digest, &length) == 1 else {
-            OpenSSLError.drainErrorQueue()
-            return ""
-        }
-        return digest.prefix(Int(length)).map { byte in
-            let hex = String(byte, radix: 16, uppercase: true)
-            return byte < 16 ? "0" + hex : hex
-        }.joined(separator: ":")
+        (try? derEncoded()).map(SHA256.fingerprint) ?? ""
     }
 
     /// The certificate as PEM text.

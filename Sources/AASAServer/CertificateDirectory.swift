@@ -12,10 +12,6 @@ public struct DomainCertificate: Sendable {
     public var folderName: String
     /// Path of `fullchain.pem`.
     public var fullchainPath: String
-    /// The DNS names the leaf covers (SANs; the subject CN only when there are none).
-    public var names: [String]
-    /// When the leaf expires.
-    public var notAfter: Date
     /// What the leaf says: its names, validity and DER bytes.
     public var summary: CertificateSummary
     /// The checked OCSP response from `ocsp.der` to staple, or `nil`.
@@ -27,6 +23,10 @@ public struct DomainCertificate: Sendable {
     public var chainPEM: [UInt8] { known.chainPEM }
     /// The PEM key as read. Never logged or served.
     public var keyPEM: [UInt8] { known.keyPEM }
+    /// The DNS names the leaf covers (SANs; the subject CN only when there are none).
+    public var names: [String] { summary.names }
+    /// When the leaf expires.
+    public var notAfter: Date { summary.notAfter }
     /// Path of `privkey.pem`.
     public var privateKeyPath: String { (fullchainPath as NSString).deletingLastPathComponent + "/privkey.pem" }
 
@@ -176,12 +176,11 @@ public struct CertificateDirectory: Sendable {
                     file: chainPath, hint: "fullchain.pem must hold PEM certificates, leaf first"))
             return nil
         }
-        let dnsNames = summary.names
         if summary.notAfter < now {
             diagnostics.append(
                 Diagnostic(
                     .warning, rule: "certificate-expired",
-                    "the certificate for \(dnsNames.joined(separator: ", ")) expired on \(summary.notAfter)",
+                    "the certificate for \(summary.names.joined(separator: ", ")) expired on \(summary.notAfter)",
                     file: chainPath,
                     hint: "renew it; Apple's CDN and devices refuse expired certificates"))
         }
@@ -192,7 +191,7 @@ public struct CertificateDirectory: Sendable {
                 diagnostics: &diagnostics)
         }
         return DomainCertificate(
-            folderName: name, fullchainPath: chainPath, names: dnsNames, notAfter: summary.notAfter, summary: summary,
+            folderName: name, fullchainPath: chainPath, summary: summary,
             ocspStaple: staple,
             known: KnownFolder(
                 chainPEM: chainPEM, keyPEM: Array(keyData), stapleFile: stapleFile, findings: diagnostics,

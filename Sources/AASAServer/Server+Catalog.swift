@@ -28,10 +28,7 @@ extension Server {
             folderName = certificate.folderName
             names = certificate.names
             notAfter = certificate.notAfter
-            fingerprint = SHA256.digest(certificate.summary.leafDER).map { byte in
-                let hex = String(byte, radix: 16, uppercase: true)
-                return byte < 16 ? "0" + hex : hex
-            }.joined(separator: ":")
+            fingerprint = certificate.summary.sha256Fingerprint
             subjectAlternativeNames = certificate.summary.subjectAlternativeNames
             ocspStaple = certificate.ocspStaple
             known = certificate.known

@@ -10,10 +10,10 @@ import Testing
         for length in 0..<200 {
             let bytes = (0..<length).map { _ in UInt8.random(in: 0...255, using: &generator) }
             let body = Data(bytes).base64EncodedString(options: .lineLength64Characters)
-            #expect(Base64.decode(Array(body.utf8)) == bytes)
+            #expect(Base64.decode(Array(body.utf8)[...]) == bytes)
         }
         for bad in ["A", "AB", "ABC", "A===", "AB=C", "AB==C", "AB*=", "AAA=A==="] {
-            #expect(Base64.decode(Array(bad.utf8)) == nil, "\(bad)")
+            #expect(Base64.decode(Array(bad.utf8)[...]) == nil, "\(bad)")
         }
     }
 

@@ -84,11 +84,6 @@ public struct PEMBlocks: Sendable {
 /// Base64 (RFC 4648 §4) as PEM bodies use it.
 enum Base64 {
     /// The decoded bytes of `text`, ignoring whitespace; `nil` when it holds anything else, or bad padding.
-    static func decode(_ text: [UInt8]) -> [UInt8]? {
-        decode(text[...])
-    }
-
-    /// The decoded bytes of `text`, ignoring whitespace; `nil` when it holds anything else, or bad padding.
     static func decode(_ text: ArraySlice<UInt8>) -> [UInt8]? {
         var output: [UInt8] = []
         output.reserveCapacity(text.count / 4 * 3)

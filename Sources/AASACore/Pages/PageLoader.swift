@@ -43,7 +43,7 @@ public struct PageLoader: Sendable {
         var modified: Int
     }
 
-    /// What the caller already read of a domain folder, so loading its pages asks the file system no again.
+    /// What the caller already read of a domain folder, so loading its pages does not ask the file system again.
     public struct FolderFacts: Sendable {
         /// site.json's modification time, in seconds since 1970.
         public var configModified: Int
