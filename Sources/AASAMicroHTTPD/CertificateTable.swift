@@ -6,23 +6,37 @@ internal import AASACore
 /// Each table stays alive while any connection accepted under it is open (the connection retains it), so a
 /// replaced table is freed once its last connection closes.
 public final class CertificateTable: Sendable {
-    /// One certificate chain, its key, and the names it is served for.
-    public struct Entry: Sendable, Hashable {
+    /// One certificate chain, its key, and the names it is served for: as PEM to import when the table is built,
+    /// or as a credential imported before.
+    public struct Entry: Sendable {
         /// Server names (`a.example`, or `*.example` for one label under it) that select this entry.
         public var names: [String]
-        /// PEM chain, leaf first (a certbot `fullchain.pem`).
+        /// PEM chain, leaf first (a certbot `fullchain.pem`); empty in an entry made from a credential.
         public var certificateChainPEM: [UInt8]
-        /// PEM private key of the leaf (a certbot `privkey.pem`).
+        /// PEM private key of the leaf (a certbot `privkey.pem`); empty in an entry made from a credential.
         public var privateKeyPEM: [UInt8]
-        /// An OCSP response for the leaf to staple, or `nil`.
+        /// An OCSP response for the leaf to staple, or `nil` (a credential carries its own).
         public var staple: OCSPStaple?
+        /// The credential imported before, which the table serves instead of importing the PEM.
+        public let credential: GnuTLSCredential?
 
-        /// Creates an entry.
+        /// An entry whose chain and key are imported when the table is built.
         public init(names: [String], certificateChainPEM: [UInt8], privateKeyPEM: [UInt8], staple: OCSPStaple? = nil) {
             self.names = names
             self.certificateChainPEM = certificateChainPEM
             self.privateKeyPEM = privateKeyPEM
             self.staple = staple
+            credential = nil
+        }
+
+        /// An entry served by `credential`, imported before: a table rebuilt for one changed certificate among
+        /// thousands imports nothing else, and a server need not keep any certificate's bytes to rebuild it.
+        public init(names: [String], credential: GnuTLSCredential) {
+            self.names = names
+            certificateChainPEM = []
+            privateKeyPEM = []
+            staple = nil
+            self.credential = credential
         }
     }
 
@@ -41,23 +55,18 @@ public final class CertificateTable: Sendable {
     }
 
     let credentials: [GnuTLSCredential]
-    /// The entries, to find the credentials a later table can take over (``init(entries:defaultEntry:reusing:)``).
-    private let entries: [Entry]
     private let exact: [String: Int]
     private let wildcard: [String: Int]
     /// Index of the entry served without SNI or for an unknown name.
     public let defaultEntry: Int
 
-    /// Imports every entry into GnuTLS once; an entry with the same chain, key and staple as one of
-    /// `previous` shares its imported credential instead (renewing one certificate among thousands imports one).
+    /// Builds the table, importing the entries given as PEM into GnuTLS (spread over every processor).
     ///
-    /// - Parameters:
-    ///   - defaultEntry: index of the entry used when the client sends no SNI or a name no entry covers
-    ///     (handshakes never fail for lack of a match).
-    ///   - previous: the table this one replaces, if any.
-    /// - Throws: ``HTTPListenerError`` when the table is empty, the default index is out of range,
-    ///   or a chain or key cannot be imported or do not belong together.
-    public init(entries: [Entry], defaultEntry: Int = 0, reusing previous: CertificateTable? = nil) throws {
+    /// - Parameter defaultEntry: index of the entry used when the client sends no SNI or a name no entry covers
+    ///   (handshakes never fail for lack of a match).
+    /// - Throws: ``HTTPListenerError`` when the table is empty, the default index is out of range, or a chain or
+    ///   key cannot be imported or do not belong together (the error of the first such entry, in order).
+    public init(entries: [Entry], defaultEntry: Int = 0) throws {
         guard !entries.isEmpty else {
             throw HTTPListenerError(.invalidCertificateTable, "a TLS listener needs at least one certificate")
         }
@@ -68,7 +77,17 @@ public final class CertificateTable: Sendable {
         }
         var exact: [String: Int] = [:]
         var wildcard: [String: Int] = [:]
-        let credentials = try Self.importConcurrently(entries, reusing: previous)
+        let intermediates = SharedIntermediates()
+        let credentials = try (0..<entries.count).concurrentMap { index -> Result<GnuTLSCredential, any Error> in
+            let entry = entries[index]
+            if let credential = entry.credential { return .success(credential) }
+            return Result {
+                try GnuTLSCredential(
+                    chainPEM: entry.certificateChainPEM, keyPEM: entry.privateKeyPEM, staple: entry.staple,
+                    label: "certificate entry \(index) (\(entry.names.joined(separator: ", ")))",
+                    intermediates: intermediates)
+            }
+        }.map { try $0.get() }
         for (index, entry) in entries.enumerated() {
             for name in entry.names {
                 let canonical = Self.canonical(name)
@@ -80,46 +99,9 @@ public final class CertificateTable: Sendable {
             }
         }
         self.credentials = credentials
-        self.entries = entries
         self.exact = exact
         self.wildcard = wildcard
         self.defaultEntry = defaultEntry
-    }
-
-    /// Imports every entry into GnuTLS, spread over every processor (with thousands of certificates, importing
-    /// is most of a server's start); throws the error of the first entry, in order, that fails. Entries
-    /// `previous` already imported (names aside: they only choose the entry) take its credential.
-    private static func importConcurrently(_ entries: [Entry], reusing previous: CertificateTable?) throws
-        -> [GnuTLSCredential]
-    {
-        let imported = Dictionary(
-            zip((previous?.entries ?? []).map(Credential.init), previous?.credentials ?? []),
-            uniquingKeysWith: { first, _ in first })
-        let intermediates = SharedIntermediates()
-        let results = (0..<entries.count).concurrentMap { index -> Result<GnuTLSCredential, any Error> in
-            let entry = entries[index]
-            if let credential = imported[Credential(entry)] { return .success(credential) }
-            let label = "certificate entry \(index) (\(entry.names.joined(separator: ", ")))"
-            return Result {
-                try GnuTLSCredential(
-                    chainPEM: entry.certificateChainPEM, keyPEM: entry.privateKeyPEM, staple: entry.staple,
-                    label: label, intermediates: intermediates)
-            }
-        }
-        return try results.map { try $0.get() }
-    }
-
-    /// What an imported credential is made of: an entry without its names.
-    private struct Credential: Hashable {
-        let chain: [UInt8]
-        let key: [UInt8]
-        let staple: OCSPStaple?
-
-        init(_ entry: Entry) {
-            chain = entry.certificateChainPEM
-            key = entry.privateKeyPEM
-            staple = entry.staple
-        }
     }
 
     /// Number of entries.

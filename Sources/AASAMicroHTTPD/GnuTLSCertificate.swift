@@ -36,10 +36,14 @@ struct GnuTLSImportError: Error {
     var code: Int32
 }
 
-/// The intermediates imported while building one certificate table, by their DER bytes, so that chains
-/// ending with the same certificates share one import. Safe to use from the importing threads at once.
-final class SharedIntermediates: Sendable {
+/// The intermediates imported while building one certificate table or reading one certificate folder, by their
+/// DER bytes, so that chains ending with the same certificates share one import. Safe to use from the importing
+/// threads at once.
+public final class SharedIntermediates: Sendable {
     private let imported = Mutex<[DER: GnuTLSCertificate]>([:])
+
+    /// Creates an empty set.
+    public init() {}
 
     /// DER bytes as a dictionary key: equal when the bytes are, hashed on their length and last 32 bytes (the
     /// end of the signature, as good as random), not byte by byte.

@@ -6,8 +6,11 @@ internal import CShims.GnuTLS
 /// reads the chain from; the certificates in it are owned by ``GnuTLSCertificate`` objects, intermediates
 /// shared between the chains of one table).
 ///
+/// A server imports each certificate folder once, as it reads it (so a refused key is that folder's finding,
+/// and the PEM bytes are not kept), then builds its SNI tables from these (``CertificateTable/Entry/init(names:credential:)``).
+///
 /// Immutable after init; GnuTLS only reads these during handshakes, from any thread, hence `@unchecked Sendable`.
-final class GnuTLSCredential: @unchecked Sendable {
+public final class GnuTLSCredential: @unchecked Sendable {
     /// Most certificates accepted in one chain (leaf + intermediates).
     static let maximumChainLength = 16
 
@@ -23,8 +26,11 @@ final class GnuTLSCredential: @unchecked Sendable {
     let staple: UnsafeMutablePointer<gnutls_ocsp_data_st>?
 
     /// Imports a PEM chain and PEM key, and copies the staple into GnuTLS's form; `label` names the entry in errors.
-    /// Intermediates come from `intermediates` when another chain of the same table had the same bytes.
-    init(
+    /// Intermediates come from `intermediates` when another chain imported with it had the same bytes.
+    ///
+    /// - Throws: ``HTTPListenerError``: `invalid-certificate` for a chain GnuTLS cannot read, `invalid-private-key`
+    ///   for a key it cannot read, `key-mismatch` for a key that is not the leaf's.
+    public init(
         chainPEM: [UInt8], keyPEM: [UInt8], staple: CertificateTable.OCSPStaple? = nil, label: String,
         intermediates: SharedIntermediates = SharedIntermediates()
     ) throws {

@@ -1,4 +1,5 @@
 import AASACore
+import AASAMicroHTTPD
 import AASAOpenSSL
 import Foundation
 
@@ -18,17 +19,27 @@ public struct DomainCertificate: Sendable {
     public var ocspStaple: (response: [UInt8], nextUpdate: Date)?
     /// What the folder's files were found to hold at this load, to notice at the next one that they did not change.
     public var known: CertificateDirectory.KnownFolder
-
-    /// The PEM chain as read.
-    public var chainPEM: [UInt8] { known.chainPEM }
-    /// The PEM key as read. Never logged or served.
-    public var keyPEM: [UInt8] { known.keyPEM }
+    /// The PEM chain as read; empty once imported (``credential``).
+    public var chainPEM: [UInt8]
+    /// The PEM key as read; empty once imported. Never logged or served.
+    public var keyPEM: [UInt8]
+    /// The chain, key and staple imported into GnuTLS, when the folder was read for serving
+    /// (``CertificateDirectory/loadFolders(now:known:importing:)``).
+    public var credential: GnuTLSCredential?
     /// The DNS names the leaf covers (SANs; the subject CN only when there are none).
     public var names: [String] { summary.names }
     /// When the leaf expires.
     public var notAfter: Date { summary.notAfter }
     /// Path of `privkey.pem`.
     public var privateKeyPath: String { (fullchainPath as NSString).deletingLastPathComponent + "/privkey.pem" }
+
+    /// The OCSP staple in the SNI table's form.
+    public var tableStaple: CertificateTable.OCSPStaple? {
+        ocspStaple.map {
+            CertificateTable.OCSPStaple(
+                response: $0.response, expires: Int($0.nextUpdate.timeIntervalSince1970.rounded(.down)))
+        }
+    }
 
     /// Whether the leaf covers `domain` (RFC 6125: exact, or a one-label wildcard).
     public func covers(_ domain: String) -> Bool { summary.subjectAlternativeNames.covers(hostname: domain) }
@@ -68,16 +79,17 @@ public struct CertificateDirectory: Sendable {
         public var unchanged = false
     }
 
-    /// A folder's files as they were at its last load, and what was found in them.
+    /// A folder's files as they were at its last load, by their stamps, and what was found in them.
     ///
     /// A reload reads every folder again but reads further only those whose bytes changed: with thousands of
     /// domains, parsing every chain and key with OpenSSL was most of a reload (2.5 M instructions per folder;
-    /// docs/benchmarks.md), and a staple is still checked with OpenSSL.
+    /// docs/benchmarks.md), and a staple is still checked with OpenSSL. Stamps, not the bytes: a server keeps
+    /// one of these for every folder it serves.
     public struct KnownFolder: Sendable {
         /// `fullchain.pem`, `privkey.pem` and `ocsp.der` (`nil`: no such file) as read.
-        var chainPEM: [UInt8]
-        var keyPEM: [UInt8]
-        var stapleFile: [UInt8]?
+        var chain: ContentStamp
+        var key: ContentStamp
+        var stapleFile: ContentStamp?
         /// The findings of parsing them (not the key-permission check, which runs at every load).
         var findings: [Diagnostic]
         /// Until when the findings hold whatever the time: the leaf's notAfter (it then becomes expired) and
@@ -87,11 +99,11 @@ public struct CertificateDirectory: Sendable {
         /// Whether the files in `folder` are byte for byte those of this load, and its findings still hold `now`.
         func isCurrent(in folder: String, now: Date) -> Bool {
             guard let validUntil, now < validUntil else { return false }
-            let manager = FileManager.default
-            return manager.contents(atPath: folder + "/fullchain.pem").map(Array.init) == chainPEM
-                && manager.contents(atPath: folder + "/privkey.pem").map(Array.init) == keyPEM
-                && manager.contents(atPath: folder + "/" + CertificateDirectory.stapleFileName).map(Array.init)
-                    == stapleFile
+            func stamp(_ file: String) -> ContentStamp? {
+                FileManager.default.contents(atPath: folder + "/" + file).map { ContentStamp(Array($0)) }
+            }
+            return stamp("fullchain.pem") == chain && stamp("privkey.pem") == key
+                && stamp(CertificateDirectory.stapleFileName) == stapleFile
         }
     }
 
@@ -109,7 +121,15 @@ public struct CertificateDirectory: Sendable {
     ///
     /// A folder whose files hold the same bytes as its entry in `known` (and whose findings cannot have changed
     /// with time) is not parsed again: it comes back ``Folder/unchanged``, with the findings of its last load.
-    public func loadFolders(now: Date = Date(), known: [String: KnownFolder] = [:]) -> [Folder] {
+    ///
+    /// With `importing` (a server reading what it will serve), each certificate is imported into GnuTLS as soon as
+    /// it is read, on the same thread: a chain or key GnuTLS refuses is that folder's error (what
+    /// ``CertificateRefusals`` says), and the PEM bytes are let go at once instead of being held for every folder
+    /// until the SNI table is built (18 MiB at 10,000 folders, freed after the load in pieces too small to give
+    /// back to the system; docs/benchmarks.md).
+    public func loadFolders(now: Date = Date(), known: [String: KnownFolder] = [:], importing: Bool = false)
+        -> [Folder]
+    {
         let manager = FileManager.default
         guard let names = try? manager.contentsOfDirectory(atPath: path) else { return [] }
         let folderNames = names.sorted().filter { name in
@@ -120,6 +140,7 @@ public struct CertificateDirectory: Sendable {
         // Reading thousands of folders is a large part of a start: spread it over every processor. Chains are
         // parsed by OpenSSL only to check a staple, and the intermediates they share are then parsed once.
         let intermediates = IntermediateCertificates()
+        let imported = SharedIntermediates()
         return folderNames.concurrentMap { name in
             let folder = path + "/" + name
             var result = Folder(name: name, certificate: nil, diagnostics: [])
@@ -130,6 +151,9 @@ public struct CertificateDirectory: Sendable {
                 result.certificate = Self.loadFolder(
                     name: name, folder: folder, now: now, intermediates: intermediates,
                     diagnostics: &result.diagnostics)
+                if importing, let certificate = result.certificate {
+                    result.certificate = Self.imported(certificate, sharing: imported, diagnostics: &result.diagnostics)
+                }
             }
             if let exposed = PrivateKeyPermissions.check(folder + "/privkey.pem", refused: refusesExposedKeys) {
                 result.diagnostics.append(exposed)
@@ -190,13 +214,34 @@ public struct CertificateDirectory: Sendable {
                 $0, folder: folder, chainPEM: chainPEM, intermediates: intermediates, now: now,
                 diagnostics: &diagnostics)
         }
+        let keyPEM = Array(keyData)
         return DomainCertificate(
             folderName: name, fullchainPath: chainPath, summary: summary,
             ocspStaple: staple,
             known: KnownFolder(
-                chainPEM: chainPEM, keyPEM: Array(keyData), stapleFile: stapleFile, findings: diagnostics,
+                chain: ContentStamp(chainPEM), key: ContentStamp(keyPEM), stapleFile: stapleFile.map(ContentStamp.init),
+                findings: diagnostics,
                 validUntil: findingsValidUntil(
-                    notAfter: summary.notAfter, stapleFile: stapleFile, staple: staple, now: now)))
+                    notAfter: summary.notAfter, stapleFile: stapleFile, staple: staple, now: now)),
+            chainPEM: chainPEM, keyPEM: keyPEM)
+    }
+
+    /// `certificate` with its credential imported and its PEM bytes let go, or `nil` with GnuTLS's refusal.
+    private static func imported(
+        _ certificate: DomainCertificate, sharing intermediates: SharedIntermediates, diagnostics: inout [Diagnostic]
+    ) -> DomainCertificate? {
+        var certificate = certificate
+        do {
+            certificate.credential = try GnuTLSCredential(
+                chainPEM: certificate.chainPEM, keyPEM: certificate.keyPEM, staple: certificate.tableStaple,
+                label: "certificate folder '\(certificate.folderName)'", intermediates: intermediates)
+        } catch {
+            diagnostics.append(CertificateRefusals.finding(error, certificate: certificate))
+            return nil
+        }
+        certificate.chainPEM = []
+        certificate.keyPEM = []
+        return certificate
     }
 
     /// Until when a folder's findings hold: they change when the leaf expires and when the staple does; a

@@ -19,12 +19,15 @@ extension Server {
         var subjectAlternativeNames: SubjectAlternativeNames
         /// The checked OCSP response to staple, and when it stops being valid.
         var ocspStaple: (response: [UInt8], nextUpdate: Date)?
+        /// The chain, key and staple as GnuTLS serves them: what a new SNI table takes over.
+        var credential: GnuTLSCredential
         /// The folder's files as read and what was found in them: the next load skips parsing them if they did
         /// not change, and a new SNI table is built from them.
         var known: CertificateDirectory.KnownFolder
         var loadedAt: Date
 
-        init(_ certificate: DomainCertificate, loadedAt: Date) {
+        init(_ certificate: DomainCertificate, credential: GnuTLSCredential, loadedAt: Date) {
+            self.credential = credential
             folderName = certificate.folderName
             names = certificate.names
             notAfter = certificate.notAfter
@@ -37,7 +40,7 @@ extension Server {
 
         /// Whether `certificate` was read from the same files and staples the same response.
         func isSame(as certificate: DomainCertificate) -> Bool {
-            known.chainPEM == certificate.chainPEM && known.keyPEM == certificate.keyPEM
+            known.chain == certificate.known.chain && known.key == certificate.known.key
                 && ocspStaple?.response == certificate.ocspStaple?.response
         }
     }
@@ -128,20 +131,11 @@ extension Server {
     func loadCertificates(into catalog: inout Certificates, domains: [String], at now: Date) -> [Diagnostic] {
         let directory = CertificateDirectory(
             path: configuration.certificateDirectory, refusesExposedKeys: configuration.refusesExposedPrivateKeys)
-        let folders = directory.loadFolders(now: now, known: catalog.served.mapValues(\.known))
-        // Importing into GnuTLS is the costly part of a load, and where each key is parsed and checked against
-        // its leaf, so each new certificate is imported once, straight into the table that will serve it. Only
-        // if that table fails is each new certificate imported on its own, to find the ones GnuTLS refuses:
-        // those keep their folder's last good certificate.
-        var selection = CertificateSelection(folders: folders, previous: catalog, refused: [:], now: now)
-        var table = selection.makeTable(domains: domains, reusing: catalog.table)
-        if case .failure = table {
-            let refused = CertificateRefusals.find(in: selection.fresh)
-            if !refused.isEmpty {
-                selection = CertificateSelection(folders: folders, previous: catalog, refused: refused, now: now)
-                table = selection.makeTable(domains: domains, reusing: catalog.table)
-            }
-        }
+        // Each new certificate is imported into GnuTLS as its folder is read: one GnuTLS refuses is that folder's
+        // error, and the folder keeps its last good certificate.
+        let folders = directory.loadFolders(now: now, known: catalog.served.mapValues(\.known), importing: true)
+        let selection = CertificateSelection(folders: folders, previous: catalog, now: now)
+        let table = selection.makeTable(domains: domains)
         var diagnostics = (directory.devCAKeyFinding().map { [$0] } ?? []) + selection.diagnostics
         for folder in selection.keptLastGood {
             logger.warning(
@@ -183,44 +177,34 @@ extension Server {
     }
 
     /// Which certificate each folder serves after a load: its new one, or its last good one when the new files
-    /// fail (or GnuTLS refused them), and what to report about each.
+    /// fail (GnuTLS's refusals among them), and what to report about each.
     private struct CertificateSelection {
         var served: [String: ServedCertificate] = [:]
         var states: [ServerStatus.CertificateState] = []
         var diagnostics: [Diagnostic] = []
-        /// New or changed certificates, not imported into GnuTLS yet.
-        var fresh: [DomainCertificate] = []
         /// Folders whose new files failed, so their last good certificate stays.
         var keptLastGood: [String] = []
         /// Whether the table must be rebuilt.
         var changed: Bool
 
-        init(
-            folders: [CertificateDirectory.Folder], previous catalog: Certificates, refused: [String: Diagnostic],
-            now: Date
-        ) {
+        init(folders: [CertificateDirectory.Folder], previous catalog: Certificates, now: Date) {
             changed = catalog.table == nil
             for folder in folders {
-                var findings = folder.diagnostics
+                let findings = folder.diagnostics
                 let previous = catalog.served[folder.name]
                 var current: ServedCertificate?
                 if folder.unchanged, var previous {
                     previous.loadedAt = now
                     current = previous
-                } else if let certificate = folder.certificate {
+                } else if let certificate = folder.certificate, let credential = certificate.credential {
                     if var previous, previous.isSame(as: certificate) {
                         // Parsed again (its findings were due), found the same: the table keeps it, and the next
                         // load compares against these findings.
                         previous.loadedAt = now
                         previous.known = certificate.known
                         current = previous
-                    } else if let refusal = refused[folder.name] {
-                        // A certificate GnuTLS refuses (its key is not the leaf's, or unreadable; a broken
-                        // intermediate) must not take the whole table down with it.
-                        findings.append(refusal)
                     } else {
-                        current = ServedCertificate(certificate, loadedAt: now)
-                        fresh.append(certificate)
+                        current = ServedCertificate(certificate, credential: credential, loadedAt: now)
                         changed = true
                     }
                 }
@@ -242,15 +226,15 @@ extension Server {
             served.values.sorted { $0.folderName < $1.folderName }
         }
 
-        /// The SNI table for ``certificates``, or `nil` when nothing changed or there is nothing to serve.
-        func makeTable(domains: [String], reusing previous: CertificateTable?) -> Result<CertificateTable, any Error>? {
+        /// The SNI table for ``certificates``, or `nil` when nothing changed or there is nothing to serve. Every
+        /// credential was imported already: building the table only indexes the names.
+        func makeTable(domains: [String]) -> Result<CertificateTable, any Error>? {
             let certificates = certificates
             guard changed, !certificates.isEmpty else { return nil }
             let coverage = CertificateNameIndex(subjectAlternativeNames: certificates.map(\.subjectAlternativeNames))
             let defaultIndex = Self.defaultIndex(certificates, coverage: coverage, domains: domains)
             return Result {
-                try CertificateTable(
-                    entries: certificates.map(Server.tableEntry), defaultEntry: defaultIndex, reusing: previous)
+                try CertificateTable(entries: certificates.map(Server.tableEntry), defaultEntry: defaultIndex)
             }
         }
 
@@ -266,24 +250,18 @@ extension Server {
         }
     }
 
-    /// The SNI table's entry for a certificate in service.
+    /// The SNI table's entry for a certificate in service: its credential is the current table's.
     static func tableEntry(_ certificate: ServedCertificate) -> CertificateTable.Entry {
-        tableEntry(names: certificate.names, known: certificate.known, staple: certificate.ocspStaple)
+        CertificateTable.Entry(names: certificate.names, credential: certificate.credential)
     }
 
-    /// The SNI table's entry for a certificate just read.
+    /// The SNI table's entry for a certificate just read: its credential if imported, else its bytes to import.
     static func tableEntry(_ certificate: DomainCertificate) -> CertificateTable.Entry {
-        tableEntry(names: certificate.names, known: certificate.known, staple: certificate.ocspStaple)
-    }
-
-    private static func tableEntry(
-        names: [String], known: CertificateDirectory.KnownFolder, staple: (response: [UInt8], nextUpdate: Date)?
-    ) -> CertificateTable.Entry {
-        CertificateTable.Entry(
-            names: names, certificateChainPEM: known.chainPEM, privateKeyPEM: known.keyPEM,
-            staple: staple.map {
-                CertificateTable.OCSPStaple(
-                    response: $0.response, expires: Int($0.nextUpdate.timeIntervalSince1970.rounded(.down)))
-            })
+        if let credential = certificate.credential {
+            return CertificateTable.Entry(names: certificate.names, credential: credential)
+        }
+        return CertificateTable.Entry(
+            names: certificate.names, certificateChainPEM: certificate.chainPEM, privateKeyPEM: certificate.keyPEM,
+            staple: certificate.tableStaple)
     }
 }

@@ -275,7 +275,7 @@ public final class Server: Sendable {
         let loader = SiteConfigLoader()
         let known = Dictionary(previous.map { ($0.domain, $0) }, uniquingKeysWith: { first, _ in first })
         return folders.concurrentMap {
-            loader.loadDomain(domain: $0.domain, file: $0.file, reusing: known[$0.domain])
+            loader.loadDomain(domain: $0.domain, file: $0.file, reusing: known[$0.domain]).keptBetweenLoads()
         }
     }
 

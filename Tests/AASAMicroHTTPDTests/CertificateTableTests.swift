@@ -1,3 +1,4 @@
+import AASACore
 import AASAOpenSSL
 import Testing
 
@@ -73,24 +74,25 @@ import Testing
         #expect(parse?.code == .invalidCertificate)
     }
 
-    @Test func aNewTableTakesOverTheCredentialsOfUnchangedEntriesOnly() throws {
+    @Test func anImportedCredentialServesItsNamesInEveryTableBuiltWithIt() throws {
         let pki = try TestPKI()
         let a = try pki.entry(["a.test"]).entry
         let b = try pki.entry(["b.test"]).entry
-        let c = try pki.entry(["c.test"]).entry
-        let first = try CertificateTable(entries: [a, b])
-        var renamed = b
-        renamed.names = ["b.test", "www.b.test"]  // names choose the entry; the credential is the same
-        var stapled = a
-        stapled.staple = CertificateTable.OCSPStaple(response: [0x30, 0x00], expires: 0)
-        let second = try CertificateTable(entries: [c, renamed, stapled], reusing: first)
-        #expect(second.credentials[1] === first.credentials[1])
-        #expect(second.credentials[0] !== first.credentials[0] && second.credentials[0] !== first.credentials[1])
-        #expect(second.credentials[2] !== first.credentials[0])  // a new staple is a new credential
-        #expect(second.entryIndex(forServerName: "www.b.test") == 1)
-        // A changed key for the same chain is imported (and refused), never taken over.
-        let mixed = CertificateTable.Entry(
-            names: ["a.test"], certificateChainPEM: a.certificateChainPEM, privateKeyPEM: b.privateKeyPEM)
-        #expect(throws: HTTPListenerError.self) { try CertificateTable(entries: [mixed], reusing: first) }
+        // What a server does: import each certificate as its folder is read, then build tables from the imports.
+        let credential = try GnuTLSCredential(
+            chainPEM: a.certificateChainPEM, keyPEM: a.privateKeyPEM, staple: CertificateTable.OCSPStaple(response: [0x30, 0x00], expires: 0),
+            label: "a")
+        let first = try CertificateTable(entries: [CertificateTable.Entry(names: ["a.test"], credential: credential)])
+        let second = try CertificateTable(
+            entries: [b, CertificateTable.Entry(names: ["a.test", "www.a.test"], credential: credential)])
+        #expect(first.credentials[0] === credential && second.credentials[1] === credential)
+        #expect(second.entryIndex(forServerName: "www.a.test") == 1)
+        #expect(second.credentials[0] !== credential)
+        #expect(credential.staple?.pointee.response.size == 2)
+        // A key that is not the leaf's is refused at the import, with the code the server turns into a finding.
+        let refused = #expect(throws: HTTPListenerError.self) {
+            try GnuTLSCredential(chainPEM: a.certificateChainPEM, keyPEM: b.privateKeyPEM, label: "a")
+        }
+        #expect(refused?.code == .keyMismatch)
     }
 }

@@ -31,6 +31,16 @@ public struct LoadedDomain: Sendable {
     /// modification time gives the same result (``SiteConfigLoader/loadDomain(domain:file:reusing:)``).
     var source: SourceStamp?
 
+    /// This result as a server keeps it until the next load: without the link tests, which have run (their
+    /// findings are in ``diagnostics``) and are not needed again, as a result reused for an unchanged site.json
+    /// keeps those findings too. A server holds one result per domain; the tests were about 0.4 KiB of each.
+    public func keptBetweenLoads() -> LoadedDomain {
+        guard config?.tests.isEmpty == false else { return self }
+        var kept = self
+        kept.config?.tests = []
+        return kept
+    }
+
     /// Whether the domain may be published: generated, with no errors.
     public var isPublishable: Bool { generated != nil && !diagnostics.hasErrors }
 
@@ -295,26 +305,14 @@ public struct SiteConfigLoader: Sendable {
 /// the same length and modification second passes for the old one with odds of 2⁻⁶⁴, and nobody can aim for
 /// that without the seed. SHA-256 in Swift cost 0.4 million instructions per domain at each reload, this 0.02.
 struct SourceStamp: Sendable, Hashable {
-    var length: Int
-    var hash: Int
+    var content: ContentStamp
     var modified: Int
 
     /// The stamp of `bytes` read with modification time `modified`, or `nil` when the folder holds anything
     /// besides site.json (`folderEntries`).
     init?(bytes: [UInt8], modified: Int, folderEntries: [String]) {
         guard folderEntries == [SiteConfigLoader.fileName] else { return nil }
-        var hasher = Hasher()
-        bytes.withUnsafeBytes { raw in
-            // Eight bytes at a time: Hasher.combine(bytes:) went byte by byte, about 100 instructions each.
-            var offset = 0
-            while offset + 8 <= raw.count {
-                hasher.combine(raw.loadUnaligned(fromByteOffset: offset, as: UInt64.self))
-                offset += 8
-            }
-            for byte in raw[offset...] { hasher.combine(byte) }
-        }
-        length = bytes.count
-        hash = hasher.finalize()
+        content = ContentStamp(bytes)
         self.modified = modified
     }
 }

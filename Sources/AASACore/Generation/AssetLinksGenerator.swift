@@ -7,9 +7,9 @@ public struct AssetLinksGenerator: Sendable {
     public static let getLoginCredentials = "delegate_permission/common.get_login_creds"
 
     /// The generated statement list.
+    /// The statement tree is not kept: a server holds one output per domain for as long as it serves it, and the
+    /// tree cost about 0.5 KiB per domain that nothing read (the bytes are what is served, tested and signed).
     public struct Output: Sendable {
-        /// The statements.
-        public var value: JSONValue
         /// The compact bytes served.
         public var bytes: [UInt8]
         /// Warnings about rules Android cannot express.
@@ -53,8 +53,7 @@ public struct AssetLinksGenerator: Sendable {
             }
             statements.append(JSONNode(.members(pairs)))
         }
-        let value = JSONValue.array(statements)
-        return Output(value: value, bytes: JSONWriter(style: .compact).bytes(value), diagnostics: diagnostics)
+        return Output(bytes: JSONWriter(style: .compact).bytes(.array(statements)), diagnostics: diagnostics)
     }
 
     /// The dynamic rules of `app` in Android's component form (`/`, `?`, `#`, `exclude`, `comment`), leaving

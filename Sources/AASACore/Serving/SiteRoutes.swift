@@ -92,6 +92,10 @@ public final class SiteRoutes: RouteTable {
             Response(
                 status: 421, headers: plain,
                 body: Array("misdirected request: the Host header names a different domain than TLS SNI\n".utf8)))
+        // Every domain's 405 and 404 carry the same bytes: made once, their arrays shared by every domain's copy.
+        let methodNotAllowed = Response(
+            status: 405, headers: plain + [HTTPHeader("Allow", "GET, HEAD")], body: Array("method not allowed\n".utf8))
+        let notFound = Response(status: 404, headers: plain, body: Array("not found\n".utf8))
         var table: [(name: String, value: DomainRoutes)] = []
         table.reserveCapacity(published.count)
         for domain in published {
@@ -114,11 +118,8 @@ public final class SiteRoutes: RouteTable {
                         body: $0, contentType: "application/json", cacheControl: domain.cacheControl,
                         builder: &builder)
                 },
-                methodNotAllowed: builder.prepare(
-                    Response(
-                        status: 405, headers: plain + [HTTPHeader("Allow", "GET, HEAD")],
-                        body: Array("method not allowed\n".utf8))),
-                notFound: builder.prepare(Response(status: 404, headers: plain, body: Array("not found\n".utf8))),
+                methodNotAllowed: builder.prepare(methodNotAllowed),
+                notFound: builder.prepare(notFound),
                 pages: domain.pages.map {
                     PageRoutes(
                         domain: domain.domain, pages: $0, file: domain.file, builder: &builder, rendered: rendered)
