@@ -12,7 +12,7 @@ import AASACore
 #endif
 
 /// What serving a certificate chain needs to know of it, read from the PEM text in Swift: the names the leaf
-/// covers, its validity, its DER bytes, and how many certificates the chain holds.
+/// covers, its validity, its fingerprint, and how many certificates the chain holds.
 ///
 /// A server with thousands of domains reads every `fullchain.pem` at each start. Parsing them with OpenSSL 3.0
 /// cost about 1.2 million instructions a leaf, most of it building decoder chains for the public key under
@@ -32,13 +32,14 @@ public struct CertificateSummary: Sendable {
     public var notBefore: Date
     /// End of the leaf's validity.
     public var notAfter: Date
-    /// The leaf's DER encoding (for its fingerprint).
-    public var leafDER: [UInt8]
+    /// SHA-256 over the leaf's DER as uppercase hex pairs joined by `:` (as ``X509Certificate/sha256Fingerprint``).
+    ///
+    /// Made when the chain is read, on the thread reading it, instead of keeping the DER for it: a server keeps
+    /// what it reads of every certificate folder until the load ends, and the DER was 0.5 KiB of each, freed
+    /// in pieces too small to give back to the system (docs/benchmarks.md).
+    public var sha256Fingerprint: String
     /// How many certificates the chain holds, the leaf included.
     public var certificateCount: Int
-
-    /// SHA-256 over the leaf's DER as uppercase hex pairs joined by `:` (as ``X509Certificate/sha256Fingerprint``).
-    public var sha256Fingerprint: String { SHA256.fingerprint(leafDER) }
 
     /// The DNS names the leaf is served for: its subjectAltName DNS entries, or its CN when it has none
     /// (as ``X509Certificate/dnsNames`` and ``X509Certificate/subjectCommonName`` give them).
@@ -114,7 +115,7 @@ public struct CertificateSummary: Sendable {
         self.subjectCommonName = try Self.commonName(subject)
         self.notBefore = notBefore
         self.notAfter = notAfter
-        self.leafDER = der
+        sha256Fingerprint = SHA256.fingerprint(der)
         self.certificateCount = count
     }
 

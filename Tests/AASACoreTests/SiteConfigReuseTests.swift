@@ -35,6 +35,33 @@ import Testing
         #expect(reused(loader.loadDomain(domain: "shop.example", file: file, reusing: first)))
     }
 
+    /// What a server keeps of a load publishes exactly what the full load does, and is reused the same way.
+    @Test func theResultKeptBetweenLoadsPublishesWhatTheFullOneDoes() throws {
+        let text = #"""
+            {"cacheControl": "public, max-age=60", "hsts": {"maxAge": 600},
+             "universalLinks": {"apps": [{"appIDs": ["ABCDE12345.com.example.shop"], "rules": [{"path": "/buy/*"}]}]},
+             "webCredentials": ["ABCDE12345.com.example.shop"],
+             "android": {"apps": [{"package": "com.example.shop", "fingerprints": ["\#(
+                Array(repeating: "AB", count: 32).joined(separator: ":"))"]}]},
+             "tests": [{"url": "https://shop.example/buy/1", "opensApp": "ABCDE12345.com.example.shop"}]}
+            """#
+        let (root, file) = try domainFolder(text)
+        defer { try? FileManager.default.removeItem(atPath: root) }
+        let loader = SiteConfigLoader()
+        let full = loader.loadDomain(domain: "shop.example", file: file)
+        #expect(full.config?.tests.count == 1 && full.diagnostics.errors.isEmpty, "\(full.diagnostics)")
+        let kept = full.keptBetweenLoads()
+        // The decoded rules, apps and tests, and the generated document, are not kept.
+        #expect(kept.config?.universalLinks == nil && kept.config?.android == nil && kept.config?.tests == [])
+        #expect(kept.config?.webCredentials == [] && kept.generated?.file == AssociationFile())
+        let (fromFull, fromKept) = (try #require(full.published), try #require(kept.published))
+        #expect(fromKept.associationFile == fromFull.associationFile && fromKept.assetLinks == fromFull.assetLinks)
+        #expect(fromKept.cacheControl == "public, max-age=60" && fromKept.hsts == fromFull.hsts && fromKept.hsts != nil)
+        // The served file reads back as the document it was generated from (what `/match` and banners use).
+        #expect(fromKept.file == full.generated?.file)
+        #expect(reused(loader.loadDomain(domain: "shop.example", file: file, reusing: marked(kept))))
+    }
+
     @Test func changedBytesLoadAgain() throws {
         let (root, file) = try domainFolder()
         defer { try? FileManager.default.removeItem(atPath: root) }

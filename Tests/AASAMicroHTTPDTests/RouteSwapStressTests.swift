@@ -35,4 +35,27 @@ import Testing
         #expect(bodies.allSatisfy { $0 == "A" || $0 == "BB" })
         #expect(swaps > 0)
     }
+
+    /// libmicrohttpd sends a body straight from the Swift array that holds it (no copy): a body still being sent
+    /// when its table is replaced, and the table freed, must stay alive until the last byte leaves.
+    @Test func aBodyBeingSentOutlivesTheTableThatHeldIt() throws {
+        let line = Array("0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcde\n".utf8)
+        // 16 MiB: a client that reads nothing takes a few MiB into the kernel's buffers, the rest waits in the
+        // server, read from the body's storage, while the table is replaced.
+        let body = String(decoding: Array([[UInt8]](repeating: line, count: 262_144).joined()), as: UTF8.self)
+        let listener = try HTTPListener(configuration: testConfiguration(), routes: TestRoutes(helloBody: body))
+        defer { listener.stop(timeout: .zero) }
+        let client = try RawClient(port: listener.port)
+        #expect(client.send("GET /hello HTTP/1.1\r\nHost: a\r\nConnection: close\r\n\r\n"))
+        Thread.sleep(forTimeInterval: 0.2)
+        // Two swaps: the first table is released, and nothing else refers to its responses.
+        try listener.replaceRoutes(TestRoutes(helloBody: "A\n"))
+        try listener.replaceRoutes(TestRoutes(helloBody: "BB\n"))
+        let received = client.readAllBytes(timeout: 10)
+        let expected = Array(body.utf8)
+        // Compared outside the expectation: a failure prints the operands, here 16 MiB.
+        let intact = received.count > expected.count && received.suffix(expected.count).elementsEqual(expected)
+        #expect(intact, "received \(received.count) bytes; the body's last \(expected.count) differ or are missing")
+        #expect(splitResponse(try curl("/hello", port: listener.port).output).body == "BB\n")
+    }
 }

@@ -31,13 +31,16 @@ public struct LoadedDomain: Sendable {
     /// modification time gives the same result (``SiteConfigLoader/loadDomain(domain:file:reusing:)``).
     var source: SourceStamp?
 
-    /// This result as a server keeps it until the next load: without the link tests, which have run (their
-    /// findings are in ``diagnostics``) and are not needed again, as a result reused for an unchanged site.json
-    /// keeps those findings too. A server holds one result per domain; the tests were about 0.4 KiB of each.
+    /// This result as a server keeps it until the next load: the served bytes, the findings, and of the config
+    /// only the settings that say how the bytes are served (``SiteConfig/servingSettings``); not the decoded rules,
+    /// apps and link tests, nor the generated document. Those have done their work (generated the bytes, run the
+    /// tests, whose findings are in ``diagnostics``), and a result reused for an unchanged site.json keeps its
+    /// findings. A server holds one result per domain: the decoded model was about 2 KiB of each.
     public func keptBetweenLoads() -> LoadedDomain {
-        guard config?.tests.isEmpty == false else { return self }
         var kept = self
-        kept.config?.tests = []
+        kept.config = config?.servingSettings
+        kept.generated?.file = AssociationFile()
+        kept.generated?.detailsSource = []
         return kept
     }
 
@@ -51,8 +54,7 @@ public struct LoadedDomain: Sendable {
         let signing = config.signing.flatMap { $0.enabled ? $0 : nil }
         guard signing == nil || signedAssociationFile != nil else { return nil }
         var published = PublishedDomain(
-            domain: domain, associationFile: generated.bytes, cacheControl: config.cacheControl, file: generated.file,
-            pages: pages)
+            domain: domain, associationFile: generated.bytes, cacheControl: config.cacheControl, pages: pages)
         published.assetLinks = assetLinks?.bytes
         published.signedAssociationFile = signing == nil ? nil : signedAssociationFile
         published.signedPaths = signing?.paths ?? .root

@@ -1,14 +1,14 @@
 /// The served file of every published domain, so "which app opens this URL" can be answered for the
 /// configuration actually served.
 ///
-/// A domain's matcher is compiled when a query names it (tens of microseconds): compiling every domain's at
-/// each load cost time and memory for all of them, thousands with many domains, for an admin query that
-/// names one.
+/// A domain's file is parsed from the bytes served and its matcher compiled when a query names it (tens of
+/// microseconds): the answer is about exactly what is served, and keeping every domain's document and matcher
+/// cost memory for all of them, thousands with many domains, for an admin query that names one.
 public struct DomainMatchers: Sendable {
-    private let files: [String: AssociationFile]
+    private let files: [String: [UInt8]]
 
-    /// Keeps each domain's served file.
-    public init(files: [String: AssociationFile]) {
+    /// Keeps each domain's served file (its JSON bytes).
+    public init(served files: [String: [UInt8]]) {
         self.files = files
     }
 
@@ -20,8 +20,11 @@ public struct DomainMatchers: Sendable {
         guard let parsed = try? MatchURL(parsing: url), let host = parsed.host, parsed.scheme != nil else {
             return .failure(MatchLookupError(status: 400, message: "'\(url)' is not an absolute http(s) URL"))
         }
-        guard let domain = HostName.normalized(host), let file = files[domain] else {
+        guard let domain = HostName.normalized(host), let bytes = files[domain] else {
             return .failure(MatchLookupError(status: 404, message: "no configured domain serves '\(host)'"))
+        }
+        guard let file = AssociationFile.parse(SourceText(name: domain, bytes: bytes)).file else {
+            return .failure(MatchLookupError(status: 500, message: "the file served for \(domain) cannot be read back"))
         }
         return .success(URLMatcher(file: file, mode: .modern))
     }

@@ -182,7 +182,7 @@ public struct PageRoutes: Sendable {
     /// RFC 9110 §13.2.2: `If-None-Match` decides when present; otherwise `If-Modified-Since`.
     static func isNotModified(_ request: some HTTPRequest, etag: [UInt8], lastModified: Int) -> Bool {
         let byTag: Bool? = request.withHeader("If-None-Match") { list in
-            list.map { StaticResource.entityTagList($0, contains: etag) }
+            list.map { list in etag.withUnsafeBufferPointer { StaticResource.entityTagList(list, contains: $0) } }
         }
         if let byTag { return byTag }
         return request.withHeader("If-Modified-Since") { raw in

@@ -12,8 +12,6 @@ public struct PublishedDomain: Sendable {
     public var associationFile: [UInt8]
     /// `Cache-Control` for the association file.
     public var cacheControl: String
-    /// The served file as a document, for the matcher.
-    public var file: AssociationFile
     /// `/.well-known/assetlinks.json`, when the domain has Android apps (spec §7).
     public var assetLinks: [UInt8]?
     /// The CMS-signed association file (`application/pkcs7-mime`), when signing is on (spec §4).
@@ -26,14 +24,19 @@ public struct PublishedDomain: Sendable {
     public var hsts: String?
 
     /// Creates a published domain.
-    public init(
-        domain: String, associationFile: [UInt8], cacheControl: String, file: AssociationFile, pages: SitePages? = nil
-    ) {
+    public init(domain: String, associationFile: [UInt8], cacheControl: String, pages: SitePages? = nil) {
         self.domain = domain
         self.associationFile = associationFile
         self.cacheControl = cacheControl
-        self.file = file
         self.pages = pages
+    }
+
+    /// The served association file as a document, read back from its bytes (for the pages' banner matcher): a
+    /// server does not keep every domain's document, most of its memory per domain (docs/benchmarks.md). The
+    /// bytes were generated from a valid document, so they read back; an empty document otherwise (no URL
+    /// matches, so no banner claims an app).
+    public var file: AssociationFile {
+        AssociationFile.parse(SourceText(name: domain, bytes: associationFile)).file ?? AssociationFile()
     }
 }
 
