@@ -21,8 +21,8 @@ extension Server {
         var ocspStaple: (response: [UInt8], nextUpdate: Date)?
         /// The chain, key and staple as GnuTLS serves them: what a new SNI table takes over.
         var credential: GnuTLSCredential
-        /// The folder's files as read and what was found in them: the next load skips parsing them if they did
-        /// not change, and a new SNI table is built from them.
+        /// The folder's files by their stamps, and what was found in them: the next load skips parsing them if
+        /// they did not change.
         var known: CertificateDirectory.KnownFolder
         var loadedAt: Date
 
