@@ -26,7 +26,12 @@ public struct LoadedDomain: Sendable {
     /// The CMS-signed association file, set by the server's signer when signing is enabled.
     public var signedAssociationFile: [UInt8]?
     /// The pages, icons and landing page, when loaded from a folder.
-    public var pages: SitePages?
+    public var pages: SitePages? {
+        get { pagesStorage?.value }
+        set { pagesStorage = newValue.map(OutOfLine.init) }
+    }
+    /// Out of line: most domains serve no pages, and a server keeps one result per domain.
+    var pagesStorage: OutOfLine<SitePages>?
     /// What the load read, when the domain folder held only site.json: a later load of the same bytes and
     /// modification time gives the same result (``SiteConfigLoader/loadDomain(domain:file:reusing:)``).
     var source: SourceStamp?

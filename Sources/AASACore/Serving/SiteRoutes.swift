@@ -19,7 +19,12 @@ public struct PublishedDomain: Sendable {
     /// Where the signed file is served.
     public var signedPaths: SigningConfig.Paths = .root
     /// Pages, touch icons and landing page; `nil` when the domain serves none.
-    public var pages: SitePages?
+    public var pages: SitePages? {
+        get { pagesStorage?.value }
+        set { pagesStorage = newValue.map(OutOfLine.init) }
+    }
+    /// Out of line: most domains serve no pages, and a server keeps one of these per domain.
+    private var pagesStorage: OutOfLine<SitePages>?
     /// `Strict-Transport-Security` value for the domain's HTTPS responses, or `nil` for none.
     public var hsts: String?
 
