@@ -88,7 +88,8 @@ public final class Server: Sendable {
     public var adminPort: UInt16? { running.withLock { $0.admin?.port } }
     /// The domains currently published.
     public var publishedDomains: [String] { catalog.withLock { $0.published.keys.sorted() } }
-    /// The most recent load result of every domain folder.
+    /// The most recent load result of every domain folder, as the server keeps it (``LoadedDomain/keptBetweenLoads()``:
+    /// the serving settings of each config, not its rules, apps or tests).
     public var loadedDomains: [LoadedDomain] { catalog.withLock { $0.loaded } }
     /// What is served and what the last load found (also served as the admin listener's `/status`).
     public var status: ServerStatus? { catalog.withLock { $0.status } }
