@@ -68,7 +68,8 @@ public final class AdminRoutes: RouteTable {
                     : Response(status: 503, headers: plain, body: Array((reasons.joined(separator: "\n") + "\n").utf8)))
         preparedResponses = builder.responses
         matchers = DomainMatchers(
-            served: Dictionary(published.map { ($0.domain, $0.associationFile) }, uniquingKeysWith: { first, _ in first }))
+            served: Dictionary(
+                published.map { ($0.domain, $0.associationFile) }, uniquingKeysWith: { first, _ in first }))
         serverStatus = status
         self.live = live
     }

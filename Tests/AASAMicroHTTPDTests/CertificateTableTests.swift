@@ -79,9 +79,9 @@ import Testing
         let a = try pki.entry(["a.test"]).entry
         let b = try pki.entry(["b.test"]).entry
         // What a server does: import each certificate as its folder is read, then build tables from the imports.
+        let staple = CertificateTable.OCSPStaple(response: [0x30, 0x00], expires: 0)
         let credential = try GnuTLSCredential(
-            chainPEM: a.certificateChainPEM, keyPEM: a.privateKeyPEM, staple: CertificateTable.OCSPStaple(response: [0x30, 0x00], expires: 0),
-            label: "a")
+            chainPEM: a.certificateChainPEM, keyPEM: a.privateKeyPEM, staple: staple, label: "a")
         let first = try CertificateTable(entries: [CertificateTable.Entry(names: ["a.test"], credential: credential)])
         let second = try CertificateTable(
             entries: [b, CertificateTable.Entry(names: ["a.test", "www.a.test"], credential: credential)])
