@@ -35,27 +35,44 @@ public struct AssociationSigner: Sendable {
     }
 
     /// Signs every domain in `loaded` that has signing on and no errors so far; appends the findings.
+    ///
+    /// The certificate folder and the development CA are read once for all of them, and only when a domain signs
+    /// with its TLS certificate: reading them for each signing domain made a load quadratic in the domains when
+    /// thousands sign (docs/benchmarks.md). The domains are signed on every processor.
     public func sign(_ loaded: [LoadedDomain], now: Date = Date()) -> [LoadedDomain] {
-        loaded.map { domain in
-            var domain = domain
-            guard let signing = domain.config?.signing, signing.enabled, let generated = domain.generated,
+        @Sendable func signing(_ domain: LoadedDomain) -> SigningConfig? {
+            guard let signing = domain.config?.signing, signing.enabled, domain.generated != nil,
                 !domain.diagnostics.hasErrors
-            else { return domain }
+            else { return nil }
+            return signing
+        }
+        let signers = loaded.compactMap(signing)
+        guard !signers.isEmpty else { return loaded }
+        let folders =
+            signers.contains { $0.certificate == nil || $0.key == nil }
+            ? CertificateDirectory(path: certificateDirectory).loadFolders() : []
+        let roots = knownRoots()
+        return loaded.concurrentMap { domain in
+            guard let signing = signing(domain), let generated = domain.generated else { return domain }
+            var domain = domain
             let (signed, findings) = sign(
-                generated.bytes, domain: domain.domain, signing: signing, siteFile: domain.file, now: now)
+                generated.bytes, domain: domain.domain, signing: signing, siteFile: domain.file, now: now,
+                folders: folders, knownRoots: roots)
             domain.signedAssociationFile = signed
             domain.diagnostics += findings
             return domain
         }
     }
 
-    /// Signs `content` for `domain`; the signature or every reason it cannot be made.
-    func sign(_ content: [UInt8], domain: String, signing: SigningConfig, siteFile: String, now: Date)
-        -> ([UInt8]?, [Diagnostic])
-    {
-        let (found, identityProblems) = identity(for: domain, signing: signing, siteFile: siteFile)
+    /// Signs `content` for `domain`; the signature or every reason it cannot be made. `folders` is the certificate
+    /// folder as read for this load (read here when `nil`), `knownRoots` the development CA (likewise).
+    func sign(
+        _ content: [UInt8], domain: String, signing: SigningConfig, siteFile: String, now: Date,
+        folders: [CertificateDirectory.Folder]? = nil, knownRoots: [X509Certificate]? = nil
+    ) -> ([UInt8]?, [Diagnostic]) {
+        let (found, identityProblems) = identity(for: domain, signing: signing, siteFile: siteFile, folders: folders)
         guard let identity = found else { return (nil, identityProblems) }
-        var findings = Self.check(identity, domain: domain, now: now, knownRoots: knownRoots())
+        var findings = Self.check(identity, domain: domain, now: now, knownRoots: knownRoots ?? self.knownRoots())
         guard !findings.hasErrors else { return (nil, findings) }
         let cacheKey = SHA256.hex(content) + "|" + identity.fingerprint
         let signed: [UInt8]
@@ -94,8 +111,11 @@ public struct AssociationSigner: Sendable {
         return (signed, findings)
     }
 
-    /// The identity `signing` names, or the TLS certificate for `domain` from the certificate folder.
-    public func identity(for domain: String, signing: SigningConfig, siteFile: String) -> (Identity?, [Diagnostic]) {
+    /// The identity `signing` names, or the TLS certificate for `domain` from the certificate folder (`folders`, as
+    /// read for this load; read here when `nil`).
+    public func identity(
+        for domain: String, signing: SigningConfig, siteFile: String, folders: [CertificateDirectory.Folder]? = nil
+    ) -> (Identity?, [Diagnostic]) {
         if let certificateName = signing.certificate, let keyName = signing.key {
             let folder = (siteFile as NSString).deletingLastPathComponent
             func resolve(_ name: String) -> String {
@@ -105,7 +125,7 @@ public struct AssociationSigner: Sendable {
                 certificate: resolve(certificateName), key: resolve(keyName), chain: signing.chain.map(resolve),
                 domain: domain)
         }
-        let folders = CertificateDirectory(path: certificateDirectory).loadFolders()
+        let folders = folders ?? CertificateDirectory(path: certificateDirectory).loadFolders()
         if let own = folders.first(where: { $0.name == domain }), own.certificate == nil {
             let reasons = own.diagnostics.errors
             let rule =
