@@ -20,11 +20,10 @@ public struct CertificateCheck: Sendable {
     /// Every finding for `domains`, and for the folders themselves (unreadable files, key mismatches).
     public func check(domains: [String], now: Date = Date()) -> [Diagnostic] {
         let folder = CertificateDirectory(path: directory)
-        let (loaded, folderFindings) = folder.load(now: now)
-        // What GnuTLS refuses to import (a key that is not the leaf's, an unreadable key), the server refuses.
-        let refused = CertificateRefusals.find(in: loaded)
-        let certificates = loaded.filter { refused[$0.folderName] == nil }
-        var found = folderFindings + loaded.compactMap { refused[$0.folderName] }
+        // Read as the server reads it: what GnuTLS refuses to import (a key that is not the leaf's, an unreadable
+        // key) is that folder's error here too.
+        let (certificates, folderFindings) = folder.load(now: now, importing: true)
+        var found = folderFindings
         if let devCAKey = folder.devCAKeyFinding() { found.append(devCAKey) }
         for domain in domains {
             let ownFolder = directory + "/" + domain + "/fullchain.pem"

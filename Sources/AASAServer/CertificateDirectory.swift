@@ -7,7 +7,8 @@ import Foundation
 ///
 /// Read for serving: the leaf's names and dates come from ``CertificateSummary`` (no OpenSSL), and the key is
 /// not parsed here. GnuTLS parses the chain and key when it imports them to serve, and refuses a key that does
-/// not belong to the leaf (``CertificateRefusals`` words that for `check` and the server alike).
+/// not belong to the leaf (``CertificateDirectory/loadFolders(now:known:importing:)``, for `check` and the server
+/// alike).
 public struct DomainCertificate: Sendable {
     /// The folder name (a domain, `*.example.com`, or anything else; the SANs decide what it covers).
     public var folderName: String
@@ -107,9 +108,12 @@ public struct CertificateDirectory: Sendable {
         }
     }
 
-    /// Every usable certificate, sorted by folder name, and the findings about all of them.
-    public func load(now: Date = Date()) -> (certificates: [DomainCertificate], diagnostics: [Diagnostic]) {
-        let folders = loadFolders(now: now)
+    /// Every usable certificate, sorted by folder name, and the findings about all of them; with `importing`, as
+    /// the server reads them (``loadFolders(now:known:importing:)``).
+    public func load(now: Date = Date(), importing: Bool = false)
+        -> (certificates: [DomainCertificate], diagnostics: [Diagnostic])
+    {
+        let folders = loadFolders(now: now, importing: importing)
         return (folders.compactMap(\.certificate), folders.flatMap(\.diagnostics))
     }
 
@@ -123,8 +127,8 @@ public struct CertificateDirectory: Sendable {
     /// with time) is not parsed again: it comes back ``Folder/unchanged``, with the findings of its last load.
     ///
     /// With `importing` (a server reading what it will serve), each certificate is imported into GnuTLS as soon as
-    /// it is read, on the same thread: a chain or key GnuTLS refuses is that folder's error (what
-    /// ``CertificateRefusals`` says), and the PEM bytes are let go at once instead of being held for every folder
+    /// it is read, on the same thread: a chain or key GnuTLS refuses is that folder's error (`check` reads the
+    /// folder this way too, so it reports exactly what the server refuses), and the PEM bytes are let go at once instead of being held for every folder
     /// until the SNI table is built (18 MiB at 10,000 folders, freed after the load in pieces too small to give
     /// back to the system; docs/benchmarks.md).
     public func loadFolders(now: Date = Date(), known: [String: KnownFolder] = [:], importing: Bool = false)
@@ -236,12 +240,34 @@ public struct CertificateDirectory: Sendable {
                 chainPEM: certificate.chainPEM, keyPEM: certificate.keyPEM, staple: certificate.tableStaple,
                 label: "certificate folder '\(certificate.folderName)'", intermediates: intermediates)
         } catch {
-            diagnostics.append(CertificateRefusals.finding(error, certificate: certificate))
+            diagnostics.append(refusal(error, certificate: certificate))
             return nil
         }
         certificate.chainPEM = []
         certificate.keyPEM = []
         return certificate
+    }
+
+    /// The finding for a certificate GnuTLS refused to import with `error`: the file at fault, and the fix.
+    private static func refusal(_ error: any Error, certificate: DomainCertificate) -> Diagnostic {
+        switch (error as? HTTPListenerError)?.code {
+        case .keyMismatch?:
+            Diagnostic(
+                .error, rule: "certificate-key-mismatch",
+                "privkey.pem does not belong to the certificate in fullchain.pem", file: certificate.privateKeyPath,
+                hint: "copy the key that was generated with this certificate")
+        case .invalidPrivateKey?:
+            // Nothing of the key itself goes into a message.
+            Diagnostic(
+                .error, rule: "certificate-invalid", "cannot read the private key", file: certificate.privateKeyPath,
+                hint: "privkey.pem must hold one unencrypted PEM private key")
+        default:
+            Diagnostic(
+                .error, rule: "certificate-invalid",
+                "cannot read the certificate chain: \((error as? HTTPListenerError)?.reason ?? "\(error)")",
+                file: certificate.fullchainPath,
+                hint: "fullchain.pem must hold PEM certificates, leaf first, matching privkey.pem")
+        }
     }
 
     /// Until when a folder's findings hold: they change when the leaf expires and when the staple does; a

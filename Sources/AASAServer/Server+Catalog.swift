@@ -254,14 +254,4 @@ extension Server {
     static func tableEntry(_ certificate: ServedCertificate) -> CertificateTable.Entry {
         CertificateTable.Entry(names: certificate.names, credential: certificate.credential)
     }
-
-    /// The SNI table's entry for a certificate just read: its credential if imported, else its bytes to import.
-    static func tableEntry(_ certificate: DomainCertificate) -> CertificateTable.Entry {
-        if let credential = certificate.credential {
-            return CertificateTable.Entry(names: certificate.names, credential: credential)
-        }
-        return CertificateTable.Entry(
-            names: certificate.names, certificateChainPEM: certificate.chainPEM, privateKeyPEM: certificate.keyPEM,
-            staple: certificate.tableStaple)
-    }
 }

@@ -105,16 +105,13 @@ public final class Server: Sendable {
         let now = Date()
         // Watch before reading, so a change made while the server starts is not missed.
         let watcher = configuration.watchForChanges ? makeWatcher() : nil
-        let folders: [(domain: String, file: String)]
+        let (domains, certificateLoad) = load(after: Catalog(), at: now)
+        let loaded: [LoadedDomain]
         do {
-            folders = try SiteConfigLoader.domainFolders(directory: configuration.configDirectory)
+            loaded = try domains.get()
         } catch {
             throw StartupError(diagnostics: [error], isConfigurationError: true)
         }
-        let (certificateLoad, domains) = concurrently(
-            certificateLoader(Certificates(), domains: folders.map(\.domain), at: now)
-        ) { loadDomains(folders) }
-        let loaded = signer.sign(domains, now: now)
         let diagnostics = loaded.flatMap(\.diagnostics)
         // Errors go back to the caller, which prints them; only what does not stop the start is logged.
         log(diagnostics.filter { $0.severity != .error })
@@ -218,17 +215,9 @@ public final class Server: Sendable {
         var diagnostics: [Diagnostic] = []
         var failed = false
         var changed: [String] = []
-        let folders = Result { () throws(Diagnostic) in
-            try SiteConfigLoader.domainFolders(directory: configuration.configDirectory)
-        }
-        let previous = catalog.loaded
-        let (certificateLoad, domains) = concurrently(
-            certificateLoader(
-                catalog.certificates, domains: (try? folders.get())?.map(\.domain) ?? previous.map(\.domain), at: now)
-        ) { folders.map { loadDomains($0, reusing: previous) } }
+        let (domains, certificateLoad) = load(after: catalog, at: now)
         switch domains {
-        case .success(let domains):
-            let loaded = signer.sign(domains, now: now)
+        case .success(let loaded):
             diagnostics = loaded.flatMap(\.diagnostics)
             log(diagnostics)
             changed = catalog.apply(loaded, at: now)
@@ -266,11 +255,29 @@ public final class Server: Sendable {
         return "\(milliseconds / 1000)." + String(repeating: "0", count: 3 - fraction.count) + fraction
     }
 
+    /// One load of the config folder and the certificate folder, as the start and every reload make it: the domains
+    /// (loaded, then signed) and the certificates side by side (``concurrently(_:_:)``), each reusing what
+    /// `previous` kept of the last load. The domains fail as a whole only when the config folder cannot be listed;
+    /// the certificates are `nil` without an HTTPS listener.
+    private func load(after previous: Catalog, at now: Date)
+        -> (domains: Result<[LoadedDomain], Diagnostic>, certificates: (Certificates, [Diagnostic])?)
+    {
+        let folders = Result { () throws(Diagnostic) in
+            try SiteConfigLoader.domainFolders(directory: configuration.configDirectory)
+        }
+        // The SNI table needs only the domains' names: the folder listing's, or the last load's without one.
+        let names = (try? folders.get())?.map(\.domain) ?? previous.loaded.map(\.domain)
+        let (certificates, domains) = concurrently(certificateLoader(previous.certificates, domains: names, at: now)) {
+            folders.map { signer.sign(loadDomains($0, reusing: previous.loaded), now: now) }
+        }
+        return (domains, certificates)
+    }
+
     /// Loads every domain folder (``SiteConfigLoader/domainFolders(directory:)``), as `SiteConfigLoader.loadAll`
     /// does, on every processor at once: with thousands of domains this is most of a start or reload. A domain
     /// whose site.json did not change since `previous` was loaded keeps that result
     /// (``SiteConfigLoader/loadDomain(domain:file:reusing:)``).
-    private func loadDomains(_ folders: [(domain: String, file: String)], reusing previous: [LoadedDomain] = [])
+    private func loadDomains(_ folders: [(domain: String, file: String)], reusing previous: [LoadedDomain])
         -> [LoadedDomain]
     {
         let loader = SiteConfigLoader()
