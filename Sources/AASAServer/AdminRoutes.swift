@@ -123,6 +123,7 @@ public final class AdminRoutes: RouteTable {
         gauges.reloads = live.reloads()
         gauges.listeners = live.listeners()
         for domain in serverStatus?.domains ?? [] {
+            gauges.domainStates[domain.state, default: 0] += 1
             if let date = domain.lastGoodLoad { gauges.lastGoodLoad[domain.domain] = date }
         }
         for certificate in serverStatus?.certificates ?? [] where certificate.serving {

@@ -121,9 +121,12 @@ public struct AssociationSigner: Sendable {
             func resolve(_ name: String) -> String {
                 name.hasPrefix("/") ? name : (folder as NSString).appendingPathComponent(name)
             }
+            // Named files are the tenant's: confined to the domain's folder, never the certificate folder.
+            let confinement = DomainFolder(domain: domain, file: siteFile, excluding: [certificateDirectory])
+                .confinement
             return Self.readIdentity(
                 certificate: resolve(certificateName), key: resolve(keyName), chain: signing.chain.map(resolve),
-                domain: domain)
+                domain: domain, within: confinement ?? Confinement(folder: folder, excluded: [certificateDirectory]))
         }
         let folders = folders ?? CertificateDirectory(path: certificateDirectory).loadFolders()
         if let own = folders.first(where: { $0.name == domain }), own.certificate == nil {
@@ -206,20 +209,30 @@ public struct AssociationSigner: Sendable {
         )
     }
 
-    /// Reads a named identity: `certificate` (leaf first, may hold intermediates), `key`, optional `chain`.
-    public static func readIdentity(certificate: String, key: String, chain: String?, domain: String?)
-        -> (Identity?, [Diagnostic])
-    {
+    /// Largest signing certificate, key or chain file read.
+    public static let maximumIdentityFileBytes = 1 << 20
+
+    /// Reads a named identity: `certificate` (leaf first, may hold intermediates), `key`, optional `chain`; each a
+    /// regular file of at most ``maximumIdentityFileBytes`` inside `confinement` (a domain's folder; `nil` for files
+    /// the operator names on the command line).
+    public static func readIdentity(
+        certificate: String, key: String, chain: String?, domain: String?, within confinement: Confinement? = nil
+    ) -> (Identity?, [Diagnostic]) {
         var problems: [Diagnostic] = []
         func read(_ path: String, _ what: String) -> [UInt8]? {
-            guard let data = FileManager.default.contents(atPath: path) else {
+            switch ConfinedFile.read(
+                path, within: confinement ?? Confinement(folder: "/"), maximumBytes: maximumIdentityFileBytes)
+            {
+            case .success(let contents): return contents.bytes
+            case .failure(.missing), .failure(.unreadable):
                 problems.append(
                     Diagnostic(
                         .error, rule: "signing-identity", "cannot read the signing \(what) '\(path)'", file: path,
-                        hint: "check the path (relative to the site.json folder, or absolute) and permissions"))
-                return nil
+                        hint: "check the path (relative to the site.json folder) and permissions"))
+            case .failure(let refusal):
+                problems.append(refusal.diagnostic(path, what: "the signing \(what)"))
             }
-            return Array(data)
+            return nil
         }
         let certificateBytes = read(certificate, "certificate")
         let keyBytes = read(key, "key")

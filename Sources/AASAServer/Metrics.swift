@@ -6,6 +6,7 @@ struct Metrics {
     /// Gauges taken from the running server when the page is asked for.
     struct Gauges {
         var reloads: [String: Int] = [:]
+        var domainStates: [ServerStatus.DomainState.State: Int] = [:]
         var lastGoodLoad: [String: Date] = [:]
         var certificateExpiry: [(folder: String, notAfter: Date)] = []
         var listeners: [String: AdminRoutes.ListenerFigures] = [:]
@@ -41,6 +42,12 @@ struct Metrics {
         family("aasa_reloads_total", "counter", "Configuration loads by result (ok, errors, failed).")
         for result in ["ok", "errors", "failed"] {
             sample("aasa_reloads_total", [("result", result)], "\(gauges.reloads[result] ?? 0)")
+        }
+        family(
+            "aasa_domains", "gauge",
+            "Domain folders by state: published, stale (last good version served), failed (nothing served), removing.")
+        for state in ServerStatus.DomainState.State.allCases {
+            sample("aasa_domains", [("state", state.rawValue)], "\(gauges.domainStates[state] ?? 0)")
         }
         family("aasa_domain_last_good_load_timestamp_seconds", "gauge", "When each domain's served version was loaded.")
         for (domain, date) in gauges.lastGoodLoad.sorted(by: { $0.key < $1.key }) {

@@ -67,14 +67,18 @@ extension Server {
         var domainLoadTimes: [String: Date] = [:]
         /// The most recent load result of every domain folder.
         var loaded: [LoadedDomain] = []
+        /// Domains whose folder disappeared while they were published, and when that was first seen: they keep being
+        /// served until ``ServerConfiguration/removalGrace`` has passed.
+        var removedSince: [String: Date] = [:]
         /// What the certificate folder serves.
         var certificates = Certificates()
         /// The status after the most recent load.
         var status: ServerStatus?
 
         /// Takes in a fresh load of the config folder: clean domains replace their published version, broken
-        /// ones keep theirs, removed folders are unpublished. Returns the domains whose served bytes changed.
-        mutating func apply(_ loaded: [LoadedDomain], at now: Date) -> [String] {
+        /// ones keep theirs, and folders that disappeared are unpublished once they have been gone for
+        /// `removalGrace` (until then they keep being served). Returns the domains whose served bytes changed.
+        mutating func apply(_ loaded: [LoadedDomain], at now: Date, removalGrace: Duration = .zero) -> [String] {
             var next: [String: PublishedDomain] = [:]
             var times: [String: Date] = [:]
             next.reserveCapacity(loaded.count)
@@ -88,6 +92,17 @@ extension Server {
                     times[domain.domain] = domainLoadTimes[domain.domain]
                 }
             }
+            let present = Set(loaded.map(\.domain))
+            var removing: [String: Date] = [:]
+            let grace = Double(removalGrace.components.seconds) + Double(removalGrace.components.attoseconds) / 1e18
+            for (name, version) in published where !present.contains(name) {
+                let since = removedSince[name] ?? now
+                guard now.timeIntervalSince(since) < grace else { continue }
+                next[name] = version
+                times[name] = domainLoadTimes[name]
+                removing[name] = since
+            }
+            removedSince = removing
             let changed = Set(next.keys).union(published.keys).filter { name in
                 let old = published[name]
                 let new = next[name]
@@ -112,11 +127,16 @@ extension Server {
                 started: started,
                 lastReload: ServerStatus.LoadOutcome(
                     time: now, trigger: trigger, result: result, errors: errors, warnings: warnings),
-                domains: loaded.map { domain in
+                domains: (loaded.map { domain in
                     ServerStatus.DomainState(
                         domain: domain.domain, published: published[domain.domain] != nil,
                         lastGoodLoad: domainLoadTimes[domain.domain], errors: domain.diagnostics.errors)
-                },
+                }
+                    + removedSince.map { name, since in
+                        ServerStatus.DomainState(
+                            domain: name, published: true, lastGoodLoad: domainLoadTimes[name], errors: [],
+                            removedSince: since)
+                    }).sorted { $0.domain < $1.domain },
                 certificates: certificates.states)
         }
     }

@@ -38,6 +38,8 @@ public final class Server: Sendable {
     private let catalog = Mutex(Catalog())
     /// Signatures kept across reloads, so an unchanged domain keeps its exact signed bytes.
     private let signatureCache = SignatureCache()
+    /// When the pending reload for a removal grace is due, if one is scheduled (``scheduleRemovals(_:)``).
+    private let removalReload = Mutex<Date?>(nil)
 
     /// Creates a server; nothing is loaded or bound until ``start()``.
     /// `recorder` observes the public listeners; by default it counts only (no access log, no printout).
@@ -98,7 +100,10 @@ public final class Server: Sendable {
 
     /// Loads every domain and certificate, starts the listeners and, if configured, the file watcher.
     ///
-    /// Refuses to start when any domain has an error: at startup there is no last good version to fall back on.
+    /// Every domain and certificate that loads is served; the others are logged, listed on `/status` and `/readyz`,
+    /// and counted in `/metrics`, so one tenant's mistake (or a signing certificate that expired while the server
+    /// was down) never keeps the other domains offline. The start fails only when no domain at all can be served,
+    /// or, with ``ServerConfiguration/refusesToStartWithErrors``, on any error.
     public func start() throws(StartupError) {
         let clock = ContinuousClock()
         let loadStarted = clock.now
@@ -113,9 +118,9 @@ public final class Server: Sendable {
             throw StartupError(diagnostics: [error], isConfigurationError: true)
         }
         let diagnostics = loaded.flatMap(\.diagnostics)
-        // Errors go back to the caller, which prints them; only what does not stop the start is logged.
-        log(diagnostics.filter { $0.severity != .error })
-        guard !diagnostics.hasErrors else {
+        // A certificate folder that fails leaves its names on the default certificate, as on reload; the domains
+        // decide whether the start goes on.
+        guard !configuration.refusesToStartWithErrors || !diagnostics.hasErrors else {
             throw StartupError(diagnostics: diagnostics.errors, isConfigurationError: true)
         }
         if loaded.isEmpty {
@@ -125,6 +130,16 @@ public final class Server: Sendable {
         }
         var catalog = Catalog()
         _ = catalog.apply(loaded, at: now)
+        guard loaded.isEmpty || !catalog.published.isEmpty else {
+            throw StartupError(
+                diagnostics: diagnostics.errors + [
+                    Diagnostic(
+                        .error, rule: "no-domain-served",
+                        "none of the \(loaded.count) domain folders in '\(configuration.configDirectory)' can be served",
+                        file: configuration.configDirectory, hint: "fix the errors above")
+                ], isConfigurationError: true)
+        }
+        log(diagnostics)
         var certificateDiagnostics: [Diagnostic] = []
         if let (certificates, diagnostics) = certificateLoad {
             catalog.certificates = certificates
@@ -134,7 +149,7 @@ public final class Server: Sendable {
             }
         }
         catalog.status = catalog.makeStatus(
-            started: now, trigger: .start, at: now, errors: certificateDiagnostics.errors,
+            started: now, trigger: .start, at: now, errors: (diagnostics + certificateDiagnostics).errors,
             warnings: (diagnostics + certificateDiagnostics).warnings, failed: false)
         let routes = SiteRoutes(Array(catalog.published.values), domainIDs: recorder.domainIDs)
 
@@ -174,11 +189,13 @@ public final class Server: Sendable {
                 logger.info("listening", metadata: ["listener": "\(listener.0)", "port": "\(port)"])
             }
         }
-        // The count, not the names: with thousands of domains one line listing them all helps nobody.
+        // The counts, not the names: with thousands of domains one line listing them all helps nobody; the failed
+        // ones were logged with their diagnostics above and are named on /readyz and /status.
         logger.info(
             "serving",
             metadata: [
-                "domains": "\(catalog.published.count)", "seconds": "\(Self.seconds(clock.now - loadStarted))",
+                "domains": "\(catalog.published.count)", "failed": "\(loaded.count - catalog.published.count)",
+                "seconds": "\(Self.seconds(clock.now - loadStarted))",
             ])
         if let watcher {
             watcher.start()
@@ -220,7 +237,7 @@ public final class Server: Sendable {
         case .success(let loaded):
             diagnostics = loaded.flatMap(\.diagnostics)
             log(diagnostics)
-            changed = catalog.apply(loaded, at: now)
+            changed = catalog.apply(loaded, at: now, removalGrace: configuration.removalGrace)
         case .failure(let error):
             logger.error(
                 "reload failed; keeping the current configuration", metadata: ["diagnostic": "\(error.description)"])
@@ -237,6 +254,7 @@ public final class Server: Sendable {
             warnings: diagnostics.warnings, failed: failed)
         publish(catalog, certificatesChanged: catalog.certificates.table !== previousTable)
         recordLoad(catalog)
+        scheduleRemovals(catalog)
         FreedMemory.release()
         logger.info(
             "reload",
@@ -246,6 +264,28 @@ public final class Server: Sendable {
                 "seconds": "\(Self.seconds(clock.now - reloadStarted))",
             ])
         return diagnostics
+    }
+
+    /// Schedules a reload for when the earliest removal grace of `catalog` ends, so a domain whose folder stays gone
+    /// is unpublished then even when nothing else changes. One reload is pending at a time; it schedules the next.
+    private func scheduleRemovals(_ catalog: Catalog) {
+        guard let earliest = catalog.removedSince.values.min() else { return }
+        let due = earliest.addingTimeInterval(
+            Double(configuration.removalGrace.components.seconds)
+                + Double(configuration.removalGrace.components.attoseconds) / 1e18)
+        let schedule = removalReload.withLock { pending -> Bool in
+            if let pending, pending <= due { return false }
+            pending = due
+            return true
+        }
+        guard schedule else { return }
+        let delay = max(0, due.timeIntervalSinceNow) + 0.05
+        DispatchQueue.global().asyncAfter(deadline: .now() + delay) { [weak self] in
+            guard let self else { return }
+            removalReload.withLock { $0 = nil }
+            guard running.withLock({ $0.https != nil || $0.http != nil }) else { return }
+            reload(trigger: .removalGrace)
+        }
     }
 
     /// A duration in seconds with millisecond precision, for the logs (`0.412`).
@@ -263,7 +303,7 @@ public final class Server: Sendable {
         -> (domains: Result<[LoadedDomain], Diagnostic>, certificates: (Certificates, [Diagnostic])?)
     {
         let folders = Result { () throws(Diagnostic) in
-            try SiteConfigLoader.domainFolders(directory: configuration.configDirectory)
+            try DomainFolder.list(configuration.configDirectory, excluding: [configuration.certificateDirectory])
         }
         // The SNI table needs only the domains' names: the folder listing's, or the last load's without one.
         let names = (try? folders.get())?.map(\.domain) ?? previous.loaded.map(\.domain)
@@ -273,17 +313,19 @@ public final class Server: Sendable {
         return (domains, certificates)
     }
 
-    /// Loads every domain folder (``SiteConfigLoader/domainFolders(directory:)``), as `SiteConfigLoader.loadAll`
-    /// does, on every processor at once: with thousands of domains this is most of a start or reload. A domain
-    /// whose site.json did not change since `previous` was loaded keeps that result
-    /// (``SiteConfigLoader/loadDomain(domain:file:reusing:)``).
-    private func loadDomains(_ folders: [(domain: String, file: String)], reusing previous: [LoadedDomain])
-        -> [LoadedDomain]
-    {
-        let loader = SiteConfigLoader()
+    /// Loads every domain folder (``DomainFolder/list(_:excluding:)``), as `SiteConfigLoader.loadAll` does, on
+    /// every processor at once: with thousands of domains this is most of a start or reload. A domain whose
+    /// site.json did not change since `previous` was loaded keeps that result
+    /// (``SiteConfigLoader/loadDomain(_:reusing:)``). All domains' pages share one ``PagesBudget``.
+    private func loadDomains(_ folders: [DomainFolder], reusing previous: [LoadedDomain]) -> [LoadedDomain] {
+        let loader = {
+            var loader = SiteConfigLoader()
+            loader.pages.budget = PagesBudget(limit: configuration.pagesMemory)
+            return loader
+        }()
         let known = Dictionary(previous.map { ($0.domain, $0) }, uniquingKeysWith: { first, _ in first })
         return folders.concurrentMap {
-            loader.loadDomain(domain: $0.domain, file: $0.file, reusing: known[$0.domain]).keptBetweenLoads()
+            loader.loadDomain($0, reusing: known[$0.domain]).keptBetweenLoads()
         }
     }
 

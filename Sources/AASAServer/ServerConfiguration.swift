@@ -35,6 +35,16 @@ public struct ServerConfiguration: Sendable {
     /// Whether a certificate whose `privkey.pem` other users can read is refused (`serve --strict`): the folder
     /// then keeps its last good certificate, as when its files fail to load. Otherwise such a key only gets a warning.
     public var refusesExposedPrivateKeys = false
+    /// Whether an error in any domain refuses the start (`serve --strict`, for CI and staging). Otherwise every
+    /// domain that loads is served, the others are reported, and the start fails only when no domain at all can be
+    /// served. A certificate folder that fails never stops the start while another certificate is usable.
+    public var refusesToStartWithErrors = false
+    /// How long a domain whose folder disappeared keeps being served before it is unpublished, so a `git checkout`,
+    /// an `rsync --delete` or an editor that replaces folders never publishes a transient 404 (which Apple's CDN
+    /// would cache). `.zero` unpublishes at the next reload.
+    public var removalGrace: Duration = .seconds(30)
+    /// The bytes of pages all domains of one load may read together (``PagesBudget``).
+    public var pagesMemory: Int = 1 << 30
     /// How the public listeners wait for sockets; `nil`: poll for HTTPS, epoll for HTTP (see `EventLoop`).
     public var eventLoop: ListenerEventLoop?
     /// Whether to reload when the config or certificate folder changes (inotify); SIGHUP reloads either way.

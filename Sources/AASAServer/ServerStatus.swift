@@ -16,6 +16,27 @@ public struct ServerStatus: Sendable {
         public var lastGoodLoad: Date?
         /// The errors of the most recent load, compiler-style; empty when it loaded cleanly.
         public var errors: [Diagnostic]
+        /// When the domain's folder was found gone; it is served until the removal grace has passed.
+        public var removedSince: Date?
+
+        /// Where the domain stands, as `/status` and `/metrics` (`aasa_domains{state}`) say it.
+        public enum State: String, Sendable, CaseIterable {
+            /// Its newest version is served.
+            case published
+            /// Its newest version failed; its last good version is served.
+            case stale
+            /// Nothing is served for it: no version ever loaded cleanly.
+            case failed
+            /// Its folder disappeared; its last version is served until the removal grace has passed.
+            case removing
+        }
+
+        /// Where the domain stands.
+        public var state: State {
+            if removedSince != nil { return .removing }
+            guard published else { return .failed }
+            return errors.isEmpty ? .published : .stale
+        }
     }
 
     /// One certificate folder.
@@ -88,11 +109,13 @@ public struct ServerStatus: Sendable {
         let domainMembers = domains.map { state in
             (
                 state.domain,
-                JSONValue.members([
-                    ("published", .bool(state.published)),
-                    ("lastGoodLoad", date(state.lastGoodLoad)),
-                    ("errors", diagnostics(state.errors)),
-                ])
+                JSONValue.members(
+                    [
+                        ("state", .string(state.state.rawValue)),
+                        ("published", .bool(state.published)),
+                        ("lastGoodLoad", date(state.lastGoodLoad)),
+                        ("errors", diagnostics(state.errors)),
+                    ] + (state.removedSince.map { [("removedSince", date($0))] } ?? []))
             )
         }
         let certificateMembers = certificates.map { state in
@@ -146,4 +169,6 @@ public enum ReloadTrigger: String, Sendable {
     case fileChange = "file-change"
     /// A direct call to ``Server/reload(trigger:)``.
     case manual
+    /// The removal grace of a domain whose folder disappeared has passed.
+    case removalGrace = "removal-grace"
 }

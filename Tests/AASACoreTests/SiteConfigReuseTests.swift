@@ -32,7 +32,7 @@ import Testing
         let loader = SiteConfigLoader()
         let first = marked(loader.loadDomain(domain: "shop.example", file: file))
         #expect(first.isPublishable)
-        #expect(reused(loader.loadDomain(domain: "shop.example", file: file, reusing: first)))
+        #expect(reused(loader.loadDomain(DomainFolder(domain: "shop.example", file: file), reusing: first)))
     }
 
     /// What a server keeps of a load publishes exactly what the full load does, and is reused the same way.
@@ -59,7 +59,7 @@ import Testing
         #expect(fromKept.cacheControl == "public, max-age=60" && fromKept.hsts == fromFull.hsts && fromKept.hsts != nil)
         // The served file reads back as the document it was generated from (what `/match` and banners use).
         #expect(fromKept.file == full.generated?.file)
-        #expect(reused(loader.loadDomain(domain: "shop.example", file: file, reusing: marked(kept))))
+        #expect(reused(loader.loadDomain(DomainFolder(domain: "shop.example", file: file), reusing: marked(kept))))
     }
 
     @Test func changedBytesLoadAgain() throws {
@@ -69,7 +69,7 @@ import Testing
         let first = marked(loader.loadDomain(domain: "shop.example", file: file))
         try Self.config.replacingOccurrences(of: "/buy/*", with: "/sell/*").write(
             toFile: file, atomically: true, encoding: .utf8)
-        let second = loader.loadDomain(domain: "shop.example", file: file, reusing: first)
+        let second = loader.loadDomain(DomainFolder(domain: "shop.example", file: file), reusing: first)
         #expect(!reused(second))
         #expect(second.generated.map { String(decoding: $0.bytes, as: UTF8.self).contains("/sell/*") } == true)
     }
@@ -81,7 +81,7 @@ import Testing
         let first = marked(loader.loadDomain(domain: "shop.example", file: file))
         try FileManager.default.setAttributes(
             [.modificationDate: Date(timeIntervalSinceNow: -3600)], ofItemAtPath: file)
-        #expect(!reused(loader.loadDomain(domain: "shop.example", file: file, reusing: first)))
+        #expect(!reused(loader.loadDomain(DomainFolder(domain: "shop.example", file: file), reusing: first)))
     }
 
     @Test(arguments: ["pages", "landing.html", ".hidden"])
@@ -92,7 +92,7 @@ import Testing
         let first = marked(loader.loadDomain(domain: "shop.example", file: file))
         try FileManager.default.createDirectory(
             atPath: root + "/shop.example/" + entry, withIntermediateDirectories: true)
-        #expect(!reused(loader.loadDomain(domain: "shop.example", file: file, reusing: first)))
+        #expect(!reused(loader.loadDomain(DomainFolder(domain: "shop.example", file: file), reusing: first)))
     }
 
     @Test func aSigningDomainLoadsAgain() throws {
@@ -102,6 +102,6 @@ import Testing
         let loader = SiteConfigLoader()
         let first = marked(loader.loadDomain(domain: "shop.example", file: file))
         #expect(first.config?.signing?.enabled == true)
-        #expect(!reused(loader.loadDomain(domain: "shop.example", file: file, reusing: first)))
+        #expect(!reused(loader.loadDomain(DomainFolder(domain: "shop.example", file: file), reusing: first)))
     }
 }

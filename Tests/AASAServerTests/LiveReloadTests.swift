@@ -40,7 +40,8 @@ import Testing
     }
 
     @Test func editsBreaksFixesAddsAndDeletesWithoutAFailedRequest() throws {
-        let live = try LiveServer()
+        // A removed folder is unpublished once the grace has passed, by a reload the server schedules itself.
+        let live = try LiveServer(configure: { $0.removalGrace = .seconds(1) })
         let shop = live.configDirectory + "/shop.example/site.json"
         let original = Answer.ok(try live.expectedFile("shop.example"))
         let shopTraffic = Traffic("shop.example", allowed: [original]) { try live.fetch("shop.example") }
@@ -97,11 +98,12 @@ import Testing
         try Self.write(Self.config(4), to: live.configDirectory + "/new.example/site.json")
         #expect(try waitUntil(2, since: written) { try live.fetch("new.example") == addedEdit } != nil)
 
-        // Delete the folder: the domain is gone.
+        // Delete the folder: served through the grace, then gone.
         newTraffic.expect([addedEdit, .unknownHost])
         written = .now
         try FileManager.default.removeItem(atPath: live.configDirectory + "/new.example")
-        #expect(try waitUntil(2, since: written) { try live.fetch("new.example") == .unknownHost } != nil)
+        let gone = try waitUntil(4, since: written) { try live.fetch("new.example") == .unknownHost }
+        #expect(gone.map { $0 >= .seconds(1) } == true, "\(String(describing: gone))")
 
         // Delete only site.json: a missing file is an error, so the last good version stays.
         shopTraffic.expect([fixed])

@@ -81,61 +81,36 @@ public struct SiteConfigLoader: Sendable {
 
     /// The semantic checks run on every domain.
     public var validator: SiteConfigValidator
+    /// How pages are read: limits, and the budget all domains of one load share.
+    public var pages = PageLoader()
 
     /// Creates a loader with the standard checks.
     public init(validator: SiteConfigValidator = .standard) {
         self.validator = validator
     }
 
-    /// Loads every domain folder below `directory`, sorted by name.
+    /// Loads every domain folder below `directory`, sorted by name; no file below an `excluding` folder (the
+    /// certificate folder) is read for any domain.
     ///
     /// Throws only when `directory` itself cannot be listed; problems inside a domain folder are that
     /// domain's diagnostics.
-    public func loadAll(directory: String) throws(Diagnostic) -> [LoadedDomain] {
-        try Self.domainFolders(directory: directory).map { loadDomain(domain: $0.domain, file: $0.file) }
+    public func loadAll(directory: String, excluding excluded: [String] = []) throws(Diagnostic) -> [LoadedDomain] {
+        try DomainFolder.list(directory, excluding: excluded).map { loadDomain($0) }
     }
 
-    /// Every domain folder below `directory`, sorted by name, with the path of its `site.json`: what
-    /// ``loadAll(directory:)`` loads, for a caller that loads the domains itself (e.g. several at once).
-    ///
-    /// Throws only when `directory` itself cannot be listed.
-    public static func domainFolders(directory: String) throws(Diagnostic) -> [(domain: String, file: String)] {
-        let manager = FileManager.default
-        var isDirectory = false
-        guard manager.fileExists(atPath: directory, isDirectory: &isDirectory), isDirectory else {
-            throw Diagnostic(
-                .error, rule: "config-folder", "config folder '\(directory)' does not exist or is not a folder",
-                file: directory, hint: "pass --config with a folder holding <domain>/site.json")
-        }
-        let names: [String]
-        do {
-            names = try manager.contentsOfDirectory(atPath: directory)
-        } catch {
-            throw Diagnostic(.error, rule: "config-folder", "cannot list '\(directory)': \(error)", file: directory)
-        }
-        return names.sorted().compactMap { name -> (domain: String, file: String)? in
-            // Hidden entries include Kubernetes' ..data and ..2024_… ConfigMap internals.
-            guard !name.hasPrefix(".") else { return nil }
-            let folder = directory.hasSuffix("/") ? directory + name : directory + "/" + name
-            var folderIsDirectory = false
-            guard manager.fileExists(atPath: folder, isDirectory: &folderIsDirectory), folderIsDirectory else {
-                return nil
-            }
-            return (name, folder + "/" + Self.fileName)
-        }
-    }
-
-    /// Loads one domain from its `site.json` on disk.
+    /// Loads one domain from its `site.json` on disk, confined to the folder holding it (``DomainFolder``).
     public func loadDomain(domain: String, file: String) -> LoadedDomain {
-        loadDomain(domain: domain, file: file, reusing: nil)
+        loadDomain(DomainFolder(domain: domain, file: file), reusing: nil)
     }
 
-    /// Loads one domain from its `site.json` on disk, or returns `previous` when nothing it was made from
-    /// changed: the folder still holds only site.json, with the same bytes and modification time, and the
-    /// domain does not sign (the server's signer adds its findings to the loaded domain).
+    /// Loads one domain folder, or returns `previous` when nothing it was made from changed: the folder still
+    /// holds only site.json, with the same bytes and modification time, and the domain does not sign (the server's
+    /// signer adds its findings to the loaded domain).
     ///
-    /// A reload of thousands of domains where one changed then validates and generates only that one.
-    public func loadDomain(domain: String, file: String, reusing previous: LoadedDomain?) -> LoadedDomain {
+    /// Every file is read through ``ConfinedFile`` within the folder's ``Confinement``. A reload of thousands of
+    /// domains where one changed then validates and generates only that one.
+    public func loadDomain(_ folder: DomainFolder, reusing previous: LoadedDomain? = nil) -> LoadedDomain {
+        let (domain, file) = (folder.domain, folder.file)
         if let problem = Self.domainNameProblem(domain) {
             return LoadedDomain(
                 domain: domain, file: file,
@@ -143,13 +118,16 @@ public struct SiteConfigLoader: Sendable {
                     Diagnostic(.error, rule: "domain-name", problem.message, file: file, hint: problem.hint)
                 ])
         }
-        let read: (bytes: [UInt8], modified: Int)
-        switch Self.readConfig(file) {
-        case .contents(let bytes, let modified):
-            read = (bytes, modified)
-        case .tooLarge(let size):
+        guard let confinement = folder.confinement else {
+            return LoadedDomain(domain: domain, file: file, diagnostics: folder.problem.map { [$0] } ?? [])
+        }
+        let read: ConfinedFile.Contents
+        switch ConfinedFile.read(file, within: confinement, maximumBytes: Self.maximumConfigBytes) {
+        case .success(let contents):
+            read = contents
+        case .failure(.tooLarge(let size, _)):
             return LoadedDomain(domain: domain, file: file, diagnostics: [Self.tooLarge(file, size: size)])
-        case .unreadable:
+        case .failure(.missing):
             return LoadedDomain(
                 domain: domain, file: file,
                 diagnostics: [
@@ -157,9 +135,11 @@ public struct SiteConfigLoader: Sendable {
                         .error, rule: "missing-file", "no \(Self.fileName) in the folder for \(domain)", file: file,
                         hint: "create \(file), e.g. with `aasa-server import`")
                 ])
+        case .failure(let refusal):
+            return LoadedDomain(
+                domain: domain, file: file, diagnostics: [refusal.diagnostic(file, what: Self.fileName)])
         }
-        let folder = file.lastIndex(of: "/").map { String(file[..<$0]) } ?? "."
-        let entries = (try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? []
+        let entries = (try? FileManager.default.contentsOfDirectory(atPath: folder.path)) ?? []
         let stamp = SourceStamp(bytes: read.bytes, modified: read.modified, folderEntries: entries)
         if let stamp, let previous, previous.source == stamp, previous.domain == domain, previous.file == file,
             previous.config?.signing?.enabled != true
@@ -167,46 +147,11 @@ public struct SiteConfigLoader: Sendable {
             return previous
         }
         var loaded = loadDomain(
-            domain: domain, source: SourceText(name: file, bytes: read.bytes), folder: folder,
-            folderFacts: PageLoader.FolderFacts(configModified: read.modified, entries: entries))
+            domain: domain, source: SourceText(name: file, bytes: read.bytes), folder: folder.path,
+            folderFacts: PageLoader.FolderFacts(
+                configModified: read.modified, entries: entries, confinement: confinement))
         loaded.source = stamp
         return loaded
-    }
-
-    /// What reading a site.json found.
-    enum FileRead {
-        /// The bytes and the modification time (seconds since 1970).
-        case contents([UInt8], modified: Int)
-        /// Larger than ``maximumConfigBytes``: not read.
-        case tooLarge(Int)
-        /// Missing, not a regular file, or not readable.
-        case unreadable
-    }
-
-    /// Reads `file` with one `open`, `fstat` and `read`, through symlinks (Kubernetes mounts site.json as
-    /// one). The size comes first, so a 64 MiB file is never read. At 10,000 domains, resolving the path
-    /// component by component and asking for its attributes was a tenth of a start's CPU time.
-    static func readConfig(_ file: String) -> FileRead {
-        let descriptor = open(file, O_RDONLY | O_CLOEXEC)
-        guard descriptor >= 0 else { return .unreadable }
-        defer { close(descriptor) }
-        var status = stat()
-        guard fstat(descriptor, &status) == 0, status.st_mode & S_IFMT == S_IFREG else { return .unreadable }
-        let size = Int(status.st_size)
-        guard size <= maximumConfigBytes else { return .tooLarge(size) }
-        // One byte more than the size: a file that grew since fstat is read whole or found too large.
-        var bytes = [UInt8](repeating: 0, count: size + 1)
-        var count = 0
-        while count < bytes.count {
-            let got = bytes.withUnsafeMutableBytes { read(descriptor, $0.baseAddress! + count, $0.count - count) }
-            if got < 0, errno == EINTR { continue }
-            guard got >= 0 else { return .unreadable }
-            if got == 0 { break }
-            count += got
-        }
-        guard count <= maximumConfigBytes else { return .tooLarge(count) }
-        bytes.removeLast(bytes.count - count)
-        return .contents(bytes, modified: Int(status.st_mtim.tv_sec))
     }
 
     /// Parses, validates and generates one domain from `source`; with `folder` (the domain folder), also
@@ -257,7 +202,7 @@ public struct SiteConfigLoader: Sendable {
             (a.element.line, a.element.column, a.offset) < (b.element.line, b.element.column, b.offset)
         }.map(\.element)
         if let folder {
-            let pages = PageLoader().load(context, folder: folder, facts: folderFacts)
+            let pages = self.pages.load(context, folder: folder, facts: folderFacts)
             loaded.pages = pages.pages
             loaded.diagnostics += pages.diagnostics
         }

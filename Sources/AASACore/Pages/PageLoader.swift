@@ -3,13 +3,20 @@
 #else
     import Foundation
 #endif
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
 
 /// Reads `site-config/<domain>/pages/` into memory at load, so serving a page is a memory copy.
 ///
 /// Only what a request may see is loaded: no dotfiles (except a top-level `.well-known/`), nothing a symlink
-/// leads to outside `pages/`, no name that cannot be requested safely. Each file and the whole folder have a
-/// size cap, and going over it is an error naming the file and the limit. HTML pages get the Smart App
-/// Banner and touch-icon links injected here, once (``HeadMarkup``).
+/// leads to outside `pages/`, no name that cannot be requested safely. Every file is read through
+/// ``ConfinedFile``: a regular file inside the domain's ``Confinement``, never one holding a private key, checked on
+/// the open descriptor. Each file, the whole folder and all domains together (``PagesBudget``) have a size cap,
+/// checked before a file is read, and going over it is an error naming the file and the limit. HTML pages get the
+/// Smart App Banner and touch-icon links injected here, once (``HeadMarkup``).
 public struct PageLoader: Sendable {
     /// The folder name inside a domain folder.
     public static let folderName = "pages"
@@ -24,6 +31,10 @@ public struct PageLoader: Sendable {
     public var maximumFiles = 10_000
     /// Deepest folder nesting followed.
     public var maximumDepth = 32
+    /// Largest landing page template.
+    public var maximumTemplateBytes = 1 << 20
+    /// The budget shared by every domain of a load (`serve --pages-memory`), or `nil` for none.
+    public var budget: PagesBudget?
 
     /// Creates a loader with the standard limits.
     public init() {}
@@ -49,11 +60,14 @@ public struct PageLoader: Sendable {
         public var configModified: Int
         /// The names in the folder.
         public var entries: [String]
+        /// Where the domain's files may lie.
+        public var confinement: Confinement
 
         /// Creates the facts.
-        public init(configModified: Int, entries: [String]) {
+        public init(configModified: Int, entries: [String], confinement: Confinement) {
             self.configModified = configModified
             self.entries = entries
+            self.confinement = confinement
         }
     }
 
@@ -64,6 +78,7 @@ public struct PageLoader: Sendable {
         let manager = FileManager.default
         var diagnostics: [Diagnostic] = []
         let configModified = facts?.configModified ?? Self.modified(folder + "/" + SiteConfigLoader.fileName)
+        let confinement = facts?.confinement ?? Confinement(folder: Confinement.realPath(folder) ?? folder)
         let root = folder + "/" + Self.folderName
         // Without a `pages` entry there is neither a pages folder nor the default template inside it.
         let mayHaveFolder = facts?.entries.contains(Self.folderName) ?? true
@@ -80,11 +95,12 @@ public struct PageLoader: Sendable {
         } else if mayHaveFolder && manager.fileExists(atPath: folder + "/" + Self.defaultTemplate) {
             templateFile = folder + "/" + Self.defaultTemplate
         }
-        let templateReal = templateFile.map { URL(fileURLWithPath: $0).resolvingSymlinksInPath().path }
+        // Only to leave the template out of the pages served; it is read (confined) in landing(…).
+        let templateReal = templateFile.flatMap(Confinement.realPath)
 
         var raw: [String: RawFile] = [:]
         if hasFolder {
-            raw = walk(root: root, skipping: templateReal, site: site, diagnostics: &diagnostics)
+            raw = walk(root: root, skipping: templateReal, confinement: confinement, diagnostics: &diagnostics)
         }
         let icons = touchIcons(config, raw: raw, site: site, diagnostics: &diagnostics)
         let banner = config.smartAppBanner
@@ -111,7 +127,7 @@ public struct PageLoader: Sendable {
         if let banner, config.pages.landingPage.enabled {
             pages.landing = landing(
                 site, banner: banner, markup: markup, icons: icons, templateFile: templateFile,
-                modified: max(configModified, iconModified), diagnostics: &diagnostics)
+                confinement: confinement, modified: max(configModified, iconModified), diagnostics: &diagnostics)
         }
         return Output(pages: pages, diagnostics: diagnostics)
     }
@@ -125,18 +141,24 @@ public struct PageLoader: Sendable {
 
     // MARK: Files
 
-    private func walk(root: String, skipping template: String?, site: SiteContext, diagnostics: inout [Diagnostic])
-        -> [String: RawFile]
-    {
+    private func walk(
+        root: String, skipping template: String?, confinement: Confinement, diagnostics: inout [Diagnostic]
+    ) -> [String: RawFile] {
         let manager = FileManager.default
-        let rootReal = URL(fileURLWithPath: root).resolvingSymlinksInPath().path
+        guard let rootReal = Confinement.realPath(root) else { return [:] }
+        // A symlinked pages/ folder is a link like any other: it must stay inside the domain folder.
+        if let refusal = confinement.refusal(of: rootReal) {
+            diagnostics.append(refusal.diagnostic(root, what: "the pages folder"))
+            return [:]
+        }
+        let pagesConfinement = confinement.narrowed(to: rootReal)
         var files: [String: RawFile] = [:]
         var total = 0
         var reportedCount = false
         var visited: Set<String> = [rootReal]
-        // (URL path of the folder with a trailing slash, its path on disk, depth)
-        var stack: [(String, String, Int)] = [("/", root, 0)]
-        while let (urlFolder, folder, depth) = stack.popLast() {
+        // (URL path of the folder with a trailing slash, its real path on disk, depth)
+        var stack: [(String, String, Int)] = [("/", rootReal, 0)]
+        walking: while let (urlFolder, folder, depth) = stack.popLast() {
             let names = ((try? manager.contentsOfDirectory(atPath: folder)) ?? []).sorted()
             for name in names {
                 let path = folder + "/" + name
@@ -150,34 +172,32 @@ public struct PageLoader: Sendable {
                             file: path, hint: "rename it"))
                     continue
                 }
-                let real = URL(fileURLWithPath: path).resolvingSymlinksInPath().path
-                guard real == rootReal || real.hasPrefix(rootReal + "/") else {
-                    diagnostics.append(
-                        Diagnostic(
-                            .warning, rule: "page-symlink",
-                            "'\(urlPath)' is a symlink to outside pages/; it is not served",
-                            file: path, hint: "copy the file into pages/ or point the link inside it"))
-                    continue
+                var status = stat()
+                guard lstat(path, &status) == 0 else { continue }
+                var real = path
+                if status.st_mode & S_IFMT == S_IFLNK {
+                    guard let resolved = Confinement.realPath(path), stat(resolved, &status) == 0 else {
+                        diagnostics.append(
+                            Diagnostic(
+                                .warning, rule: "page-symlink", "'\(urlPath)' is a broken symlink; it is not served",
+                                file: path, hint: "remove it or point it at a file inside pages/"))
+                        continue
+                    }
+                    real = resolved
+                    guard Confinement.path(real, isWithin: rootReal) else {
+                        diagnostics.append(
+                            Diagnostic(
+                                .warning, rule: "page-symlink",
+                                "'\(urlPath)' links to '\(real)', outside pages/; it is not served, and nothing is read through it",
+                                file: path, hint: "move the file into pages/, or point the link at a file inside pages/"
+                            ))
+                        continue
+                    }
                 }
                 if real == template { continue }
-                var isDirectory = false
-                guard manager.fileExists(atPath: real, isDirectory: &isDirectory) else {
-                    diagnostics.append(
-                        Diagnostic(.warning, rule: "page-symlink", "'\(urlPath)' is a broken symlink", file: path))
-                    continue
-                }
-                if isDirectory {
+                if status.st_mode & S_IFMT == S_IFDIR {
                     guard depth < maximumDepth, visited.insert(real).inserted else { continue }
                     stack.append((urlPath + "/", real, depth + 1))
-                    continue
-                }
-                let size = (try? manager.attributesOfItem(atPath: real)[.size] as? Int) ?? 0
-                if size > maximumFileBytes {
-                    diagnostics.append(
-                        Diagnostic(
-                            .error, rule: "page-too-large",
-                            "'\(urlPath)' is \(size) bytes; pages are loaded into memory and each file may have at most \(maximumFileBytes) bytes",
-                            file: path, hint: "serve large files from a CDN or another server"))
                     continue
                 }
                 guard files.count < maximumFiles else {
@@ -190,23 +210,51 @@ public struct PageLoader: Sendable {
                     }
                     continue
                 }
-                guard let data = manager.contents(atPath: real) else {
+                // The caps are checked on the open file before it is read: this file, what is left of the domain's
+                // total, and what is left of every domain's total (``PagesBudget``).
+                let domainLeft = maximumTotalBytes - total
+                let serverLeft = budget?.remaining ?? Int.max
+                let cap = min(maximumFileBytes, domainLeft, serverLeft)
+                switch ConfinedFile.read(path, within: pagesConfinement, maximumBytes: cap, refusingPrivateKeys: true) {
+                case .success(let contents):
+                    if let budget, !budget.take(contents.bytes.count) {
+                        diagnostics.append(overBudget(urlPath, file: path, size: contents.bytes.count))
+                        break walking
+                    }
+                    total += contents.bytes.count
+                    files[urlPath] = RawFile(
+                        path: urlPath, file: path, bytes: contents.bytes, modified: contents.modified)
+                case .failure(.tooLarge(let size, _)) where size > maximumFileBytes:
                     diagnostics.append(
-                        Diagnostic(.error, rule: "page-unreadable", "cannot read '\(urlPath)'", file: path))
-                    continue
+                        Diagnostic(
+                            .error, rule: "page-too-large",
+                            "'\(urlPath)' is \(size) bytes; pages are loaded into memory and each file may have at most \(maximumFileBytes) bytes",
+                            file: path, hint: "serve large files from a CDN or another server"))
+                case .failure(.tooLarge(let size, _)) where size > domainLeft:
+                    diagnostics.append(
+                        Diagnostic(
+                            .error, rule: "pages-too-large",
+                            "pages/ holds more than \(maximumTotalBytes) bytes ('\(urlPath)', \(size) bytes, is over what is left); a domain's pages are loaded into memory and may total at most \(maximumTotalBytes) bytes, so the rest is not read",
+                            file: path, hint: "serve large files from a CDN or another server"))
+                    break walking
+                case .failure(.tooLarge(let size, _)):
+                    diagnostics.append(overBudget(urlPath, file: path, size: size))
+                    break walking
+                case .failure(let refusal):
+                    diagnostics.append(refusal.diagnostic(path, what: "page '\(urlPath)'"))
                 }
-                total += data.count
-                files[urlPath] = RawFile(path: urlPath, file: path, bytes: Array(data), modified: Self.modified(real))
             }
         }
-        if total > maximumTotalBytes {
-            diagnostics.append(
-                Diagnostic(
-                    .error, rule: "pages-too-large",
-                    "pages/ holds \(total) bytes; a domain's pages are loaded into memory and may total at most \(maximumTotalBytes) bytes",
-                    file: root, hint: "serve large files from a CDN or another server"))
-        }
         return files
+    }
+
+    /// The error for a page that does not fit in what is left of the server's ``budget``.
+    private func overBudget(_ urlPath: String, file: String, size: Int) -> Diagnostic {
+        Diagnostic(
+            .error, rule: "pages-memory",
+            "'\(urlPath)' (\(size) bytes) does not fit in the server's pages budget of \(budget?.limit ?? 0) bytes "
+                + "(serve --pages-memory), which the domains loaded so far have used; the rest of pages/ is not read",
+            file: file, hint: "raise --pages-memory, or serve large files from a CDN or another server")
     }
 
     static func modified(_ path: String) -> Int {
@@ -294,7 +342,7 @@ public struct PageLoader: Sendable {
 
     private func landing(
         _ site: SiteContext, banner: BannerConfig, markup: HeadMarkup, icons: [TouchIcon], templateFile: String?,
-        modified: Int, diagnostics: inout [Diagnostic]
+        confinement: Confinement, modified: Int, diagnostics: inout [Diagnostic]
     ) -> LandingPage? {
         let settings = site.config.pages.landingPage
         let templatePath = KeyPath.root.key("pages").key("landingPage").key("template")
@@ -303,9 +351,18 @@ public struct PageLoader: Sendable {
         var template = LandingTemplate.builtIn(hasImage: !image.isEmpty)
         var lastModified = modified
         if let templateFile {
-            guard let data = FileManager.default.contents(atPath: templateFile),
-                let text = String(validating: Array(data), as: UTF8.self)
-            else {
+            let contents: ConfinedFile.Contents
+            switch ConfinedFile.read(
+                templateFile, within: confinement, maximumBytes: maximumTemplateBytes, refusingPrivateKeys: true)
+            {
+            case .success(let read): contents = read
+            case .failure(let refusal):
+                diagnostics.append(
+                    refusal.diagnostic(
+                        templateFile, what: "the landing page template", keyPath: templatePath.description))
+                return nil
+            }
+            guard let text = String(validating: contents.bytes, as: UTF8.self) else {
                 diagnostics.append(
                     site.diagnostic(
                         .error, rule: "landing-template",
@@ -314,7 +371,7 @@ public struct PageLoader: Sendable {
                 return nil
             }
             template = LandingTemplate(text: text)
-            lastModified = max(lastModified, Self.modified(templateFile))
+            lastModified = max(lastModified, contents.modified)
             for problem in template.problems {
                 diagnostics.append(
                     Diagnostic(

@@ -68,7 +68,9 @@ struct Check: ParsableCommand {
             let directory = configOptions.directory
             let loaded: [LoadedDomain]
             do {
-                loaded = try SiteConfigLoader().loadAll(directory: directory)
+                // As the server reads them: no file of the certificate folder is read for a domain.
+                loaded = try SiteConfigLoader().loadAll(
+                    directory: directory, excluding: [certs ?? Environment.value("CERTS", "certs")])
             } catch {
                 throw failure([error])
             }

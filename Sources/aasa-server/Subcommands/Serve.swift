@@ -9,12 +9,9 @@ struct Serve: ParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Serve the association file of every domain in the config folder over HTTPS.",
         discussion: """
-            Each domain gets its own certificate by SNI from <certs>/<domain>/fullchain.pem and privkey.pem
-            (certbot's layout; wildcard certificates and any certificate whose SAN covers the name work too).
-            A config error stops the start with exit status 2. Changes to the config and certificate folders
-            are picked up on their own (inotify; Kubernetes ConfigMap/Secret updates and certbot renewals
-            included) and SIGHUP reloads too: a domain or certificate that fails to load keeps its last good
-            version, and the admin listener's /status says why. SIGTERM and SIGINT stop gracefully.
+            Each domain gets its own certificate by SNI from <certs>/<domain>/fullchain.pem and privkey.pem (certbot's layout; wildcard certificates and any certificate whose SAN covers the name work too). \
+            Every domain and certificate that loads is served; one that fails is logged and named on the admin listener's /readyz and /status, and the start fails (exit status 2) only when no domain can be served, or with --strict on any error. \
+            Changes to the config and certificate folders are picked up on their own (inotify; Kubernetes ConfigMap/Secret updates and certbot renewals included) and SIGHUP reloads too: a domain or certificate that fails to load keeps its last good version, and the admin listener's /status says why. A domain whose folder disappears keeps being served for --removal-grace seconds. SIGTERM and SIGINT stop gracefully.
 
             Examples:
               aasa-server serve --config site-config --certs certs
@@ -106,11 +103,25 @@ struct Serve: ParsableCommand {
 
     @Flag(
         help: """
-            Refuse a private key that other users can read (mode bits for others, or for a group the server does \
-            not run with): its certificate is not loaded and the folder keeps its last good one; without it, \
-            such a key only gets a warning (env: AASA_SERVER_STRICT=1).
+            Refuse to start on any error in a domain (for CI and staging), and refuse a private \
+            key that other users can read (mode bits for others, or for a group the server does not run with): its \
+            certificate is not loaded and the folder keeps its last good one. Without it, the domains that load are \
+            served and such a key only gets a warning (env: AASA_SERVER_STRICT=1).
             """)
     var strict = false
+
+    @Option(
+        help: ArgumentHelp(
+            "Seconds a domain whose folder disappeared keeps being served before it is unpublished, so a git "
+                + "checkout or an rsync that replaces folders never publishes a transient 404 "
+                + "(env: AASA_SERVER_REMOVAL_GRACE).", valueName: "seconds"))
+    var removalGrace: Double = Environment.value("REMOVAL_GRACE", 30.0)
+
+    @Option(
+        help: ArgumentHelp(
+            "Mebibytes of pages all domains may load together; a reload that would exceed it keeps the last good "
+                + "pages of the domains it could not fit (env: AASA_SERVER_PAGES_MEMORY).", valueName: "MiB"))
+    var pagesMemory: Int = Environment.value("PAGES_MEMORY", 1024)
 
     @Option(
         help: ArgumentHelp(
@@ -144,6 +155,12 @@ struct Serve: ParsableCommand {
         if maxRequestHead < 4096 || maxRequestHead > 1 << 20 {  // libmicrohttpd's pool per connection
             throw ValidationError("--max-request-head must be between 4096 and 1048576 bytes")
         }
+        if !(removalGrace >= 0 && removalGrace <= 86_400) {
+            throw ValidationError("--removal-grace must be between 0 and 86400 seconds")
+        }
+        if pagesMemory < 1 || pagesMemory > 1 << 20 {
+            throw ValidationError("--pages-memory must be between 1 and 1048576 MiB")
+        }
         if httpsPort == 0 && httpPort == nil {
             throw ValidationError("nothing to serve: HTTPS is off (--https-port 0) and no --http-port")
         }
@@ -173,12 +190,17 @@ struct Serve: ParsableCommand {
         configuration.eventLoop = eventLoop.eventLoop
         configuration.watchForChanges = !(noWatch || Environment.flag("NO_WATCH"))
         configuration.refusesExposedPrivateKeys = strict || Environment.flag("STRICT")
+        configuration.refusesToStartWithErrors = configuration.refusesExposedPrivateKeys
+        configuration.removalGrace = .milliseconds(Int64(removalGrace * 1000))
+        configuration.pagesMemory = pagesMemory << 20
         let devMode = dev || Environment.flag("DEV")
         let resources = ProcessResources.raiseOpenFileLimit()
         logger.info("open file limit", metadata: ["soft": "\(resources.soft)", "hard": "\(resources.hard)"])
 
         if devMode, httpsPort != 0 {
-            let sites = (try? SiteConfigLoader().loadAll(directory: configOptions.config)) ?? []
+            let sites =
+                (try? SiteConfigLoader().loadAll(directory: configOptions.config, excluding: [certsOptions.certs]))
+                ?? []
             do {
                 let report = try DevCertificates(certificateDirectory: certsOptions.certs).ensure(
                     names: sites.map(\.domain))

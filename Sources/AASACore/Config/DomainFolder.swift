@@ -1,0 +1,133 @@
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
+/// One `site-config/<domain>/` folder: its name, its site.json, and the ``Confinement`` every file read for it
+/// is checked against, or why the folder itself may not be read.
+public struct DomainFolder: Sendable, Hashable {
+    /// The host name (the folder's name).
+    public var domain: String
+    /// The `site.json` path as the user named it.
+    public var file: String
+    /// Where the domain's files may lie; `nil` when the folder itself is refused (``problem``).
+    public var confinement: Confinement?
+    /// Why the folder may not be read: it resolves outside the config folder, or to another domain's folder.
+    public var problem: Diagnostic?
+    /// Whether the folder's entry in the config folder is a symlink.
+    var isLink = false
+
+    /// The folder's path as the user named it.
+    public var path: String { file.lastIndex(of: "/").map { String(file[..<$0]) } ?? "." }
+
+    /// The folder holding `file` (`<config>/<domain>/site.json`), confined to its real location inside the config
+    /// folder that holds it, excluding `excluded` (the certificate folder): for loading one domain on its own.
+    public init(domain: String, file: String, excluding excluded: [String] = []) {
+        let folder = file.lastIndex(of: "/").map { String(file[..<$0]) } ?? "."
+        let root = folder.lastIndex(of: "/").map { String(folder[..<$0]) } ?? "."
+        // Without a config folder to resolve, the domain folder's own location is the confinement.
+        let realRoot = Confinement.realPath(root.isEmpty ? "/" : root) ?? "/"
+        self.init(
+            domain: domain, file: file, realFolder: Confinement.realPath(folder), realRoot: realRoot,
+            excluded: excluded.compactMap(Confinement.realPath))
+    }
+
+    init(domain: String, file: String, realFolder: String?, realRoot: String, excluded: [String]) {
+        self.domain = domain
+        self.file = file
+        guard let realFolder else {
+            // No such folder: site.json's absence is reported when it is read.
+            confinement = Confinement(folder: realRoot + "/" + domain, excluded: excluded)
+            return
+        }
+        confinement = Confinement(folder: realFolder, excluded: excluded)
+        if !Confinement.path(realFolder, isWithin: realRoot) || realFolder == realRoot {
+            refuse("the folder for \(domain) leads to '\(realFolder)', outside the config folder '\(realRoot)'")
+        } else if let folder = excluded.first(where: { Confinement.path(realFolder, isWithin: $0) }) {
+            refuse("the folder for \(domain) leads to '\(realFolder)', inside the certificate folder '\(folder)'")
+        }
+    }
+
+    /// Refuses the whole folder: none of its files is read, and the domain is not published.
+    mutating func refuse(_ message: String) {
+        confinement = nil
+        problem = Diagnostic(
+            .error, rule: "path-outside", message + "; none of its files is read", file: path,
+            hint: "make \(path) a real folder inside the config folder (a symlink may only lead to a folder of "
+                + "its own there, such as Kubernetes' ..data); to serve one config under two names, copy it")
+    }
+
+    /// Every domain folder in `directory`, sorted by name, each confined to its real location; a folder that
+    /// resolves outside `directory`, into an excluded folder, or to (or into) another domain's folder is refused.
+    ///
+    /// Hidden entries (`.git`, Kubernetes' `..data` and `..2024_…`) are not domains. Throws only when `directory`
+    /// itself cannot be listed.
+    public static func list(_ directory: String, excluding excluded: [String] = []) throws(Diagnostic)
+        -> [DomainFolder]
+    {
+        guard let realRoot = Confinement.realPath(directory), let stream = opendir(directory) else {
+            let reason = String(cString: strerror(errno))
+            throw Diagnostic(
+                .error, rule: "config-folder", "cannot list the config folder '\(directory)': \(reason)",
+                file: directory, hint: "pass --config with a folder holding <domain>/site.json")
+        }
+        defer { closedir(stream) }
+        let excludedReal = excluded.compactMap(Confinement.realPath)
+        let prefix = directory.hasSuffix("/") ? directory : directory + "/"
+        var folders: [DomainFolder] = []
+        while let entry = readdir(stream) {
+            let name = withUnsafeBytes(of: entry.pointee.d_name) { raw in
+                String(decoding: raw.prefix(while: { $0 != 0 }), as: UTF8.self)
+            }
+            guard !name.hasPrefix(".") else { continue }
+            let path = prefix + name
+            var status = stat()
+            guard lstat(path, &status) == 0 else { continue }
+            let isLink = status.st_mode & S_IFMT == S_IFLNK
+            let realFolder: String?
+            switch status.st_mode & S_IFMT {
+            case S_IFDIR:
+                realFolder = realRoot == "/" ? "/" + name : realRoot + "/" + name
+            case S_IFLNK:
+                // A link to a folder (Kubernetes' ..data/<domain>, a deploy tool's release folder).
+                guard stat(path, &status) == 0, status.st_mode & S_IFMT == S_IFDIR else { continue }
+                realFolder = Confinement.realPath(path)
+            default:
+                continue
+            }
+            var folder = DomainFolder(
+                domain: name, file: path + "/" + SiteConfigLoader.fileName, realFolder: realFolder,
+                realRoot: realRoot, excluded: excludedReal)
+            folder.isLink = isLink
+            folders.append(folder)
+        }
+        folders.sort { $0.domain < $1.domain }
+        refuseShared(&folders)
+        return folders
+    }
+
+    /// Refuses every linked folder that resolves to another domain's folder or below it: one tenant's link must not
+    /// reach another's files. The real folder a link leads to stays, and so does a folder that merely holds another's
+    /// real location.
+    private static func refuseShared(_ folders: inout [DomainFolder]) {
+        var owners: [String: Int] = [:]
+        for folder in folders { if let real = folder.confinement?.folder { owners[real, default: 0] += 1 } }
+        for index in folders.indices {
+            guard let real = folders[index].confinement?.folder else { continue }
+            var shared = owners[real, default: 0] > 1 && folders[index].isLink ? real : nil
+            var ancestor = Substring(real)
+            while shared == nil, let slash = ancestor.lastIndex(of: "/"), slash > ancestor.startIndex {
+                ancestor = ancestor[..<slash]
+                if owners[String(ancestor)] != nil { shared = String(ancestor) }
+            }
+            if let shared {
+                folders[index].refuse(
+                    "the folder for \(folders[index].domain) leads to '\(real)', "
+                        + (shared == real
+                            ? "which another domain's folder leads to too"
+                            : "inside another domain's folder '\(shared)'"))
+            }
+        }
+    }
+}

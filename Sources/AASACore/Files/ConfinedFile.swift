@@ -1,0 +1,156 @@
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
+/// Reads one file of a domain so that nothing outside its ``Confinement`` is ever read, and never more than a cap.
+///
+/// The file is opened first (through symlinks, so Kubernetes' `..data` swaps keep working) and everything is then
+/// checked on the open descriptor: that it is a regular file (`fstat`; a FIFO or device is never read, and
+/// `O_NONBLOCK` keeps the open of a FIFO from waiting for a writer), where it really is (the descriptor's own path
+/// in `/proc/self/fd`, so a symlink swapped between a check and the open cannot win) and its size, before one byte
+/// is read. A file that grows while it is read is read up to the cap plus one byte and refused.
+public enum ConfinedFile {
+    /// A file read whole.
+    public struct Contents: Sendable {
+        /// The bytes.
+        public var bytes: [UInt8]
+        /// The modification time, in seconds since 1970.
+        public var modified: Int
+        /// Where the file really is (symlinks resolved).
+        public var realPath: String
+    }
+
+    /// Why a file was not read.
+    public enum Refusal: Error, Sendable, Hashable {
+        /// No such file (or a broken symlink).
+        case missing
+        /// It exists but cannot be opened or read; the `errno` text.
+        case unreadable(String)
+        /// It resolves to `realPath`, which is not below `allowed`.
+        case outside(String, allowed: String)
+        /// It resolves to `realPath`, below the excluded `folder` (the certificate folder).
+        case excluded(String, folder: String)
+        /// Not a regular file: what it is (`FIFO`, `device`, `socket`, `folder`).
+        case notRegular(String)
+        /// Larger than the cap: its size and the cap.
+        case tooLarge(size: Int, cap: Int)
+        /// Holds PEM private-key armour (`-----BEGIN … PRIVATE KEY-----`): never served, whatever its path.
+        case privateKey
+    }
+
+    /// Reads `path` whole if it is a regular file below `confinement` of at most `maximumBytes` bytes; with
+    /// `refusingPrivateKeys`, a file holding PEM private-key armour is refused too (pages and templates: a key is
+    /// never served, whatever its path).
+    public static func read(
+        _ path: String, within confinement: Confinement, maximumBytes: Int, refusingPrivateKeys: Bool = false
+    ) -> Result<Contents, Refusal> {
+        let descriptor = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK)
+        guard descriptor >= 0 else {
+            return .failure(errno == ENOENT || errno == ENOTDIR ? .missing : .unreadable(errorText()))
+        }
+        defer { close(descriptor) }
+        var status = stat()
+        guard fstat(descriptor, &status) == 0 else { return .failure(.unreadable(errorText())) }
+        guard status.st_mode & S_IFMT == S_IFREG else { return .failure(.notRegular(kind(status.st_mode))) }
+        guard let realPath = realPath(of: descriptor, openedAs: path, status: status) else {
+            return .failure(.unreadable("cannot tell where the opened file lies"))
+        }
+        if let refusal = confinement.refusal(of: realPath) { return .failure(refusal) }
+        let size = Int(status.st_size)
+        guard size <= maximumBytes else { return .failure(.tooLarge(size: size, cap: maximumBytes)) }
+        // Back to blocking reads: a regular file never waits, and O_NONBLOCK was only for the open.
+        _ = fcntl(descriptor, F_SETFL, 0)
+        var bytes = [UInt8](repeating: 0, count: size + 1)
+        var count = 0
+        while count < bytes.count {
+            let got = bytes.withUnsafeMutableBytes { systemRead(descriptor, $0.baseAddress! + count, $0.count - count) }
+            if got < 0, errno == EINTR { continue }
+            guard got >= 0 else { return .failure(.unreadable(errorText())) }
+            if got == 0 { break }
+            count += got
+        }
+        guard count <= maximumBytes else { return .failure(.tooLarge(size: count, cap: maximumBytes)) }
+        bytes.removeLast(bytes.count - count)
+        if refusingPrivateKeys, PEMArmour.containsPrivateKey(bytes) { return .failure(.privateKey) }
+        return .success(Contents(bytes: bytes, modified: Int(status.st_mtim.tv_sec), realPath: realPath))
+    }
+
+    /// The real path of the file open as `descriptor`: the kernel's name for it in `/proc/self/fd`, or where `/proc`
+    /// is not mounted, `realpath` of `path` when it names the very file that is open (same device and inode).
+    static func realPath(of descriptor: Int32, openedAs path: String, status: stat) -> String? {
+        var buffer = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
+        let length = readlink("/proc/self/fd/\(descriptor)", &buffer, buffer.count - 1)
+        if length > 0 {
+            let name = String(decoding: buffer[..<length].map { UInt8(bitPattern: $0) }, as: UTF8.self)
+            // " (deleted)" marks a file unlinked since the open: its name no longer leads to it.
+            return name.hasSuffix(" (deleted)") || !name.hasPrefix("/") ? nil : name
+        }
+        guard let resolved = Confinement.realPath(path) else { return nil }
+        var named = stat()
+        guard stat(resolved, &named) == 0, named.st_dev == status.st_dev, named.st_ino == status.st_ino else {
+            return nil
+        }
+        return resolved
+    }
+
+    private static func kind(_ mode: mode_t) -> String {
+        switch mode & S_IFMT {
+        case S_IFIFO: "FIFO"
+        case S_IFCHR, S_IFBLK: "device"
+        case S_IFSOCK: "socket"
+        case S_IFDIR: "folder"
+        default: "special file"
+        }
+    }
+
+    private static func errorText() -> String { String(cString: strerror(errno)) }
+}
+
+extension ConfinedFile.Refusal {
+    /// The finding for `file` (as the user named it), refused for this reason; `what` says what the file is for
+    /// ("page '/x'", "the landing page template"), `capName` where its cap is documented.
+    public func diagnostic(_ file: String, what: String, keyPath: String? = nil) -> Diagnostic {
+        switch self {
+        case .missing:
+            Diagnostic(
+                .error, rule: "missing-file", "\(what) does not exist (or is a broken symlink)", file: file,
+                keyPath: keyPath, hint: "create it, or correct the path")
+        case .unreadable(let reason):
+            Diagnostic(
+                .error, rule: "file-unreadable", "cannot read \(what): \(reason)", file: file, keyPath: keyPath,
+                hint: "check its permissions")
+        case .outside(let real, let allowed):
+            Diagnostic(
+                .error, rule: "path-outside",
+                "\(what) leads to '\(real)', outside '\(allowed)'; it is not read", file: file, keyPath: keyPath,
+                hint: "a domain may read only files inside its own folder: copy the file there instead of linking to it"
+            )
+        case .excluded(let real, let folder):
+            Diagnostic(
+                .error, rule: "path-outside",
+                "\(what) leads to '\(real)', inside the certificate folder '\(folder)'; it is not read", file: file,
+                keyPath: keyPath, hint: "never link to certificates or keys from a domain folder; remove the link")
+        case .notRegular(let kind):
+            Diagnostic(
+                .error, rule: "file-type", "\(what) is a \(kind), not a regular file; it is not read", file: file,
+                keyPath: keyPath, hint: "replace it with a regular file")
+        case .tooLarge(let size, let cap):
+            Diagnostic(
+                .error, rule: "file-too-large",
+                "\(what) is \(size) bytes; the limit is \(cap) bytes, so it is not read", file: file,
+                keyPath: keyPath, hint: "shrink it (the limits are in docs/security.md)")
+        case .privateKey:
+            Diagnostic(
+                .error, rule: "private-key-in-page",
+                "\(what) holds a PEM private key (-----BEGIN … PRIVATE KEY-----); it is never served", file: file,
+                keyPath: keyPath, hint: "remove the key from the folder and replace the key, which may have leaked")
+        }
+    }
+}
+
+/// `read(2)`, named apart from ``ConfinedFile/read(_:within:maximumBytes:refusingPrivateKeys:)``.
+private func systemRead(_ descriptor: Int32, _ buffer: UnsafeMutableRawPointer, _ count: Int) -> Int {
+    read(descriptor, buffer, count)
+}

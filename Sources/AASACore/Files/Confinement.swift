@@ -1,0 +1,51 @@
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
+/// Where the files read for one domain may lie: below the domain folder's real location (symlinks resolved),
+/// which itself lies below the config folder's, and never below an excluded folder (the certificate folder).
+///
+/// Every file a domain names (site.json, its pages, the landing template, touch icons, signing identities) is
+/// read through ``ConfinedFile``, which checks the descriptor it opened against this: a tenant who can write one
+/// domain folder cannot make the server read, serve or sign with a file of another domain or a private key.
+public struct Confinement: Sendable, Hashable {
+    /// The real path of the folder every file must lie below.
+    public var folder: String
+    /// Real paths of folders no file may lie below, even when they are inside ``folder``.
+    public var excluded: [String]
+
+    /// Creates a confinement to `folder` (a real path), excluding `excluded` (real paths).
+    public init(folder: String, excluded: [String] = []) {
+        self.folder = folder
+        self.excluded = excluded
+    }
+
+    /// The confinement narrowed to `subfolder`, a real path below ``folder`` (e.g. `pages/`).
+    public func narrowed(to subfolder: String) -> Confinement {
+        Confinement(folder: subfolder, excluded: excluded)
+    }
+
+    /// Why `realPath` may not be read, or `nil` when it lies below ``folder`` and below no excluded folder.
+    public func refusal(of realPath: String) -> ConfinedFile.Refusal? {
+        guard Self.path(realPath, isWithin: folder) else { return .outside(realPath, allowed: folder) }
+        if let excluded = excluded.first(where: { Self.path(realPath, isWithin: $0) }) {
+            return .excluded(realPath, folder: excluded)
+        }
+        return nil
+    }
+
+    /// Whether `path` is `folder` itself or lies below it (both real, absolute paths).
+    public static func path(_ path: String, isWithin folder: String) -> Bool {
+        folder == "/" || path == folder
+            || (path.hasPrefix(folder) && path.utf8.dropFirst(folder.utf8.count).first == 0x2F)
+    }
+
+    /// The real path of `path` (every symlink resolved, absolute), or `nil` when it does not exist.
+    public static func realPath(_ path: String) -> String? {
+        guard let resolved = realpath(path, nil) else { return nil }
+        defer { free(resolved) }
+        return String(cString: resolved)
+    }
+}
