@@ -221,7 +221,7 @@ public struct AssociationSigner: Sendable {
         var problems: [Diagnostic] = []
         func read(_ path: String, _ what: String) -> [UInt8]? {
             switch ConfinedFile.read(
-                path, within: confinement ?? Confinement(folder: "/"), maximumBytes: maximumIdentityFileBytes)
+                path, within: confinement ?? .anywhere, maximumBytes: maximumIdentityFileBytes)
             {
             case .success(let contents): return contents.bytes
             case .failure(.missing), .failure(.unreadable):
@@ -333,8 +333,11 @@ public struct AssociationSigner: Sendable {
     /// Trust anchors beside the public ones: the development CA, whose leaves carry no chain.
     func knownRoots() -> [X509Certificate] {
         let path = certificateDirectory + "/" + CertificateDirectory.devCAFolder + "/ca.pem"
-        guard let data = FileManager.default.contents(atPath: path),
-            let certificate = try? X509Certificate(pemEncoded: Array(data))
+        guard
+            let data = try? ConfinedFile.read(
+                path, within: .anywhere, maximumBytes: CertificateDirectory.maximumChainBytes
+            ).get().bytes,
+            let certificate = try? X509Certificate(pemEncoded: data)
         else { return [] }
         return [certificate]
     }

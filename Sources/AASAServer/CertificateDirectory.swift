@@ -60,6 +60,19 @@ public struct CertificateDirectory: Sendable {
     public static let devCAFolder = "dev-ca"
     /// A folder with this name provides the certificate for clients that send no or an unknown SNI.
     public static let defaultFolder = "default"
+    /// Largest `fullchain.pem` read: a chain of a dozen RSA-4096 certificates is under 30 KB.
+    public static let maximumChainBytes = 1 << 20
+    /// Largest `privkey.pem` read: an RSA-16384 key is under 13 KB.
+    public static let maximumKeyBytes = 64 << 10
+    /// Largest `ocsp.der` read: real responses are 1–4 KB.
+    public static let maximumStapleBytes = 64 << 10
+
+    /// The bytes of `file` in a certificate folder: a regular file of at most `cap` bytes, checked on the open
+    /// descriptor before it is read (``ConfinedFile``). Symlinks are followed anywhere: certbot's `live/` links lead
+    /// into `archive/`, and the folder is the operator's, not a tenant's.
+    static func read(_ file: String, cap: Int) -> Result<[UInt8], ConfinedFile.Refusal> {
+        ConfinedFile.read(file, within: .anywhere, maximumBytes: cap).map(\.bytes)
+    }
 
     /// Creates a reader for `path`; with `refusesExposedKeys`, certificates whose key others can read are not loaded.
     public init(path: String, refusesExposedKeys: Bool = false) {
@@ -100,11 +113,11 @@ public struct CertificateDirectory: Sendable {
         /// Whether the files in `folder` are byte for byte those of this load, and its findings still hold `now`.
         func isCurrent(in folder: String, now: Date) -> Bool {
             guard let validUntil, now < validUntil else { return false }
-            func stamp(_ file: String) -> ContentStamp? {
-                FileManager.default.contents(atPath: folder + "/" + file).map { ContentStamp(Array($0)) }
+            func stamp(_ file: String, _ cap: Int) -> ContentStamp? {
+                (try? CertificateDirectory.read(folder + "/" + file, cap: cap).get()).map(ContentStamp.init)
             }
-            return stamp("fullchain.pem") == chain && stamp("privkey.pem") == key
-                && stamp(CertificateDirectory.stapleFileName) == stapleFile
+            return stamp("fullchain.pem", maximumChainBytes) == chain && stamp("privkey.pem", maximumKeyBytes) == key
+                && stamp(CertificateDirectory.stapleFileName, maximumStapleBytes) == stapleFile
         }
     }
 
@@ -174,10 +187,12 @@ public struct CertificateDirectory: Sendable {
         name: String, folder: String, now: Date, intermediates: IntermediateCertificates,
         diagnostics: inout [Diagnostic]
     ) -> DomainCertificate? {
-        let manager = FileManager.default
         let chainPath = folder + "/fullchain.pem"
         let keyPath = folder + "/privkey.pem"
-        guard let chainData = manager.contents(atPath: chainPath) else {
+        let chainData: [UInt8]
+        switch read(chainPath, cap: maximumChainBytes) {
+        case .success(let bytes): chainData = bytes
+        case .failure(.missing):
             diagnostics.append(
                 Diagnostic(
                     .error, rule: "certificate-missing", "no fullchain.pem in \(folder)", file: chainPath,
@@ -185,15 +200,24 @@ public struct CertificateDirectory: Sendable {
                         "put the certificate chain (leaf first) there, or run `aasa-server certs dev` for local testing"
                 ))
             return nil
+        case .failure(let refusal):
+            diagnostics.append(refusal.diagnostic(chainPath, what: "fullchain.pem"))
+            return nil
         }
-        guard let keyData = manager.contents(atPath: keyPath) else {
+        let keyData: [UInt8]
+        switch read(keyPath, cap: maximumKeyBytes) {
+        case .success(let bytes): keyData = bytes
+        case .failure(.missing):
             diagnostics.append(
                 Diagnostic(
                     .error, rule: "certificate-missing", "no privkey.pem in \(folder)", file: keyPath,
                     hint: "put the certificate's private key there (mode 0600)"))
             return nil
+        case .failure(let refusal):
+            diagnostics.append(refusal.diagnostic(keyPath, what: "privkey.pem"))
+            return nil
         }
-        let chainPEM = Array(chainData)
+        let chainPEM = chainData
         let summary: CertificateSummary
         do {
             summary = try CertificateSummary(pemEncoded: chainPEM)
@@ -212,13 +236,23 @@ public struct CertificateDirectory: Sendable {
                     file: chainPath,
                     hint: "renew it; Apple's CDN and devices refuse expired certificates"))
         }
-        let stapleFile = manager.contents(atPath: folder + "/" + stapleFileName).map(Array.init)
+        var stapleFile: [UInt8]?
+        switch read(folder + "/" + stapleFileName, cap: maximumStapleBytes) {
+        case .success(let bytes): stapleFile = bytes
+        case .failure(.missing): stapleFile = nil
+        case .failure(let refusal):
+            // A staple that cannot be read costs the handshake its staple, never the certificate.
+            var finding = refusal.diagnostic(folder + "/" + stapleFileName, what: stapleFileName)
+            finding.severity = .warning
+            finding.rule = "ocsp-staple"
+            diagnostics.append(finding)
+        }
         let staple = stapleFile.flatMap {
             loadStaple(
                 $0, folder: folder, chainPEM: chainPEM, intermediates: intermediates, now: now,
                 diagnostics: &diagnostics)
         }
-        let keyPEM = Array(keyData)
+        let keyPEM = keyData
         return DomainCertificate(
             folderName: name, fullchainPath: chainPath, summary: summary,
             ocspStaple: staple,

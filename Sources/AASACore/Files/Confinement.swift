@@ -22,6 +22,10 @@ public struct Confinement: Sendable, Hashable {
         self.excluded = excluded
     }
 
+    /// No confinement: for the operator's own files (the certificate folder, whose certbot `live/` links lead into
+    /// `archive/`; files named on the command line), which are still read only when regular and within their cap.
+    public static let anywhere = Confinement(folder: "/")
+
     /// The confinement narrowed to `subfolder`, a real path below ``folder`` (e.g. `pages/`).
     public func narrowed(to subfolder: String) -> Confinement {
         Confinement(folder: subfolder, excluded: excluded)

@@ -1,0 +1,69 @@
+import AASATestSupport
+import Foundation
+import Testing
+
+/// `serve` with one broken domain beside a good one, as an operator starts it: the good one is served.
+@Suite(.serialized) struct PartialStartTests {
+    static let good = #"{"webCredentials": ["ABCDE12345.com.example.good"]}"#
+    /// An app ID without a team ID: an error, so the domain cannot be published.
+    static let broken = #"{"universalLinks": {"apps": [{"appIDs": ["com.example.app"], "rules": [{"path": "/*"}]}]}}"#
+
+    static func prepare() throws -> TemporaryDirectory {
+        let directory = TemporaryDirectory("aasa-partial")
+        try directory.write("site-config/good.example/site.json", good)
+        try directory.write("site-config/broken.example/site.json", broken)
+        let issued = try Command.run(
+            RepositoryPaths.executable, ["certs", "dev", "--config", "site-config", "--certs", "certs"],
+            currentDirectory: directory.path)
+        #expect(issued.status == 0, "\(issued.stderr)")
+        return directory
+    }
+
+    @Test func theGoodDomainIsServedAndReadyzNamesTheBrokenOne() throws {
+        let directory = try Self.prepare()
+        let logPath = directory.path + "/serve.err"
+        #expect(FileManager.default.createFile(atPath: logPath, contents: nil))
+        let serve = try ServeProcess(
+            in: directory.path, arguments: ["--no-watch"],
+            errorOutput: try FileHandle(forWritingTo: URL(fileURLWithPath: logPath)))
+        #expect(serve.waitUntilHealthy())
+        let good = try Curl.request(
+            "https://good.example:\(serve.port)/.well-known/apple-app-site-association",
+            caFile: directory.path + "/certs/dev-ca/ca.pem", resolve: ("good.example", serve.port))
+        #expect(good.status == 200)
+        #expect(good.text.contains("ABCDE12345.com.example.good"))
+        let broken = try Curl.request(
+            "https://broken.example:\(serve.port)/.well-known/apple-app-site-association",
+            caFile: directory.path + "/certs/dev-ca/ca.pem", resolve: ("broken.example", serve.port))
+        #expect(broken.status == 404)
+        let ready = try Curl.request("http://127.0.0.1:\(serve.admin)/readyz")
+        #expect(ready.status == 503)
+        #expect(ready.text.hasPrefix("broken.example: site-config/broken.example/site.json:1:"), "\(ready.text)")
+        #expect(ready.text.contains("[app-id-format]"))
+        #expect(!ready.text.contains("good.example"))
+        let metrics = try Curl.request("http://127.0.0.1:\(serve.admin)/metrics").text
+        #expect(metrics.contains(#"aasa_domains{state="published"} 1"#), "\(metrics)")
+        #expect(metrics.contains(#"aasa_domains{state="failed"} 1"#))
+        #expect(serve.terminate() == 0)
+        let log = try String(contentsOfFile: logPath, encoding: .utf8)
+        #expect(log.contains("site-config/broken.example/site.json:1:"), "\(log)")
+        #expect(log.contains("failed=1"), "\(log)")
+    }
+
+    @Test func strictRefusesToStartAndNoServableDomainExitsWithStatus2() throws {
+        let directory = try Self.prepare()
+        let strict = try Command.run(
+            RepositoryPaths.executable, ["serve", "--strict", "--https-port", "\(freePort())", "--admin-port", "0"],
+            currentDirectory: directory.path, timeout: 30)
+        #expect(strict.status == 2)
+        #expect(strict.stderr.contains("site-config/broken.example/site.json:1:"), "\(strict.stderr)")
+        #expect(strict.stderr.contains("aasa-server did not start"))
+
+        try FileManager.default.removeItem(atPath: directory.path + "/site-config/good.example")
+        let none = try Command.run(
+            RepositoryPaths.executable, ["serve", "--https-port", "\(freePort())", "--admin-port", "0"],
+            currentDirectory: directory.path, timeout: 30)
+        #expect(none.status == 2)
+        #expect(none.stderr.contains("[no-domain-served]"), "\(none.stderr)")
+    }
+}
