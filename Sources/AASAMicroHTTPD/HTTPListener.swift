@@ -74,27 +74,35 @@ public final class HTTPListener: Sendable {
             flags |= MHD_USE_DUAL_STACK.rawValue
         }
 
-        let count = max(1, configuration.threadPoolSize)
+        let bound = configuration.boundSockets?.take()
+        let count = bound?.count ?? max(1, configuration.threadPoolSize)
         // SO_REUSEPORT would let this listener share a port another server already listens on with the same
         // option, silently splitting its traffic; a plain bind first turns that into the usual error.
-        if count > 1, configuration.port != 0, !Self.portIsFree(configuration.port, bind: bind, flags: flags) {
+        if bound == nil, count > 1, configuration.port != 0,
+            !Self.portIsFree(configuration.port, bind: bind, flags: flags)
+        {
             throw Self.startError(configuration, errno: EADDRINUSE, messages: [])
         }
         // The one retain handed to libmicrohttpd for all daemons; released in stop() after the last
         // MHD_stop_daemon (or below on failure).
         let cls = Unmanaged.passRetained(context).toOpaque()
         var started: [OpaquePointer] = []
-        var port = configuration.port
+        var port = configuration.boundSockets?.port ?? configuration.port
         var failure: (errno: Int32, messages: [String])?
-        for _ in 0..<count {
+        for index in 0..<count {
             var address = bind
             if let bind { address = SocketAddress.withPort(bind, port) }
-            let daemon: OpaquePointer? = Self.withOptions(configuration, cls: cls, bind: address, daemons: count) {
-                options in
+            let listenSocket = bound?[index]
+            let daemon: OpaquePointer? = Self.withOptions(
+                configuration, cls: cls, bind: listenSocket == nil ? address : nil, listenSocket: listenSocket,
+                daemons: count
+            ) { options in
                 cshims_mhd_start_daemon(UInt32(flags), port, accessHandler, cls, options)
             }
             guard let daemon else {
                 failure = (errno, [])
+                // The sockets no daemon took are ours to close.
+                bound?[index...].forEach { close($0) }
                 break
             }
             started.append(daemon)
@@ -191,7 +199,7 @@ public final class HTTPListener: Sendable {
     /// Builds the option array (kept alive for the start call) and calls `body` with it.
     private static func withOptions<R>(
         _ configuration: ListenerConfiguration, cls: UnsafeMutableRawPointer, bind: SocketAddress.Bind?,
-        daemons: Int, _ body: (UnsafePointer<MHD_OptionItem>) -> R
+        listenSocket: Int32?, daemons: Int, _ body: (UnsafePointer<MHD_OptionItem>) -> R
     ) -> R {
         func item(_ option: MHD_OPTION, _ value: Int, _ pointer: UnsafeMutableRawPointer? = nil) -> MHD_OptionItem {
             MHD_OptionItem(option: option, value: value, ptr_value: pointer)
@@ -213,7 +221,11 @@ public final class HTTPListener: Sendable {
             item(.CONNECTION_MEMORY_LIMIT, configuration.connectionMemoryLimit),
             item(.NOTIFY_CONNECTION, function(connectionNotifyCallback), cls),
         ]
-        if daemons > 1 { options.append(item(.LISTENING_ADDRESS_REUSE, 1)) }
+        if let listenSocket {
+            options.append(item(.LISTEN_SOCKET, Int(listenSocket)))
+        } else if daemons > 1 {
+            options.append(item(.LISTENING_ADDRESS_REUSE, 1))
+        }
         let priorities = configuration.tls.map { strdup($0.priorities) } ?? nil
         defer { free(priorities) }
         if configuration.tls != nil {
@@ -243,7 +255,7 @@ public final class HTTPListener: Sendable {
 
     /// Whether a plain bind (`SO_REUSEADDR`, as libmicrohttpd binds, but not `SO_REUSEPORT`) to the
     /// listener's address succeeds; it fails while any other socket listens there.
-    private static func portIsFree(_ port: UInt16, bind: SocketAddress.Bind?, flags: UInt32) -> Bool {
+    static func portIsFree(_ port: UInt16, bind: SocketAddress.Bind?, flags: UInt32) -> Bool {
         let dualStack = bind == nil && flags & MHD_USE_DUAL_STACK.rawValue == MHD_USE_DUAL_STACK.rawValue
         var address = bind.map { SocketAddress.withPort($0, port) } ?? SocketAddress.any(port: port, ipv6: dualStack)
         let family = address.isIPv6 ? AF_INET6 : AF_INET
@@ -261,7 +273,7 @@ public final class HTTPListener: Sendable {
         return result == 0 || errno != EADDRINUSE
     }
 
-    private static func startError(_ configuration: ListenerConfiguration, errno code: Int32, messages: [String])
+    static func startError(_ configuration: ListenerConfiguration, errno code: Int32, messages: [String])
         -> HTTPListenerError
     {
         let scheme = configuration.tls == nil ? "HTTP" : "HTTPS"

@@ -43,6 +43,9 @@ public struct ListenerConfiguration: Sendable {
     public var logHandler: @Sendable (String) -> Void
     /// Told about every answered request (metrics, access log); `nil` for none.
     public var observer: (any RequestObserver)?
+    /// Sockets bound ahead of the start (``ListeningSockets``): the listener serves on them, one worker thread
+    /// each, instead of binding ``port`` itself.
+    public var boundSockets: ListeningSockets?
 
     /// Creates a configuration; the defaults suit a public HTTPS listener.
     public init(

@@ -24,20 +24,26 @@ public enum ProcessResources {
         return (UInt64(limit.rlim_cur), UInt64(limit.rlim_max))
     }
 
-    /// Switches the whole process to `name`'s user and primary group (supplementary groups dropped).
+    /// Switches the whole process to `name`'s user, its primary group and its supplementary groups (`initgroups`,
+    /// so membership of e.g. `ssl-cert` still opens the keys), for good: root cannot be regained afterwards.
     ///
-    /// Called after the listeners are bound, so port 443 can be bound as root and nothing is served as root.
-    /// glibc applies setuid/setgid to every thread, including libmicrohttpd's.
+    /// Called after the ports are bound (``Server/bindPorts()``) and before anything is loaded, so port 443 can be
+    /// bound as root and no file is read and no request answered as root. glibc applies setuid/setgid to every
+    /// thread of the process.
     public static func switchUser(to name: String) throws(UserSwitchError) {
         guard let entry = getpwnam(name) else { throw UserSwitchError(description: "no user named '\(name)'") }
         let uid = entry.pointee.pw_uid
         let gid = entry.pointee.pw_gid
-        if getuid() == uid { return }
-        guard setgroups(0, nil) == 0, setgid(gid) == 0, setuid(uid) == 0 else {
+        if getuid() == uid && geteuid() == uid { return }
+        guard initgroups(name, gid) == 0, setgid(gid) == 0, setuid(uid) == 0 else {
             throw UserSwitchError(
                 description:
                     "cannot switch to user '\(name)': \(String(cString: strerror(errno))) (start as root to switch users)"
             )
+        }
+        guard uid == 0 || (setuid(0) != 0 && geteuid() == uid) else {
+            throw UserSwitchError(
+                description: "switched to user '\(name)' but root could be regained; refusing to go on")
         }
     }
 }

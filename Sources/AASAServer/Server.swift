@@ -38,6 +38,8 @@ public final class Server: Sendable {
     private let catalog = Mutex(Catalog())
     /// Signatures kept across reloads, so an unchanged domain keeps its exact signed bytes.
     private let signatureCache = SignatureCache()
+    /// Sockets bound by ``bindPorts()`` before the start, by listener (`https`, `http`, `admin`).
+    private let boundSockets = Mutex<[String: ListeningSockets]>([:])
     /// When the pending reload for a removal grace is due, if one is scheduled (``scheduleRemovals(_:)``).
     private let removalReload = Mutex<Date?>(nil)
 
@@ -98,6 +100,27 @@ public final class Server: Sendable {
     /// The file watcher, while the server runs with ``ServerConfiguration/watchForChanges``.
     var watcher: ConfigWatcher? { running.withLock { $0.watcher } }
 
+    /// Binds every configured listener's port now, before anything is loaded, for ``start()`` to serve on: a process
+    /// started as root binds port 443 here, then drops its privileges (`serve --user`) before it reads one file.
+    public func bindPorts() throws(StartupError) {
+        var bound: [String: ListeningSockets] = [:]
+        do {
+            for (name, port, address) in [
+                ("https", configuration.httpsPort, configuration.bindAddress),
+                ("http", configuration.httpPort, configuration.bindAddress),
+                ("admin", configuration.adminPort, configuration.adminAddress),
+            ] {
+                guard let port else { continue }
+                bound[name] = try ListeningSockets(
+                    listenerConfiguration(port: port, address: address, tls: nil, observed: name != "admin"))
+            }
+        } catch {
+            throw StartupError(
+                diagnostics: [Diagnostic(.error, rule: "listener", error.reason)], isConfigurationError: false)
+        }
+        boundSockets.withLock { $0 = bound }
+    }
+
     /// Loads every domain and certificate, starts the listeners and, if configured, the file watcher.
     ///
     /// Every domain and certificate that loads is served; the others are logged, listed on `/status` and `/readyz`,
@@ -157,22 +180,28 @@ public final class Server: Sendable {
         do {
             // One snapshot for both public listeners: its native responses are built once between them.
             let snapshot = try RouteSnapshot(routes)
+            let bound = boundSockets.withLock { bound in
+                defer { bound = [:] }
+                return bound
+            }
             if let port = configuration.httpsPort, let table = catalog.certificates.table {
-                started.https = try HTTPListener(
-                    configuration: listenerConfiguration(
-                        port: port, address: configuration.bindAddress,
-                        tls: TLSConfiguration(certificates: table), observed: true),
-                    snapshot: snapshot)
+                var listener = listenerConfiguration(
+                    port: port, address: configuration.bindAddress, tls: TLSConfiguration(certificates: table),
+                    observed: true)
+                listener.boundSockets = bound["https"]
+                started.https = try HTTPListener(configuration: listener, snapshot: snapshot)
             }
             if let port = configuration.httpPort {
-                started.http = try HTTPListener(
-                    configuration: listenerConfiguration(
-                        port: port, address: configuration.bindAddress, tls: nil, observed: true),
-                    snapshot: snapshot)
+                var listener = listenerConfiguration(
+                    port: port, address: configuration.bindAddress, tls: nil, observed: true)
+                listener.boundSockets = bound["http"]
+                started.http = try HTTPListener(configuration: listener, snapshot: snapshot)
             }
             if let port = configuration.adminPort {
+                var listener = listenerConfiguration(port: port, address: configuration.adminAddress, tls: nil)
+                listener.boundSockets = bound["admin"]
                 started.admin = try HTTPListener(
-                    configuration: listenerConfiguration(port: port, address: configuration.adminAddress, tls: nil),
+                    configuration: listener,
                     routes: AdminRoutes(published: Array(catalog.published.values), status: catalog.status, live: live))
             }
         } catch {

@@ -133,8 +133,9 @@ struct Serve: ParsableCommand {
 
     @Option(
         help: ArgumentHelp(
-            "After binding the ports, switch to this user (and its group), e.g. when started as root to bind 443 "
-                + "(env: AASA_SERVER_USER).", valueName: "name"))
+            "After binding the ports and before reading any file, switch to this user, its group and its supplementary "
+                + "groups (e.g. ssl-cert), e.g. when started as root to bind 443 (env: AASA_SERVER_USER).",
+            valueName: "name"))
     var user: String? = Environment.optional("USER")
 
     @Option(
@@ -197,6 +198,30 @@ struct Serve: ParsableCommand {
         let resources = ProcessResources.raiseOpenFileLimit()
         logger.info("open file limit", metadata: ["soft": "\(resources.soft)", "hard": "\(resources.hard)"])
 
+        let includeQueries = accessLogQueries || Environment.flag("ACCESS_LOG_QUERIES")
+        var log: AccessLog?
+        if let format = accessLog.format { log = AccessLog(format: format, includeQueries: includeQueries) }
+        // In --dev every association fetch is printed, so a developer sees whether the phone fetched.
+        var printFetch: (@Sendable (TrafficRecorder.Fetch) -> Void)?
+        if devMode { printFetch = { fetch in DiagnosticPrinter.printOutput(fetch.line) } }
+        let recorder = TrafficRecorder(accessLog: log, onFetch: printFetch)
+        let server = Server(configuration: configuration, logger: logger, recorder: recorder)
+        // With --user: bind the ports as the starting user (root, for 443), then drop to the user before anything is
+        // read (development certificates, configs), so no file is read and no request answered as root.
+        if let user {
+            do {
+                try server.bindPorts()
+                try ProcessResources.switchUser(to: user)
+            } catch let error as Server.StartupError {
+                DiagnosticPrinter.print(error.diagnostics)
+                DiagnosticPrinter.printError("aasa-server did not start")
+                throw ExitCode(1)
+            } catch {
+                DiagnosticPrinter.printError("error: \(error)")
+                throw ExitCode(1)
+            }
+            logger.info("switched user", metadata: ["user": "\(user)"])
+        }
         if devMode, httpsPort != 0 {
             let sites =
                 (try? SiteConfigLoader().loadAll(directory: configOptions.config, excluding: [certsOptions.certs]))
@@ -215,30 +240,12 @@ struct Serve: ParsableCommand {
         }
 
         Signals.block()
-        let includeQueries = accessLogQueries || Environment.flag("ACCESS_LOG_QUERIES")
-        var log: AccessLog?
-        if let format = accessLog.format { log = AccessLog(format: format, includeQueries: includeQueries) }
-        // In --dev every association fetch is printed, so a developer sees whether the phone fetched.
-        var printFetch: (@Sendable (TrafficRecorder.Fetch) -> Void)?
-        if devMode { printFetch = { fetch in DiagnosticPrinter.printOutput(fetch.line) } }
-        let recorder = TrafficRecorder(accessLog: log, onFetch: printFetch)
-        let server = Server(configuration: configuration, logger: logger, recorder: recorder)
         do {
             try server.start()
         } catch {
             DiagnosticPrinter.print(error.diagnostics)
             DiagnosticPrinter.printError("aasa-server did not start")
             throw ExitCode(error.isConfigurationError ? 2 : 1)
-        }
-        if let user {
-            do {
-                try ProcessResources.switchUser(to: user)
-                logger.info("switched user", metadata: ["user": "\(user)"])
-            } catch {
-                DiagnosticPrinter.printError("error: \(error)")
-                server.stop(timeout: .zero)
-                throw ExitCode(1)
-            }
         }
         while true {
             switch Signals.wait() {
