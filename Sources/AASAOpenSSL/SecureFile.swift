@@ -1,3 +1,5 @@
+import AASACore
+
 #if canImport(Glibc)
     import Glibc
 #elseif canImport(Darwin)
@@ -24,34 +26,12 @@ enum SecureFile {
         }
     }
 
-    /// Writes `bytes` to `path` with permission `mode`, atomically (temporary file in the same directory, then rename).
-    ///
-    /// The mode is applied with `fchmod` so the umask cannot widen or narrow it; key files get 0600.
+    /// Writes `bytes` to `path` with permission `mode`, through the project's one atomic writer (``AtomicFile``).
     static func writeAtomically(_ bytes: [UInt8], to path: String, mode: mode_t) throws {
-        let temporary = path + ".tmp-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
-        let fd = open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, mode)
-        guard fd >= 0 else { throw failure("could not create", temporary) }
-        var closed = false
-        defer {
-            if !closed { close(fd) }
-        }
-        guard fchmod(fd, mode) == 0 else { throw failure("could not set the mode of", temporary) }
-        var offset = 0
-        while offset < bytes.count {
-            let written = bytes.withUnsafeBytes { write(fd, $0.baseAddress! + offset, $0.count - offset) }
-            if written < 0 {
-                if errno == EINTR { continue }
-                unlink(temporary)
-                throw failure("could not write", temporary)
-            }
-            offset += written
-        }
-        guard fsync(fd) == 0 else { throw failure("could not sync", temporary) }
-        closed = true
-        guard close(fd) == 0 else { throw failure("could not close", temporary) }
-        guard rename(temporary, path) == 0 else {
-            unlink(temporary)
-            throw failure("could not move into place", path)
+        do {
+            try AtomicFile.write(bytes, to: path, mode: mode)
+        } catch {
+            throw OpenSSLError(.fileSystem, error.description)
         }
     }
 

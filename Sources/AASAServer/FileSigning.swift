@@ -70,13 +70,11 @@ public struct FileSigning: Sendable {
                     file: output))
         }
         do {
-            try Data(signed).write(to: URL(fileURLWithPath: output), options: .atomic)
+            try AtomicFile.write(signed, to: output)
         } catch {
             throw DiagnosticsError(
                 diagnostics + [
-                    Diagnostic(
-                        .error, rule: "write-failed", "cannot write \(output): \(error.localizedDescription)",
-                        file: output)
+                    Diagnostic(.error, rule: "write-failed", "cannot write \(output): \(error)", file: output)
                 ])
         }
         return (signed.count, diagnostics)

@@ -97,18 +97,12 @@ public struct SiteImport: Sendable {
         let bytes = JSONWriter(style: .pretty).bytes(config.jsonValue(schema: schema))
         do {
             try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
-            // Write to a temporary file and rename, so a watcher never reads half a file.
-            let temporary = target + ".tmp-\(ProcessInfo.processInfo.processIdentifier)"
-            try Data(bytes).write(to: URL(fileURLWithPath: temporary))
-            guard rename(temporary, target) == 0 else {
-                let reason = String(cString: strerror(errno))
-                try? FileManager.default.removeItem(atPath: temporary)
-                throw DiagnosticsError([
-                    Diagnostic(.error, rule: "write-failed", "cannot write \(target): \(reason)", file: target)
-                ])
-            }
-        } catch let error as DiagnosticsError {
-            throw error
+            // Whole or not at all, so a watcher never reads half a file.
+            try AtomicFile.write(bytes, to: target)
+        } catch let error as AtomicFile.Failure {
+            throw DiagnosticsError([
+                Diagnostic(.error, rule: "write-failed", "cannot write \(target): \(error)", file: target)
+            ])
         } catch {
             throw DiagnosticsError([
                 Diagnostic(
