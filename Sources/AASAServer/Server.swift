@@ -357,7 +357,8 @@ public final class Server: Sendable {
         var listener = ListenerConfiguration(
             port: port, bindAddress: address, tls: tls,
             logHandler: { message in
-                logger.notice("libmicrohttpd", metadata: ["message": "\(message)"])
+                // libmicrohttpd's messages may quote what a client sent.
+                logger.notice("libmicrohttpd", metadata: ["message": "\(LogEscaping.escape(message))"])
             })
         if let threads = configuration.threadPoolSize { listener.threadPoolSize = threads }
         listener.connectionLimit = configuration.maxConnections
