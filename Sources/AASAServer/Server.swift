@@ -158,7 +158,9 @@ public final class Server: Sendable {
             if let port = configuration.adminPort {
                 started.admin = try HTTPListener(
                     configuration: listenerConfiguration(port: port, address: configuration.adminAddress, tls: nil),
-                    routes: AdminRoutes(published: Array(catalog.published.values), status: catalog.status, live: live))
+                    routes: AdminRoutes(
+                        published: Array(catalog.published.values), status: catalog.status, live: live,
+                        access: configuration.adminAccess))
             }
         } catch {
             [started.https, started.http, started.admin].forEach { $0?.stop(timeout: .zero) }
@@ -311,7 +313,8 @@ public final class Server: Sendable {
             // Build both tables before swapping either, and swap the admin one first: /status and /match
             // are never behind what the public hosts serve.
             let routes = try RouteSnapshot(SiteRoutes(published, domainIDs: recorder.domainIDs))
-            let admin = AdminRoutes(published: published, status: catalog.status, live: live)
+            let admin = AdminRoutes(
+                published: published, status: catalog.status, live: live, access: configuration.adminAccess)
             try listeners.admin?.replaceRoutes(admin)
             for listener in [listeners.https, listeners.http].compactMap({ $0 }) { listener.replaceRoutes(routes) }
         } catch {

@@ -19,6 +19,9 @@ public struct ServerConfiguration: Sendable {
     public var adminPort: UInt16? = 9090
     /// Address the admin listener binds to: loopback unless told otherwise.
     public var adminAddress: String = "127.0.0.1"
+    /// Which requests the admin listener answers: Host names besides localhost and IP literals, and the bearer
+    /// token its revealing routes need (``AdminAccess``).
+    public var adminAccess = AdminAccess()
     /// Worker threads per listener; `nil` means one per processor.
     public var threadPoolSize: Int?
     /// Most simultaneous client connections per listener; more are accepted and closed at once.

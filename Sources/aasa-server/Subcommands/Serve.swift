@@ -52,6 +52,21 @@ struct Serve: ParsableCommand {
     var adminAddress = Environment.value("ADMIN_ADDRESS", "127.0.0.1")
 
     @Option(
+        name: .customLong("admin-host"),
+        help: ArgumentHelp(
+            "A host name the admin listener answers besides localhost and IP addresses, e.g. the name Prometheus "
+                + "scrapes it by; repeat for more. Requests with any other Host get 421, against DNS rebinding "
+                + "(env: AASA_SERVER_ADMIN_HOST, comma-separated).", valueName: "name"))
+    var adminHosts: [String] = Environment.list("ADMIN_HOST")
+
+    @Option(
+        help: ArgumentHelp(
+            "File holding a bearer token that /status, /fetches, /match and /metrics then require "
+                + "(Authorization: Bearer <token>); /healthz and /readyz stay open. Read once at start; it must not "
+                + "be readable by other users (env: AASA_SERVER_ADMIN_TOKEN_FILE).", valueName: "path"))
+    var adminTokenFile: String? = Environment.optional("ADMIN_TOKEN_FILE")
+
+    @Option(
         help: ArgumentHelp(
             "Worker threads per listener; default one per processor (env: AASA_SERVER_THREADS).", valueName: "n"))
     var threads: Int? = Environment.optional("THREADS")
@@ -134,6 +149,9 @@ struct Serve: ParsableCommand {
 
     func validate() throws {
         if let invalid = Environment.invalidValues.first { throw ValidationError(invalid) }
+        for name in adminHosts where HostName.normalized(name) == nil || name.contains(",") {
+            throw ValidationError("--admin-host '\(name)' is not a host name")
+        }
         if let threads, threads < 1 { throw ValidationError("--threads must be at least 1") }
         if maxConnections < 1 { throw ValidationError("--max-connections must be at least 1") }
         if maxConnectionsPerIp < 0 { throw ValidationError("--max-connections-per-ip must be 0 (no limit) or more") }
@@ -165,6 +183,15 @@ struct Serve: ParsableCommand {
         configuration.adminPort = adminPort == 0 ? nil : adminPort
         configuration.adminAddress = adminAddress
         configuration.threadPoolSize = threads
+        configuration.adminAccess = AdminAccess(hostNames: adminHosts)
+        if let adminTokenFile {
+            do {
+                configuration.adminAccess.token = try AdminAccess.readToken(path: adminTokenFile)
+            } catch {
+                DiagnosticPrinter.printError(error.description)
+                throw ExitCode(2)
+            }
+        }
         configuration.maxConnections = maxConnections
         configuration.maxConnectionsPerIP = maxConnectionsPerIp
         configuration.headerTimeout = .milliseconds(Int64(headerTimeout * 1000))
