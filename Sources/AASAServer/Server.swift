@@ -150,9 +150,14 @@ public final class Server: Sendable {
                     snapshot: snapshot)
             }
             if let port = configuration.httpPort {
+                var http = listenerConfiguration(
+                    port: port, address: configuration.bindAddress, tls: nil, observed: true)
+                // Behind a TLS-terminating proxy: the proxy is one address for all its clients, and names them.
+                http.perIPConnectionLimit = configuration.httpMaxConnectionsPerIP ?? configuration.maxConnectionsPerIP
+                http.trustedProxies = configuration.trustedProxies
+                http.forwardedClientLimit = configuration.maxConnectionsPerIP
                 started.http = try HTTPListener(
-                    configuration: listenerConfiguration(
-                        port: port, address: configuration.bindAddress, tls: nil, observed: true),
+                    configuration: http,
                     snapshot: snapshot)
             }
             if let port = configuration.adminPort {

@@ -84,6 +84,22 @@ struct Serve: ParsableCommand {
 
     @Option(
         help: ArgumentHelp(
+            "Most simultaneous connections from one address on the plain HTTP listener, where a proxy in front is "
+                + "one address for all its clients; 0: no limit; default: --max-connections-per-ip "
+                + "(env: AASA_SERVER_HTTP_MAX_CONNECTIONS_PER_IP).", valueName: "n"))
+    var httpMaxConnectionsPerIp: Int? = Environment.optional("HTTP_MAX_CONNECTIONS_PER_IP")
+
+    @Option(
+        help: ArgumentHelp(
+            "Comma-separated address blocks (CIDR, IPv4 or IPv6) of proxies in front of the plain HTTP listener: for "
+                + "requests from them, the client is the rightmost address of X-Forwarded-For (or Forwarded: for=) "
+                + "that is not itself a trusted proxy, and the access log, the fetch log and the per-client limit "
+                + "(--max-connections-per-ip requests in progress at once; 429 beyond) use it; other peers' headers "
+                + "are ignored (env: AASA_SERVER_TRUSTED_PROXIES).", valueName: "cidrs"))
+    var trustedProxies: String? = Environment.optional("TRUSTED_PROXIES")
+
+    @Option(
+        help: ArgumentHelp(
             "Seconds a client has to complete its request head (TLS handshake included), however slowly it "
                 + "trickles bytes; 0 disables it (env: AASA_SERVER_HEADER_TIMEOUT).", valueName: "seconds"))
     var headerTimeout: Double = Environment.value("HEADER_TIMEOUT", 10.0)
@@ -147,10 +163,24 @@ struct Serve: ParsableCommand {
             valueName: "level"))
     var logLevel: Logger.Level = Environment.value("LOG_LEVEL", Logger.Level.info)
 
+    /// The blocks of `--trusted-proxies`, as written.
+    private var trustedProxyBlocks: [String] {
+        (trustedProxies ?? "").split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }
+            .filter { !$0.isEmpty }
+    }
+
     func validate() throws {
         if let invalid = Environment.invalidValues.first { throw ValidationError(invalid) }
         for name in adminHosts where HostName.normalized(name) == nil || name.contains(",") {
             throw ValidationError("--admin-host '\(name)' is not a host name")
+        }
+        if let httpMaxConnectionsPerIp, httpMaxConnectionsPerIp < 0 {
+            throw ValidationError("--http-max-connections-per-ip must be 0 (no limit) or more")
+        }
+        for block in trustedProxyBlocks where IPNetwork(block) == nil {
+            throw ValidationError(
+                "--trusted-proxies: '\(block)' is not an address block; write CIDR blocks such as 10.0.0.0/8, "
+                    + "192.0.2.7 or 2001:db8::/32, separated by commas")
         }
         if let threads, threads < 1 { throw ValidationError("--threads must be at least 1") }
         if maxConnections < 1 { throw ValidationError("--max-connections must be at least 1") }
@@ -194,6 +224,8 @@ struct Serve: ParsableCommand {
         }
         configuration.maxConnections = maxConnections
         configuration.maxConnectionsPerIP = maxConnectionsPerIp
+        configuration.httpMaxConnectionsPerIP = httpMaxConnectionsPerIp
+        configuration.trustedProxies = trustedProxyBlocks.compactMap(IPNetwork.init)
         configuration.headerTimeout = .milliseconds(Int64(headerTimeout * 1000))
         configuration.idleTimeoutSeconds = idleTimeout
         configuration.maxRequestHeadBytes = maxRequestHead
