@@ -1,6 +1,8 @@
 #!/usr/bin/env python3
 """Checks the wiring of deploy/kubernetes against the Dockerfile: ports, probe paths, mount paths, the
-non-root user, private key file modes, selectors. Prints one line per check and a final `N passed, M failed`
+non-root user, private key file modes, selectors, the kustomization's resources, and the NetworkPolicy (public
+port open to all, admin port only to the monitoring namespace). `check-manifests.py [ROOT]` checks another
+checkout (the tests use it on altered copies). Prints one line per check and a final `N passed, M failed`
 line."""
 import pathlib
 import re
@@ -8,7 +10,7 @@ import sys
 
 import yaml
 
-root = pathlib.Path(__file__).resolve().parent.parent
+root = pathlib.Path(sys.argv[1]) if len(sys.argv) > 1 else pathlib.Path(__file__).resolve().parent.parent
 docs = {}
 for path in sorted((root / "deploy" / "kubernetes").glob("*.yaml")):
     for doc in yaml.safe_load_all(path.read_text()):
@@ -79,5 +81,34 @@ check("PodDisruptionBudget selects the Deployment's pods", docs["PodDisruptionBu
 target = docs["HorizontalPodAutoscaler"][0]["spec"]["scaleTargetRef"]
 check("HorizontalPodAutoscaler scales the Deployment", target["kind"] == "Deployment"
       and target["name"] == deployment["metadata"]["name"])
+kustomization = yaml.safe_load((root / "deploy" / "kubernetes" / "kustomization.yaml").read_text())
+manifests = {p.name for p in (root / "deploy" / "kubernetes").glob("*.yaml")} - {"kustomization.yaml",
+                                                                                  "configmaps.example.yaml"}
+check("kustomization lists every manifest", set(kustomization["resources"]) == manifests)
+
+policies = docs.get("NetworkPolicy", [])
+check("a NetworkPolicy exists", len(policies) == 1)
+if policies:
+    policy = policies[0]["spec"]
+    check("NetworkPolicy selects the Deployment's pods", policy["podSelector"].get("matchLabels") == labels)
+    check("NetworkPolicy governs ingress", "Ingress" in policy.get("policyTypes", []))
+    rules = policy.get("ingress", [])
+
+    def admits(port_name, port_number):
+        """The rules admitting the container port, by name or number (a rule without ports admits all)."""
+        return [r for r in rules if not r.get("ports")
+                or any(p.get("port") in (port_name, port_number) for p in r["ports"])]
+
+    https_rules = admits("https", ports.get("https"))
+    check("NetworkPolicy admits the https port from anywhere", any(not r.get("from") for r in https_rules))
+    admin_rules = admits("admin", ports.get("admin"))
+    monitoring = {"kubernetes.io/metadata.name": "monitoring"}
+    check("NetworkPolicy admits the admin port from the monitoring namespace",
+          any(peer.get("namespaceSelector", {}).get("matchLabels") == monitoring
+              for r in admin_rules for peer in r.get("from", [])))
+    check("NetworkPolicy admits the admin port from nowhere else",
+          bool(admin_rules) and all(r.get("from") and all(
+              set(peer) == {"namespaceSelector"} and peer["namespaceSelector"].get("matchLabels") == monitoring
+              for peer in r["from"]) for r in admin_rules))
 print(f"{passed} passed, {failed} failed")
 sys.exit(1 if failed else 0)

@@ -50,6 +50,10 @@ let requestCompletedCallback: MHD_RequestCompletedCallback = { cls, connection, 
             TLSCork.flush(session, socket: state.socket)
         }
         let context = Unmanaged<ListenerContext>.fromOpaque(cls).takeUnretainedValue()
+        if let client = state.forwardedClient {
+            state.forwardedClient = nil
+            context.forwardedClients?.release(client)
+        }
         state.expectRequestHead(within: context.connections.headerTimeout)
     }
     guard let requestState, let state = requestState.pointee else { return }
@@ -93,9 +97,20 @@ let accessHandler: MHD_AccessHandlerCallback = { cls, connection, url, method, v
     let context = Unmanaged<ListenerContext>.fromOpaque(cls).takeUnretainedValue()
     // Retained until the end of this call, so a concurrent replaceRoutes cannot free its responses.
     let snapshot = context.routes.withLock { $0 }
-    let request = MHDRequest(
+    var request = MHDRequest(
         connection: connection, url: url, method: MHDRequest.method(method), methodText: method, query: query,
         isTLS: context.isTLS)
+    if !context.trustedProxies.isEmpty {
+        request.forwardedClient = ForwardedClient.address(of: connection, trusting: context.trustedProxies)
+        if let client = request.forwardedClient, let limiter = context.forwardedClients {
+            guard limiter.admit(client) else {
+                let refused = context.tooManyRequests.queue(on: connection)
+                context.observer?.requestAnswered(request, status: 429, bodyBytes: 0, prepared: nil)
+                return refused
+            }
+            ConnectionState.of(connection)?.forwardedClient = client
+        }
+    }
     let status: Int
     let bodyBytes: Int
     let result: MHD_Result
@@ -153,9 +168,12 @@ private func headComplete(
     }
     let result = refusal.response.queue(on: connection)
     if let observer = context.observer {
-        let request = MHDRequest(
+        var request = MHDRequest(
             connection: connection, url: url, method: MHDRequest.method(method), methodText: method, query: query,
             isTLS: context.isTLS)
+        if !context.trustedProxies.isEmpty {
+            request.forwardedClient = ForwardedClient.address(of: connection, trusting: context.trustedProxies)
+        }
         observer.requestAnswered(request, status: refusal.status, bodyBytes: 0, prepared: nil)
     }
     return result

@@ -1,3 +1,4 @@
+internal import AASACore
 import Synchronization
 
 #if canImport(Glibc)
@@ -25,6 +26,9 @@ final class ConnectionState: @unchecked Sendable {
     var serverName: String?
     /// Whether ``serverName`` has been looked up (a client may send no SNI at all).
     var serverNameKnown = false
+    /// The forwarded client whose request is in progress, counted by the listener's ``ForwardedClientLimiter``
+    /// until the request completes; else `nil`.
+    var forwardedClient: IPAddress?
     /// The TLS session while a response is corked (see ``TLSCork``), else `nil`.
     var corkedSession: OpaquePointer?
 

@@ -52,7 +52,8 @@ public final class HTTPListener: Sendable {
         let context = try ListenerContext(
             routes: snapshot, certificates: configuration.tls?.certificates,
             logHandler: configuration.logHandler, observer: configuration.observer,
-            headerTimeout: configuration.headerTimeout)
+            headerTimeout: configuration.headerTimeout, trustedProxies: configuration.trustedProxies,
+            forwardedClientLimit: configuration.forwardedClientLimit)
         self.context = context
 
         var flags =

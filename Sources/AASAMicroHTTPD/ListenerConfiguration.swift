@@ -34,6 +34,15 @@ public struct ListenerConfiguration: Sendable {
     /// thread enforces its share, so a client may be refused somewhat before the limit when its connections
     /// hash unevenly onto the threads, never after it.
     public var perIPConnectionLimit: Int
+    /// Proxies whose word on the client's address is taken: for a request whose peer lies in one of these
+    /// blocks, the address in `X-Forwarded-For` or `Forwarded` (``ForwardedHeaders``) is the one observers see
+    /// as ``AASACore/HTTPRequest/remoteAddress`` and the one ``forwardedClientLimit`` counts. Empty: no proxy is
+    /// trusted and those headers are ignored.
+    public var trustedProxies: [IPNetwork] = []
+    /// Most requests in progress at once per forwarded client address (requests from a trusted proxy that name
+    /// a client); beyond it, 429. `0`: no limit. ``perIPConnectionLimit`` cannot tell such clients apart, as all
+    /// of them reach the listener from the proxy's address.
+    public var forwardedClientLimit: Int = 0
     /// Listen backlog passed to `listen(2)`.
     public var listenBacklog: Int
     /// How each worker thread waits for its sockets; `nil` picks ``EventLoop/poll`` for TLS and

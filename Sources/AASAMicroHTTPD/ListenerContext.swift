@@ -25,11 +25,30 @@ final class ListenerContext: Sendable {
     let payloadTooLarge: NativeResponse
     /// The 400 sent to a request whose target hides bytes behind a NUL (built once).
     let badRequest: NativeResponse
+    /// Proxies trusted to name the client (``ListenerConfiguration/trustedProxies``).
+    let trustedProxies: [IPNetwork]
+    /// Counts requests in progress per forwarded client, when a limit is set.
+    let forwardedClients: ForwardedClientLimiter?
+    /// The 429 sent to a forwarded client over its limit (built once; the proxy's connection stays open).
+    let tooManyRequests: NativeResponse
 
     init(
         routes: RouteSnapshot, certificates: CertificateTable?, logHandler: @escaping @Sendable (String) -> Void,
-        observer: (any RequestObserver)? = nil, headerTimeout: Duration = .zero
+        observer: (any RequestObserver)? = nil, headerTimeout: Duration = .zero, trustedProxies: [IPNetwork] = [],
+        forwardedClientLimit: Int = 0
     ) throws {
+        self.trustedProxies = trustedProxies
+        self.forwardedClients =
+            trustedProxies.isEmpty || forwardedClientLimit <= 0
+            ? nil : ForwardedClientLimiter(limit: forwardedClientLimit)
+        self.tooManyRequests = try NativeResponse(
+            Response(
+                status: 429,
+                headers: [
+                    HTTPHeader("Content-Type", "text/plain; charset=utf-8"), HTTPHeader("Cache-Control", "no-store"),
+                    HTTPHeader("Retry-After", "1"),
+                ],
+                body: Array("too many requests from this client address at once\n".utf8)))
         self.observer = observer
         self.connections = ConnectionRegistry(headerTimeout: headerTimeout)
         self.badRequest = try Self.closingResponse(400, "bad request: NUL byte in the request target\n")

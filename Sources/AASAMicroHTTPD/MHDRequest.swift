@@ -26,6 +26,8 @@ struct MHDRequest: HTTPRequest {
     let query: UnsafePointer<CChar>?
     /// Whether the listener serves TLS (only then is there an SNI to ask for).
     let isTLS: Bool
+    /// The client a trusted proxy named (``ForwardedClient``), reported instead of the peer's address.
+    var forwardedClient: IPAddress? = nil
 
     /// Classifies the method string from libmicrohttpd.
     static func method(_ text: UnsafePointer<CChar>) -> RequestMethod {
@@ -71,6 +73,7 @@ struct MHDRequest: HTTPRequest {
     }
 
     var remoteAddress: String {
+        if let forwardedClient { return forwardedClient.description }
         guard let info = cshims_mhd_get_connection_info(connection, .CONNECTION_INFO_CLIENT_ADDRESS),
             let address = info.pointee.client_addr
         else { return "" }

@@ -1,3 +1,5 @@
+internal import AASACore
+
 #if canImport(Glibc)
     import Glibc
 #elseif canImport(Darwin)
@@ -108,6 +110,22 @@ enum SocketAddress {
                 ok = false
             }
             return ok ? String(cString: chars) : ""
+        }
+    }
+
+    /// The address as an ``IPAddress`` (IPv4-mapped IPv6 as IPv4), or `nil` for another family.
+    static func ipAddress(_ address: UnsafePointer<sockaddr>) -> IPAddress? {
+        switch Int32(address.pointee.sa_family) {
+        case AF_INET:
+            return address.withMemoryRebound(to: sockaddr_in.self, capacity: 1) { v4 in
+                withUnsafeBytes(of: v4.pointee.sin_addr) { IPAddress(bytes: Array($0)) }
+            }
+        case AF_INET6:
+            return address.withMemoryRebound(to: sockaddr_in6.self, capacity: 1) { v6 in
+                withUnsafeBytes(of: v6.pointee.sin6_addr) { IPAddress(bytes: Array($0)) }
+            }
+        default:
+            return nil
         }
     }
 

@@ -34,11 +34,15 @@ public final class AccessLog: Sendable {
 
     func write(_ request: some HTTPRequest, host: String, status: Int, bytes: Int, client: TrafficRecorder.ClientClass)
     {
+        // Every field a client chose goes through LogEscaping: no control character reaches the log.
         var target = request.withPath { String(decoding: $0, as: UTF8.self) }
         if includeQueries, let query = request.rawQuery { target += "?" + query }
+        target = LogEscaping.escape(target)
         let userAgent =
-            request.withHeader("User-Agent") { $0.map { String(decoding: $0.prefix(512), as: UTF8.self) } } ?? ""
-        let remote = request.remoteAddress
+            request.withHeader("User-Agent") { $0.map { LogEscaping.escape(.init(rebasing: $0.prefix(512))) } } ?? ""
+        let remote = LogEscaping.escape(request.remoteAddress)
+        let host = LogEscaping.escape(host)
+        let method = LogEscaping.escape(request.methodName)
         let now = Date()
         var line: String
         switch format {
@@ -46,19 +50,16 @@ public final class AccessLog: Sendable {
             line = JSONWriter().string(
                 .members([
                     ("time", .string(now.formatted(.iso8601))), ("remote", .string(remote)), ("host", .string(host)),
-                    ("method", .string(request.methodName)), ("path", .string(target)),
+                    ("method", .string(method)), ("path", .string(target)),
                     ("status", .number(Double(status))),
                     ("bytes", .number(Double(bytes))), ("userAgent", .string(userAgent)),
                     ("client", .string(client.rawValue)),
                 ]))
         case .common:
-            // Quotes and backslashes in the logged fields are escaped so a request cannot forge a line.
-            func quoted(_ text: String) -> String {
-                text.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "\"", with: "\\\"")
-                    .filter { !$0.isNewline }
-            }
+            // Backslashes are escaped already; quotes are escaped too so a request cannot end a field early.
+            func quoted(_ text: String) -> String { text.replacingOccurrences(of: "\"", with: "\\\"") }
             line =
-                "\(remote.isEmpty ? "-" : remote) - - [\(Self.commonTime(now))] \"\(quoted(request.methodName)) \(quoted(target)) HTTP/1.1\" \(status) \(bytes) \"-\" \"\(quoted(userAgent))\""
+                "\(remote.isEmpty ? "-" : remote) - - [\(Self.commonTime(now))] \"\(quoted(method)) \(quoted(target)) HTTP/1.1\" \(status) \(bytes) \"-\" \"\(quoted(userAgent))\""
         }
         line += "\n"
         let bytes = Array(line.utf8)

@@ -1,7 +1,9 @@
 import AASACore
 import Foundation
 
-/// The operators' listener: loopback by default, never reachable through the public hosts.
+/// The operators' listener: loopback by default, never reachable through the public hosts, and answering
+/// only requests addressed to it by one of its names and, when a token is set, callers that present it
+/// (``AdminAccess``).
 ///
 /// Rebuilt with every reload, so `/match` answers for the configuration actually served and `/status`
 /// and `/readyz` describe the reload that built it.
@@ -45,16 +47,34 @@ public final class AdminRoutes: RouteTable {
     private let health: PreparedResponse
     private let notFound: PreparedResponse
     private let readiness: PreparedResponse
+    private let misdirected: PreparedResponse
+    private let unauthorized: PreparedResponse
+    private let access: AdminAccess
     private let matchers: DomainMatchers
     private let serverStatus: ServerStatus?
     private let live: Live?
 
-    /// Builds the admin routes for the published domains and, when given, the server's status and live view.
-    public init(published: [PublishedDomain] = [], status: ServerStatus? = nil, live: Live? = nil) {
+    /// Builds the admin routes for the published domains and, when given, the server's status and live view;
+    /// `access` decides which requests are answered at all.
+    public init(
+        published: [PublishedDomain] = [], status: ServerStatus? = nil, live: Live? = nil,
+        access: AdminAccess = AdminAccess()
+    ) {
         var builder = PreparedResponseBuilder()
         let plain = [HTTPHeader("Content-Type", "text/plain; charset=utf-8"), HTTPHeader("Cache-Control", "no-store")]
         health = builder.prepare(Response(status: 200, headers: plain, body: Array("ok\n".utf8)))
         notFound = builder.prepare(Response(status: 404, headers: plain, body: Array("not found\n".utf8)))
+        misdirected = builder.prepare(
+            Response(
+                status: 421, headers: plain,
+                body: Array(
+                    "misdirected request: Host is not a name of this admin listener (use localhost, an IP address or a name given with --admin-host)\n"
+                        .utf8)))
+        unauthorized = builder.prepare(
+            Response(
+                status: 401, headers: plain + [HTTPHeader("WWW-Authenticate", "Bearer")],
+                body: Array("unauthorized: this path needs Authorization: Bearer <token of --admin-token-file>\n".utf8))
+        )
         // Ready once every domain folder has a version being served; until then say which are not and why.
         let notReady = (status?.domains ?? []).filter { !$0.published }
         let reasons = notReady.map { domain in
@@ -72,6 +92,7 @@ public final class AdminRoutes: RouteTable {
                 published.map { ($0.domain, $0.associationFile) }, uniquingKeysWith: { first, _ in first }))
         serverStatus = status
         self.live = live
+        self.access = access
     }
 
     /// `/healthz` answers while the process is alive; `/readyz` once every domain is served; `/match?url=…`
@@ -79,6 +100,14 @@ public final class AdminRoutes: RouteTable {
     /// `/metrics` counts requests (Prometheus); `/fetches?domain=D` lists recent association fetches.
     public func route(_ request: some HTTPRequest) -> RouteDecision {
         let path = request.withPath { String(decoding: $0, as: UTF8.self) }
+        let verdict = request.withHeader("Host") { host in
+            request.withHeader("Authorization") { access.verdict(path: path, host: host, authorization: $0) }
+        }
+        switch verdict {
+        case .allowed: break
+        case .misdirected: return .prepared(misdirected)
+        case .unauthorized: return .prepared(unauthorized)
+        }
         guard request.method != .other else { return .prepared(notFound) }
         switch path {
         case "/healthz": return .prepared(health)

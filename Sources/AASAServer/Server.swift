@@ -195,6 +195,11 @@ public final class Server: Sendable {
                 var listener = listenerConfiguration(
                     port: port, address: configuration.bindAddress, tls: nil, observed: true)
                 listener.boundSockets = bound["http"]
+                // Behind a TLS-terminating proxy: the proxy is one address for all its clients, and names them.
+                listener.perIPConnectionLimit =
+                    configuration.httpMaxConnectionsPerIP ?? configuration.maxConnectionsPerIP
+                listener.trustedProxies = configuration.trustedProxies
+                listener.forwardedClientLimit = configuration.maxConnectionsPerIP
                 started.http = try HTTPListener(configuration: listener, snapshot: snapshot)
             }
             if let port = configuration.adminPort {
@@ -202,7 +207,9 @@ public final class Server: Sendable {
                 listener.boundSockets = bound["admin"]
                 started.admin = try HTTPListener(
                     configuration: listener,
-                    routes: AdminRoutes(published: Array(catalog.published.values), status: catalog.status, live: live))
+                    routes: AdminRoutes(
+                        published: Array(catalog.published.values), status: catalog.status, live: live,
+                        access: configuration.adminAccess))
             }
         } catch {
             [started.https, started.http, started.admin].forEach { $0?.stop(timeout: .zero) }
@@ -382,7 +389,8 @@ public final class Server: Sendable {
             // Build both tables before swapping either, and swap the admin one first: /status and /match
             // are never behind what the public hosts serve.
             let routes = try RouteSnapshot(SiteRoutes(published, domainIDs: recorder.domainIDs))
-            let admin = AdminRoutes(published: published, status: catalog.status, live: live)
+            let admin = AdminRoutes(
+                published: published, status: catalog.status, live: live, access: configuration.adminAccess)
             try listeners.admin?.replaceRoutes(admin)
             for listener in [listeners.https, listeners.http].compactMap({ $0 }) { listener.replaceRoutes(routes) }
         } catch {
@@ -428,7 +436,8 @@ public final class Server: Sendable {
         var listener = ListenerConfiguration(
             port: port, bindAddress: address, tls: tls,
             logHandler: { message in
-                logger.notice("libmicrohttpd", metadata: ["message": "\(message)"])
+                // libmicrohttpd's messages may quote what a client sent.
+                logger.notice("libmicrohttpd", metadata: ["message": "\(LogEscaping.escape(message))"])
             })
         if let threads = configuration.threadPoolSize { listener.threadPoolSize = threads }
         listener.connectionLimit = configuration.maxConnections

@@ -1,3 +1,4 @@
+import AASACore
 import AASAMicroHTTPD
 
 /// How the listeners wait for socket events (poll or epoll); see `AASAMicroHTTPD.EventLoop`.
@@ -19,12 +20,23 @@ public struct ServerConfiguration: Sendable {
     public var adminPort: UInt16? = 9090
     /// Address the admin listener binds to: loopback unless told otherwise.
     public var adminAddress: String = "127.0.0.1"
+    /// Which requests the admin listener answers: Host names besides localhost and IP literals, and the bearer
+    /// token its revealing routes need (``AdminAccess``).
+    public var adminAccess = AdminAccess()
     /// Worker threads per listener; `nil` means one per processor.
     public var threadPoolSize: Int?
     /// Most simultaneous client connections per listener; more are accepted and closed at once.
     public var maxConnections: Int = 10_000
-    /// Most simultaneous connections from one client address per listener.
+    /// Most simultaneous connections from one client address per listener; on the plain HTTP listener, also
+    /// the most requests in progress at once from one client a trusted proxy names (``trustedProxies``).
     public var maxConnectionsPerIP: Int = 256
+    /// Most simultaneous connections from one address on the plain HTTP listener (0: no limit), where a proxy
+    /// is one address for all its clients; `nil`: ``maxConnectionsPerIP``.
+    public var httpMaxConnectionsPerIP: Int?
+    /// Proxies trusted to name the client in `X-Forwarded-For` or `Forwarded` on the plain HTTP listener: for
+    /// requests from these addresses, the named client is what the access log, the fetch log and the
+    /// per-client limit see. Empty: those headers are ignored.
+    public var trustedProxies: [IPNetwork] = []
     /// Seconds a connection may stay silent before it is closed.
     public var idleTimeoutSeconds: Int = 15
     /// The deadline for a complete request head (TLS handshake included), however actively the client

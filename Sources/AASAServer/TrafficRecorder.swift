@@ -231,7 +231,8 @@ extension TrafficRecorder.Fetch {
         ])
     }
 
-    /// One line for a developer: "10:02:13 shop.example /.well-known/apple-app-site-association ← device (…) → 200".
+    /// One line for a developer: "10:02:13 shop.example /.well-known/apple-app-site-association ← device (…) → 200",
+    /// with control characters from the request escaped (``LogEscaping``) so they cannot act on the terminal.
     public var line: String {
         let clock = time.formatted(.dateTime.hour(.twoDigits(amPM: .omitted)).minute(.twoDigits).second(.twoDigits))
         let who: String
@@ -243,6 +244,6 @@ extension TrafficRecorder.Fetch {
         case .other: who = "a client"
         }
         return
-            "\(clock) \(who) fetched \(domain)\(resource.rawValue) from \(remoteAddress) → \(status) (\(bytes) bytes) [\(userAgent)]"
+            "\(clock) \(who) fetched \(LogEscaping.escape(domain))\(resource.rawValue) from \(LogEscaping.escape(remoteAddress)) → \(status) (\(bytes) bytes) [\(LogEscaping.escape(userAgent))]"
     }
 }

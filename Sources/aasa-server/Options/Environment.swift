@@ -25,6 +25,12 @@ enum Environment {
         return value
     }
 
+    /// The comma-separated items of `AASA_SERVER_<name>` (spaces around them dropped), or `[]` when unset.
+    static func list(_ name: String) -> [String] {
+        let text = ProcessInfo.processInfo.environment[prefix + name] ?? ""
+        return text.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
+    }
+
     /// Whether `AASA_SERVER_<name>` is set to 1, true or yes.
     static func flag(_ name: String) -> Bool {
         let text = ProcessInfo.processInfo.environment[prefix + name]?.lowercased() ?? ""

@@ -49,6 +49,21 @@ struct Serve: ParsableCommand {
     var adminAddress = Environment.value("ADMIN_ADDRESS", "127.0.0.1")
 
     @Option(
+        name: .customLong("admin-host"),
+        help: ArgumentHelp(
+            "A host name the admin listener answers besides localhost and IP addresses, e.g. the name Prometheus "
+                + "scrapes it by; repeat for more. Requests with any other Host get 421, against DNS rebinding "
+                + "(env: AASA_SERVER_ADMIN_HOST, comma-separated).", valueName: "name"))
+    var adminHosts: [String] = Environment.list("ADMIN_HOST")
+
+    @Option(
+        help: ArgumentHelp(
+            "File holding a bearer token that /status, /fetches, /match and /metrics then require "
+                + "(Authorization: Bearer <token>); /healthz and /readyz stay open. Read once at start; it must not "
+                + "be readable by other users (env: AASA_SERVER_ADMIN_TOKEN_FILE).", valueName: "path"))
+    var adminTokenFile: String? = Environment.optional("ADMIN_TOKEN_FILE")
+
+    @Option(
         help: ArgumentHelp(
             "Worker threads per listener; default one per processor (env: AASA_SERVER_THREADS).", valueName: "n"))
     var threads: Int? = Environment.optional("THREADS")
@@ -63,6 +78,22 @@ struct Serve: ParsableCommand {
             "Most simultaneous connections from one client address (env: AASA_SERVER_MAX_CONNECTIONS_PER_IP).",
             valueName: "n"))
     var maxConnectionsPerIp: Int = Environment.value("MAX_CONNECTIONS_PER_IP", 256)
+
+    @Option(
+        help: ArgumentHelp(
+            "Most simultaneous connections from one address on the plain HTTP listener, where a proxy in front is "
+                + "one address for all its clients; 0: no limit; default: --max-connections-per-ip "
+                + "(env: AASA_SERVER_HTTP_MAX_CONNECTIONS_PER_IP).", valueName: "n"))
+    var httpMaxConnectionsPerIp: Int? = Environment.optional("HTTP_MAX_CONNECTIONS_PER_IP")
+
+    @Option(
+        help: ArgumentHelp(
+            "Comma-separated address blocks (CIDR, IPv4 or IPv6) of proxies in front of the plain HTTP listener: for "
+                + "requests from them, the client is the rightmost address of X-Forwarded-For (or Forwarded: for=) "
+                + "that is not itself a trusted proxy, and the access log, the fetch log and the per-client limit "
+                + "(--max-connections-per-ip requests in progress at once; 429 beyond) use it; other peers' headers "
+                + "are ignored (env: AASA_SERVER_TRUSTED_PROXIES).", valueName: "cidrs"))
+    var trustedProxies: String? = Environment.optional("TRUSTED_PROXIES")
 
     @Option(
         help: ArgumentHelp(
@@ -144,8 +175,25 @@ struct Serve: ParsableCommand {
             valueName: "level"))
     var logLevel: Logger.Level = Environment.value("LOG_LEVEL", Logger.Level.info)
 
+    /// The blocks of `--trusted-proxies`, as written.
+    private var trustedProxyBlocks: [String] {
+        (trustedProxies ?? "").split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }
+            .filter { !$0.isEmpty }
+    }
+
     func validate() throws {
         if let invalid = Environment.invalidValues.first { throw ValidationError(invalid) }
+        for name in adminHosts where HostName.normalized(name) == nil || name.contains(",") {
+            throw ValidationError("--admin-host '\(name)' is not a host name")
+        }
+        if let httpMaxConnectionsPerIp, httpMaxConnectionsPerIp < 0 {
+            throw ValidationError("--http-max-connections-per-ip must be 0 (no limit) or more")
+        }
+        for block in trustedProxyBlocks where IPNetwork(block) == nil {
+            throw ValidationError(
+                "--trusted-proxies: '\(block)' is not an address block; write CIDR blocks such as 10.0.0.0/8, "
+                    + "192.0.2.7 or 2001:db8::/32, separated by commas")
+        }
         if let threads, threads < 1 { throw ValidationError("--threads must be at least 1") }
         if maxConnections < 1 { throw ValidationError("--max-connections must be at least 1") }
         if maxConnectionsPerIp < 0 { throw ValidationError("--max-connections-per-ip must be 0 (no limit) or more") }
@@ -183,8 +231,19 @@ struct Serve: ParsableCommand {
         configuration.adminPort = adminPort == 0 ? nil : adminPort
         configuration.adminAddress = adminAddress
         configuration.threadPoolSize = threads
+        configuration.adminAccess = AdminAccess(hostNames: adminHosts)
+        if let adminTokenFile {
+            do {
+                configuration.adminAccess.token = try AdminAccess.readToken(path: adminTokenFile)
+            } catch {
+                DiagnosticPrinter.printError(error.description)
+                throw ExitCode(2)
+            }
+        }
         configuration.maxConnections = maxConnections
         configuration.maxConnectionsPerIP = maxConnectionsPerIp
+        configuration.httpMaxConnectionsPerIP = httpMaxConnectionsPerIp
+        configuration.trustedProxies = trustedProxyBlocks.compactMap(IPNetwork.init)
         configuration.headerTimeout = .milliseconds(Int64(headerTimeout * 1000))
         configuration.idleTimeoutSeconds = idleTimeout
         configuration.maxRequestHeadBytes = maxRequestHead
