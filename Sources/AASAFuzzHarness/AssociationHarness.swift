@@ -34,7 +34,7 @@ enum AssociationHarness {
     /// No URL made from the file's patterns is decided by a rule reported as never applying.
     static func checkDeadRules(_ findings: [Diagnostic], source: SourceText) throws(InvariantViolation) {
         let dead = Set(
-            findings.filter { $0.rule == "unreachable-rule" && $0.severity == .warning }.compactMap(\.keyPath))
+            findings.filter { $0.rule == .unreachableRule && $0.severity == .warning }.compactMap(\.keyPath))
         guard !dead.isEmpty, let file = AssociationFile.parse(source).file else { return }
         let matcher = URLMatcher(file: file)
         for url in SampleURLs.make(for: file) {

@@ -89,7 +89,7 @@ public struct AssociationSigner: Sendable {
                     nil,
                     findings + [
                         Diagnostic(
-                            .error, rule: "signing-failed", "cannot sign the file for \(domain): \(error)",
+                            .error, rule: .signingFailed, "cannot sign the file for \(domain): \(error)",
                             file: identity.certificateFile)
                     ]
                 )
@@ -99,7 +99,7 @@ public struct AssociationSigner: Sendable {
         if signed.count > AssociationGenerator.sizeLimit {
             findings.append(
                 Diagnostic(
-                    .error, rule: "file-size",
+                    .error, rule: .fileSize,
                     "the signed file for \(domain) is \(signed.count) bytes (\(content.count) unsigned); Apple stops "
                         + "reading at \(AssociationGenerator.sizeLimit) (spec §3.5)",
                     file: siteFile,
@@ -132,7 +132,7 @@ public struct AssociationSigner: Sendable {
         if let own = folders.first(where: { $0.name == domain }), own.certificate == nil {
             let reasons = own.diagnostics.errors
             let rule =
-                reasons.contains { $0.rule == "certificate-key-mismatch" } ? "signing-key-mismatch" : "signing-identity"
+                reasons.contains { $0.rule == .certificateKeyMismatch } ? Rule.signingKeyMismatch : Rule.signingIdentity
             return (
                 nil,
                 [
@@ -154,7 +154,7 @@ public struct AssociationSigner: Sendable {
                 nil,
                 [
                     Diagnostic(
-                        .error, rule: "signing-identity",
+                        .error, rule: .signingIdentity,
                         "cannot sign for \(domain): no certificate in \(certificateDirectory)/ covers it",
                         file: certificateDirectory + "/" + domain + "/fullchain.pem",
                         hint: "add certs/\(domain)/fullchain.pem and privkey.pem, or name \"certificate\" and \"key\" "
@@ -172,7 +172,7 @@ public struct AssociationSigner: Sendable {
                 nil,
                 [
                     Diagnostic(
-                        .error, rule: "signing-identity", "cannot sign for \(domain): cannot read the chain: \(error)",
+                        .error, rule: .signingIdentity, "cannot sign for \(domain): cannot read the chain: \(error)",
                         file: certificate.fullchainPath, hint: "fullchain.pem must hold PEM certificates, leaf first")
                 ]
             )
@@ -185,7 +185,7 @@ public struct AssociationSigner: Sendable {
                 nil,
                 [
                     Diagnostic(
-                        .error, rule: "signing-identity", "cannot sign for \(domain): cannot read the private key",
+                        .error, rule: .signingIdentity, "cannot sign for \(domain): cannot read the private key",
                         file: keyFile, hint: "privkey.pem must hold one unencrypted PEM private key")
                 ]
             )
@@ -195,7 +195,7 @@ public struct AssociationSigner: Sendable {
                 nil,
                 [
                     Diagnostic(
-                        .error, rule: "signing-key-mismatch",
+                        .error, rule: .signingKeyMismatch,
                         "cannot sign for \(domain): \(certificateDirectory)/\(certificate.folderName)/ is not usable "
                             + "(privkey.pem does not belong to the certificate in fullchain.pem)",
                         file: keyFile, hint: "copy the key that was generated with this certificate")
@@ -227,7 +227,7 @@ public struct AssociationSigner: Sendable {
             case .failure(.missing), .failure(.unreadable):
                 problems.append(
                     Diagnostic(
-                        .error, rule: "signing-identity", "cannot read the signing \(what) '\(path)'", file: path,
+                        .error, rule: .signingIdentity, "cannot read the signing \(what) '\(path)'", file: path,
                         hint: "check the path (relative to the site.json folder) and permissions"))
             case .failure(let refusal):
                 problems.append(refusal.diagnostic(path, what: "the signing \(what)"))
@@ -244,7 +244,7 @@ public struct AssociationSigner: Sendable {
         } catch {
             problems.append(
                 Diagnostic(
-                    .error, rule: "signing-identity", "cannot read the signing certificate: \(error)",
+                    .error, rule: .signingIdentity, "cannot read the signing certificate: \(error)",
                     file: certificate,
                     hint: "the file must hold PEM certificates, leaf first"))
         }
@@ -254,7 +254,7 @@ public struct AssociationSigner: Sendable {
             } catch {
                 problems.append(
                     Diagnostic(
-                        .error, rule: "signing-identity", "cannot read the chain: \(error)", file: chain,
+                        .error, rule: .signingIdentity, "cannot read the chain: \(error)", file: chain,
                         hint: "the file must hold the intermediate certificates as PEM"))
             }
         }
@@ -264,7 +264,7 @@ public struct AssociationSigner: Sendable {
         } catch {
             problems.append(
                 Diagnostic(
-                    .error, rule: "signing-identity", "cannot read the signing key", file: key,
+                    .error, rule: .signingIdentity, "cannot read the signing key", file: key,
                     hint: "the file must hold one unencrypted PEM private key"))
             return (nil, problems)
         }
@@ -284,30 +284,30 @@ public struct AssociationSigner: Sendable {
     {
         let leaf = identity.chain.leaf
         var found: [Diagnostic] = []
-        func report(_ rule: String, _ message: String, file: String? = nil, hint: String) {
+        func report(_ rule: Rule, _ message: String, file: String? = nil, hint: String) {
             found.append(Diagnostic(.error, rule: rule, message, file: file ?? identity.certificateFile, hint: hint))
         }
         let names = leaf.dnsNames.isEmpty ? [leaf.subjectCommonName ?? leaf.subjectName] : leaf.dnsNames
         if !identity.key.matches(leaf) {
             report(
-                "signing-key-mismatch",
+                .signingKeyMismatch,
                 "the signing key (\(identity.key.keyDescription)) does not belong to the certificate for "
                     + "\(names.joined(separator: ", ")) (\(leaf.publicKeyDescription))",
                 file: identity.keyFile, hint: "use the private key that was generated with this certificate")
         }
         if leaf.notAfter < now {
             report(
-                "signing-expired",
+                .signingExpired,
                 "the signing certificate for \(names.joined(separator: ", ")) expired on \(leaf.notAfter)",
                 hint: "renew it; iOS refuses signatures made with an expired certificate")
         } else if leaf.notBefore > now {
             report(
-                "signing-expired", "the signing certificate is not valid before \(leaf.notBefore)",
+                .signingExpired, "the signing certificate is not valid before \(leaf.notBefore)",
                 hint: "check the system clock, or wait until the certificate is valid")
         }
         if let domain, !leaf.covers(hostname: domain) {
             report(
-                "signing-name", "the signing certificate covers \(names.joined(separator: ", ")), not \(domain)",
+                .signingName, "the signing certificate covers \(names.joined(separator: ", ")), not \(domain)",
                 hint:
                     "Apple requires a valid TLS certificate for the domain itself (spec §4); use one whose SAN lists \(domain)"
             )
@@ -315,7 +315,7 @@ public struct AssociationSigner: Sendable {
         let issuers = Array(identity.chain.intermediates) + knownRoots
         if !leaf.isSelfIssued && !issuers.contains(where: { leaf.isIssued(by: $0) }) {
             report(
-                "signing-chain",
+                .signingChain,
                 identity.chain.intermediates.isEmpty
                     ? "the signing certificate has no chain: it was issued by \(leaf.issuerName), and no intermediate "
                         + "certificate is included, so the device cannot verify the signature"
@@ -324,7 +324,7 @@ public struct AssociationSigner: Sendable {
         }
         if case .rsa = identity.key.algorithm, identity.key.bits < 2048 {
             report(
-                "signing-key-size", "the signing key is RSA \(identity.key.bits); at least 2048 bits are required",
+                .signingKeySize, "the signing key is RSA \(identity.key.bits); at least 2048 bits are required",
                 file: identity.keyFile, hint: "issue a new certificate with an RSA 2048+ or ECDSA P-256 key")
         }
         return found

@@ -30,7 +30,7 @@ public struct CertificateCheck: Sendable {
             if let own = certificates.first(where: { $0.folderName == domain }), !own.covers(domain) {
                 found.append(
                     Diagnostic(
-                        .error, rule: "certificate-name",
+                        .error, rule: .certificateName,
                         "the certificate in \(domain)/ covers \(own.names.joined(separator: ", ")), not \(domain)",
                         file: own.fullchainPath, hint: "issue a certificate whose SAN lists \(domain)"))
                 continue
@@ -39,7 +39,7 @@ public struct CertificateCheck: Sendable {
                 if !found.contains(where: { $0.file?.hasPrefix(directory + "/" + domain + "/") == true }) {
                     found.append(
                         Diagnostic(
-                            .error, rule: "certificate-missing", "no certificate covers \(domain)", file: ownFolder,
+                            .error, rule: .certificateMissing, "no certificate covers \(domain)", file: ownFolder,
                             hint: "put fullchain.pem and privkey.pem in \(directory)/\(domain)/ (certbot's layout), "
                                 + "or run `aasa-server certs dev` for local testing"))
                 }
@@ -49,19 +49,19 @@ public struct CertificateCheck: Sendable {
             if certificate.notAfter < now {
                 found.append(
                     Diagnostic(
-                        .error, rule: "certificate-expired",
+                        .error, rule: .certificateExpired,
                         "the certificate for \(domain) expired on \(Self.day(certificate.notAfter))",
                         file: certificate.fullchainPath, hint: "renew it; Apple refuses expired certificates"))
             } else if days < Self.expiryWarningDays {
                 found.append(
                     Diagnostic(
-                        .warning, rule: "certificate-expiring",
+                        .warning, rule: .certificateExpiring,
                         "the certificate for \(domain) expires in \(days) day\(days == 1 ? "" : "s") (\(Self.day(certificate.notAfter)))",
                         file: certificate.fullchainPath, hint: "renew it now; certbot renews 30 days ahead"))
             }
         }
         // Expired certificates are a warning when merely loaded; for a domain they serve, an error above.
-        return found.filter { !($0.rule == "certificate-expired" && $0.severity == .warning) }
+        return found.filter { !($0.rule == .certificateExpired && $0.severity == .warning) }
     }
 
     static func day(_ date: Date) -> String {

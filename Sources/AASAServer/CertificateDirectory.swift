@@ -195,7 +195,7 @@ public struct CertificateDirectory: Sendable {
         case .failure(.missing):
             diagnostics.append(
                 Diagnostic(
-                    .error, rule: "certificate-missing", "no fullchain.pem in \(folder)", file: chainPath,
+                    .error, rule: .certificateMissing, "no fullchain.pem in \(folder)", file: chainPath,
                     hint:
                         "put the certificate chain (leaf first) there, or run `aasa-server certs dev` for local testing"
                 ))
@@ -210,7 +210,7 @@ public struct CertificateDirectory: Sendable {
         case .failure(.missing):
             diagnostics.append(
                 Diagnostic(
-                    .error, rule: "certificate-missing", "no privkey.pem in \(folder)", file: keyPath,
+                    .error, rule: .certificateMissing, "no privkey.pem in \(folder)", file: keyPath,
                     hint: "put the certificate's private key there (mode 0600)"))
             return nil
         case .failure(let refusal):
@@ -224,14 +224,14 @@ public struct CertificateDirectory: Sendable {
         } catch {
             diagnostics.append(
                 Diagnostic(
-                    .error, rule: "certificate-invalid", "cannot read the certificate chain: \(error)",
+                    .error, rule: .certificateInvalid, "cannot read the certificate chain: \(error)",
                     file: chainPath, hint: "fullchain.pem must hold PEM certificates, leaf first"))
             return nil
         }
         if summary.notAfter < now {
             diagnostics.append(
                 Diagnostic(
-                    .warning, rule: "certificate-expired",
+                    .warning, rule: .certificateExpired,
                     "the certificate for \(summary.names.joined(separator: ", ")) expired on \(summary.notAfter)",
                     file: chainPath,
                     hint: "renew it; Apple's CDN and devices refuse expired certificates"))
@@ -244,7 +244,7 @@ public struct CertificateDirectory: Sendable {
             // A staple that cannot be read costs the handshake its staple, never the certificate.
             var finding = refusal.diagnostic(folder + "/" + stapleFileName, what: stapleFileName)
             finding.severity = .warning
-            finding.rule = "ocsp-staple"
+            finding.rule = .ocspStaple
             diagnostics.append(finding)
         }
         let staple = stapleFile.flatMap {
@@ -287,17 +287,17 @@ public struct CertificateDirectory: Sendable {
         switch (error as? HTTPListenerError)?.code {
         case .keyMismatch?:
             Diagnostic(
-                .error, rule: "certificate-key-mismatch",
+                .error, rule: .certificateKeyMismatch,
                 "privkey.pem does not belong to the certificate in fullchain.pem", file: certificate.privateKeyPath,
                 hint: "copy the key that was generated with this certificate")
         case .invalidPrivateKey?:
             // Nothing of the key itself goes into a message.
             Diagnostic(
-                .error, rule: "certificate-invalid", "cannot read the private key", file: certificate.privateKeyPath,
+                .error, rule: .certificateInvalid, "cannot read the private key", file: certificate.privateKeyPath,
                 hint: "privkey.pem must hold one unencrypted PEM private key")
         default:
             Diagnostic(
-                .error, rule: "certificate-invalid",
+                .error, rule: .certificateInvalid,
                 "cannot read the certificate chain: \((error as? HTTPListenerError)?.reason ?? "\(error)")",
                 file: certificate.fullchainPath,
                 hint: "fullchain.pem must hold PEM certificates, leaf first, matching privkey.pem")
@@ -332,7 +332,7 @@ public struct CertificateDirectory: Sendable {
         // Every refusal is a warning on ocsp.der: the handshake goes on without a staple.
         func notStapled(_ reason: String, hint: String) -> (response: [UInt8], nextUpdate: Date)? {
             diagnostics.append(
-                Diagnostic(.warning, rule: "ocsp-staple", "not stapled: \(reason)", file: path, hint: hint))
+                Diagnostic(.warning, rule: .ocspStaple, "not stapled: \(reason)", file: path, hint: hint))
             return nil
         }
         guard let chain = try? CertificateChain(pemEncoded: chainPEM, sharing: intermediates) else {

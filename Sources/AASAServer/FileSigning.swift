@@ -32,7 +32,7 @@ public struct FileSigning: Sendable {
     public func run(now: Date = Date()) throws(DiagnosticsError) -> (bytes: Int, diagnostics: [Diagnostic]) {
         guard let data = FileManager.default.contents(atPath: input) else {
             throw DiagnosticsError([
-                Diagnostic(.error, rule: "missing-file", "cannot read '\(input)'", file: input, hint: "check the path")
+                Diagnostic(.error, rule: .missingFile, "cannot read '\(input)'", file: input, hint: "check the path")
             ])
         }
         let (found, problems) = AssociationSigner.readIdentity(
@@ -41,7 +41,7 @@ public struct FileSigning: Sendable {
         var diagnostics = AssociationSigner.check(identity, domain: domain, now: now, knownRoots: [])
         // Without a trust store to consult, a leaf issued straight by a root is only a warning here.
         diagnostics = diagnostics.map { finding in
-            guard finding.rule == "signing-chain", identity.chain.intermediates.isEmpty else { return finding }
+            guard finding.rule == .signingChain, identity.chain.intermediates.isEmpty else { return finding }
             var warning = finding
             warning.severity = .warning
             return warning
@@ -51,7 +51,7 @@ public struct FileSigning: Sendable {
         if content.starts(with: [0xEF, 0xBB, 0xBF]) {
             diagnostics.append(
                 Diagnostic(
-                    .warning, rule: "bom", "the file starts with a byte order mark, which is signed too", file: input,
+                    .warning, rule: .bom, "the file starts with a byte order mark, which is signed too", file: input,
                     hint: "remove it; the signed JSON must start with {"))
         }
         let signed: [UInt8]
@@ -60,12 +60,12 @@ public struct FileSigning: Sendable {
                 certificate: identity.chain.leaf, key: identity.key, intermediates: Array(identity.chain.intermediates)
             ).sign(content)
         } catch {
-            throw DiagnosticsError(diagnostics + [Diagnostic(.error, rule: "signing-failed", "\(error)", file: input)])
+            throw DiagnosticsError(diagnostics + [Diagnostic(.error, rule: .signingFailed, "\(error)", file: input)])
         }
         if signed.count > AssociationGenerator.sizeLimit {
             diagnostics.append(
                 Diagnostic(
-                    .warning, rule: "file-size",
+                    .warning, rule: .fileSize,
                     "the signed file is \(signed.count) bytes; Apple stops reading at \(AssociationGenerator.sizeLimit)",
                     file: output))
         }
@@ -74,7 +74,7 @@ public struct FileSigning: Sendable {
         } catch {
             throw DiagnosticsError(
                 diagnostics + [
-                    Diagnostic(.error, rule: "write-failed", "cannot write \(output): \(error)", file: output)
+                    Diagnostic(.error, rule: .writeFailed, "cannot write \(output): \(error)", file: output)
                 ])
         }
         return (signed.count, diagnostics)

@@ -13,9 +13,6 @@ import AASACore
 /// the pod's `fsGroup` and group read (`defaultMode: 0400` becomes `0440`), and Debian's `ssl-cert` group is
 /// the same idea; any other group exposes the key to that group's members.
 public enum PrivateKeyPermissions {
-    /// The rule ID of the finding.
-    public static let rule = "private-key-permissions"
-
     /// Who else can use a key file, or `nil` when only its owner and the server's own groups can.
     ///
     /// - Parameters:
@@ -51,7 +48,7 @@ public enum PrivateKeyPermissions {
         var message = "\(name) has mode \(padded): \(exposure), so other users on this machine can \(consequence)"
         if refused { message += "; refused (--strict), its certificate is not loaded" }
         return Diagnostic(
-            refused ? .error : .warning, rule: rule, message, file: path,
+            refused ? .error : .warning, rule: .privateKeyPermissions, message, file: path,
             hint: "chmod 600 \(path) (Kubernetes: Secret defaultMode 0440 with the pod's fsGroup, see docs/security.md)"
         )
     }

@@ -166,7 +166,7 @@ extension Server {
         let certificates = selection.certificates
         guard !certificates.isEmpty else {
             let missing = Diagnostic(
-                .error, rule: "no-certificates", "no usable certificate in '\(configuration.certificateDirectory)'",
+                .error, rule: .noCertificates, "no usable certificate in '\(configuration.certificateDirectory)'",
                 file: configuration.certificateDirectory,
                 hint: "add <domain>/fullchain.pem and privkey.pem, run `aasa-server certs dev`, or start with --dev")
             logger.error("no usable certificate; keeping the current ones", metadata: ["diagnostic": "\(missing)"])
@@ -189,7 +189,7 @@ extension Server {
             catalog.table = try table.get()
             catalog.served = selection.served
         } catch {
-            let failure = Diagnostic(.error, rule: "certificate-invalid", "\(error)")
+            let failure = Diagnostic(.error, rule: .certificateInvalid, "\(error)")
             logger.error("certificates not reloaded; keeping the current ones", metadata: ["diagnostic": "\(failure)"])
             diagnostics.append(failure)
         }

@@ -116,7 +116,7 @@ public final class Server: Sendable {
             }
         } catch {
             throw StartupError(
-                diagnostics: [Diagnostic(.error, rule: "listener", error.reason)], isConfigurationError: false)
+                diagnostics: [Diagnostic(.error, rule: .listener, error.reason)], isConfigurationError: false)
         }
         boundSockets.withLock { $0 = bound }
     }
@@ -157,7 +157,7 @@ public final class Server: Sendable {
             throw StartupError(
                 diagnostics: diagnostics.errors + [
                     Diagnostic(
-                        .error, rule: "no-domain-served",
+                        .error, rule: .noDomainServed,
                         "none of the \(loaded.count) domain folders in '\(configuration.configDirectory)' can be served",
                         file: configuration.configDirectory, hint: "fix the errors above")
                 ], isConfigurationError: true)
@@ -214,7 +214,7 @@ public final class Server: Sendable {
         } catch {
             [started.https, started.http, started.admin].forEach { $0?.stop(timeout: .zero) }
             throw StartupError(
-                diagnostics: [Diagnostic(.error, rule: "listener", "\(error)")], isConfigurationError: false)
+                diagnostics: [Diagnostic(.error, rule: .listener, "\(error)")], isConfigurationError: false)
         }
         self.catalog.withLock { $0 = catalog }
         recordLoad(catalog)

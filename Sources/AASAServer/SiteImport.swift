@@ -51,12 +51,12 @@ public struct SiteImport: Sendable {
     /// Runs the import, or throws every reason it cannot be done.
     public func run() throws(DiagnosticsError) -> Outcome {
         if let problem = SiteConfigLoader.domainNameProblem(domain) {
-            throw DiagnosticsError([Diagnostic(.error, rule: "domain-name", problem.message, hint: problem.hint)])
+            throw DiagnosticsError([Diagnostic(.error, rule: .domainName, problem.message, hint: problem.hint)])
         }
         guard let data = FileManager.default.contents(atPath: file) else {
             throw DiagnosticsError([
                 Diagnostic(
-                    .error, rule: "missing-file", "cannot read '\(file)'", file: file,
+                    .error, rule: .missingFile, "cannot read '\(file)'", file: file,
                     hint: "check the path and permissions")
             ])
         }
@@ -69,7 +69,7 @@ public struct SiteImport: Sendable {
                 throw DiagnosticsError(
                     loaded.diagnostics.errors + [
                         Diagnostic(
-                            .error, rule: "existing-config",
+                            .error, rule: .existingConfig,
                             "the existing \(target) has errors; fix them before importing into it",
                             file: target)
                     ])
@@ -101,12 +101,12 @@ public struct SiteImport: Sendable {
             try AtomicFile.write(bytes, to: target)
         } catch let error as AtomicFile.Failure {
             throw DiagnosticsError([
-                Diagnostic(.error, rule: "write-failed", "cannot write \(target): \(error)", file: target)
+                Diagnostic(.error, rule: .writeFailed, "cannot write \(target): \(error)", file: target)
             ])
         } catch {
             throw DiagnosticsError([
                 Diagnostic(
-                    .error, rule: "write-failed", "cannot write \(target): \(error.localizedDescription)", file: target)
+                    .error, rule: .writeFailed, "cannot write \(target): \(error.localizedDescription)", file: target)
             ])
         }
         return Outcome(

@@ -98,7 +98,7 @@ import Testing
         for name in Self.files {
             let (outcome, output, _) = try Self.run(name)
             counts[outcome, default: 0] += 1
-            for diagnostic in output.diagnostics { rules[diagnostic.rule, default: 0] += 1 }
+            for diagnostic in output.diagnostics { rules[diagnostic.rule.id, default: 0] += 1 }
         }
         print(
             "assetlinks corpus: \(counts[.imported] ?? 0) imported cleanly, \(counts[.importedWithWarnings] ?? 0) with warnings, "

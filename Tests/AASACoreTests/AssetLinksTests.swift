@@ -105,7 +105,7 @@ import Testing
                 "fingerprints": ["14:6D:E9"]}]}
             }
             """)
-        let finding = loaded.diagnostics.first { $0.rule == "android-fingerprint" }
+        let finding = loaded.diagnostics.first { $0.rule == .androidFingerprint }
         #expect(finding?.line == 3)
         #expect(finding?.column == 22)
         #expect(finding?.keyPath == "android.apps[0].fingerprints[0]")

@@ -66,7 +66,7 @@ import Testing
             #"""
             {"universalLinks": {"variables": {"v": ["a"]}, "apps": [{"appIDs": ["ABCDE12345.com.a"], "rules": [\#(rule), {"path": "/keep"}]}]}}
             """#)
-        let warning = loaded.diagnostics.first { $0.rule == "legacy-inexpressible" }
+        let warning = loaded.diagnostics.first { $0.rule == .legacyInexpressible }
         #expect(warning?.message == "rule left out of the iOS 9–12 paths: \(reason)")
         #expect(warning?.keyPath == "universalLinks.apps[0].rules[0]")
         #expect(warning?.line == 1 && warning?.column == 100)
@@ -103,7 +103,7 @@ import Testing
         }
         let near = loadSite(config(rules: 2200))
         #expect(near.isPublishable)
-        #expect(near.diagnostics.map(\.rule) == ["file-size"])
+        #expect(near.diagnostics.map(\.rule) == [.fileSize])
         #expect(near.diagnostics.first?.severity == .warning)
         let over = loadSite(config(rules: 3000))
         #expect(!over.isPublishable)

@@ -50,7 +50,7 @@ import Testing
         case .outside(let real, _), .excluded(let real, _):
             #expect(!real.hasPrefix(confinement.folder + "/"))
             let finding = refusal.diagnostic(path, what: "page '/x.html'")
-            #expect(finding.rule == "path-outside")
+            #expect(finding.rule == .pathOutside)
             #expect(finding.file == path)
             #expect(finding.message.contains(real))
         default:
@@ -136,10 +136,10 @@ import Testing
         let byName = Dictionary(uniqueKeysWithValues: folders.map { ($0.domain, $0) })
         #expect(byName["shop.example"]?.problem == nil)
         #expect(byName["links.example"]?.problem == nil)
-        #expect(byName["evil.example"]?.problem?.rule == "path-outside")
+        #expect(byName["evil.example"]?.problem?.rule == .pathOutside)
         #expect(byName["etc.example"]?.problem?.message.contains("outside the config folder") == true)
         let loaded = SiteConfigLoader().loadDomain(try #require(byName["evil.example"]))
-        #expect(loaded.diagnostics.map(\.rule) == ["path-outside"])
+        #expect(loaded.diagnostics.map(\.rule) == [.pathOutside])
         #expect(loaded.config == nil)
     }
 }

@@ -31,7 +31,7 @@ import Testing
             #expect(!errors.isEmpty, "refused without an error")
             for error in errors {
                 #expect(error.file == path)
-                #expect(!error.message.isEmpty && !error.rule.isEmpty)
+                #expect(!error.message.isEmpty && !error.rule.id.isEmpty)
                 #expect(error.line > 0, "no line for \(error)")
             }
             return
@@ -71,7 +71,7 @@ import Testing
             for url in urls {
                 let expected = before.match(url, nearMissLimit: 0)
                 let actual = after.match(url, nearMissLimit: 0)
-                let legacyWidened = mode == .legacy && output.diagnostics.contains { $0.rule == "legacy-app-ids" }
+                let legacyWidened = mode == .legacy && output.diagnostics.contains { $0.rule == .legacyAppIDs }
                 if legacyWidened { continue }
                 #expect(
                     expected.verdict == actual.verdict,
@@ -121,7 +121,7 @@ import Testing
             if output.config != nil {
                 imported += 1
             } else {
-                refused[output.diagnostics.errors.first?.rule ?? "?", default: 0] += 1
+                refused[output.diagnostics.errors.first?.rule.id ?? "?", default: 0] += 1
                 if ProcessInfo.processInfo.environment["AASA_VERBOSE"] == "1" {
                     print(output.diagnostics.errors.first?.description ?? "?")
                 }

@@ -48,7 +48,7 @@ import Testing
 
     @Test func aTenMegabyteStringOrAMillionElementArrayIsOverTheLimit() {
         let string = load(Array("{\"cacheControl\": \"\(String(repeating: "a", count: 10_000_000))\"}".utf8))
-        #expect(string.diagnostics.map(\.rule) == ["file-too-large"])
+        #expect(string.diagnostics.map(\.rule) == [.fileTooLarge])
         let array = load(
             Array("{\"webCredentials\": [\(Array(repeating: "1", count: 1_000_000).joined(separator: ","))]}".utf8))
         #expect(array.diagnostics.map(\.message) == ["site.json is 2000021 bytes; the limit is 1048576 (1 MiB)"])
@@ -66,7 +66,7 @@ import Testing
         let findings = withinHangGuard("checking a 2 MB association file") {
             AssociationChecker().check(SourceText(name: "aasa.json", bytes: Array(text.utf8)))
         }
-        #expect(findings.map(\.rule) == ["file-size", "unknown-key"])
+        #expect(findings.map(\.rule) == [.fileSize, .unknownKey])
     }
 
     @Test func wrongTypesInALongMinifiedArrayAreReportedInLinearTime() {
@@ -88,7 +88,7 @@ import Testing
             Array(
                 "{\"universalLinks\": {\"apps\": [{\"appIDs\": [\"ABCDE12345.com.example.shop\"], \"rules\": [\(rules)]}]}}"
                     .utf8))
-        #expect(loaded.diagnostics.errors.map(\.rule) == ["file-size"])
+        #expect(loaded.diagnostics.errors.map(\.rule) == [.fileSize])
     }
 
     @Test func rulesThatAllShareAnEmptyPrefixStopTheUnreachableCheckWithANote() {
@@ -100,7 +100,7 @@ import Testing
                     .utf8))
         let notes = loaded.diagnostics.filter { $0.severity == .note }
         #expect(notes.count == 1)
-        #expect(notes.first?.rule == "unreachable-rule")
+        #expect(notes.first?.rule == .unreachableRule)
         #expect(notes.first?.message.contains("were not checked") == true)
         #expect(notes.first?.keyPath?.hasPrefix("universalLinks.apps[0].rules[") == true)
     }
@@ -111,7 +111,7 @@ import Testing
             + String(repeating: "]", count: 70)
             + "}\n}"
         let diagnostic = try #require(load(Array(text.utf8)).diagnostics.first)
-        #expect(diagnostic.rule == "json-too-deep")
+        #expect(diagnostic.rule == .jsonTooDeep)
         #expect(diagnostic.message == "nesting is deeper than 64 levels")
         #expect(diagnostic.file == "shop.example/site.json")
         #expect((diagnostic.line, diagnostic.column) == (2, 92))
@@ -147,11 +147,11 @@ import Testing
         let source = SourceText(name: "aasa.json", bytes: Array(text.utf8))
         let imported = ImportPipeline().run(source, domain: "shop.example")
         #expect(imported.config == nil)
-        #expect(imported.diagnostics.errors.map(\.rule) == ["duplicate-key"])
+        #expect(imported.diagnostics.errors.map(\.rule) == [.duplicateKey])
         #expect(imported.diagnostics.first?.message.contains("first on line 1, again on line 2") == true)
         #expect(imported.diagnostics.first?.keyPath == "applinks.details[0].paths")
         let checked = AssociationChecker().check(source)
-        #expect(checked.errors.map(\.rule) == ["duplicate-key"])
+        #expect(checked.errors.map(\.rule) == [.duplicateKey])
     }
 
     @Test func invalidUTF8NamesTheByteItsPlaceAndTheKeyItIsIn() throws {

@@ -50,12 +50,12 @@ import Testing
         #expect(diagnostic?.message == message)
         #expect(diagnostic?.line == line)
         #expect(diagnostic?.column == column)
-        #expect(diagnostic?.rule == "invalid-json")
+        #expect(diagnostic?.rule == .invalidJSON)
     }
 
     @Test func warnsAboutByteOrderMarkButParses() throws {
         let result = try JSONParser().parse(SourceText(name: "b.json", bytes: [0xEF, 0xBB, 0xBF] + Array("{}".utf8)))
-        #expect(result.diagnostics.map(\.rule) == ["bom"])
+        #expect(result.diagnostics.map(\.rule) == [.bom])
         #expect(result.root.value == .object([]))
     }
 
@@ -66,13 +66,13 @@ import Testing
                 SourceText(name: "u.json", bytes: Array("{\"a\":\n \"".utf8) + [0xE9] + Array("\"}".utf8)))
             diagnostic = nil
         } catch { diagnostic = error }
-        #expect(diagnostic?.rule == "not-utf8")
+        #expect(diagnostic?.rule == .notUTF8)
         #expect(diagnostic?.line == 2)
     }
 
     @Test func refusesDeepNestingWithoutCrashing() {
         let deep = String(repeating: "[", count: 100_000) + String(repeating: "]", count: 100_000)
-        #expect(failure(deep)?.rule == "json-too-deep")
+        #expect(failure(deep)?.rule == .jsonTooDeep)
     }
 
     @Test func columnsCountCharactersNotBytes() {

@@ -37,7 +37,7 @@ import Testing
     @Test(arguments: fixtures("lint", "fail"))
     func appleFileFixtureFails(name: String) throws {
         let diagnostics = try Self.checkAASA(name)
-        let found = diagnostics.first { $0.rule == Self.rule(of: name) }
+        let found = diagnostics.first { $0.rule.id == Self.rule(of: name) }
         #expect(found != nil, "\(diagnostics)")
         #expect(found.map { $0.line > 0 && $0.file == name } == true, "\(String(describing: found))")
     }
@@ -51,7 +51,7 @@ import Testing
     @Test(arguments: fixtures("site-lint", "fail"))
     func siteFixtureFails(name: String) throws {
         let diagnostics = try Self.checkSite(name)
-        let found = diagnostics.first { $0.rule == Self.rule(of: name) }
+        let found = diagnostics.first { $0.rule.id == Self.rule(of: name) }
         #expect(found != nil, "\(diagnostics)")
         #expect(found.map { $0.line > 0 } == true, "\(String(describing: found))")
     }
@@ -71,7 +71,7 @@ import Testing
             + earlier + #"", "//a/*/"]}]}}"#
         let findings = AssociationChecker().check(SourceText(name: "aasa.json", bytes: Array(file.utf8)))
         #expect(
-            findings.contains { $0.rule == "unreachable-rule" && $0.keyPath == "applinks.details[0].paths[1]" } == dead)
+            findings.contains { $0.rule == .unreachableRule && $0.keyPath == "applinks.details[0].paths[1]" } == dead)
         let decider = URLMatcher(
             file: AssociationFile.parse(SourceText(name: "aasa.json", bytes: Array(file.utf8))).file!
         )
@@ -93,7 +93,7 @@ import Testing
 
     @Test func signedFilesAreRecognised() throws {
         let bytes = try [UInt8](Data(contentsOf: URL(fileURLWithPath: Repo.corpus + "/aasa/030.json")))
-        #expect(AssociationChecker().check(SourceText(name: "030.json", bytes: bytes)).map(\.rule) == ["signed-file"])
+        #expect(AssociationChecker().check(SourceText(name: "030.json", bytes: bytes)).map(\.rule) == [.signedFile])
     }
 
     /// The issue's acceptance case: five different mistakes, five precise diagnostics, one run.

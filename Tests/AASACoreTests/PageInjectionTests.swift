@@ -220,29 +220,29 @@ import Testing
     static let clipApp = #""appClips": ["ABCDE12345.com.example.MyApp.Clip"]"#
 
     @Test(arguments: [
-        (#""smartAppBanner": {"appStoreID": "id640199958"}"#, "banner-app-store-id"),
-        (#""smartAppBanner": {"appStoreID": ""}"#, "banner-app-store-id"),
-        (#""smartAppBanner": {"appStoreID": 640199958}"#, "wrong-type"),
-        (#""smartAppBanner": {}"#, "missing-key"),
+        (#""smartAppBanner": {"appStoreID": "id640199958"}"#, Rule.bannerAppStoreID),
+        (#""smartAppBanner": {"appStoreID": ""}"#, .bannerAppStoreID),
+        (#""smartAppBanner": {"appStoreID": 640199958}"#, .wrongType),
+        (#""smartAppBanner": {}"#, .missingKey),
         (
             clipApp
                 + #", "smartAppBanner": {"appStoreID": "1", "appClipBundleID": "com.example.MyApp.Clip", "appClipDisplay": "banner"}"#,
-            "banner-app-clip"
+            .bannerAppClip
         ),
         (
             clipApp
                 + #", "smartAppBanner": {"appStoreID": "1", "appClipBundleID": "ABCDE12345.com.example.MyApp.Clip"}"#,
-            "banner-app-clip"
+            .bannerAppClip
         ),
-        (#""smartAppBanner": {"appStoreID": "1", "appClipBundleID": "com.example.Other.Clip"}"#, "banner-app-clip"),
-        (#""smartAppBanner": {"appStoreID": "1", "affiliateData": "a\nb"}"#, "banner-control-character"),
-        (#""smartAppBanner": {"appStoreID": "1", "appArgument": "x://\u0007"}"#, "banner-control-character"),
-        (#""smartAppBanner": {"appStoreID": "1", "appArgument": "x://{host}"}"#, "banner-app-argument"),
-        (#""smartAppBanner": {"appStoreID": "1", "exclude": ["checkout"]}"#, "banner-exclude"),
-        (#""pages": {"landingPage": {"title": "x"}}"#, "landing-page"),
-        (#""pages": {"cacheControl": ""}"#, "cache-control"),
+        (#""smartAppBanner": {"appStoreID": "1", "appClipBundleID": "com.example.Other.Clip"}"#, .bannerAppClip),
+        (#""smartAppBanner": {"appStoreID": "1", "affiliateData": "a\nb"}"#, .bannerControlCharacter),
+        (#""smartAppBanner": {"appStoreID": "1", "appArgument": "x://\u0007"}"#, .bannerControlCharacter),
+        (#""smartAppBanner": {"appStoreID": "1", "appArgument": "x://{host}"}"#, .bannerAppArgument),
+        (#""smartAppBanner": {"appStoreID": "1", "exclude": ["checkout"]}"#, .bannerExclude),
+        (#""pages": {"landingPage": {"title": "x"}}"#, .landingPage),
+        (#""pages": {"cacheControl": ""}"#, .cacheControl),
     ])
-    func vector109BadSettingsAreRejected(json: String, rule: String) {
+    func vector109BadSettingsAreRejected(json: String, rule: Rule) {
         let loaded = loadSite("{\(json)}")
         #expect(loaded.diagnostics.errors.map(\.rule).contains(rule), "\(loaded.diagnostics)")
         #expect(!loaded.isPublishable)

@@ -257,7 +257,7 @@ extension Response {
     @Test func aTemplateWithAnUnknownPlaceholderIsAnError() throws {
         let fixture = try Self.fixture(extra: ["_landing.html": Array("<p>{{titel}}</p>".utf8)])
         let loaded = fixture.load()
-        #expect(loaded.diagnostics.errors.contains { $0.rule == "landing-template" && $0.message.contains("titel") })
+        #expect(loaded.diagnostics.errors.contains { $0.rule == .landingTemplate && $0.message.contains("titel") })
     }
 
     @Test func probesGetTheBestIconOrAQuick404() throws {
@@ -295,7 +295,7 @@ extension Response {
                 "icons/fake.png": Array("GIF89a...................".utf8),
             ])
         let rules = fixture.load().diagnostics.map(\.rule)
-        for rule in ["touch-icon-square", "touch-icon-format", "touch-icon-missing", "touch-icon-180"] {
+        for rule: Rule in [.touchIconSquare, .touchIconFormat, .touchIconMissing, .touchIcon180] {
             #expect(rules.contains(rule), "\(rule) in \(rules)")
         }
         let good = try PagesFixture(siteJSON: "{}", files: ["apple-touch-icon.png": PagesFixture.png(180, 180)])
@@ -308,10 +308,10 @@ extension Response {
         loader.maximumFileBytes = 1024
         let context = SiteContext(domain: "shop.example", config: SiteConfig())
         let output = loader.load(context, folder: fixture.folder)
-        #expect(output.diagnostics.contains { $0.rule == "page-too-large" && $0.message.contains("/big.bin") })
+        #expect(output.diagnostics.contains { $0.rule == .pageTooLarge && $0.message.contains("/big.bin") })
         loader.maximumFileBytes = 1 << 20
         loader.maximumTotalBytes = 1000
-        #expect(loader.load(context, folder: fixture.folder).diagnostics.contains { $0.rule == "pages-too-large" })
+        #expect(loader.load(context, folder: fixture.folder).diagnostics.contains { $0.rule == .pagesTooLarge })
     }
 
     @Test func symlinksOutOfPagesAreNotLoaded() throws {
@@ -322,7 +322,7 @@ extension Response {
         try FileManager.default.createSymbolicLink(
             atPath: fixture.folder + "/pages/home.html", withDestinationPath: "index.html")
         let loaded = fixture.load()
-        #expect(loaded.diagnostics.filter { $0.rule == "page-symlink" }.count == 2, "\(loaded.diagnostics)")
+        #expect(loaded.diagnostics.filter { $0.rule == .pageSymlink }.count == 2, "\(loaded.diagnostics)")
         let routes = SiteRoutes([try #require(loaded.published)])
         #expect(routes.get("/config.json").status == 404)
         #expect(routes.get("/etc/passwd").status == 404)

@@ -58,7 +58,7 @@ import Testing
         #expect(!loaded.isPublishable)
         let rule = String(
             name.dropLast(".json".count).split(separator: "--", maxSplits: 1, omittingEmptySubsequences: false)[0])
-        #expect(loaded.diagnostics.errors.map(\.rule).contains(rule), "expected [\(rule)] in \(loaded.diagnostics)")
+        #expect(loaded.diagnostics.errors.map(\.rule.id).contains(rule), "expected [\(rule)] in \(loaded.diagnostics)")
     }
 
     /// The keys the schema documents are exactly the keys the decoder accepts, level by level.

@@ -20,11 +20,13 @@ import Testing
     /// The previous load with a marker only a reused result can carry.
     private func marked(_ loaded: LoadedDomain) -> LoadedDomain {
         var marked = loaded
-        marked.diagnostics.append(Diagnostic(.note, rule: "marker", "reused"))
+        marked.diagnostics.append(Diagnostic(.note, rule: .unreachableRule, "marker: reused"))
         return marked
     }
 
-    private func reused(_ loaded: LoadedDomain) -> Bool { loaded.diagnostics.contains { $0.rule == "marker" } }
+    private func reused(_ loaded: LoadedDomain) -> Bool {
+        loaded.diagnostics.contains { $0.message == "marker: reused" }
+    }
 
     @Test func theSameFileKeepsThePreviousLoad() throws {
         let (root, file) = try domainFolder()

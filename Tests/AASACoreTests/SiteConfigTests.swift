@@ -74,14 +74,14 @@ import Testing
 
     @Test func anEntryWithoutAppsOrRulesIsAnError() {
         let loaded = loadSite(#"{"universalLinks": {"apps": [{"appIDs": [], "rules": []}]}}"#)
-        #expect(loaded.diagnostics.map(\.rule) == ["no-app", "no-rules"])
+        #expect(loaded.diagnostics.map(\.rule) == [.noApp, .noRules])
         #expect(!loaded.isPublishable)
     }
 
     @Test func variablesFollowApplesRules() {
         let loaded = loadSite(
             #"{"universalLinks": {"variables": {"a(b": ["x"], "e": [], "n": ["$(other)"]}, "apps": []}}"#)
-        #expect(loaded.diagnostics.map(\.rule) == ["variable-name", "variable-empty", "variable-nested"])
+        #expect(loaded.diagnostics.map(\.rule) == [.variableName, .variableEmpty, .variableNested])
     }
 
     @Test(arguments: ["shop.example", "xn--bcher-kva.example", "a-b.c"])
@@ -114,20 +114,20 @@ import Testing
                        {"url": "https://elsewhere.example/", "staysOnWeb": true}]}
             """#)
         #expect(!loaded.isPublishable)
-        let messages = loaded.diagnostics.filter { $0.rule == "test-url" }.map(\.message)
+        let messages = loaded.diagnostics.filter { $0.rule == .testURL }.map(\.message)
         #expect(
             messages == [
                 #"test URL 'https://shop.example/buy/1' should open ABCDE12345.com.a but stays on the web: rule universalLinks.apps[0].rules[0] {"/": "/buy/*", "exclude": true} decided (excluded by applinks.details[0].components[0], which is "exclude": true: the URL is not a universal link and later rules are not tried)"#,
                 #"test URL 'https://shop.example/sell/1' should stay on the web but opens ABCDE12345.com.a: rule universalLinks.apps[0].rules[1] {"/": "/*"} decided (matched by applinks.details[0].components[1]: opens ABCDE12345.com.a)"#,
                 "test URL 'https://elsewhere.example/' is not on shop.example",
             ])
-        #expect(loaded.diagnostics.first { $0.rule == "test-url" }?.line == 2)
+        #expect(loaded.diagnostics.first { $0.rule == .testURL }?.line == 2)
     }
 
     @Test func theSampleTestURLsPass() throws {
         for domain in ["shop.example", "links.example"] {
             let loaded = SiteConfigLoader().loadDomain(domain: domain, file: Repo.siteConfig + "/\(domain)/site.json")
-            #expect(!loaded.diagnostics.contains { $0.rule == "test-url" })
+            #expect(!loaded.diagnostics.contains { $0.rule == .testURL })
             #expect((loaded.config?.tests.count ?? 0) >= 4)
         }
     }
@@ -135,7 +135,7 @@ import Testing
     @Test func anUnknownVariableIsAnErrorAtTheRule() {
         let loaded = loadSite(
             #"{"universalLinks": {"apps": [{"appIDs": ["ABCDE12345.com.a"], "rules": [{"path": "/$(nope)/*"}]}]}}"#)
-        let diagnostic = loaded.diagnostics.first { $0.rule == "unknown-variable" }
+        let diagnostic = loaded.diagnostics.first { $0.rule == .unknownVariable }
         #expect(diagnostic?.severity == .error)
         #expect(diagnostic?.keyPath == "universalLinks.apps[0].rules[0].path")
         #expect(!loaded.isPublishable)

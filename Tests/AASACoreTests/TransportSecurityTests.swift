@@ -114,13 +114,13 @@ import Testing
 
         let wrongType = loadSite(#"{"hsts": {"maxAge": "1y"}}"#)
         #expect(
-            wrongType.diagnostics.errors.contains { $0.rule == "wrong-type" && $0.description.contains("hsts.maxAge") })
+            wrongType.diagnostics.errors.contains { $0.rule == .wrongType && $0.description.contains("hsts.maxAge") })
         let unknown = loadSite(#"{"hsts": {"maxage": 5}}"#)
-        #expect(unknown.diagnostics.errors.contains { $0.rule == "unknown-key" && $0.description.contains("maxAge") })
+        #expect(unknown.diagnostics.errors.contains { $0.rule == .unknownKey && $0.description.contains("maxAge") })
 
         let short = loadSite(#"{"webCredentials": ["ABCDE12345.com.example.app"], "hsts": {"maxAge": 300}}"#)
         #expect(short.isPublishable)
-        #expect(short.diagnostics.warnings.contains { $0.rule == "hsts-max-age" })
+        #expect(short.diagnostics.warnings.contains { $0.rule == .hstsMaxAge })
     }
 
     @Test func hstsRoundTripsThroughSiteJSON() throws {

@@ -12,7 +12,7 @@ import Testing
             """#
         let source = SourceText(name: "aasa.json", bytes: Array(text.utf8))
         let wrong = Diagnostic(
-            .warning, rule: "unreachable-rule", "this rule never applies", file: source.name, line: 1, column: 1,
+            .warning, rule: .unreachableRule, "this rule never applies", file: source.name, line: 1, column: 1,
             keyPath: "applinks.details[0].components[0]")
         #expect(throws: InvariantViolation.self) { try AssociationHarness.checkDeadRules([wrong], source: source) }
         #expect(throws: Never.self) { try AssociationHarness.checkDeadRules([], source: source) }
@@ -33,11 +33,11 @@ import Testing
 
     @Test func aFindingPastTheEndOfTheFileIsAViolation() {
         let source = SourceText(name: "site.json", bytes: Array("{}\n".utf8))
-        let outside = Diagnostic(.error, rule: "x", "x", file: "site.json", line: 3, column: 1)
+        let outside = Diagnostic(.error, rule: .invalidJSON, "x", file: "site.json", line: 3, column: 1)
         #expect(throws: InvariantViolation.self) {
             try DiagnosticLocations.check([outside], in: source, target: .siteConfig)
         }
-        let inside = Diagnostic(.error, rule: "x", "x", file: "site.json", line: 2, column: 1)
+        let inside = Diagnostic(.error, rule: .invalidJSON, "x", file: "site.json", line: 2, column: 1)
         #expect(throws: Never.self) { try DiagnosticLocations.check([inside], in: source, target: .siteConfig) }
     }
 }

@@ -48,7 +48,7 @@ import Testing
         let shop = try #require(again.first { $0.name == "shop.example" })
         #expect(!shop.unchanged)
         #expect(shop.certificate == nil)
-        #expect(shop.diagnostics.map(\.rule) == ["certificate-invalid"], "\(shop.diagnostics)")
+        #expect(shop.diagnostics.map(\.rule) == [.certificateInvalid], "\(shop.diagnostics)")
         #expect(shop.diagnostics.first?.file == shopKey)
         #expect(again.first { $0.name == "links.example" }?.unchanged == true)
 
@@ -57,7 +57,7 @@ import Testing
         try Data([0x30, 0x03, 0x0a, 0x01, 0x01]).write(to: URL(fileURLWithPath: certs + "/shop.example/ocsp.der"))
         let stapled = try #require(directory.loadFolders(known: known).first { $0.name == "shop.example" })
         #expect(!stapled.unchanged)
-        #expect(stapled.diagnostics.map(\.rule) == ["ocsp-staple"], "\(stapled.diagnostics)")
+        #expect(stapled.diagnostics.map(\.rule) == [.ocspStaple], "\(stapled.diagnostics)")
         // ...and a refused staple is checked again at every load: its findings may depend on the date.
         let knownWithStaple = try #require(stapled.certificate?.known)
         #expect(
@@ -78,7 +78,7 @@ import Testing
         #expect(shop(directory.loadFolders(now: notAfter.addingTimeInterval(-60), known: known))?.unchanged == true)
         let later = shop(directory.loadFolders(now: notAfter.addingTimeInterval(60), known: known))
         #expect(later?.unchanged == false)
-        #expect(later?.diagnostics.map(\.rule) == ["certificate-expired"])
+        #expect(later?.diagnostics.map(\.rule) == [.certificateExpired])
     }
 
     @Test func anExposedKeyIsReportedEvenWhenTheFilesDidNotChange() throws {
@@ -91,7 +91,7 @@ import Testing
         let warned = try #require(
             CertificateDirectory(path: certs).loadFolders(known: known).first { $0.name == "shop.example" })
         #expect(warned.unchanged)
-        #expect(warned.diagnostics.map(\.rule) == [PrivateKeyPermissions.rule], "\(warned)")
+        #expect(warned.diagnostics.map(\.rule) == [.privateKeyPermissions], "\(warned)")
         let refused = try #require(
             CertificateDirectory(path: certs, refusesExposedKeys: true).loadFolders(known: known).first {
                 $0.name == "shop.example"
@@ -114,7 +114,7 @@ import Testing
         // Past the leaf's notAfter its findings are due again: parsed, found to be the same files, kept.
         let expired = first.notAfter.addingTimeInterval(60)
         let findings = server.loadCertificates(into: &catalog, domains: ["shop.example"], at: expired)
-        #expect(findings.contains { $0.rule == "certificate-expired" })
+        #expect(findings.contains { $0.rule == .certificateExpired })
         #expect(catalog.table === table)  // the same certificate: no new SNI table
         // ...and its findings now hold for good (an expired leaf stays expired), so later loads skip it.
         let known = try #require(catalog.served["shop.example"]?.known)

@@ -75,7 +75,7 @@ import Testing
         try FileManager.default.removeItem(atPath: template)
         try FileManager.default.createSymbolicLink(atPath: template, withDestinationPath: key)
         let findings = live.server.reload()
-        let refused = try #require(findings.first { $0.rule == "path-outside" }, "\(findings)")
+        let refused = try #require(findings.first { $0.rule == .pathOutside }, "\(findings)")
         #expect(refused.file == template)
         #expect(refused.message.contains(Confinement.realPath(key) ?? key))
         #expect(refused.severity == .error)
@@ -93,7 +93,7 @@ import Testing
         try JSONSerialization.data(withJSONObject: json).write(to: URL(fileURLWithPath: site))
         try FileManager.default.createSymbolicLink(
             atPath: live.configDirectory + "/shop.example/landing.html", withDestinationPath: "/etc/passwd")
-        let named = live.server.reload().filter { $0.rule == "path-outside" }
+        let named = live.server.reload().filter { $0.rule == .pathOutside }
         #expect(named.contains { $0.file == live.configDirectory + "/shop.example/landing.html" }, "\(named)")
         #expect(try Self.fetchNothingSecret(live, "shop.example", "/buy/shoes").text.contains("TEMPLATE-V1"))
         let shop = try #require((try live.status()["domains"] as? [String: Any])?["shop.example"] as? [String: Any])

@@ -121,7 +121,7 @@ import Testing
         let big = [UInt8](repeating: 0x61, count: PageLoader().maximumFileBytes + 1)
         try Data(big).write(to: URL(fileURLWithPath: live.configDirectory + "/shop.example/pages/big.txt"))
         let diagnostics = live.server.reload()
-        #expect(diagnostics.contains { $0.rule == "page-too-large" && $0.message.contains("/big.txt") })
+        #expect(diagnostics.contains { $0.rule == .pageTooLarge && $0.message.contains("/big.txt") })
         #expect(try live.get("shop.example", "/help.html").status == 200)
         #expect(try live.get("shop.example", "/big.txt").status == 404)
     }

@@ -43,7 +43,7 @@ import Testing
         #expect(
             lenient?.diagnostics == [
                 Diagnostic(
-                    .warning, rule: "private-key-permissions",
+                    .warning, rule: .privateKeyPermissions,
                     "privkey.pem has mode 0644: readable by others, so other users on this machine can copy the key",
                     file: key,
                     hint: "chmod 600 \(key) (Kubernetes: Secret defaultMode 0440 with the pod's fsGroup, see "
@@ -73,7 +73,7 @@ import Testing
         #expect(folder.devCAKeyFinding()?.severity == .warning)
         #expect(
             CertificateCheck(directory: certs).check(domains: ["shop.example"]).map(\.rule) == [
-                "private-key-permissions"
+                .privateKeyPermissions
             ])
     }
 }

@@ -230,7 +230,7 @@ final class LiveServer: @unchecked Sendable {
         // Break it: the old file keeps being served.
         try Data("{ broken".utf8).write(to: URL(fileURLWithPath: file))
         let broken = live.server.reload()
-        #expect(broken.contains { $0.rule == "invalid-json" && $0.file == file })
+        #expect(broken.contains { $0.rule == .invalidJSON && $0.file == file })
         #expect(try live.get("shop.example", Self.paths[0]).body == original)
         // Fix it with a change: the new file is served.
         try Data(#"{"webCredentials": ["ABCDE12345.com.example.shop"]}"#.utf8).write(to: URL(fileURLWithPath: file))

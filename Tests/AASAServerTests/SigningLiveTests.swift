@@ -91,7 +91,7 @@ import Testing
             toFile: config, atomically: true, encoding: .utf8)
         let diagnostics = live.server.reload()
         #expect(
-            diagnostics.contains { $0.rule == "signing-identity" && $0.message.contains("shop.example") },
+            diagnostics.contains { $0.rule == .signingIdentity && $0.message.contains("shop.example") },
             "\(diagnostics)")
         let after = try live.get("shop.example", Self.root)
         #expect(after.body == before.body)
@@ -100,7 +100,7 @@ import Testing
         let status = try live.status()
         let shop = (status["domains"] as? [String: Any])?["shop.example"] as? [String: Any]
         #expect(shop?["published"] as? Bool == true)
-        #expect((shop?["errors"] as? [String])?.contains { $0.contains("signing-identity") } == true)
+        #expect((shop?["errors"] as? [String])?.contains { $0.contains("[signing-identity]") } == true)
     }
 
     @Test func anUnchangedDomainKeepsItsExactSignatureAcrossReloads() throws {

@@ -130,7 +130,7 @@ enum OpenSSLCMS {
     // MARK: Identity checks
 
     func findings(_ identity: AssociationSigner.Identity, domain: String = "shop.example", now: Date = Date())
-        -> [String]
+        -> [Rule]
     {
         AssociationSigner.check(identity, domain: domain, now: now, knownRoots: []).map(\.rule)
     }
@@ -144,19 +144,19 @@ enum OpenSSLCMS {
         let other = try TestChain()
         let (identity, _) = AssociationSigner.readIdentity(
             certificate: chain.leaf, key: other.key, chain: chain.intermediate, domain: nil)
-        #expect(findings(try #require(identity)) == ["signing-key-mismatch"])
+        #expect(findings(try #require(identity)) == [.signingKeyMismatch])
     }
 
     @Test func anExpiredCertificateIsRefused() throws {
         let identity = try TestChain().identity()
         let rules = findings(identity, now: Date().addingTimeInterval(60 * 86_400))
-        #expect(rules == ["signing-expired"])
+        #expect(rules == [.signingExpired])
     }
 
     @Test func aCertificateForAnotherNameIsRefused() throws {
         let identity = try TestChain().identity()
         let found = AssociationSigner.check(identity, domain: "links.example", now: Date(), knownRoots: [])
-        #expect(found.map(\.rule) == ["signing-name"])
+        #expect(found.map(\.rule) == [.signingName])
         #expect(found.first?.message.contains("covers shop.example, not links.example") == true)
     }
 
@@ -164,7 +164,7 @@ enum OpenSSLCMS {
         let chain = try TestChain()
         let identity = try chain.identity(chain: false)
         let found = AssociationSigner.check(identity, domain: "shop.example", now: Date(), knownRoots: [])
-        #expect(found.map(\.rule) == ["signing-chain"])
+        #expect(found.map(\.rule) == [.signingChain])
         #expect(found.first?.message.contains("Test Intermediate") == true)
         let intermediate = try X509Certificate(
             pemEncoded: Array(try Data(contentsOf: URL(fileURLWithPath: chain.intermediate))))
@@ -174,7 +174,7 @@ enum OpenSSLCMS {
 
     @Test func aSmallRSAKeyIsRefused() throws {
         let identity = try TestChain(keyArguments: ["-algorithm", "RSA", "-pkeyopt", "rsa_keygen_bits:1024"]).identity()
-        #expect(findings(identity) == ["signing-key-size"])
+        #expect(findings(identity) == [.signingKeySize])
     }
 
     @Test func theSizeLimitAppliesToTheSignedFile() throws {
@@ -191,6 +191,6 @@ enum OpenSSLCMS {
         let (signed, problems) = signer.sign(
             content, domain: "shop.example", signing: SigningConfig(), siteFile: "site.json", now: Date())
         #expect(signed == nil)
-        #expect(problems.map(\.rule) == ["file-size"])
+        #expect(problems.map(\.rule) == [.fileSize])
     }
 }

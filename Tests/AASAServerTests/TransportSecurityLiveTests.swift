@@ -171,7 +171,7 @@ func stapleReport(port: UInt16, serverName: String, caFile: String) throws -> St
         try other.writeResponse(to: certs + "/ocsp.der")  // signed by another CA, about another certificate
         var findings = CertificateDirectory(path: scratch.path + "/certs").load().diagnostics
         #expect(findings.count == 1)
-        #expect(findings.first?.rule == "ocsp-staple")
+        #expect(findings.first?.rule == .ocspStaple)
         #expect(findings.first?.severity == .warning)
         #expect(findings.first?.file == certs + "/ocsp.der")
         #expect(findings.first?.message.contains("not stapled") == true, "\(findings)")
@@ -179,7 +179,7 @@ func stapleReport(port: UInt16, serverName: String, caFile: String) throws -> St
         try fixture.writeResponse(to: certs + "/ocsp.der", days: 1)
         #expect(CertificateDirectory(path: scratch.path + "/certs").load().diagnostics.isEmpty)
         findings = CertificateDirectory(path: scratch.path + "/certs").load(now: Date().addingTimeInterval(3 * 86_400))
-            .diagnostics.filter { $0.rule == "ocsp-staple" }
+            .diagnostics.filter { $0.rule == .ocspStaple }
         #expect(findings.first?.message.contains("stale") == true, "\(findings)")
 
         let bare = try OCSPFixture(folder: scratch.path + "/bare", domain: "shop.example", responder: false)

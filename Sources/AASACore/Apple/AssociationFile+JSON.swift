@@ -47,7 +47,7 @@ extension AssociationFile {
             top["activitycontinuation"], name: "activitycontinuation", reader: reader)
         if top.isEmpty, reader.diagnostics.errors.count == errorsBefore {
             reader.report(
-                .error, rule: "no-services", "the file declares no service", at: root.offset, path: .root,
+                .error, rule: .noServices, "the file declares no service", at: root.offset, path: .root,
                 hint: "add \"applinks\", \"webcredentials\", \"appclips\" or \"activitycontinuation\"")
         }
         return reader.diagnostics.errors.count == errorsBefore ? file : nil
@@ -59,7 +59,7 @@ extension AssociationFile {
         guard let object = reader.object(member.value, path: path, known: ["apps"]) else { return nil }
         guard let apps = object["apps"] else {
             reader.report(
-                .error, rule: "missing-key", "\"\(name)\" has no \"apps\" list", at: member.value.offset, path: path,
+                .error, rule: .missingKey, "\"\(name)\" has no \"apps\" list", at: member.value.offset, path: path,
                 hint: "write \"\(name)\": {\"apps\": [\"TEAMID.bundle.id\"]}")
             return nil
         }
@@ -82,7 +82,7 @@ extension AssociationFile {
             links.apps = reader.strings(apps.value, path: path.key("apps"))
             if let list = links.apps, !list.isEmpty {
                 reader.report(
-                    .warning, rule: "legacy-apps-not-empty",
+                    .warning, rule: .legacyAppsNotEmpty,
                     "\"applinks.apps\" must be an empty array; it lists \(list.count) value(s) that no iOS version reads",
                     at: apps.value.offset, path: path.key("apps"),
                     hint: "write \"apps\": [] and list apps in \"details\"")
@@ -99,7 +99,7 @@ extension AssociationFile {
             links.details = readDetailsList(details.value, path: path.key("details"), reader: reader)
         } else {
             reader.report(
-                .warning, rule: "missing-key", "\"applinks\" has no \"details\": no URL opens an app", at: node.offset,
+                .warning, rule: .missingKey, "\"applinks\" has no \"details\": no URL opens an app", at: node.offset,
                 path: path)
         }
         return links
@@ -108,7 +108,7 @@ extension AssociationFile {
     private static func readVariables(_ node: JSONNode, path: KeyPath, reader: JSONReader) -> [SubstitutionVariable] {
         guard case .object(let members) = node.value else {
             reader.report(
-                .error, rule: "wrong-type", "expected an object of string lists, found \(node.value.typeName)",
+                .error, rule: .wrongType, "expected an object of string lists, found \(node.value.typeName)",
                 at: node.offset, path: path)
             return []
         }
@@ -127,7 +127,7 @@ extension AssociationFile {
         case .object(let members):
             // Legacy iOS 9 beta form: {"TEAM.app": {"paths": [...]}} (spec §1.3). Order is undefined, so sort.
             reader.report(
-                .warning, rule: "details-dictionary",
+                .warning, rule: .detailsDictionary,
                 "\"details\" uses the iOS 9 beta dictionary form; the order between apps is undefined",
                 at: node.offset, path: path, hint: "use an array of {\"appID\": …, \"paths\": […]} entries")
             return members.sorted { $0.key < $1.key }.compactMap { member in
@@ -135,7 +135,7 @@ extension AssociationFile {
             }
         default:
             reader.report(
-                .error, rule: "wrong-type", "expected an array, found \(node.value.typeName)", at: node.offset,
+                .error, rule: .wrongType, "expected an array, found \(node.value.typeName)", at: node.offset,
                 path: path)
             return []
         }

@@ -40,7 +40,7 @@ extension ComponentPattern {
                     })
             default:
                 reader.report(
-                    .error, rule: "wrong-type",
+                    .error, rule: .wrongType,
                     "expected a string (whole query) or an object (item name → pattern), found \(member.value.value.typeName)",
                     at: member.value.offset, path: queryPath)
             }

@@ -23,7 +23,7 @@ public struct AndroidConfig: Sendable, Hashable {
             }
         } else if object["apps"] == nil {
             reader.report(
-                .error, rule: "no-app", "the android section lists no apps", at: node.offset, path: path,
+                .error, rule: .noApp, "the android section lists no apps", at: node.offset, path: path,
                 hint: "add \"apps\": [{\"package\": \"com.example.app\", \"fingerprints\": [\"AA:BB:…\"]}]")
         }
         return android
@@ -73,14 +73,14 @@ public struct AndroidApp: Sendable, Hashable {
             app.package = reader.string(member.value, path: path.key("package")) ?? ""
         } else {
             reader.report(
-                .error, rule: "missing-key", "this app has no \"package\"", at: node.offset, path: path,
+                .error, rule: .missingKey, "this app has no \"package\"", at: node.offset, path: path,
                 hint: "add \"package\": \"com.example.app\" (the applicationId)")
         }
         if let member = object["fingerprints"] {
             app.fingerprints = reader.strings(member.value, path: path.key("fingerprints")) ?? []
         } else {
             reader.report(
-                .error, rule: "missing-key", "this app has no \"fingerprints\"", at: node.offset, path: path,
+                .error, rule: .missingKey, "this app has no \"fingerprints\"", at: node.offset, path: path,
                 hint:
                     "add the SHA-256 fingerprint of each signing certificate (keytool -list -v, or Play Console › App signing)"
             )

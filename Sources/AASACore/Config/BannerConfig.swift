@@ -56,7 +56,7 @@ extension BannerConfig {
         guard let object = reader.object(node, path: path, known: keys) else { return nil }
         guard let idMember = object["appStoreID"] else {
             reader.report(
-                .error, rule: "missing-key", "the banner has no \"appStoreID\"", at: node.offset, path: path,
+                .error, rule: .missingKey, "the banner has no \"appStoreID\"", at: node.offset, path: path,
                 hint: "add \"appStoreID\": \"123456789\" (the digits after id in the app's App Store link)")
             return nil
         }
@@ -68,7 +68,7 @@ extension BannerConfig {
             case .bool(let on): banner.appArgument = on ? .requestURL : .off
             default:
                 reader.report(
-                    .error, rule: "wrong-type", "expected a string or a boolean, found \(member.value.value.typeName)",
+                    .error, rule: .wrongType, "expected a string or a boolean, found \(member.value.value.typeName)",
                     at: member.value.offset, path: path.key("appArgument"),
                     hint: "leave it out for the page's URL, write a template such as \"shopapp://open{path}\", or false"
                 )

@@ -53,7 +53,7 @@ public struct DomainFolder: Sendable, Hashable {
     mutating func refuse(_ message: String) {
         confinement = nil
         problem = Diagnostic(
-            .error, rule: "path-outside", message + "; none of its files is read", file: path,
+            .error, rule: .pathOutside, message + "; none of its files is read", file: path,
             hint: "make \(path) a real folder inside the config folder (a symlink may only lead to a folder of "
                 + "its own there, such as Kubernetes' ..data); to serve one config under two names, copy it")
     }
@@ -69,7 +69,7 @@ public struct DomainFolder: Sendable, Hashable {
         guard let realRoot = Confinement.realPath(directory), let stream = opendir(directory) else {
             let reason = String(cString: strerror(errno))
             throw Diagnostic(
-                .error, rule: "config-folder", "cannot list the config folder '\(directory)': \(reason)",
+                .error, rule: .configFolder, "cannot list the config folder '\(directory)': \(reason)",
                 file: directory, hint: "pass --config with a folder holding <domain>/site.json")
         }
         defer { closedir(stream) }

@@ -67,7 +67,7 @@ public struct HSTSConfig: Sendable, Hashable {
                 hsts.maxAge = Int(number)
             } else {
                 reader.report(
-                    .error, rule: "wrong-type", "\"maxAge\" must be a whole number of seconds from 0 to 1000000000",
+                    .error, rule: .wrongType, "\"maxAge\" must be a whole number of seconds from 0 to 1000000000",
                     at: member.value.offset, path: path.key("maxAge"),
                     hint: "e.g. 31536000 (one year); 0 tells browsers to forget the policy")
             }
@@ -101,21 +101,21 @@ public struct HSTSRule: SiteRule {
         if hsts.preload && !hsts.includeSubDomains {
             found.append(
                 site.diagnostic(
-                    .error, rule: "hsts-preload",
+                    .error, rule: .hstsPreload,
                     "\"preload\" needs \"includeSubDomains\": the preload list refuses it",
                     at: path.key("preload"), hint: "add \"includeSubDomains\": true, or remove \"preload\""))
         }
         if hsts.preload && hsts.maxAge < HSTSConfig.defaultMaxAge {
             found.append(
                 site.diagnostic(
-                    .error, rule: "hsts-preload",
+                    .error, rule: .hstsPreload,
                     "\"preload\" needs a maxAge of at least \(HSTSConfig.defaultMaxAge) seconds (one year)",
                     at: path.key("maxAge"), hint: "set \"maxAge\": \(HSTSConfig.defaultMaxAge) or more"))
         }
         if hsts.maxAge > 0 && hsts.maxAge < 86_400 && !hsts.preload {
             found.append(
                 site.diagnostic(
-                    .warning, rule: "hsts-max-age",
+                    .warning, rule: .hstsMaxAge,
                     "maxAge \(hsts.maxAge) is under a day: browsers forget the policy almost at once",
                     at: path.key("maxAge"), hint: "use 31536000 (one year) once HTTPS works everywhere on the domain"))
         }

@@ -67,7 +67,7 @@ public struct SigningConfig: Sendable, Hashable {
                 signing.paths = paths
             } else {
                 reader.report(
-                    .error, rule: "wrong-type", "\"paths\" must be \"root\" or \"both\", not \"\(text)\"",
+                    .error, rule: .wrongType, "\"paths\" must be \"root\" or \"both\", not \"\(text)\"",
                     at: member.value.offset, path: path.key("paths"),
                     hint: "\"root\" signs /apple-app-site-association only; \"both\" also signs /.well-known/…")
             }
@@ -103,19 +103,19 @@ public struct SigningIdentityRule: SiteRule {
         where value?.isEmpty == true {
             found.append(
                 site.diagnostic(
-                    .error, rule: "signing-identity", "\"\(key)\" is empty", at: path.key(key),
+                    .error, rule: .signingIdentity, "\"\(key)\" is empty", at: path.key(key),
                     hint: "name a PEM file, relative to this site.json's folder or absolute"))
         }
         switch (signing.certificate, signing.key) {
         case (.some, nil):
             found.append(
                 site.diagnostic(
-                    .error, rule: "signing-identity", "\"certificate\" is named without its \"key\"",
+                    .error, rule: .signingIdentity, "\"certificate\" is named without its \"key\"",
                     at: path.key("certificate"), hint: "add \"key\": \"privkey.pem\" (the certificate's private key)"))
         case (nil, .some):
             found.append(
                 site.diagnostic(
-                    .error, rule: "signing-identity", "\"key\" is named without its \"certificate\"",
+                    .error, rule: .signingIdentity, "\"key\" is named without its \"certificate\"",
                     at: path.key("key"),
                     hint:
                         "add \"certificate\": \"cert.pem\", or remove \"key\" to sign with the domain's TLS certificate"
@@ -125,7 +125,7 @@ public struct SigningIdentityRule: SiteRule {
         if signing.chain != nil && signing.certificate == nil {
             found.append(
                 site.diagnostic(
-                    .error, rule: "signing-identity",
+                    .error, rule: .signingIdentity,
                     "\"chain\" is named without a \"certificate\"; the TLS certificate's fullchain.pem already has its chain",
                     at: path.key("chain"),
                     hint: "remove \"chain\", or name the \"certificate\" and \"key\" it belongs to"))

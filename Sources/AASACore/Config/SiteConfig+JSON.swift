@@ -71,7 +71,7 @@ extension SiteConfig {
                 }
             } else {
                 reader.report(
-                    .error, rule: "wrong-type",
+                    .error, rule: .wrongType,
                     "expected an object of string lists, found \(member.value.value.typeName)",
                     at: member.value.offset, path: variablesPath,
                     hint: "write \"variables\": {\"name\": [\"a\", \"b\"]}")
@@ -104,7 +104,7 @@ extension SiteConfig {
             app.appIDs = reader.strings(member.value, path: path.key("appIDs")) ?? []
         } else {
             reader.report(
-                .error, rule: "no-app", "this entry names no app", at: node.offset, path: path,
+                .error, rule: .noApp, "this entry names no app", at: node.offset, path: path,
                 hint: "add \"appIDs\": [\"TEAMID.bundle.id\"]")
         }
         if let member = object["defaults"] {
@@ -119,7 +119,7 @@ extension SiteConfig {
             }
         } else if object["rules"] == nil {
             reader.report(
-                .error, rule: "no-rules", "this entry has no \"rules\", so its apps open no URL", at: node.offset,
+                .error, rule: .noRules, "this entry has no \"rules\", so its apps open no URL", at: node.offset,
                 path: path,
                 hint: "add \"rules\": [{\"path\": \"/*\"}] to claim every URL")
         }
@@ -136,7 +136,7 @@ extension SiteConfig {
         }
         guard let urlMember = object["url"], let url = reader.string(urlMember.value, path: path.key("url")) else {
             if object["url"] == nil {
-                reader.report(.error, rule: "missing-key", "test has no \"url\"", at: node.offset, path: path)
+                reader.report(.error, rule: .missingKey, "test has no \"url\"", at: node.offset, path: path)
             }
             return nil
         }
@@ -149,14 +149,14 @@ extension SiteConfig {
             guard let flag = reader.bool(web.value, path: path.key("staysOnWeb")) else { return nil }
             if !flag {
                 reader.report(
-                    .error, rule: "test-expectation", "\"staysOnWeb\": false asserts nothing", at: web.value.offset,
+                    .error, rule: .testExpectation, "\"staysOnWeb\": false asserts nothing", at: web.value.offset,
                     path: path.key("staysOnWeb"), hint: "use \"opensApp\": \"TEAMID.bundle.id\" instead")
                 return nil
             }
             return LinkTest(url: url, expectation: .staysOnWeb, offset: node.offset)
         default:
             reader.report(
-                .error, rule: "test-expectation", "a test needs exactly one of \"opensApp\" or \"staysOnWeb\"",
+                .error, rule: .testExpectation, "a test needs exactly one of \"opensApp\" or \"staysOnWeb\"",
                 at: node.offset,
                 path: path, hint: "add \"opensApp\": \"TEAMID.bundle.id\" or \"staysOnWeb\": true")
             return nil

@@ -115,7 +115,7 @@ public struct SiteConfigLoader: Sendable {
             return LoadedDomain(
                 domain: domain, file: file,
                 diagnostics: [
-                    Diagnostic(.error, rule: "domain-name", problem.message, file: file, hint: problem.hint)
+                    Diagnostic(.error, rule: .domainName, problem.message, file: file, hint: problem.hint)
                 ])
         }
         guard let confinement = folder.confinement else {
@@ -132,7 +132,7 @@ public struct SiteConfigLoader: Sendable {
                 domain: domain, file: file,
                 diagnostics: [
                     Diagnostic(
-                        .error, rule: "missing-file", "no \(Self.fileName) in the folder for \(domain)", file: file,
+                        .error, rule: .missingFile, "no \(Self.fileName) in the folder for \(domain)", file: file,
                         hint: "create \(file), e.g. with `aasa-server import`")
                 ])
         case .failure(let refusal):
@@ -212,7 +212,7 @@ public struct SiteConfigLoader: Sendable {
     /// The error for a site.json over ``maximumConfigBytes``.
     static func tooLarge(_ file: String, size: Int) -> Diagnostic {
         Diagnostic(
-            .error, rule: "file-too-large",
+            .error, rule: .fileTooLarge,
             "\(fileName) is \(size) bytes; the limit is \(maximumConfigBytes) (\(maximumConfigBytes >> 20) MiB)",
             file: file,
             line: 1, column: 1,

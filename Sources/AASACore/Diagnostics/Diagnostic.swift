@@ -21,8 +21,8 @@ public struct Diagnostic: Sendable, Hashable, Error, CustomStringConvertible {
 
     /// Error, warning or note.
     public var severity: Severity
-    /// Stable rule identifier, e.g. `app-id-format`; scripts and tests key on it.
-    public var rule: String
+    /// The rule it breaks (``Rule``); its id, e.g. `app-id-format`, is what scripts and tests key on.
+    public var rule: Rule
     /// What is wrong, naming the offending value.
     public var message: String
     /// The file the finding is in, as the user named it; `nil` for findings about no file.
@@ -38,7 +38,7 @@ public struct Diagnostic: Sendable, Hashable, Error, CustomStringConvertible {
 
     /// Creates a diagnostic.
     public init(
-        _ severity: Severity, rule: String, _ message: String, file: String? = nil, line: Int = 0,
+        _ severity: Severity, rule: Rule, _ message: String, file: String? = nil, line: Int = 0,
         column: Int = 0, keyPath: String? = nil, hint: String? = nil
     ) {
         self.severity = severity

@@ -115,35 +115,35 @@ extension ConfinedFile.Refusal {
         switch self {
         case .missing:
             Diagnostic(
-                .error, rule: "missing-file", "\(what) does not exist (or is a broken symlink)", file: file,
+                .error, rule: .missingFile, "\(what) does not exist (or is a broken symlink)", file: file,
                 keyPath: keyPath, hint: "create it, or correct the path")
         case .unreadable(let reason):
             Diagnostic(
-                .error, rule: "file-unreadable", "cannot read \(what): \(reason)", file: file, keyPath: keyPath,
+                .error, rule: .fileUnreadable, "cannot read \(what): \(reason)", file: file, keyPath: keyPath,
                 hint: "check its permissions")
         case .outside(let real, let allowed):
             Diagnostic(
-                .error, rule: "path-outside",
+                .error, rule: .pathOutside,
                 "\(what) leads to '\(real)', outside '\(allowed)'; it is not read", file: file, keyPath: keyPath,
                 hint: "a domain may read only files inside its own folder: copy the file there instead of linking to it"
             )
         case .excluded(let real, let folder):
             Diagnostic(
-                .error, rule: "path-outside",
+                .error, rule: .pathOutside,
                 "\(what) leads to '\(real)', inside the certificate folder '\(folder)'; it is not read", file: file,
                 keyPath: keyPath, hint: "never link to certificates or keys from a domain folder; remove the link")
         case .notRegular(let kind):
             Diagnostic(
-                .error, rule: "file-type", "\(what) is a \(kind), not a regular file; it is not read", file: file,
+                .error, rule: .fileType, "\(what) is a \(kind), not a regular file; it is not read", file: file,
                 keyPath: keyPath, hint: "replace it with a regular file")
         case .tooLarge(let size, let cap):
             Diagnostic(
-                .error, rule: "file-too-large",
+                .error, rule: .fileTooLarge,
                 "\(what) is \(size) bytes; the limit is \(cap) bytes, so it is not read", file: file,
                 keyPath: keyPath, hint: "shrink it (the limits are in docs/security.md)")
         case .privateKey:
             Diagnostic(
-                .error, rule: "private-key-in-page",
+                .error, rule: .privateKeyInPage,
                 "\(what) holds a PEM private key (-----BEGIN … PRIVATE KEY-----); it is never served", file: file,
                 keyPath: keyPath, hint: "remove the key from the folder and replace the key, which may have leaked")
         }

@@ -94,7 +94,7 @@ public struct AssetLinksGenerator: Sendable {
             if let reason {
                 diagnostics.append(
                     site.diagnostic(
-                        .warning, rule: "android-rule-left-out",
+                        .warning, rule: .androidRuleLeftOut,
                         "rule left out of \(app.package)'s dynamic App Link rules: \(reason)",
                         at: rulePath(ruleIndex), hint: "give the app its own \"rules\" in the android section"))
                 continue

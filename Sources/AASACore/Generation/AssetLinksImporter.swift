@@ -65,19 +65,19 @@ public struct AssetLinksImporter: Sendable {
             statements = elements.enumerated().map { ($0.element, KeyPath.root.index($0.offset)) }
         case .object:
             reader.report(
-                .warning, rule: "assetlinks-single-object",
+                .warning, rule: .assetLinksSingleObject,
                 "the file is one statement, not a list; Android expects a JSON array of statements",
                 at: root.offset, path: .root, hint: "the generated assetlinks.json is a list ([…])")
             statements = [(root, .root)]
         default:
             reader.report(
-                .error, rule: "assetlinks-structure",
+                .error, rule: .assetLinksStructure,
                 "expected a JSON array of statements, found \(root.value.typeName)", at: root.offset, path: .root,
                 hint: "assetlinks.json is [{\"relation\": […], \"target\": {…}}, …]")
         }
         if case .array(let elements) = root.value, elements.isEmpty {
             reader.report(
-                .error, rule: "assetlinks-empty", "the file has no statements: nothing to import", at: root.offset,
+                .error, rule: .assetLinksEmpty, "the file has no statements: nothing to import", at: root.offset,
                 path: .root, hint: "an empty list delegates nothing; add the android section by hand instead")
         }
         var apps: [AndroidApp] = []
@@ -99,7 +99,7 @@ public struct AssetLinksImporter: Sendable {
         }
         if apps.isEmpty && !reader.diagnostics.hasErrors && !statements.isEmpty {
             reader.report(
-                .error, rule: "assetlinks-no-app",
+                .error, rule: .assetLinksNoApp,
                 "no statement delegates to an Android app, so there is nothing to import",
                 at: root.offset, path: .root,
                 hint:
@@ -114,14 +114,14 @@ public struct AssetLinksImporter: Sendable {
     {
         guard case .object(let members) = node.value else {
             reader.report(
-                .error, rule: "wrong-type", "expected a statement object, found \(node.value.typeName)",
+                .error, rule: .wrongType, "expected a statement object, found \(node.value.typeName)",
                 at: node.offset, path: path)
             return nil
         }
         if let include = members.first(where: { $0.key == "include" }) {
             let target = if case .string(let url) = include.value.value { " (\(url))" } else { "" }
             reader.report(
-                .warning, rule: "assetlinks-include",
+                .warning, rule: .assetLinksInclude,
                 "include statement\(target) left out: aasa-server does not fetch other statement lists",
                 at: include.keyOffset, path: path.key("include"),
                 hint: "copy the included file's android_app statements into this file and import again")
@@ -129,7 +129,7 @@ public struct AssetLinksImporter: Sendable {
         }
         for member in members where !["relation", "target", "relation_extensions"].contains(member.key) {
             reader.report(
-                .warning, rule: "assetlinks-unknown-key",
+                .warning, rule: .assetLinksUnknownKey,
                 "Android ignores \"\(member.key)\" in a statement, so it is not imported", at: member.keyOffset,
                 path: path.key(member.key),
                 hint: member.key == "paths"
@@ -145,7 +145,7 @@ public struct AssetLinksImporter: Sendable {
         else { return nil }
         guard let relationMember = object["relation"], let targetMember = object["target"] else {
             reader.report(
-                .error, rule: "missing-key", "a statement needs \"relation\" and \"target\"", at: node.offset,
+                .error, rule: .missingKey, "a statement needs \"relation\" and \"target\"", at: node.offset,
                 path: path)
             return nil
         }
@@ -157,7 +157,7 @@ public struct AssetLinksImporter: Sendable {
                 offset = items[index].offset
             }
             reader.report(
-                .warning, rule: "assetlinks-relation",
+                .warning, rule: .assetLinksRelation,
                 "relation \"\(relation)\" left out: the android section supports App Links (handle_all_urls) and "
                     + "sign-in sharing (get_login_creds)",
                 at: offset,
@@ -167,7 +167,7 @@ public struct AssetLinksImporter: Sendable {
         let targetPath = path.key("target")
         guard case .object(let targetMembers) = targetMember.value.value else {
             reader.report(
-                .error, rule: "wrong-type", "expected a target object, found \(targetMember.value.value.typeName)",
+                .error, rule: .wrongType, "expected a target object, found \(targetMember.value.value.typeName)",
                 at: targetMember.value.offset, path: targetPath)
             return nil
         }
@@ -177,7 +177,7 @@ public struct AssetLinksImporter: Sendable {
                 if case .string(let text) = member.value.value { return text } else { return nil }
             }
             reader.report(
-                .warning, rule: "assetlinks-web-target",
+                .warning, rule: .assetLinksWebTarget,
                 "web target\(site.map { " \($0)" } ?? "") left out: the android section delegates to Android apps only",
                 at: targetMember.value.offset, path: targetPath,
                 hint: "website-to-website delegation is not supported; serve that statement from elsewhere")
@@ -190,7 +190,7 @@ public struct AssetLinksImporter: Sendable {
         let hasSupportedRelation = relations.contains { known.contains($0) }
         if let namespace, case .string(let name) = namespace.value.value, name != "android_app" {
             reader.report(
-                .warning, rule: "assetlinks-namespace",
+                .warning, rule: .assetLinksNamespace,
                 "namespace \"\(name)\" is not \"android_app\", so Android ignores this statement; it is imported as "
                     + "an android_app statement for \(packageName(target) ?? "its package")",
                 at: namespace.value.offset, path: targetPath.key("namespace"),
@@ -199,7 +199,7 @@ public struct AssetLinksImporter: Sendable {
             )
         } else if namespace == nil {
             reader.report(
-                .error, rule: "missing-key", "target has no \"namespace\"", at: targetMember.value.offset,
+                .error, rule: .missingKey, "target has no \"namespace\"", at: targetMember.value.offset,
                 path: targetPath, hint: "add \"namespace\": \"android_app\"")
         }
         guard let packageMember = target["package_name"],
@@ -207,22 +207,22 @@ public struct AssetLinksImporter: Sendable {
         else {
             if target["package_name"] == nil {
                 reader.report(
-                    .error, rule: "missing-key", "target has no \"package_name\"", at: targetMember.value.offset,
+                    .error, rule: .missingKey, "target has no \"package_name\"", at: targetMember.value.offset,
                     path: targetPath, hint: "add the app's applicationId")
             }
             return nil
         }
         if let problem = AndroidAppRule.packageProblem(package) {
             reader.report(
-                .error, rule: "android-package", problem, at: packageMember.value.offset,
+                .error, rule: .androidPackage, problem, at: packageMember.value.offset,
                 path: targetPath.key("package_name"))
         }
         guard let fingerprintsMember = target["sha256_cert_fingerprints"] else {
             if !reader.diagnostics.contains(where: {
-                $0.keyPath?.hasPrefix(targetPath.description) == true && $0.rule == "unknown-key"
+                $0.keyPath?.hasPrefix(targetPath.description) == true && $0.rule == .unknownKey
             }) {
                 reader.report(
-                    .error, rule: "missing-key",
+                    .error, rule: .missingKey,
                     "target has no \"sha256_cert_fingerprints\", so \(package) never verifies",
                     at: targetMember.value.offset, path: targetPath,
                     hint: "add the SHA-256 fingerprints of its signing certificates")
@@ -236,13 +236,13 @@ public struct AssetLinksImporter: Sendable {
                 guard let text = reader.string(element, path: fingerprintsPath.index(index)) else { continue }
                 if let problem = CertificateFingerprint.problem(text) {
                     reader.report(
-                        .error, rule: "android-fingerprint", problem, at: element.offset,
+                        .error, rule: .androidFingerprint, problem, at: element.offset,
                         path: fingerprintsPath.index(index),
                         hint: "use the SHA-256 fingerprint of the signing certificate: 32 hex pairs such as 14:6D:E9:…")
                 } else if let normalized = CertificateFingerprint.normalized(text) {
                     if normalized != text {
                         reader.report(
-                            .warning, rule: "android-fingerprint-form",
+                            .warning, rule: .androidFingerprintForm,
                             "fingerprint '\(text)' is not in Android's upper-case colon-separated form; imported as \(normalized)",
                             at: element.offset, path: fingerprintsPath.index(index))
                     }
@@ -269,7 +269,7 @@ public struct AssetLinksImporter: Sendable {
     private func readExtensions(_ node: JSONNode, path: KeyPath, reader: JSONReader) -> [ComponentPattern]? {
         guard case .object(let members) = node.value else {
             reader.report(
-                .error, rule: "wrong-type", "expected an object keyed by relation, found \(node.value.typeName)",
+                .error, rule: .wrongType, "expected an object keyed by relation, found \(node.value.typeName)",
                 at: node.offset, path: path)
             return nil
         }
@@ -278,7 +278,7 @@ public struct AssetLinksImporter: Sendable {
             let memberPath = path.key(member.key)
             guard member.key == AssetLinksGenerator.handleAllURLs else {
                 reader.report(
-                    .warning, rule: "assetlinks-relation", "extension for \"\(member.key)\" left out",
+                    .warning, rule: .assetLinksRelation, "extension for \"\(member.key)\" left out",
                     at: member.keyOffset, path: memberPath)
                 continue
             }

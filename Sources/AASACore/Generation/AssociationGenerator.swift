@@ -48,7 +48,7 @@ public struct AssociationGenerator: Sendable {
                         paths = derived.paths
                         diagnostics += derived.leftOut.map { ruleIndex, reason in
                             site.diagnostic(
-                                .warning, rule: "legacy-inexpressible",
+                                .warning, rule: .legacyInexpressible,
                                 "rule left out of the iOS 9–12 paths: \(reason)",
                                 at: .root.key("universalLinks").key("apps").index(index).key("rules").index(ruleIndex),
                                 hint:
@@ -81,14 +81,14 @@ public struct AssociationGenerator: Sendable {
         if bytes.count > Self.sizeLimit {
             diagnostics.append(
                 site.diagnostic(
-                    .error, rule: "file-size",
+                    .error, rule: .fileSize,
                     "the generated file is \(bytes.count) bytes; Apple stops reading at \(Self.sizeLimit) (spec §3.5)",
                     at: .root,
                     hint: "use fewer rules with wildcards or substitution variables, or turn legacyFormat off"))
         } else if bytes.count > Self.sizeWarning {
             diagnostics.append(
                 site.diagnostic(
-                    .warning, rule: "file-size",
+                    .warning, rule: .fileSize,
                     "the generated file is \(bytes.count) bytes, close to Apple's limit of \(Self.sizeLimit)",
                     at: .root, hint: "merge rules with wildcards before adding more"))
         }

@@ -19,7 +19,7 @@ public struct AssociationImporter: Sendable {
     public func importFile(_ file: AssociationFile, source: SourceText? = nil, root: JSONNode? = nil) -> Output {
         var diagnostics: [Diagnostic] = []
         func report(
-            _ severity: Diagnostic.Severity, _ rule: String, _ message: String, _ path: KeyPath, hint: String? = nil
+            _ severity: Diagnostic.Severity, _ rule: Rule, _ message: String, _ path: KeyPath, hint: String? = nil
         ) {
             if let source, let root {
                 diagnostics.append(
@@ -48,7 +48,7 @@ public struct AssociationImporter: Sendable {
                 let appIDs = details.modernAppIDs
                 guard !appIDs.isEmpty else {
                     report(
-                        .warning, "no-app", "details entry names no app; iOS ignores it, so it is not imported", path,
+                        .warning, .noApp, "details entry names no app; iOS ignores it, so it is not imported", path,
                         hint: "add \"appIDs\" if an app should open these URLs")
                     continue
                 }
@@ -61,7 +61,7 @@ public struct AssociationImporter: Sendable {
                         // iOS 12 reads these paths; iOS 13+ the components. Keep both exactly.
                         if let appID = details.appID, details.appIDs != nil, details.appIDs != [appID] {
                             report(
-                                .warning, "legacy-app-ids",
+                                .warning, .legacyAppIDs,
                                 "legacy \"paths\" applied only to appID '\(appID)'; the import applies them to every app of the entry",
                                 path.key("paths"))
                         }
@@ -72,13 +72,13 @@ public struct AssociationImporter: Sendable {
                     }
                     if components.isEmpty {
                         report(
-                            .warning, "empty-components",
+                            .warning, .emptyComponents,
                             "\"components\" is empty, so iOS 13+ ignores this entry's paths (spec §2.7)",
                             path.key("components"))
                         if let paths = details.paths, !paths.isEmpty {
                             // No modern rule can express "nothing but legacy paths"; refuse rather than change meaning.
                             report(
-                                .error, "empty-components",
+                                .error, .emptyComponents,
                                 "cannot import an entry whose empty \"components\" hides its \"paths\" on iOS 13+",
                                 path.key("components"),
                                 hint: "remove \"components\": [] so the paths apply, or remove the paths")
@@ -91,13 +91,13 @@ public struct AssociationImporter: Sendable {
                     if details.appID == nil && hasLegacy { app.legacyPaths = [] }
                 } else {
                     report(
-                        .warning, "no-rules", "details entry has neither \"components\" nor \"paths\"; it opens no URL",
+                        .warning, .noRules, "details entry has neither \"components\" nor \"paths\"; it opens no URL",
                         path)
                     continue
                 }
                 if app.rules.isEmpty {
                     report(
-                        .warning, "no-rules", "details entry has no rules; it opens no URL, so it is not imported", path
+                        .warning, .noRules, "details entry has no rules; it opens no URL, so it is not imported", path
                     )
                     continue
                 }

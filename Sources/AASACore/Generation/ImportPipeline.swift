@@ -69,7 +69,7 @@ public struct ImportPipeline: Sendable {
         }
         guard found else { return nil }
         return Diagnostic(
-            .error, rule: "signed-file",
+            .error, rule: .signedFile,
             "this is a CMS-signed (PKCS#7) association file, not JSON", file: source.name, line: 1, column: 1,
             hint: "extract the JSON first: openssl cms -verify -noverify -inform DER -in \(source.name) -out plain.json"
         )

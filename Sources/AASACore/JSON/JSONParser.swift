@@ -26,13 +26,13 @@ public struct JSONParser: Sendable {
         var scanner = Scanner(source: source, maximumDepth: maximumDepth)
         if source.bytes.count > maximumBytes {
             throw source.diagnostic(
-                .error, rule: "file-too-large",
+                .error, rule: .fileTooLarge,
                 "file is \(source.bytes.count) bytes; the limit is \(maximumBytes)", at: 0,
                 hint: "check that this is the right file: association and config files are far smaller")
         }
         if let bad = Self.firstInvalidUTF8Offset(source.bytes) {
             throw source.diagnostic(
-                .error, rule: "not-utf8",
+                .error, rule: .notUTF8,
                 "file is not valid UTF-8 (byte 0x\(String(source.bytes[bad], radix: 16, uppercase: true)))",
                 at: bad, keyPath: keyPath(before: bad, in: source)?.description,
                 hint: "save the file as UTF-8 (it may be Latin-1 or Windows-1252)")
@@ -41,13 +41,13 @@ public struct JSONParser: Sendable {
         if source.bytes.starts(with: [0xEF, 0xBB, 0xBF]) {
             diagnostics.append(
                 source.diagnostic(
-                    .warning, rule: "bom", "file starts with a UTF-8 byte order mark", at: 0,
+                    .warning, rule: .bom, "file starts with a UTF-8 byte order mark", at: 0,
                     hint: "save the file as UTF-8 without BOM; some JSON readers reject it"))
             scanner.index = 3
         }
         scanner.skipWhitespace()
         if scanner.atEnd {
-            throw source.diagnostic(.error, rule: "invalid-json", "file is empty; expected a JSON value", at: 0)
+            throw source.diagnostic(.error, rule: .invalidJSON, "file is empty; expected a JSON value", at: 0)
         }
         if let other = Self.otherFormat(source, at: scanner.index) { throw other }
         let root = try scanner.parseValue(depth: 0)
@@ -84,17 +84,17 @@ public struct JSONParser: Sendable {
         let head = String(decoding: source.bytes[start..<min(source.bytes.count, start + 16)], as: UTF8.self)
         if head.hasPrefix("{\\rtf") {
             return source.diagnostic(
-                .error, rule: "invalid-json", "this is an RTF document, not JSON", at: start,
+                .error, rule: .invalidJSON, "this is an RTF document, not JSON", at: start,
                 hint: "save it as plain text (TextEdit: Format › Make Plain Text) with the JSON only")
         }
         if head.hasPrefix("<") {
             return source.diagnostic(
-                .error, rule: "invalid-json", "this is an HTML or XML document, not JSON", at: start,
+                .error, rule: .invalidJSON, "this is an HTML or XML document, not JSON", at: start,
                 hint: "use the JSON file itself; a web server or framework may have answered with a page")
         }
         if head.hasPrefix("---") {
             return source.diagnostic(
-                .error, rule: "invalid-json", "the file starts with front matter (---), which is not JSON",
+                .error, rule: .invalidJSON, "the file starts with front matter (---), which is not JSON",
                 at: start, hint: "remove the --- block; static site generators strip it, so import the file as served")
         }
         return nil
@@ -151,7 +151,7 @@ private struct Scanner {
     var current: UInt8? { index < bytes.count ? bytes[index] : nil }
 
     func error(_ message: String, at offset: Int? = nil, hint: String? = nil) -> Diagnostic {
-        source.diagnostic(.error, rule: "invalid-json", message, at: offset ?? index, hint: hint)
+        source.diagnostic(.error, rule: .invalidJSON, message, at: offset ?? index, hint: hint)
     }
 
     /// A readable name for what stands at the cursor, e.g. `'}'` or `end of file`.
@@ -237,7 +237,7 @@ private struct Scanner {
     mutating func enter(_ depth: Int) throws(Diagnostic) {
         if depth > maximumDepth {
             throw source.diagnostic(
-                .error, rule: "json-too-deep", "nesting is deeper than \(maximumDepth) levels", at: index,
+                .error, rule: .jsonTooDeep, "nesting is deeper than \(maximumDepth) levels", at: index,
                 keyPath: KeyPath(path).description,
                 hint: "flatten the structure: association files and site.json need fewer than ten levels")
         }
@@ -340,7 +340,7 @@ private struct Scanner {
             : "first on line \(firstLine), again on line \(line)"
         duplicateKeys.append(
             source.diagnostic(
-                .error, rule: "duplicate-key", "key \"\(key)\" is repeated in the same object: \(places)",
+                .error, rule: .duplicateKey, "key \"\(key)\" is repeated in the same object: \(places)",
                 at: again, keyPath: KeyPath(path + [.key(key)]).description,
                 hint:
                     "delete one of them; JSON readers disagree on which one counts, and most drop the other without a word"

@@ -13,7 +13,7 @@ public final class JSONReader {
 
     /// Records a finding at `offset`.
     public func report(
-        _ severity: Diagnostic.Severity, rule: String, _ message: String, at offset: Int, path: KeyPath,
+        _ severity: Diagnostic.Severity, rule: Rule, _ message: String, at offset: Int, path: KeyPath,
         hint: String? = nil
     ) {
         diagnostics.append(
@@ -27,7 +27,7 @@ public final class JSONReader {
 
     private func wrongType(_ node: JSONNode, expected: String, path: KeyPath, hint: String? = nil) {
         report(
-            .error, rule: "wrong-type", "expected \(expected), found \(node.value.typeName)", at: node.offset,
+            .error, rule: .wrongType, "expected \(expected), found \(node.value.typeName)", at: node.offset,
             path: path, hint: hint)
     }
 
@@ -59,7 +59,7 @@ public final class JSONReader {
                     hint += "; known keys here: " + known.filter { !$0.hasPrefix("$") }.joined(separator: ", ")
                 }
                 report(
-                    .error, rule: "unknown-key", "unknown key \"\(member.key)\"", at: member.keyOffset,
+                    .error, rule: .unknownKey, "unknown key \"\(member.key)\"", at: member.keyOffset,
                     path: memberPath, hint: hint)
                 continue
             }

@@ -60,7 +60,7 @@ public struct SourceText: Sendable {
 
     /// A diagnostic located at `offset` in this source.
     public func diagnostic(
-        _ severity: Diagnostic.Severity, rule: String, _ message: String, at offset: Int,
+        _ severity: Diagnostic.Severity, rule: Rule, _ message: String, at offset: Int,
         keyPath: String? = nil, hint: String? = nil
     ) -> Diagnostic {
         let (line, column) = position(of: offset)

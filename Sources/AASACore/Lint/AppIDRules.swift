@@ -7,7 +7,7 @@ public struct AppleAppIDRule: AssociationRule {
     public func check(_ context: AssociationContext) -> [Diagnostic] {
         context.file.appIDLists.joined().compactMap { entry in
             AppID.problem(entry.id).flatMap { problem in
-                context.diagnostic(.error, rule: "app-id-format", problem.message, at: entry.path, hint: problem.hint)
+                context.diagnostic(.error, rule: .appIDFormat, problem.message, at: entry.path, hint: problem.hint)
             }
         }
     }
@@ -25,7 +25,7 @@ public struct DuplicateAppIDRule: AssociationRule {
             var seen: Set<String> = []
             for entry in list where !seen.insert(entry.id).inserted {
                 if let diagnostic = context.diagnostic(
-                    .error, rule: "duplicate-app", "'\(entry.id)' is listed twice", at: entry.path,
+                    .error, rule: .duplicateApp, "'\(entry.id)' is listed twice", at: entry.path,
                     hint: "remove the second entry")
                 {
                     found.append(diagnostic)
@@ -59,11 +59,11 @@ public struct AppClipParentRule: AssociationRule {
             let diagnostic =
                 sameTeam.isEmpty
                 ? context.diagnostic(
-                    .warning, rule: "appclip-parent",
+                    .warning, rule: .appClipParent,
                     "App Clip '\(clip)' has no parent app in this file to check it against", at: path,
                     hint: "App Clip IDs are the parent app's ID plus a suffix, e.g. \(team).com.example.app.Clip")
                 : context.diagnostic(
-                    .error, rule: "appclip-parent",
+                    .error, rule: .appClipParent,
                     "App Clip '\(clip)' does not extend any app listed here (\(sameTeam.joined(separator: ", ")))",
                     at: path, hint: "an App Clip's ID is its parent's ID plus a suffix, e.g. \(sameTeam[0]).Clip")
             if let diagnostic { found.append(diagnostic) }

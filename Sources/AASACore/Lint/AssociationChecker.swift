@@ -15,13 +15,13 @@ public struct AssociationChecker: Sendable {
         if size > AssociationGenerator.sizeLimit {
             diagnostics.append(
                 source.diagnostic(
-                    .error, rule: "file-size",
+                    .error, rule: .fileSize,
                     "the file is \(size) bytes; Apple stops reading at \(AssociationGenerator.sizeLimit) (spec §3.5)",
                     at: 0, hint: "remove whitespace and merge rules with wildcards"))
         } else if size > AssociationGenerator.sizeWarning {
             diagnostics.append(
                 source.diagnostic(
-                    .warning, rule: "file-size",
+                    .warning, rule: .fileSize,
                     "the file is \(size) bytes, close to Apple's limit of \(AssociationGenerator.sizeLimit)", at: 0,
                     hint: "merge rules with wildcards before adding more"))
         }
@@ -63,7 +63,7 @@ extension URLMatcher {
         URLMatcher(file: file).compileDiagnostics.compactMap { problem in
             guard !skipping.contains(problem.code) else { return nil }
             return context.diagnostic(
-                problem.severity == .error ? .error : .warning, rule: problem.code.rawValue, problem.message,
+                problem.severity == .error ? .error : .warning, rule: problem.code.rule, problem.message,
                 at: problem.keyPath)
         }
     }

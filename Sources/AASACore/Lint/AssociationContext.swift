@@ -11,7 +11,7 @@ public struct AssociationContext: Sendable {
     /// Where an Apple key path ends up: a finding there, or nowhere (generated repeats are not reported twice).
     struct Located: Sendable {
         var path: KeyPath
-        var diagnostic: @Sendable (Diagnostic.Severity, String, String, String?) -> Diagnostic
+        var diagnostic: @Sendable (Diagnostic.Severity, Rule, String, String?) -> Diagnostic
     }
 
     /// A context for a file read from `source`: findings point into that file.
@@ -43,7 +43,7 @@ public struct AssociationContext: Sendable {
 
     /// A finding at the Apple key `path`, or `nil` when that key is a generated repeat.
     public func diagnostic(
-        _ severity: Diagnostic.Severity, rule: String, _ message: String, at path: KeyPath, hint: String? = nil
+        _ severity: Diagnostic.Severity, rule: Rule, _ message: String, at path: KeyPath, hint: String? = nil
     ) -> Diagnostic? {
         locate(path)?.diagnostic(severity, rule, message, hint)
     }

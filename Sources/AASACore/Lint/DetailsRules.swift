@@ -8,7 +8,7 @@ public struct DetailsWithoutAppRule: AssociationRule {
         (context.file.applinks?.details ?? []).enumerated().compactMap { index, details in
             guard details.modernAppIDs.isEmpty else { return nil }
             return context.diagnostic(
-                .error, rule: "no-app", "this details entry names no app, so iOS ignores it",
+                .error, rule: .noApp, "this details entry names no app, so iOS ignores it",
                 at: .root.key("applinks").key("details").index(index), hint: "add \"appIDs\": [\"TEAMID.bundle.id\"]")
         }
     }
@@ -26,12 +26,12 @@ public struct EmptyComponentsRule: AssociationRule {
             let path = KeyPath.root.key("applinks").key("details").index(index).key("components")
             if let paths = details.paths, !paths.isEmpty {
                 return context.diagnostic(
-                    .error, rule: "empty-components",
+                    .error, rule: .emptyComponents,
                     "\"components\": [] hides this entry's \(paths.count) paths from iOS 13 and later",
                     at: path, hint: "remove \"components\" so the paths apply, or write the rules as components")
             }
             return context.diagnostic(
-                .warning, rule: "empty-components", "\"components\" is empty, so this entry opens no URL", at: path,
+                .warning, rule: .emptyComponents, "\"components\" is empty, so this entry opens no URL", at: path,
                 hint: "add rules or remove the entry")
         }
     }
@@ -59,7 +59,7 @@ public struct DefaultsPatternRule: AssociationRule {
             ].filter(\.1).map(\.0)
             guard !keys.isEmpty else { return nil }
             return context.diagnostic(
-                .warning, rule: "defaults-pattern",
+                .warning, rule: .defaultsPattern,
                 "defaults sets \(keys.map { "\"\($0)\"" }.joined(separator: ", ")), which Apple applies to every rule that lacks it (undocumented)",
                 at: path,
                 hint: "write the key in each rule instead; only caseSensitive and percentEncoded are documented here")

@@ -55,7 +55,7 @@ public struct UnreachableRule: AssociationRule {
             }
             if work < 0 {
                 let note = context.diagnostic(
-                    .note, rule: "unreachable-rule",
+                    .note, rule: .unreachableRule,
                     "stopped looking for rules that never apply: the file has too many rules that overlap; this rule and the \(rules.count - index - 1) after it were not checked",
                     at: later.path, hint: "merge overlapping rules into fewer patterns")
                 return found + (note.map { [$0] } ?? [])
@@ -79,7 +79,7 @@ public struct UnreachableRule: AssociationRule {
                 hint = "remove it, or move it above \(hider)"
             }
             if let diagnostic = context.diagnostic(
-                .warning, rule: "unreachable-rule", message, at: later.path, hint: hint)
+                .warning, rule: .unreachableRule, message, at: later.path, hint: hint)
             {
                 found.append(diagnostic)
             }
@@ -198,7 +198,7 @@ public struct ExcludeQueryStarRule: AssociationRule {
                 let item = items.first(where: { $0.pattern.isCatchAll })
             else { return nil }
             return context.diagnostic(
-                .warning, rule: "exclude-query-star",
+                .warning, rule: .excludeQueryStar,
                 "this exclusion matches every URL its path matches: query item `\(item.name)` with \"\(item.pattern)\" also matches when the item is absent (it counts as \"\")",
                 at: rule.path, hint: "use \"?*\" to exclude only URLs that carry `\(item.name)`")
         }

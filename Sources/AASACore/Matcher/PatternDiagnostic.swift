@@ -31,6 +31,21 @@ public struct PatternDiagnostic: Sendable, Hashable, CustomStringConvertible {
         case duplicateVariable = "duplicate-variable"
         /// A non-ASCII pattern under `percentEncoded: true` can never match (spec §2.6).
         case nonASCIIPatternWhileEncoded = "non-ascii-pattern-while-percent-encoded"
+
+        /// The rule of the catalogue this problem is reported under.
+        public var rule: Rule {
+            switch self {
+            case .unknownVariable: .unknownVariable
+            case .unterminatedVariable: .unterminatedVariable
+            case .emptyVariableName: .emptyVariableName
+            case .invalidVariableName: .invalidVariableName
+            case .variableValueContainsVariable: .variableValueContainsVariable
+            case .invalidVariableUsed: .invalidVariableUsed
+            case .variableShadowsBuiltIn: .variableShadowsBuiltIn
+            case .duplicateVariable: .duplicateVariable
+            case .nonASCIIPatternWhileEncoded: .nonASCIIPatternWhilePercentEncoded
+            }
+        }
     }
 
     /// Where in the file the problem is.

@@ -167,7 +167,7 @@ public struct PageLoader: Sendable {
                 guard RequestPath(urlPath) != nil else {
                     diagnostics.append(
                         Diagnostic(
-                            .warning, rule: "page-name",
+                            .warning, rule: .pageName,
                             "'\(urlPath)' is not served: its name cannot be requested safely (it has '%', '\\\\', a control character or invalid UTF-8)",
                             file: path, hint: "rename it"))
                     continue
@@ -179,7 +179,7 @@ public struct PageLoader: Sendable {
                     guard let resolved = Confinement.realPath(path), stat(resolved, &status) == 0 else {
                         diagnostics.append(
                             Diagnostic(
-                                .warning, rule: "page-symlink", "'\(urlPath)' is a broken symlink; it is not served",
+                                .warning, rule: .pageSymlink, "'\(urlPath)' is a broken symlink; it is not served",
                                 file: path, hint: "remove it or point it at a file inside pages/"))
                         continue
                     }
@@ -187,7 +187,7 @@ public struct PageLoader: Sendable {
                     guard Confinement.path(real, isWithin: rootReal) else {
                         diagnostics.append(
                             Diagnostic(
-                                .warning, rule: "page-symlink",
+                                .warning, rule: .pageSymlink,
                                 "'\(urlPath)' links to '\(real)', outside pages/; it is not served, and nothing is read through it",
                                 file: path, hint: "move the file into pages/, or point the link at a file inside pages/"
                             ))
@@ -205,7 +205,7 @@ public struct PageLoader: Sendable {
                         reportedCount = true
                         diagnostics.append(
                             Diagnostic(
-                                .error, rule: "pages-too-large", "pages/ has more than \(maximumFiles) files",
+                                .error, rule: .pagesTooLarge, "pages/ has more than \(maximumFiles) files",
                                 file: root, hint: "serve large sites from another server"))
                     }
                     continue
@@ -227,13 +227,13 @@ public struct PageLoader: Sendable {
                 case .failure(.tooLarge(let size, _)) where size > maximumFileBytes:
                     diagnostics.append(
                         Diagnostic(
-                            .error, rule: "page-too-large",
+                            .error, rule: .pageTooLarge,
                             "'\(urlPath)' is \(size) bytes; pages are loaded into memory and each file may have at most \(maximumFileBytes) bytes",
                             file: path, hint: "serve large files from a CDN or another server"))
                 case .failure(.tooLarge(let size, _)) where size > domainLeft:
                     diagnostics.append(
                         Diagnostic(
-                            .error, rule: "pages-too-large",
+                            .error, rule: .pagesTooLarge,
                             "pages/ holds more than \(maximumTotalBytes) bytes ('\(urlPath)', \(size) bytes, is over what is left); a domain's pages are loaded into memory and may total at most \(maximumTotalBytes) bytes, so the rest is not read",
                             file: path, hint: "serve large files from a CDN or another server"))
                     break walking
@@ -251,7 +251,7 @@ public struct PageLoader: Sendable {
     /// The error for a page that does not fit in what is left of the server's ``budget``.
     private func overBudget(_ urlPath: String, file: String, size: Int) -> Diagnostic {
         Diagnostic(
-            .error, rule: "pages-memory",
+            .error, rule: .pagesMemory,
             "'\(urlPath)' (\(size) bytes) does not fit in the server's pages budget of \(budget?.limit ?? 0) bytes "
                 + "(serve --pages-memory), which the domains loaded so far have used; the rest of pages/ is not read",
             file: file, hint: "raise --pages-memory, or serve large files from a CDN or another server")
@@ -273,17 +273,16 @@ public struct PageLoader: Sendable {
     ) -> [TouchIcon] {
         var icons: [TouchIcon] = []
         var problems: [Diagnostic] = []
-        func check(_ path: String, _ file: RawFile, report: (Diagnostic.Severity, String, String, String) -> Diagnostic)
-        {
+        func check(_ path: String, _ file: RawFile, report: (Diagnostic.Severity, Rule, String, String) -> Diagnostic) {
             guard let png = PNGInfo(file.bytes) else {
                 problems.append(
-                    report(.error, "touch-icon-format", "touch icon '\(path)' is not a PNG file", "save it as PNG"))
+                    report(.error, .touchIconFormat, "touch icon '\(path)' is not a PNG file", "save it as PNG"))
                 return
             }
             guard png.width == png.height else {
                 problems.append(
                     report(
-                        .error, "touch-icon-square", "touch icon '\(path)' is \(png.width)×\(png.height), not square",
+                        .error, .touchIconSquare, "touch icon '\(path)' is \(png.width)×\(png.height), not square",
                         "use a square image, ideally 180×180"))
                 return
             }
@@ -292,7 +291,7 @@ public struct PageLoader: Sendable {
             {
                 problems.append(
                     report(
-                        .warning, "touch-icon-size",
+                        .warning, .touchIconSize,
                         "touch icon '\(path)' is \(png.width)×\(png.height), not what its name says",
                         "rename it or resize it"))
             }
@@ -305,7 +304,7 @@ public struct PageLoader: Sendable {
                 guard let key, let file = raw[key] else {
                     diagnostics.append(
                         site.diagnostic(
-                            .error, rule: "touch-icon-missing", "touch icon '\(path)' is not a file in pages/",
+                            .error, rule: .touchIconMissing, "touch icon '\(path)' is not a file in pages/",
                             at: keyPath,
                             hint: "give its URL path, e.g. \"/apple-touch-icon.png\" for pages/apple-touch-icon.png"))
                     continue
@@ -327,7 +326,7 @@ public struct PageLoader: Sendable {
             let sizes = icons.map { "\($0.size)×\($0.size)" }.joined(separator: ", ")
             diagnostics.append(
                 site.diagnostic(
-                    .warning, rule: "touch-icon-180", "no 180×180 touch icon (have \(sizes)); iPhones use 180×180",
+                    .warning, rule: .touchIcon180, "no 180×180 touch icon (have \(sizes)); iPhones use 180×180",
                     at: .root.key("pages").key("touchIcons"), hint: "add pages/apple-touch-icon.png at 180×180"))
         }
         // Convention files: plain and -precomposed names may both exist; keep one per size, plain first.
@@ -365,7 +364,7 @@ public struct PageLoader: Sendable {
             guard let text = String(validating: contents.bytes, as: UTF8.self) else {
                 diagnostics.append(
                     site.diagnostic(
-                        .error, rule: "landing-template",
+                        .error, rule: .landingTemplate,
                         "cannot read the landing page template '\(templateFile)' as UTF-8",
                         at: templatePath))
                 return nil
@@ -375,7 +374,7 @@ public struct PageLoader: Sendable {
             for problem in template.problems {
                 diagnostics.append(
                     Diagnostic(
-                        .error, rule: "landing-template", "\(problem) in the landing page template", file: templateFile,
+                        .error, rule: .landingTemplate, "\(problem) in the landing page template", file: templateFile,
                         hint: "placeholders are written {{name}}"))
             }
         }

@@ -15,13 +15,13 @@ public struct AndroidAppRule: SiteRule {
             if let problem = Self.packageProblem(app.package) {
                 found.append(
                     site.diagnostic(
-                        .error, rule: "android-package", problem, at: path.key("package"),
+                        .error, rule: .androidPackage, problem, at: path.key("package"),
                         hint: "use the applicationId from the app's build.gradle, e.g. com.example.shop"))
             }
             if app.fingerprints.isEmpty {
                 found.append(
                     site.diagnostic(
-                        .error, rule: "android-fingerprint",
+                        .error, rule: .androidFingerprint,
                         "\(app.package) lists no fingerprint, so it never verifies",
                         at: path.key("fingerprints"),
                         hint:
@@ -34,14 +34,14 @@ public struct AndroidAppRule: SiteRule {
                 if let problem = CertificateFingerprint.problem(fingerprint) {
                     found.append(
                         site.diagnostic(
-                            .error, rule: "android-fingerprint", problem, at: fingerprintPath,
+                            .error, rule: .androidFingerprint, problem, at: fingerprintPath,
                             hint: "copy the SHA-256 line of `keytool -list -v -keystore …` or Play Console › "
                                 + "App integrity › App signing: 32 hex pairs such as 14:6D:E9:…"))
                 } else if let value = CertificateFingerprint.normalized(fingerprint), !normalized.insert(value).inserted
                 {
                     found.append(
                         site.diagnostic(
-                            .warning, rule: "duplicate-fingerprint", "fingerprint \(value) is listed twice",
+                            .warning, rule: .duplicateFingerprint, "fingerprint \(value) is listed twice",
                             at: fingerprintPath, hint: "remove the repeat"))
                 }
             }
@@ -49,21 +49,21 @@ public struct AndroidAppRule: SiteRule {
             if !app.appLinks && !loginCredentials {
                 found.append(
                     site.diagnostic(
-                        .error, rule: "android-no-relation",
+                        .error, rule: .androidNoRelation,
                         "\(app.package) gets neither App Links nor sign-in sharing, so its statement says nothing",
                         at: path, hint: "remove \"appLinks\": false, or set \"loginCredentials\": true"))
             }
             if app.rules != nil && app.rulesFrom != nil {
                 found.append(
                     site.diagnostic(
-                        .error, rule: "android-rules", "\"rules\" and \"rulesFrom\" are both set",
+                        .error, rule: .androidRules, "\"rules\" and \"rulesFrom\" are both set",
                         at: path.key("rules"),
                         hint: "keep one: explicit rules, or the universal-link rules of an Apple app"))
             }
             if (app.rules != nil || app.rulesFrom != nil) && !app.appLinks {
                 found.append(
                     site.diagnostic(
-                        .error, rule: "android-rules", "dynamic rules need App Links, but \"appLinks\" is false",
+                        .error, rule: .androidRules, "dynamic rules need App Links, but \"appLinks\" is false",
                         at: path.key(app.rules != nil ? "rules" : "rulesFrom"),
                         hint: "remove the rules, or remove \"appLinks\": false"))
             }
@@ -72,7 +72,7 @@ public struct AndroidAppRule: SiteRule {
             {
                 found.append(
                     site.diagnostic(
-                        .error, rule: "android-rules",
+                        .error, rule: .androidRules,
                         "\"rulesFrom\" names \(source), which no universalLinks app lists",
                         at: path.key("rulesFrom"), hint: "use one of the appIDs in universalLinks.apps"))
             }
@@ -81,7 +81,7 @@ public struct AndroidAppRule: SiteRule {
             if let first = seen[key] {
                 found.append(
                     site.diagnostic(
-                        .warning, rule: "duplicate-package",
+                        .warning, rule: .duplicatePackage,
                         "\(app.package) is listed again with the same permissions (first at android.apps[\(first)])",
                         at: path.key("package"), hint: "merge the fingerprints into the first entry"))
             } else {

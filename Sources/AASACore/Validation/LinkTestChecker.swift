@@ -14,14 +14,14 @@ public struct LinkTestChecker: Sendable {
             guard let url = try? MatchURL(parsing: test.url), let host = url.host else {
                 found.append(
                     site.diagnostic(
-                        .error, rule: "test-url", "test URL '\(test.url)' is not an absolute http(s) URL",
+                        .error, rule: .testURL, "test URL '\(test.url)' is not an absolute http(s) URL",
                         at: path.key("url"), hint: "write it in full, e.g. https://\(site.domain)/path"))
                 continue
             }
             guard HostName.normalized(host) == site.domain else {
                 found.append(
                     site.diagnostic(
-                        .error, rule: "test-url", "test URL '\(test.url)' is not on \(site.domain)",
+                        .error, rule: .testURL, "test URL '\(test.url)' is not on \(site.domain)",
                         at: path.key("url"), hint: "this file only decides URLs of \(site.domain)"))
                 continue
             }
@@ -38,7 +38,7 @@ public struct LinkTestChecker: Sendable {
                     ? "opens \(result.appIDs.joined(separator: ", ")) instead" : "stays on the web"
                 found.append(
                     site.diagnostic(
-                        .error, rule: "test-url",
+                        .error, rule: .testURL,
                         "test URL '\(test.url)' should open \(app) but \(outcome): \(decided)", at: path,
                         hint:
                             "fix the rules or the test; `aasa-server match \(test.url) --config …` explains the decision"
@@ -48,7 +48,7 @@ public struct LinkTestChecker: Sendable {
             case .staysOnWeb:
                 found.append(
                     site.diagnostic(
-                        .error, rule: "test-url",
+                        .error, rule: .testURL,
                         "test URL '\(test.url)' should stay on the web but opens \(result.appIDs.joined(separator: ", ")): \(decided)",
                         at: path,
                         hint: "add an exclude rule above it, or fix the test"))

@@ -9,23 +9,23 @@ public struct BannerRule: SiteRule {
         guard let banner = site.config.smartAppBanner else { return [] }
         let path = KeyPath.root.key("smartAppBanner")
         var found: [Diagnostic] = []
-        func report(_ rule: String, _ message: String, _ key: String, _ hint: String) {
+        func report(_ rule: Rule, _ message: String, _ key: String, _ hint: String) {
             found.append(site.diagnostic(.error, rule: rule, message, at: path.key(key), hint: hint))
         }
         let id = banner.appStoreID
         if id.isEmpty || id.utf8.count > 12 || !id.utf8.allSatisfy({ $0 >= 0x30 && $0 <= 0x39 }) {
             report(
-                "banner-app-store-id", "appStoreID '\(id)' is not an App Store ID (digits only)", "appStoreID",
+                .bannerAppStoreID, "appStoreID '\(id)' is not an App Store ID (digits only)", "appStoreID",
                 "use the digits after \"id\" in the app's App Store link, e.g. \"640199958\"")
         }
         if let display = banner.appClipDisplay, display != "card" {
             report(
-                "banner-app-clip", "appClipDisplay '\(display)' is not supported; the only value is \"card\"",
+                .bannerAppClip, "appClipDisplay '\(display)' is not supported; the only value is \"card\"",
                 "appClipDisplay", "write \"card\" or leave it out")
         }
         if banner.appClipDisplay != nil && banner.appClipBundleID == nil {
             report(
-                "banner-app-clip", "appClipDisplay needs appClipBundleID", "appClipDisplay",
+                .bannerAppClip, "appClipDisplay needs appClipBundleID", "appClipDisplay",
                 "add \"appClipBundleID\": \"com.example.app.Clip\"")
         }
         if let clip = banner.appClipBundleID {
@@ -37,14 +37,14 @@ public struct BannerRule: SiteRule {
                 !listed.contains(clip)
             {
                 report(
-                    "banner-app-clip",
+                    .bannerAppClip,
                     "appClipBundleID '\(clip)' has a team prefix; the banner takes the bundle ID only",
                     "appClipBundleID", "write \"\(clip[clip.index(after: dot)...])\"")
             } else if !listed.contains(clip) {
                 let known =
                     listed.isEmpty ? "the domain lists no App Clips" : "listed: " + listed.joined(separator: ", ")
                 report(
-                    "banner-app-clip",
+                    .bannerAppClip,
                     "appClipBundleID '\(clip)' is not the bundle ID of an App Clip in \"appClips\" (\(known))",
                     "appClipBundleID",
                     "add \"TEAMID.\(clip)\" to \"appClips\" (iOS shows the clip only for associated domains)")
@@ -58,16 +58,16 @@ public struct BannerRule: SiteRule {
             guard let text else { continue }
             if text.unicodeScalars.contains(where: { $0.value < 0x20 || $0.value == 0x7F }) {
                 report(
-                    "banner-control-character", "\(key) contains a control character or line break", key,
+                    .bannerControlCharacter, "\(key) contains a control character or line break", key,
                     "remove it; the banner's content is one line")
             } else if text.isEmpty {
-                report("banner-empty", "\(key) is empty", key, "remove the key or give a value")
+                report(.bannerEmpty, "\(key) is empty", key, "remove the key or give a value")
             }
         }
         if let clip = banner.appClipBundleID, !clip.allSatisfy({ $0.isLetter || $0.isNumber || $0 == "." || $0 == "-" })
         {
             report(
-                "banner-app-clip", "appClipBundleID '\(clip)' is not a bundle ID (letters, digits, '.', '-')",
+                .bannerAppClip, "appClipBundleID '\(clip)' is not a bundle ID (letters, digits, '.', '-')",
                 "appClipBundleID", "e.g. \"com.example.shop.Clip\"")
         }
         if case .template(let template) = banner.appArgument {
@@ -77,7 +77,7 @@ public struct BannerRule: SiteRule {
                 let name = String(rest[open...close])
                 if !BannerConfig.placeholders.contains(name) {
                     report(
-                        "banner-app-argument", "unknown placeholder \(name) in appArgument", "appArgument",
+                        .bannerAppArgument, "unknown placeholder \(name) in appArgument", "appArgument",
                         "use \(BannerConfig.placeholders.joined(separator: ", "))")
                 }
                 rest = rest[rest.index(after: close)...]
@@ -86,7 +86,7 @@ public struct BannerRule: SiteRule {
         for (index, pattern) in banner.exclude.enumerated() where !pattern.hasPrefix("/") && !pattern.hasPrefix("*") {
             found.append(
                 site.diagnostic(
-                    .error, rule: "banner-exclude", "exclusion '\(pattern)' is not a path",
+                    .error, rule: .bannerExclude, "exclusion '\(pattern)' is not a path",
                     at: path.key("exclude").index(index), hint: "write a path pattern such as \"/checkout/*\""))
         }
         return found
@@ -108,13 +108,13 @@ public struct PagesRule: SiteRule {
         if value.isEmpty || value.unicodeScalars.contains(where: { $0.value < 0x20 || $0.value == 0x7F }) {
             found.append(
                 site.diagnostic(
-                    .error, rule: "cache-control", "pages.cacheControl must be one line of text",
+                    .error, rule: .cacheControl, "pages.cacheControl must be one line of text",
                     at: path.key("cacheControl"), hint: "e.g. \"max-age=300\""))
         }
         for (index, icon) in (pages.touchIcons ?? []).enumerated() where !icon.hasPrefix("/") {
             found.append(
                 site.diagnostic(
-                    .error, rule: "touch-icon-missing", "touch icon '\(icon)' is not a URL path",
+                    .error, rule: .touchIconMissing, "touch icon '\(icon)' is not a URL path",
                     at: path.key("touchIcons").index(index), hint: "write \"/\(icon)\""))
         }
         let landing = pages.landingPage
@@ -122,7 +122,7 @@ public struct PagesRule: SiteRule {
         if site.config.smartAppBanner == nil && configured && landing.enabled {
             found.append(
                 site.diagnostic(
-                    .error, rule: "landing-page", "the landing page needs smartAppBanner.appStoreID to link to",
+                    .error, rule: .landingPage, "the landing page needs smartAppBanner.appStoreID to link to",
                     at: path.key("landingPage"), hint: "add \"smartAppBanner\": {\"appStoreID\": \"…\"}"))
         }
         if let template = landing.template,
@@ -131,7 +131,7 @@ public struct PagesRule: SiteRule {
         {
             found.append(
                 site.diagnostic(
-                    .error, rule: "landing-template", "the template path '\(template)' leaves the domain folder",
+                    .error, rule: .landingTemplate, "the template path '\(template)' leaves the domain folder",
                     at: path.key("landingPage").key("template"),
                     hint: "give a path relative to the domain folder, e.g. \"pages/_landing.html\""))
         }
@@ -139,7 +139,7 @@ public struct PagesRule: SiteRule {
             if let text, text.unicodeScalars.contains(where: { $0.value < 0x20 || $0.value == 0x7F }) {
                 found.append(
                     site.diagnostic(
-                        .error, rule: "landing-page", "landingPage.\(key) contains a control character or line break",
+                        .error, rule: .landingPage, "landingPage.\(key) contains a control character or line break",
                         at: path.key("landingPage").key(key), hint: "keep it on one line"))
             }
         }

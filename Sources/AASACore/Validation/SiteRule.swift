@@ -19,7 +19,7 @@ public struct SiteContext: Sendable {
 
     /// A diagnostic located at the value of `path` in the source (or unlocated without one).
     public func diagnostic(
-        _ severity: Diagnostic.Severity, rule: String, _ message: String, at path: KeyPath, hint: String? = nil
+        _ severity: Diagnostic.Severity, rule: Rule, _ message: String, at path: KeyPath, hint: String? = nil
     ) -> Diagnostic {
         guard let source, let root else {
             return Diagnostic(severity, rule: rule, message, keyPath: path.description, hint: hint)

@@ -9,7 +9,7 @@ public struct TestAppIDRule: SiteRule {
         site.config.tests.enumerated().compactMap { index, test in
             guard case .opensApp(let id) = test.expectation, let problem = AppID.problem(id) else { return nil }
             return site.diagnostic(
-                .error, rule: "app-id-format", problem.message, at: .root.key("tests").index(index).key("opensApp"),
+                .error, rule: .appIDFormat, problem.message, at: .root.key("tests").index(index).key("opensApp"),
                 hint: problem.hint)
         }
     }
@@ -30,13 +30,13 @@ public struct AppEntryRule: SiteRule {
             if app.appIDs.isEmpty {
                 found.append(
                     site.diagnostic(
-                        .error, rule: "no-app", "this entry names no app, so iOS ignores it", at: path.key("appIDs"),
+                        .error, rule: .noApp, "this entry names no app, so iOS ignores it", at: path.key("appIDs"),
                         hint: "add \"TEAMID.bundle.id\" to \"appIDs\""))
             }
             if app.rules.isEmpty {
                 found.append(
                     site.diagnostic(
-                        .error, rule: "no-rules", "\"rules\" is empty, so these apps open no URL",
+                        .error, rule: .noRules, "\"rules\" is empty, so these apps open no URL",
                         at: path.key("rules"),
                         hint: "add {\"path\": \"/*\"} to claim every URL, or remove the entry"))
             }
@@ -58,20 +58,20 @@ public struct VariableRule: SiteRule {
             if variable.name.isEmpty || variable.name.contains(where: { "$()".contains($0) }) {
                 found.append(
                     site.diagnostic(
-                        .error, rule: "variable-name",
+                        .error, rule: .variableName,
                         "variable name '\(variable.name)' is empty or contains '$', '(' or ')'",
                         at: path, hint: "use a name such as \"food\" and refer to it as $(food)"))
             }
             if variable.values.isEmpty {
                 found.append(
                     site.diagnostic(
-                        .error, rule: "variable-empty", "variable '\(variable.name)' has no values", at: path,
+                        .error, rule: .variableEmpty, "variable '\(variable.name)' has no values", at: path,
                         hint: "list at least one string"))
             }
             for (index, value) in variable.values.enumerated() where value.contains("$(") {
                 found.append(
                     site.diagnostic(
-                        .error, rule: "variable-nested",
+                        .error, rule: .variableNested,
                         "value '\(value)' refers to another variable, which Apple does not allow",
                         at: path.index(index), hint: "write the values out in full"))
             }
@@ -91,7 +91,7 @@ public struct CacheControlRule: SiteRule {
         if value.isEmpty || value.unicodeScalars.contains(where: { $0.value < 0x20 || $0.value == 0x7F }) {
             return [
                 site.diagnostic(
-                    .error, rule: "cache-control", "cacheControl must be one line of text",
+                    .error, rule: .cacheControl, "cacheControl must be one line of text",
                     at: .root.key("cacheControl"),
                     hint: "e.g. \"max-age=3600\"")
             ]

@@ -60,7 +60,7 @@ struct Check: ParsableCommand {
         var checked = 0
         if let aasa {
             guard let data = FileManager.default.contents(atPath: aasa) else {
-                throw failure([Diagnostic(.error, rule: "missing-file", "cannot read '\(aasa)'", file: aasa)])
+                throw failure([Diagnostic(.error, rule: .missingFile, "cannot read '\(aasa)'", file: aasa)])
             }
             diagnostics = AssociationChecker().check(SourceText(name: aasa, bytes: Array(data)))
             checked = 1
@@ -113,7 +113,7 @@ struct Check: ParsableCommand {
 extension Diagnostic {
     /// The finding as a JSON object for `--format json`.
     var jsonValue: JSONValue {
-        var pairs: [(String, JSONValue)] = [("severity", .string(severity.rawValue)), ("rule", .string(rule))]
+        var pairs: [(String, JSONValue)] = [("severity", .string(severity.rawValue)), ("rule", .string(rule.id))]
         pairs.append(("message", .string(message)))
         if let file { pairs.append(("file", .string(file))) }
         if line > 0 {

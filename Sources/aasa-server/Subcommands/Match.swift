@@ -56,7 +56,7 @@ struct Match: ParsableCommand {
             fileMatcher = URLMatcher(file: file, mode: mode)
             DiagnosticPrinter.print(
                 fileMatcher?.compileDiagnostics.map {
-                    Diagnostic(.warning, rule: $0.code.rawValue, $0.message, file: aasa, keyPath: $0.path)
+                    Diagnostic(.warning, rule: $0.code.rule, $0.message, file: aasa, keyPath: $0.path)
                 } ?? [])
         } else {
             let directory = configOptions.directory
