@@ -15,7 +15,7 @@ test:
 	scripts/setup.sh --test
 	$(SWIFT) build --build-tests
 	$(SWIFT) test --skip-build
-	$(SWIFT) format lint --recursive Sources Tests Package.swift
+	$(SWIFT) format lint --recursive --strict Sources Tests Package.swift
 
 build:
 	scripts/setup.sh

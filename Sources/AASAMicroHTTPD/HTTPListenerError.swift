@@ -46,8 +46,8 @@ public struct HTTPListenerError: Error, Sendable, Equatable, CustomStringConvert
         self.reason = reason
     }
 
-    /// `error: [code] reason`.
-    public var description: String { "error: [\(code)] \(reason)" }
+    /// `[code] reason`: the severity is the printer's to add, so a message that wraps it says `error:` once.
+    public var description: String { "[\(code)] \(reason)" }
 
     /// Errors are equal when their codes are.
     public static func == (lhs: HTTPListenerError, rhs: HTTPListenerError) -> Bool { lhs.code == rhs.code }

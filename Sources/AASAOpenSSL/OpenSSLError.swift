@@ -58,9 +58,10 @@ public struct OpenSSLError: Error, Sendable, Equatable, CustomStringConvertible 
         self.openSSLErrors = OpenSSLError.drainErrorQueue()
     }
 
-    /// `error: [code] reason (openssl: ...)`.
+    /// `[code] reason (openssl: ...)`: the severity is the printer's to add, so a message that wraps it says
+    /// `error:` once.
     public var description: String {
-        var text = "error: [\(code)] \(reason)"
+        var text = "[\(code)] \(reason)"
         if !openSSLErrors.isEmpty {
             text += " (openssl: \(openSSLErrors.joined(separator: "; ")))"
         }

@@ -189,7 +189,8 @@ extension Server {
             catalog.table = try table.get()
             catalog.served = selection.served
         } catch {
-            let failure = Diagnostic(.error, rule: .certificateInvalid, "\(error)")
+            let failure = Diagnostic(
+                .error, rule: .certificateInvalid, (error as? HTTPListenerError)?.reason ?? "\(error)")
             logger.error("certificates not reloaded; keeping the current ones", metadata: ["diagnostic": "\(failure)"])
             diagnostics.append(failure)
         }

@@ -214,7 +214,8 @@ public final class Server: Sendable {
         } catch {
             [started.https, started.http, started.admin].forEach { $0?.stop(timeout: .zero) }
             throw StartupError(
-                diagnostics: [Diagnostic(.error, rule: .listener, "\(error)")], isConfigurationError: false)
+                diagnostics: [Diagnostic(.error, rule: .listener, (error as? HTTPListenerError)?.reason ?? "\(error)")],
+                isConfigurationError: false)
         }
         self.catalog.withLock { $0 = catalog }
         recordLoad(catalog)

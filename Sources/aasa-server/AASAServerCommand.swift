@@ -7,7 +7,7 @@ struct AASAServerCommand: ParsableCommand {
         commandName: "aasa-server",
         abstract: "Generate and serve apple-app-site-association files for many domains over HTTPS.",
         discussion: """
-            Each domain is a folder site-config/<domain>/site.json; certificates live in
+            Each domain is a folder site-config/<domain>/site.json; certificates live in \
             certs/<domain>/fullchain.pem and privkey.pem. See docs/configuration.md.
             """,
         subcommands: [Serve.self, Check.self, Match.self, Import.self, Sign.self, Certs.self, Healthcheck.self],

@@ -83,7 +83,7 @@ private let fixture: (ca: DevCertificateAuthority, leaf: IssuedCertificate, dire
     func malformedPEMFailsWithACode(text: String) {
         let error = #expect(throws: OpenSSLError.self) { try X509Certificate(pemEncoded: text) }
         #expect(error?.code == .malformedPEM)
-        #expect(error?.description.hasPrefix("error: [malformed-pem] ") == true)
+        #expect(error?.description.hasPrefix("[malformed-pem] ") == true)
     }
 
     @Test func malformedDERFailsWithACode() {

@@ -13,9 +13,9 @@ struct Certs: ParsableCommand {
         static let configuration = CommandConfiguration(
             abstract: "Create a local development CA and ECDSA P-256 certificates for each domain and localhost.",
             discussion: """
-                The CA goes to <certs>/dev-ca/ (ca.pem, and ca-key.pem with mode 0600); each domain gets
-                <certs>/<domain>/fullchain.pem and privkey.pem. Domains that already have a valid certificate
-                keep it unless --replace is given. Prints how to trust the CA on an iPhone and the
+                The CA goes to <certs>/dev-ca/ (ca.pem, and ca-key.pem with mode 0600); each domain gets \
+                <certs>/<domain>/fullchain.pem and privkey.pem. Domains that already have a valid certificate \
+                keep it unless --replace is given. Prints how to trust the CA on an iPhone and the \
                 entitlement lines to paste.
 
                 Examples:

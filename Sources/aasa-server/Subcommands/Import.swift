@@ -7,12 +7,12 @@ struct Import: ParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Import an existing apple-app-site-association file into <config>/<domain>/site.json.",
         discussion: """
-            Reads legacy paths (with NOT), the iOS 9 dictionary form, modern components and all four
-            services. Nothing is written when the file has errors. Importing into an existing domain
+            Reads legacy paths (with NOT), the iOS 9 dictionary form, modern components and all four \
+            services. Nothing is written when the file has errors. Importing into an existing domain \
             replaces only its Apple services and keeps every other setting.
 
-            An Android assetlinks.json (a JSON array) is recognised by its content and replaces only the
-            domain's android section. With --app-store-id, every HTML page of the domain
+            An Android assetlinks.json (a JSON array) is recognised by its content and replaces only the \
+            domain's android section. With --app-store-id, every HTML page of the domain \
             (site-config/<domain>/pages/) and the landing page for URLs the app claims get a Smart App Banner.
 
             Examples:

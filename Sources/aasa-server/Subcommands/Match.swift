@@ -7,8 +7,8 @@ struct Match: ParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Say which app opens each URL, which rule decided, and why.",
         discussion: """
-            With --config, each URL's host picks the domain and its generated file is evaluated, exactly as
-            served. With --aasa, any Apple-format file is evaluated, whatever its origin. Exit status is 0
+            With --config, each URL's host picks the domain and its generated file is evaluated, exactly as \
+            served. With --aasa, any Apple-format file is evaluated, whatever its origin. Exit status is 0 \
             whatever the verdict, and 2 on bad input.
 
             Examples:

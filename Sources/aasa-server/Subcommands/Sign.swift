@@ -8,8 +8,8 @@ struct Sign: ParsableCommand {
         abstract: "CMS-sign an apple-app-site-association file for iOS 8 (DER, content embedded, no attributes).",
         discussion: """
             The same signature the server makes for domains with "signing" on, for files hosted elsewhere:
-            SHA-256, the bytes signed exactly, no signed attributes, intermediates included. Serve the
-            result as application/pkcs7-mime. The key must match the certificate, the certificate must be
+            SHA-256, the bytes signed exactly, no signed attributes, intermediates included. Serve the \
+            result as application/pkcs7-mime. The key must match the certificate, the certificate must be \
             valid (and cover --domain when given), and the chain must be included.
 
             Example:
