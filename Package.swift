@@ -5,7 +5,14 @@ import PackageDescription
 ///
 /// Dependencies point one way: executable → AASAServer → (AASAOpenSSL, AASAMicroHTTPD) → AASACore, and the two
 /// wrappers → C targets. Only AASAOpenSSL imports OpenSSL; only AASAMicroHTTPD imports libmicrohttpd and GnuTLS.
-let strict: [SwiftSetting] = [.enableUpcomingFeature("ExistentialAny")]
+/// The language features every Swift target is built with, tests included: `any` spelled out for existentials,
+/// imports internal unless declared `public import` (so a C or dependency type never leaks into API by accident),
+/// and a module's members visible only in files that import it.
+let upcomingLanguageFeatures: [SwiftSetting] = [
+    .enableUpcomingFeature("ExistentialAny"),
+    .enableUpcomingFeature("InternalImportsByDefault"),
+    .enableUpcomingFeature("MemberImportVisibility"),
+]
 
 let package = Package(
     name: "aasa-server",
@@ -33,21 +40,23 @@ let package = Package(
         .target(name: "CShims", dependencies: ["CMicroHTTPD", "CGnuTLS", "COpenSSL"]),
 
         // MARK: Swift modules
-        .target(name: "AASACore", swiftSettings: strict),
-        .target(name: "AASAOpenSSL", dependencies: ["AASACore", "COpenSSL", "CShims"], swiftSettings: strict),
+        .target(name: "AASACore", swiftSettings: upcomingLanguageFeatures),
+        .target(
+            name: "AASAOpenSSL", dependencies: ["AASACore", "COpenSSL", "CShims"],
+            swiftSettings: upcomingLanguageFeatures),
         .target(
             name: "AASAMicroHTTPD",
             dependencies: ["AASACore", "CMicroHTTPD", "CGnuTLS", "CShims"],
-            swiftSettings: strict),
+            swiftSettings: upcomingLanguageFeatures),
         .target(
             name: "AASAServer",
             dependencies: [
                 "AASACore", "AASAOpenSSL", "AASAMicroHTTPD",
                 .product(name: "Logging", package: "swift-log"),
             ],
-            swiftSettings: strict),
+            swiftSettings: upcomingLanguageFeatures),
         // What the fuzz targets do with one input; pure Swift, so tests replay found inputs (docs/fuzzing.md).
-        .target(name: "AASAFuzzHarness", dependencies: ["AASACore"], swiftSettings: strict),
+        .target(name: "AASAFuzzHarness", dependencies: ["AASACore"], swiftSettings: upcomingLanguageFeatures),
         .executableTarget(
             name: "aasa-server",
             dependencies: [
@@ -55,17 +64,28 @@ let package = Package(
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ],
-            swiftSettings: strict),
+            swiftSettings: upcomingLanguageFeatures),
 
         // MARK: Tests
-        .target(name: "AASATestSupport", path: "Tests/AASATestSupport"),
-        .testTarget(name: "AASACoreTests", dependencies: ["AASACore", "AASATestSupport"], exclude: ["Fixtures"]),
-        .testTarget(name: "AASAFuzzHarnessTests", dependencies: ["AASAFuzzHarness", "AASACore", "AASATestSupport"]),
-        .testTarget(name: "AASAOpenSSLTests", dependencies: ["AASAOpenSSL", "AASATestSupport"]),
+        .target(name: "AASATestSupport", path: "Tests/AASATestSupport", swiftSettings: upcomingLanguageFeatures),
         .testTarget(
-            name: "AASAMicroHTTPDTests", dependencies: ["AASAMicroHTTPD", "AASACore", "AASAOpenSSL", "AASATestSupport"]),
+            name: "AASACoreTests", dependencies: ["AASACore", "AASATestSupport"], exclude: ["Fixtures"],
+            swiftSettings: upcomingLanguageFeatures),
         .testTarget(
-            name: "AASAServerTests", dependencies: ["AASAServer", "AASACore", "AASAOpenSSL", "AASATestSupport"]),
-        .testTarget(name: "CLITests", dependencies: ["aasa-server", "AASACore", "AASATestSupport"]),
+            name: "AASAFuzzHarnessTests", dependencies: ["AASAFuzzHarness", "AASACore", "AASATestSupport"],
+            swiftSettings: upcomingLanguageFeatures),
+        .testTarget(
+            name: "AASAOpenSSLTests", dependencies: ["AASAOpenSSL", "AASATestSupport"],
+            swiftSettings: upcomingLanguageFeatures),
+        .testTarget(
+            name: "AASAMicroHTTPDTests",
+            dependencies: ["AASAMicroHTTPD", "AASACore", "AASAOpenSSL", "AASATestSupport"],
+            swiftSettings: upcomingLanguageFeatures),
+        .testTarget(
+            name: "AASAServerTests", dependencies: ["AASAServer", "AASACore", "AASAOpenSSL", "AASATestSupport"],
+            swiftSettings: upcomingLanguageFeatures),
+        .testTarget(
+            name: "CLITests", dependencies: ["aasa-server", "AASACore", "AASATestSupport"],
+            swiftSettings: upcomingLanguageFeatures),
     ]
 )

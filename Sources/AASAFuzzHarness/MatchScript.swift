@@ -1,4 +1,4 @@
-import AASACore
+public import AASACore
 
 /// The matcher fuzz target's input: a small line language that builds an ``AssociationFile`` and the URLs
 /// to match, so that every byte the fuzzer changes lands in a pattern, a setting or a URL instead of

@@ -1,4 +1,4 @@
-import AASACore
+public import AASACore
 
 /// URLs made from a file's own patterns, so that differential checks compare answers on URLs that match
 /// (and nearly match) rules rather than only on random text that matches nothing.

@@ -2,6 +2,7 @@ internal import AASACore
 internal import CGnuTLS
 internal import CMicroHTTPD
 internal import CShims.MicroHTTPD
+import Synchronization
 
 #if canImport(Glibc)
     import Glibc

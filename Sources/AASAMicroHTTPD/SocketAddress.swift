@@ -1,4 +1,5 @@
 internal import AASACore
+internal import CMicroHTTPD
 
 #if canImport(Glibc)
     import Glibc

@@ -1,9 +1,9 @@
 import AASACore
 
 #if canImport(FoundationEssentials)
-    import FoundationEssentials
+    public import FoundationEssentials
 #else
-    import Foundation
+    public import Foundation
 #endif
 #if canImport(Glibc)
     import Glibc
@@ -199,14 +199,8 @@ public struct CertificateSummary: Sendable {
         guard (1...12).contains(month), (1...31).contains(day), hour < 24, minute < 60, second < 61 else {
             throw DERReader.Failure(reason: "\(field) is not a valid date")
         }
-        // As ASN1Text.date does for OpenSSL's reading: the broken-down UTC time through timegm.
-        var parts = tm()
-        parts.tm_year = Int32(year - 1900)
-        parts.tm_mon = Int32(month - 1)
-        parts.tm_mday = Int32(day)
-        parts.tm_hour = Int32(hour)
-        parts.tm_min = Int32(minute)
-        parts.tm_sec = Int32(second)
-        return Date(timeIntervalSince1970: TimeInterval(timegm(&parts)))
+        let seconds = HTTPDate.seconds(
+            year: year, month: month, day: day, hour: hour, minute: minute, second: second)
+        return Date(timeIntervalSince1970: TimeInterval(seconds))
     }
 }

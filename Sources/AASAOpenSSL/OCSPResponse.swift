@@ -2,9 +2,9 @@ internal import COpenSSL
 internal import CShims.OpenSSL
 
 #if canImport(FoundationEssentials)
-    import FoundationEssentials
+    public import FoundationEssentials
 #else
-    import Foundation
+    public import Foundation
 #endif
 
 /// A DER-encoded OCSP response (RFC 6960) read from a staple file, checked before it is stapled.

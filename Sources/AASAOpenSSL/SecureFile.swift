@@ -29,7 +29,7 @@ enum SecureFile {
     /// Writes `bytes` to `path` with permission `mode`, through the project's one atomic writer (``AtomicFile``).
     static func writeAtomically(_ bytes: [UInt8], to path: String, mode: mode_t) throws {
         do {
-            try AtomicFile.write(bytes, to: path, mode: mode)
+            try AtomicFile.write(bytes, to: path, mode: Int(mode))
         } catch {
             throw OpenSSLError(.fileSystem, error.description)
         }

@@ -3,9 +3,9 @@ internal import COpenSSL
 internal import CShims.OpenSSL
 
 #if canImport(FoundationEssentials)
-    import FoundationEssentials
+    public import FoundationEssentials
 #else
-    import Foundation
+    public import Foundation
 #endif
 
 /// An X.509 certificate (owns one OpenSSL `X509`).

@@ -1,4 +1,4 @@
-import AASACore
+public import AASACore
 import Foundation
 
 /// The operators' listener: loopback by default, never reachable through the public hosts, and answering

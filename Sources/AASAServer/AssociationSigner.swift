@@ -1,6 +1,6 @@
-import AASACore
-import AASAOpenSSL
-import Foundation
+public import AASACore
+public import AASAOpenSSL
+public import Foundation
 import Synchronization
 
 /// Signs the association file of every domain that turns `signing` on, when the domain loads (spec §4),

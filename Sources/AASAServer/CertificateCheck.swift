@@ -1,6 +1,6 @@
-import AASACore
+public import AASACore
 import AASAOpenSSL
-import Foundation
+public import Foundation
 
 /// The certificate findings of `check`: for each domain, a certificate must exist, match its key, cover
 /// the name, and not expire within two weeks (Apple's CDN and devices refuse invalid TLS, spec §3.2); no

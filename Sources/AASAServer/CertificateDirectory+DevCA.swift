@@ -1,4 +1,4 @@
-import AASACore
+public import AASACore
 import AASAOpenSSL
 
 extension CertificateDirectory {

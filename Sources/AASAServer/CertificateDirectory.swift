@@ -1,7 +1,7 @@
-import AASACore
-import AASAMicroHTTPD
-import AASAOpenSSL
-import Foundation
+public import AASACore
+public import AASAMicroHTTPD
+public import AASAOpenSSL
+public import Foundation
 
 /// One certificate found in the certificate folder, certbot layout: `<certs>/<name>/fullchain.pem` + `privkey.pem`.
 ///

@@ -1,6 +1,6 @@
-import AASACore
+public import AASACore
 import AASAOpenSSL
-import Foundation
+public import Foundation
 
 /// `aasa-server sign`: CMS-signs any file for operators who host it elsewhere (spec §4), with the same
 /// identity checks the server runs.

@@ -1,4 +1,4 @@
-import AASACore
+public import AASACore
 
 #if canImport(Glibc)
     import Glibc

@@ -1,7 +1,7 @@
-import AASACore
+public import AASACore
 import AASAMicroHTTPD
 import Foundation
-import Logging
+public import Logging
 import Synchronization
 
 /// The running server: public listeners (HTTPS with per-domain certificates, optional plain HTTP) and the

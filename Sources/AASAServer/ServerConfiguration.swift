@@ -1,5 +1,5 @@
-import AASACore
-import AASAMicroHTTPD
+public import AASACore
+public import AASAMicroHTTPD
 
 /// How the listeners wait for socket events (poll or epoll); see `AASAMicroHTTPD.EventLoop`.
 public typealias ListenerEventLoop = AASAMicroHTTPD.EventLoop

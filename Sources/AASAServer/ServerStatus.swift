@@ -1,5 +1,5 @@
-import AASACore
-import Foundation
+public import AASACore
+public import Foundation
 
 /// What the server is serving and what went wrong lately: the admin listener's `GET /status`.
 ///

@@ -1,4 +1,4 @@
-import AASACore
+public import AASACore
 import Foundation
 
 /// `aasa-server import`: reads an existing Apple file and writes `<config>/<domain>/site.json`.

@@ -1,5 +1,5 @@
-import AASACore
-import Foundation
+public import AASACore
+public import Foundation
 import Synchronization
 
 /// Counts and records what clients fetch, for `/metrics`, `/fetches`, the access log and the `--dev`
@@ -49,7 +49,7 @@ public final class TrafficRecorder: RequestObserver {
         static func of(_ path: UnsafeRawBufferPointer) -> Resource {
             for (resource, bytes) in byteForms
             where bytes.count == path.count
-                && bytes.withUnsafeBytes { memcmp($0.baseAddress!, path.baseAddress!, path.count) == 0 }
+                && bytes.withUnsafeBytes({ memcmp($0.baseAddress!, path.baseAddress!, path.count) == 0 })
             {
                 return resource
             }

@@ -1,3 +1,4 @@
+import AASATestSupport
 import Foundation
 import Testing
 
@@ -6,10 +7,8 @@ import Testing
 /// The 40 real-world assetlinks.json files of the corpus: each either imports and regenerates with the
 /// same packages, fingerprints and relations, or is refused with a located, precise message.
 @Suite struct AssetLinksCorpusTests {
-    static let folder = Repo.corpus + "/assetlinks"
-    static let files: [String] = ((try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? []).filter {
-        $0.hasSuffix(".json")
-    }.sorted()
+    static let folder = RepositoryPaths.corpus + "/assetlinks"
+    static let files = RepositoryPaths.files(in: folder, endingWith: ".json")
 
     /// What Android would take from a statement list: package → (fingerprint, relation) pairs, for the
     /// relations and targets the android section supports, plus the dynamic rules per package.

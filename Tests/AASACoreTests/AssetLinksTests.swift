@@ -1,3 +1,4 @@
+import AASATestSupport
 import Foundation
 import Testing
 
@@ -117,9 +118,9 @@ import Testing
     /// Golden file: the exact assetlinks.json served for the sample domain. Regenerate with AASA_UPDATE_GOLDEN=1.
     @Test func sampleDomainGeneratesItsGoldenAssetLinks() throws {
         let loaded = SiteConfigLoader().loadDomain(
-            domain: "shop.example", file: Repo.siteConfig + "/shop.example/site.json")
+            domain: "shop.example", file: RepositoryPaths.siteConfig + "/shop.example/site.json")
         let bytes = try #require(loaded.assetLinks?.bytes)
-        let golden = Repo.fixtures + "/golden/shop.example.assetlinks.json"
+        let golden = RepositoryPaths.fixtures + "/golden/shop.example.assetlinks.json"
         if ProcessInfo.processInfo.environment["AASA_UPDATE_GOLDEN"] == "1" {
             try Data(bytes).write(to: URL(fileURLWithPath: golden))
         }

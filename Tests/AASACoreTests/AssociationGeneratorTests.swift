@@ -1,3 +1,4 @@
+import AASATestSupport
 import Foundation
 import Testing
 
@@ -7,10 +8,11 @@ import Testing
     /// Golden files: the exact bytes served for each sample domain. Regenerate with AASA_UPDATE_GOLDEN=1.
     @Test(arguments: ["shop.example", "links.example"])
     func sampleDomainsGenerateTheirGoldenFile(domain: String) throws {
-        let loaded = SiteConfigLoader().loadDomain(domain: domain, file: Repo.siteConfig + "/\(domain)/site.json")
+        let loaded = SiteConfigLoader().loadDomain(
+            domain: domain, file: RepositoryPaths.siteConfig + "/\(domain)/site.json")
         #expect(!loaded.diagnostics.hasErrors, "\(loaded.diagnostics)")
         let bytes = try #require(loaded.generated?.bytes)
-        let golden = Repo.fixtures + "/golden/\(domain).aasa.json"
+        let golden = RepositoryPaths.fixtures + "/golden/\(domain).aasa.json"
         if ProcessInfo.processInfo.environment["AASA_UPDATE_GOLDEN"] == "1" {
             try Data(bytes).write(to: URL(fileURLWithPath: golden))
         }

@@ -1,3 +1,4 @@
+import AASATestSupport
 import Foundation
 import Testing
 
@@ -7,10 +8,8 @@ import Testing
 /// and rules, or is refused with a precise error. None may crash or hang the importer.
 @Suite struct CorpusImportTests {
     static let files: [String] = {
-        let folder = Repo.corpus + "/aasa"
-        return ((try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? []).filter { $0.hasSuffix(".json") }
-            .sorted()
-            .map { folder + "/" + $0 }
+        let folder = RepositoryPaths.corpus + "/aasa"
+        return RepositoryPaths.files(in: folder, endingWith: ".json").map { folder + "/" + $0 }
     }()
 
     static func run(_ path: String) -> (ImportPipeline.Output, SourceText) {
@@ -94,8 +93,14 @@ import Testing
         #expect(diagnostics.allSatisfy { $0.file == path })
     }
 
+    @Test func theCorpusAndItsIndexAreRead() {
+        #expect(Self.files.count >= 100, "\(Self.files.prefix(1))")
+        // The index marks the files that are not JSON at all; without it the check above them would pass vacuously.
+        #expect(!Self.invalidJSON.isEmpty, "no file of \(RepositoryPaths.corpus)/INDEX.tsv is marked as invalid JSON")
+    }
+
     static let invalidJSON: Set<String> = {
-        let index = (try? String(contentsOfFile: Repo.corpus + "/INDEX.tsv", encoding: .utf8)) ?? ""
+        let index = (try? String(contentsOfFile: RepositoryPaths.corpus + "/INDEX.tsv", encoding: .utf8)) ?? ""
         return Set(
             index.split(separator: "\n").compactMap { line in
                 let fields = line.split(separator: "\t", omittingEmptySubsequences: false)

@@ -54,7 +54,7 @@ import Testing
         "", ":8443", ".", "shop example", "shop/example", "shop\u{7F}.example", "xn--bcher-kva.example",
     ])
     func normalisingInPlaceGivesTheBytesTheStringFormGives(raw: String) {
-        var bytes = Array(raw.utf8)
+        let bytes = Array(raw.utf8)
         let inPlace = bytes.withUnsafeBytes { raw in
             HostName.withNormalized(raw) { $0.map { String(decoding: $0, as: UTF8.self) } }
         }

@@ -1,3 +1,4 @@
+import AASATestSupport
 import Foundation
 import Testing
 
@@ -7,22 +8,18 @@ import Testing
 /// passing one must not. File names are `<rule-id>.fail.json` and `<rule-id>.pass.json`.
 @Suite struct LintFixtureTests {
     static func fixtures(_ folder: String, _ kind: String) -> [String] {
-        let path = Repo.fixtures + "/" + folder
-        return ((try? FileManager.default.contentsOfDirectory(atPath: path)) ?? []).filter {
-            $0.hasSuffix(".\(kind).json")
-        }
-        .sorted()
+        RepositoryPaths.files(in: RepositoryPaths.fixtures + "/" + folder, endingWith: ".\(kind).json")
     }
 
     static func rule(of name: String) -> String { String(name.split(separator: ".").first ?? "") }
 
     static func checkAASA(_ name: String) throws -> [Diagnostic] {
-        let bytes = try [UInt8](Data(contentsOf: URL(fileURLWithPath: Repo.fixtures + "/lint/" + name)))
+        let bytes = try [UInt8](Data(contentsOf: URL(fileURLWithPath: RepositoryPaths.fixtures + "/lint/" + name)))
         return AssociationChecker().check(SourceText(name: name, bytes: bytes))
     }
 
     static func checkSite(_ name: String) throws -> [Diagnostic] {
-        let bytes = try [UInt8](Data(contentsOf: URL(fileURLWithPath: Repo.fixtures + "/site-lint/" + name)))
+        let bytes = try [UInt8](Data(contentsOf: URL(fileURLWithPath: RepositoryPaths.fixtures + "/site-lint/" + name)))
         return SiteConfigLoader().loadDomain(domain: "shop.example", source: SourceText(name: name, bytes: bytes))
             .diagnostics
     }
@@ -92,7 +89,7 @@ import Testing
     }
 
     @Test func signedFilesAreRecognised() throws {
-        let bytes = try [UInt8](Data(contentsOf: URL(fileURLWithPath: Repo.corpus + "/aasa/030.json")))
+        let bytes = try [UInt8](Data(contentsOf: URL(fileURLWithPath: RepositoryPaths.corpus + "/aasa/030.json")))
         #expect(AssociationChecker().check(SourceText(name: "030.json", bytes: bytes)).map(\.rule) == [.signedFile])
     }
 

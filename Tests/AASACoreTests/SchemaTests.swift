@@ -1,3 +1,4 @@
+import AASATestSupport
 import Foundation
 import Testing
 
@@ -9,12 +10,11 @@ import Testing
 /// `scripts/validate-schemas.py`; the same fixtures then go through ``SiteConfigLoader``.
 /// Invalid fixtures are named `<rule-id>--<what>.json` after the diagnostic the decoder must report.
 @Suite struct SchemaTests {
-    static let schemaFixtures = Repo.fixtures + "/schema"
+    static let schemaFixtures = RepositoryPaths.fixtures + "/schema"
 
     /// The `.json` files in `Fixtures/schema/<kind>`, sorted.
     static func fixtureNames(_ kind: String) -> [String] {
-        let names = (try? FileManager.default.contentsOfDirectory(atPath: schemaFixtures + "/" + kind)) ?? []
-        return names.filter { $0.hasSuffix(".json") }.sorted()
+        RepositoryPaths.files(in: schemaFixtures + "/" + kind, endingWith: ".json")
     }
 
     static func load(_ relativePath: String) throws -> LoadedDomain {
@@ -27,8 +27,8 @@ import Testing
     @Test func theValidatorScriptPassesEveryFile() throws {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["python3", Repo.root.appendingPathComponent("scripts/validate-schemas.py").path]
-        process.currentDirectoryURL = Repo.root
+        process.arguments = ["python3", RepositoryPaths.root + "/scripts/validate-schemas.py"]
+        process.currentDirectoryURL = URL(fileURLWithPath: RepositoryPaths.root)
         let pipe = Pipe()
         process.standardOutput = pipe
         process.standardError = pipe
@@ -63,7 +63,7 @@ import Testing
 
     /// The keys the schema documents are exactly the keys the decoder accepts, level by level.
     @Test func schemaKeysAreTheDecodersKeys() throws {
-        let data = try Data(contentsOf: Repo.root.appendingPathComponent("docs/site.schema.json"))
+        let data = try Data(contentsOf: URL(fileURLWithPath: RepositoryPaths.root + "/docs/site.schema.json"))
         let schema = try #require(try JSONSerialization.jsonObject(with: data) as? [String: Any])
         let defs = try #require(schema["$defs"] as? [String: Any])
         func keys(_ node: Any?) -> Set<String> {

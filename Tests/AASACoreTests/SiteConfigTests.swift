@@ -1,3 +1,4 @@
+import AASATestSupport
 import Testing
 
 @testable import AASACore
@@ -95,7 +96,7 @@ import Testing
     }
 
     @Test func loadsEveryDomainFolderAndSkipsHiddenOnes() throws {
-        let loaded = try SiteConfigLoader().loadAll(directory: Repo.siteConfig)
+        let loaded = try SiteConfigLoader().loadAll(directory: RepositoryPaths.siteConfig)
         #expect(loaded.map(\.domain) == ["links.example", "shop.example"])
         #expect(loaded.allSatisfy { $0.isPublishable })
     }
@@ -126,7 +127,8 @@ import Testing
 
     @Test func theSampleTestURLsPass() throws {
         for domain in ["shop.example", "links.example"] {
-            let loaded = SiteConfigLoader().loadDomain(domain: domain, file: Repo.siteConfig + "/\(domain)/site.json")
+            let loaded = SiteConfigLoader().loadDomain(
+                domain: domain, file: RepositoryPaths.siteConfig + "/\(domain)/site.json")
             #expect(!loaded.diagnostics.contains { $0.rule == .testURL })
             #expect((loaded.config?.tests.count ?? 0) >= 4)
         }

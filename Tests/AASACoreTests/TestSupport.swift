@@ -3,15 +3,6 @@ import Testing
 
 @testable import AASACore
 
-/// Paths of the repository and the shared corpus, found from this file's location.
-enum Repo {
-    static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-        .deletingLastPathComponent()
-    static let siteConfig = root.appendingPathComponent("site-config").path
-    static let fixtures = root.appendingPathComponent("Tests/AASACoreTests/Fixtures").path
-    static let corpus = root.deletingLastPathComponent().appendingPathComponent("shared/corpus").path
-}
-
 /// Loads one site.json from text.
 func loadSite(_ json: String, domain: String = "shop.example") -> LoadedDomain {
     SiteConfigLoader().loadDomain(

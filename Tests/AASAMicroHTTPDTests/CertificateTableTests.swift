@@ -1,5 +1,7 @@
 import AASACore
 import AASAOpenSSL
+internal import CGnuTLS
+import FoundationEssentials
 import Testing
 
 @testable import AASAMicroHTTPD

@@ -1,4 +1,5 @@
 import AASAMicroHTTPD
+import AASATestSupport
 import Foundation
 import Testing
 

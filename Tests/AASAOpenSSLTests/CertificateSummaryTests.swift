@@ -110,7 +110,7 @@ import Testing
             if (try? CertificateSummary(pemEncoded: pem(Array(der.prefix(length))))) != nil { read += 1 }
         }
         #expect(read == 0, "a truncated certificate read as whole")
-        var generator = SystemRandomNumberGenerator()
+        var generator = SeededRandomNumberGenerator(seed: 0x5EED_0002)
         for _ in 0..<3_000 {
             var damaged = der
             damaged[Int.random(in: 0..<der.count, using: &generator)] = UInt8.random(in: 0...255, using: &generator)

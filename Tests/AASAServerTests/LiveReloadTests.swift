@@ -1,6 +1,7 @@
 import AASACore
 import AASATestSupport
 import Foundation
+import Synchronization
 import Testing
 
 @testable import AASAServer

@@ -1,4 +1,4 @@
-import Foundation
+public import Foundation
 
 /// Runs real programs (curl, openssl, the aasa-server binary) the way a user would.
 public enum Command {

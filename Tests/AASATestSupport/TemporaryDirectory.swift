@@ -38,6 +38,17 @@ public enum RepositoryPaths {
     public static let siteConfig = root + "/site-config"
     /// The shared corpus beside the repository.
     public static let corpus = (root as NSString).deletingLastPathComponent + "/shared/corpus"
+    /// The core tests' fixtures.
+    public static let fixtures = root + "/Tests/AASACoreTests/Fixtures"
+
+    /// The names of the files in `folder` whose names end with `suffix`, sorted. A missing or empty folder gives one
+    /// name saying so, which no test can read: a parameterized test over it fails instead of passing with no cases.
+    public static func files(in folder: String, endingWith suffix: String) -> [String] {
+        let names = ((try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? []).filter {
+            $0.hasSuffix(suffix)
+        }
+        return names.isEmpty ? ["(no \(suffix) files in \(folder))"] : names.sorted()
+    }
     /// The built products folder (where `aasa-server` is), found from the running test binary.
     public static var products: String {
         var url = URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath().deletingLastPathComponent()

@@ -25,7 +25,8 @@ public enum AtomicFile {
     }
 
     /// Replaces `path` with `bytes`, with permission bits `mode`.
-    public static func write(_ bytes: [UInt8], to path: String, mode: mode_t = 0o644) throws(Failure) {
+    public static func write(_ bytes: [UInt8], to path: String, mode: Int = 0o644) throws(Failure) {
+        let mode = mode_t(mode)
         let slash = path.lastIndex(of: "/")
         let folder = slash.map { $0 == path.startIndex ? "/" : String(path[..<$0]) } ?? "."
         let name = slash.map { String(path[path.index(after: $0)...]) } ?? path

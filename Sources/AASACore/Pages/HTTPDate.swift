@@ -46,6 +46,12 @@ public enum HTTPDate {
         return bytes.withUnsafeMutableBytes { parse(UnsafeRawBufferPointer($0)) }
     }
 
+    /// Seconds since 1970 of a UTC date and time (proleptic Gregorian calendar; a leap second counts as the next
+    /// minute's first, as `timegm` does).
+    public static func seconds(year: Int, month: Int, day: Int, hour: Int, minute: Int, second: Int) -> Int {
+        days(fromCivil: year, month, day) * 86_400 + hour * 3600 + minute * 60 + second
+    }
+
     // Howard Hinnant's days_from_civil / civil_from_days (proleptic Gregorian calendar).
     private static func days(fromCivil year: Int, _ month: Int, _ day: Int) -> Int {
         let y = month <= 2 ? year - 1 : year

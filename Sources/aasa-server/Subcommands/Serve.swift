@@ -1,8 +1,9 @@
 import AASACore
+import AASAMicroHTTPD
 import AASAServer
-import ArgumentParser
+public import ArgumentParser
 import Foundation
-import Logging
+public import Logging
 
 /// `aasa-server serve`: serves every configured domain until SIGTERM or SIGINT.
 struct Serve: ParsableCommand {
@@ -29,13 +30,13 @@ struct Serve: ParsableCommand {
         help: ArgumentHelp(
             "Also serve plain HTTP on this port, behind a TLS-terminating proxy (env: AASA_SERVER_HTTP_PORT).",
             valueName: "port"))
-    var httpPort: UInt16? = Environment.optional("HTTP_PORT")
+    var httpPort: UInt16?
 
     @Option(
         help: ArgumentHelp(
             "Address the public listeners bind to; default all interfaces (env: AASA_SERVER_BIND).",
             valueName: "address"))
-    var bind: String? = Environment.optional("BIND")
+    var bind: String?
 
     @Option(
         help: ArgumentHelp(
@@ -61,12 +62,12 @@ struct Serve: ParsableCommand {
             "File holding a bearer token that /status, /fetches, /match and /metrics then require "
                 + "(Authorization: Bearer <token>); /healthz and /readyz stay open. Read once at start; it must not "
                 + "be readable by other users (env: AASA_SERVER_ADMIN_TOKEN_FILE).", valueName: "path"))
-    var adminTokenFile: String? = Environment.optional("ADMIN_TOKEN_FILE")
+    var adminTokenFile: String?
 
     @Option(
         help: ArgumentHelp(
             "Worker threads per listener; default one per processor (env: AASA_SERVER_THREADS).", valueName: "n"))
-    var threads: Int? = Environment.optional("THREADS")
+    var threads: Int?
 
     @Option(
         help: ArgumentHelp(
@@ -84,7 +85,7 @@ struct Serve: ParsableCommand {
             "Most simultaneous connections from one address on the plain HTTP listener, where a proxy in front is "
                 + "one address for all its clients; 0: no limit; default: --max-connections-per-ip "
                 + "(env: AASA_SERVER_HTTP_MAX_CONNECTIONS_PER_IP).", valueName: "n"))
-    var httpMaxConnectionsPerIp: Int? = Environment.optional("HTTP_MAX_CONNECTIONS_PER_IP")
+    var httpMaxConnectionsPerIp: Int?
 
     @Option(
         help: ArgumentHelp(
@@ -93,7 +94,7 @@ struct Serve: ParsableCommand {
                 + "that is not itself a trusted proxy, and the access log, the fetch log and the per-client limit "
                 + "(--max-connections-per-ip requests in progress at once; 429 beyond) use it; other peers' headers "
                 + "are ignored (env: AASA_SERVER_TRUSTED_PROXIES).", valueName: "cidrs"))
-    var trustedProxies: String? = Environment.optional("TRUSTED_PROXIES")
+    var trustedProxies: String?
 
     @Option(
         help: ArgumentHelp(
@@ -167,7 +168,7 @@ struct Serve: ParsableCommand {
             "After binding the ports and before reading any file, switch to this user, its group and its supplementary "
                 + "groups (e.g. ssl-cert), e.g. when started as root to bind 443 (env: AASA_SERVER_USER).",
             valueName: "name"))
-    var user: String? = Environment.optional("USER")
+    var user: String?
 
     @Option(
         help: ArgumentHelp(
@@ -181,7 +182,17 @@ struct Serve: ParsableCommand {
             .filter { !$0.isEmpty }
     }
 
-    func validate() throws {
+    mutating func validate() throws {
+        // Options without a flag fall back to their AASA_SERVER_* variable.
+        if httpPort == nil { httpPort = Environment.optional("HTTP_PORT") }
+        if bind == nil { bind = Environment.optional("BIND") }
+        if adminTokenFile == nil { adminTokenFile = Environment.optional("ADMIN_TOKEN_FILE") }
+        if threads == nil { threads = Environment.optional("THREADS") }
+        if httpMaxConnectionsPerIp == nil {
+            httpMaxConnectionsPerIp = Environment.optional("HTTP_MAX_CONNECTIONS_PER_IP")
+        }
+        if trustedProxies == nil { trustedProxies = Environment.optional("TRUSTED_PROXIES") }
+        if user == nil { user = Environment.optional("USER") }
         if let invalid = Environment.invalidValues.first { throw ValidationError(invalid) }
         for name in adminHosts where HostName.normalized(name) == nil || name.contains(",") {
             throw ValidationError("--admin-host '\(name)' is not a host name")
@@ -322,10 +333,6 @@ struct Serve: ParsableCommand {
 }
 
 extension Logger.Level: @retroactive ExpressibleByArgument {}
-
-extension Logger.Level: @retroactive LosslessStringConvertible {
-    public init?(_ description: String) { self.init(rawValue: description) }
-}
 
 /// `--event-loop`: auto, or one of the event loops.
 enum EventLoopChoice: String, ExpressibleByArgument, LosslessStringConvertible, CaseIterable {
