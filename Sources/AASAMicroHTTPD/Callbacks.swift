@@ -12,7 +12,7 @@ import Synchronization
 
 // The C callbacks given to libmicrohttpd and GnuTLS. All are capture-free closures (a C function
 // pointer cannot capture); per-listener state arrives as the `cls` pointer, an unretained view of the
-// ListenerContext that HTTPListener keeps retained until the daemon has stopped (STYLE §4). They run on
+// ListenerContext that HTTPListener keeps retained until the daemon has stopped. They run on
 // libmicrohttpd's threads and touch only immutable or Mutex-protected state.
 
 /// Per-request state in libmicrohttpd's `*req_cls`, set up by ``uriLogCallback`` and read by ``accessHandler``:

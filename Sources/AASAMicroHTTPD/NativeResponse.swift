@@ -15,8 +15,8 @@ final class NativeResponse: @unchecked Sendable {
     /// Builds the native response once: the body sent from the Swift array's own storage, headers added (with
     /// the HTTPS-only ones when `secure`).
     ///
-    /// libmicrohttpd used to copy each body (`MHD_RESPMEM_MUST_COPY`), so every served file was in memory twice:
-    /// 7 MiB at 10,000 domains (docs/benchmarks.md). Now it reads the array's storage, kept alive by a box that
+    /// libmicrohttpd reads the array's storage instead of copying the body (`MHD_RESPMEM_MUST_COPY` would keep
+    /// every served file in memory twice: 7 MiB at 10,000 domains). The storage is kept alive by a box that
     /// the response retains: libmicrohttpd releases it when it frees the response, after the last connection
     /// sending it, so the body lives exactly as long as any connection needs it. The box holds the array in a
     /// `let`, never mutated, so its storage never moves.

@@ -1,7 +1,7 @@
 internal import COpenSSL
 internal import CShims.OpenSSL
 
-/// Temporary in-memory BIOs, created and freed within one call (STYLE §3: temporaries use `defer`).
+/// Temporary in-memory BIOs, created and freed within one call (temporaries are freed with `defer`).
 enum MemoryBIO {
     /// Calls `body` with a read-only BIO over `bytes`; the BIO does not outlive the call.
     static func reading<R>(_ bytes: [UInt8], _ body: (OpaquePointer) throws -> R) throws -> R {

@@ -15,7 +15,7 @@ import Synchronization
 /// inside a watched folder; the watches are renewed before each reload, so a folder that appeared or was
 /// swapped is watched from then on.
 ///
-/// Lifecycle (STYLE §11): ``init(roots:quietPeriod:maximumDelay:logger:onChange:)`` opens inotify and adds the
+/// Lifecycle: ``init(roots:quietPeriod:maximumDelay:logger:onChange:)`` opens inotify and adds the
 /// watches, so changes made from then on are not missed; ``start()`` starts the thread that waits in `poll()`;
 /// ``stop()`` wakes it and joins it. The thread keeps the watcher alive until ``stop()``. Everything the thread
 /// touches is immutable or behind a `Mutex`.

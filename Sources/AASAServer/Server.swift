@@ -5,7 +5,7 @@ public import Logging
 import Synchronization
 
 /// The running server: public listeners (HTTPS with per-domain certificates, optional plain HTTP) and the
-/// admin listener, all serving immutable snapshots that a reload replaces whole (STYLE §9, §11).
+/// admin listener, all serving immutable snapshots that a reload replaces whole.
 public final class Server: Sendable {
     /// Why the server could not start.
     public struct StartupError: Error, Sendable, CustomStringConvertible {

@@ -4,7 +4,7 @@
     import Darwin
 #endif
 
-/// The one place that handles process signals (STYLE §11): they are blocked before any listener thread
+/// The one place that handles process signals: they are blocked before any listener thread
 /// starts, so every thread inherits the mask and only ``wait()`` on the main thread receives them.
 public enum Signals {
     /// What arrived.

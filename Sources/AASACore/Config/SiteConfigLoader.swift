@@ -40,7 +40,7 @@ public struct LoadedDomain: Sendable {
     /// only the settings that say how the bytes are served (``SiteConfig/servingSettings``); not the decoded rules,
     /// apps and link tests, nor the generated document. Those have done their work (generated the bytes, run the
     /// tests, whose findings are in ``diagnostics``), and a result reused for an unchanged site.json keeps its
-    /// findings. A server holds one result per domain: the decoded model was about 2 KiB of each.
+    /// findings. A server holds one result per domain, and the decoded model is about 2 KiB of each.
     public func keptBetweenLoads() -> LoadedDomain {
         var kept = self
         kept.config = config?.servingSettings

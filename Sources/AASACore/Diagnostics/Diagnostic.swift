@@ -1,4 +1,4 @@
-/// One finding about a file: compiler-style, with where it is and how to fix it (STYLE §7).
+/// One finding about a file: compiler-style, with where it is and how to fix it.
 ///
 /// Rendered as `path:line:column: error: [rule-id] message (at key.path); fix: hint`.
 /// Equality compares everything, so tests can assert exact diagnostics.

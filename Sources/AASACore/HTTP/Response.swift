@@ -62,7 +62,7 @@ public struct Response: Sendable, Hashable {
 /// A response built once at load time and shared by every request that routes to it.
 ///
 /// `id` is dense within its ``RouteTable`` (0..<count), so a transport can keep its own native
-/// handle per prepared response in a plain array indexed by `id` (STYLE §9: the hot path is precomputed).
+/// handle per prepared response in a plain array indexed by `id` (the hot path is precomputed).
 public final class PreparedResponse: Sendable {
     /// Position of this response in its table's ``RouteTable/preparedResponses``.
     public let id: Int

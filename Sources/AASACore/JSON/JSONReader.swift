@@ -1,5 +1,5 @@
 /// Typed, position-aware access to a parsed document that collects every finding instead of stopping
-/// at the first (STYLE §8: decoding is separate from validation, but both report file, line, key).
+/// at the first (decoding is separate from validation, but both report file, line, key).
 public final class JSONReader {
     /// The document's source, for positions.
     public let source: SourceText

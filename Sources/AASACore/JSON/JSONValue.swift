@@ -1,5 +1,5 @@
 /// A parsed JSON value that remembers where it came from, so every later finding can name a line and
-/// column (STYLE §7). Objects keep their members in file order, duplicates included, because Apple's
+/// column. Objects keep their members in file order, duplicates included, because Apple's
 /// file is order-sensitive in places and duplicate keys are a mistake worth reporting.
 public struct JSONNode: Sendable, Hashable {
     /// The value.

@@ -7,7 +7,7 @@ public struct SourceText: Sendable {
     private let lineStarts: [Int]
     /// UTF-8 continuation bytes before each multiple of ``checkpointStride``; empty for pure ASCII. A minified
     /// file is one long line, and a diagnostic per array element must not rescan that line from its start each
-    /// time (a 10⁵-element array of wrong types took minutes; found by the hostile-input tests).
+    /// time (a 10⁵-element array of wrong types would take minutes; `HostileInputTests` holds such a file).
     private let continuationsBefore: [Int]
     private static let checkpointStride = 4096
 

@@ -112,7 +112,7 @@ enum SiteKeyMapping {
     }
 }
 
-/// One semantic check of an Apple-format file. Adding a check is adding one type (STYLE §8).
+/// One semantic check of an Apple-format file. Adding a check is adding one type.
 public protocol AssociationRule: Sendable {
     /// Checks the file and returns every finding.
     func check(_ context: AssociationContext) -> [Diagnostic]

@@ -105,7 +105,7 @@ public struct UnreachableRule: AssociationRule {
     ///
     /// `shapes` are built only when the paths must be compared: most pairs are decided by their fragments,
     /// queries or flags first (an exclusion by fragment above every rule is a candidate for all of them), and
-    /// building the automata was most of this check at every start.
+    /// building the automata is most of this check's cost at every start.
     static func covers(
         _ earlier: EffectiveRule, _ later: EffectiveRule,
         shapes: @autoclosure () -> (earlier: PathShapes, later: PathShapes), work: inout Int

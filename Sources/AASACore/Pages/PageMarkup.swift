@@ -198,7 +198,7 @@ public struct HeadMarkup: Sendable {
     }
 }
 
-/// A page as fixed chunks around per-request values, so serving it is a splice, not a parse (STYLE §9).
+/// A page as fixed chunks around per-request values, so serving it is a splice, not a parse.
 public struct SplicedPage: Sendable, Hashable {
     /// A per-request value.
     public enum Slot: Sendable, Hashable {

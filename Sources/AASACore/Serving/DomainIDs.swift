@@ -2,7 +2,7 @@ import Synchronization
 
 /// Small numbers standing for domain names, so per-request bookkeeping (request counters) keys on an `Int`
 /// instead of hashing a name whose bytes, at thousands of domains, are never in cache
-/// (docs/benchmarks.md, "Throughput over 10,000 domains").
+/// (docs/benchmarks.md, "What bounds the targets not met").
 ///
 /// A number, once given, stands for the same name for the life of the process, across reloads: an old and a
 /// new route table can serve side by side during a reload and still count under the same numbers. Number 0

@@ -10,7 +10,7 @@
 /// in cache, so the table keeps what a probe reads together: a slot holds a hash tag and where its name's
 /// bytes start in one flat buffer, so a hit reads one slot, one name and one value (a `[String: Value]`
 /// reads a bucket, the key's separate string object and the value, after making a string of the request's
-/// host; docs/benchmarks.md, "Throughput over 10,000 domains").
+/// host; docs/benchmarks.md, "What bounds the targets not met").
 ///
 /// Open addressing with linear probing at a load factor of at most ½. The hash is seeded per table. Clients
 /// choose what is looked up but not what the table holds (configured names only), so a crafted host can

@@ -46,7 +46,7 @@ public struct PublishedDomain: Sendable {
 }
 
 /// The public routes of every domain: an immutable snapshot built at load, swapped whole on reload
-/// (STYLE §9). A request does a host lookup and a few byte comparisons, and gets a response that was
+///. A request does a host lookup and a few byte comparisons, and gets a response that was
 /// prepared when the snapshot was built.
 public final class SiteRoutes: RouteTable {
     /// Both paths Apple has fetched the file from (spec §3.1): serve identical bytes, never redirect.

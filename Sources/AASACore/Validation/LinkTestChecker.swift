@@ -27,7 +27,7 @@ public struct LinkTestChecker: Sendable {
             }
             // The URL parsed above, not parsed again (parsing is a third of this check at thousands of domains).
             let result = matcher.match(url, displayedAs: test.url, nearMissLimit: 1)
-            // Only a failing test is explained: describing every passing one was most of this check's cost.
+            // Only a failing test is explained: describing every passing one would be most of this check's cost.
             var decided: String { Self.describe(result, detailsSource: generated.detailsSource) }
             switch test.expectation {
             case .opensApp(let app) where result.verdict == .match && result.appIDs.contains(app):

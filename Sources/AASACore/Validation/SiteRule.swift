@@ -29,7 +29,7 @@ public struct SiteContext: Sendable {
     }
 }
 
-/// One semantic check of a site config. Adding a check is adding one type (STYLE §8).
+/// One semantic check of a site config. Adding a check is adding one type.
 public protocol SiteRule: Sendable {
     /// Checks `site` and returns every finding.
     func check(_ site: SiteContext) -> [Diagnostic]
