@@ -1,5 +1,6 @@
 internal import AASACore
 internal import CMicroHTTPD
+internal import CShims
 
 #if canImport(Glibc)
     import Glibc
