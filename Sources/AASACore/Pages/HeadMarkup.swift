@@ -1,0 +1,110 @@
+/// The tags injected into a page's `<head>` and how the dynamic `app-argument` is rendered.
+public struct HeadMarkup: Sendable {
+    /// The banner, when the domain has one.
+    public let banner: BannerConfig?
+    /// The touch icons, smallest first.
+    public let icons: [TouchIcon]
+
+    /// Creates the markup for `banner` and `icons`.
+    public init(banner: BannerConfig?, icons: [TouchIcon]) {
+        self.banner = banner
+        self.icons = icons.sorted { ($0.size, $0.path) < ($1.size, $1.path) }
+    }
+
+    /// The banner's `content` up to `app-argument`, HTML-escaped: `app-id=…` and the other parameters, with
+    /// `app-argument` last so a URL in it can never be read as another parameter (spec §5).
+    public static func bannerContent(_ banner: BannerConfig) -> String {
+        var parts = ["app-id=" + banner.appStoreID]
+        if let affiliate = banner.affiliateData {
+            parts.append(
+                "affiliate-data=" + String(decoding: URLText.encode(affiliate.utf8, encodeCommas: true), as: UTF8.self))
+        }
+        if let clip = banner.appClipBundleID { parts.append("app-clip-bundle-id=" + clip) }
+        if let display = banner.appClipDisplay { parts.append("app-clip-display=" + display) }
+        return HTMLEscape.escape(parts.joined(separator: ", "))
+    }
+
+    /// The `app-argument` value for `request`, percent-encoded (commas included) and HTML-escaped; `nil` when off.
+    public static func appArgument(_ argument: BannerConfig.AppArgument, for request: PageRequest) -> [UInt8]? {
+        let raw: [UInt8]
+        switch argument {
+        case .off: return nil
+        case .requestURL: raw = request.url
+        case .template(let template): raw = expand(template, request)
+        }
+        return HTMLEscape.escape(URLText.encode(raw, encodeCommas: true))
+    }
+
+    /// Whether the template uses anything from the request (else it is rendered once, at load).
+    public static func isDynamic(_ argument: BannerConfig.AppArgument) -> Bool {
+        switch argument {
+        case .off: false
+        case .requestURL: true
+        case .template(let template): BannerConfig.placeholders.contains { template.contains($0) }
+        }
+    }
+
+    static func expand(_ template: String, _ request: PageRequest) -> [UInt8] {
+        var out: [UInt8] = []
+        let bytes = Array(template.utf8)
+        var index = 0
+        let values: [([UInt8], [UInt8])] = [
+            (Array("{url}".utf8), request.url), (Array("{path}".utf8), request.path),
+            (Array("{query}".utf8), request.query),
+        ]
+        outer: while index < bytes.count {
+            for (name, value) in values where bytes[index...].starts(with: name) {
+                out += value
+                index += name.count
+                continue outer
+            }
+            out.append(bytes[index])
+            index += 1
+        }
+        return out
+    }
+
+    /// The icon links: one without `sizes` (the 180×180 icon, else the largest), then one per size (spec §6).
+    public var iconLinks: String {
+        guard let preferred = TouchIcon.best(for: 180, among: icons) else { return "" }
+        var text = "\n<link rel=\"apple-touch-icon\" href=\"\(preferred.escapedHref)\">"
+        var seen: Set<Int> = []
+        for icon in icons where seen.insert(icon.size).inserted {
+            text += "\n<link rel=\"apple-touch-icon\" sizes=\"\(icon.size)x\(icon.size)\" href=\"\(icon.escapedHref)\">"
+        }
+        return text
+    }
+
+    /// `page` with the banner and icons it lacks, as chunks around the dynamic `app-argument`.
+    ///
+    /// - Parameters:
+    ///   - withBanner: `false` for a page the banner is excluded from.
+    ///   - request: for a static template, the banner is rendered once here (`nil` request: no request data).
+    public func inject(into page: [UInt8], withBanner: Bool) -> SplicedPage {
+        let scan = HTMLHeadScan(page)
+        var before = ""
+        var slot = false
+        var after = ""
+        if let banner, withBanner, !scan.hasBanner, !scan.optsOutOfBanner {
+            before = "\n<meta name=\"apple-itunes-app\" content=\"" + Self.bannerContent(banner)
+            if Self.isDynamic(banner.appArgument) {
+                before += ", app-argument="
+                slot = true
+            } else if case .template(let fixed) = banner.appArgument {
+                let empty = PageRequest(domain: "", path: [], query: nil)
+                before +=
+                    ", app-argument="
+                    + String(decoding: Self.appArgument(.template(fixed), for: empty) ?? [], as: UTF8.self)
+            }
+            after = "\">"
+        }
+        if !scan.hasTouchIcon { after += iconLinks }
+        let head = Array(page[..<scan.insertionOffset])
+        let tail = Array(page[scan.insertionOffset...])
+        if slot {
+            return SplicedPage(chunks: [head + Array(before.utf8), Array(after.utf8) + tail], slots: [.appArgument])
+        }
+        guard !(before + after).isEmpty else { return SplicedPage(chunks: [page], slots: []) }
+        return SplicedPage(chunks: [head + Array((before + after).utf8) + tail], slots: [])
+    }
+}

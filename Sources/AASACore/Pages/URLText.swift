@@ -1,0 +1,34 @@
+/// Percent-encoding that makes any bytes a valid URL without changing one that already is.
+public enum URLText {
+    /// `bytes` with every byte that may not appear in a URL percent-encoded: controls, space, `"`, `<`, `>`,
+    /// `'`, `\`, `^`, `` ` ``, `{`, `|`, `}`, non-ASCII, and a `%` not starting an escape. With
+    /// `encodeCommas`, `,` becomes `%2C` too: the banner's `content` separates parameters with commas (spec §5).
+    public static func encode(_ bytes: some Collection<UInt8>, encodeCommas: Bool) -> [UInt8] {
+        let hex = Array("0123456789ABCDEF".utf8)
+        var out: [UInt8] = []
+        out.reserveCapacity(bytes.count)
+        let array = Array(bytes)
+        for (index, byte) in array.enumerated() {
+            let keep: Bool
+            switch byte {
+            case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"),
+                UInt8(ascii: "0")...UInt8(ascii: "9"):
+                keep = true
+            case UInt8(ascii: ","): keep = !encodeCommas
+            case UInt8(ascii: "%"):
+                keep = index + 2 < array.count && isHex(array[index + 1]) && isHex(array[index + 2])
+            default: keep = Array("-._~!$&()*+;=:@/?#[]".utf8).contains(byte)
+            }
+            if keep {
+                out.append(byte)
+            } else {
+                out += [UInt8(ascii: "%"), hex[Int(byte >> 4)], hex[Int(byte & 0xF)]]
+            }
+        }
+        return out
+    }
+
+    private static func isHex(_ byte: UInt8) -> Bool {
+        (byte >= 0x30 && byte <= 0x39) || ((byte | 0x20) >= 0x61 && (byte | 0x20) <= 0x66)
+    }
+}
