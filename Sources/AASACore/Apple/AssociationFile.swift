@@ -14,6 +14,15 @@ public struct AssociationFile: Sendable, Hashable {
     /// `activitycontinuation.apps`: apps that may continue (Handoff) web activities.
     public var activityContinuation: [String]?
 
+    /// The services the file declares, as an entitlement names them (`applinks`, `webcredentials`, `appclips`,
+    /// `activitycontinuation`; spec §1).
+    public var services: [String] {
+        [
+            ("applinks", applinks != nil), ("webcredentials", webCredentials != nil), ("appclips", appClips != nil),
+            ("activitycontinuation", activityContinuation != nil),
+        ].compactMap { $0.1 ? $0.0 : nil }
+    }
+
     /// Creates a file.
     public init(
         applinks: AppLinks? = nil, webCredentials: [String]? = nil, appClips: [String]? = nil,

@@ -1,4 +1,4 @@
-public import AASACore
+import AASACore
 import AASAOpenSSL
 import Foundation
 
@@ -55,7 +55,9 @@ public struct DevCertificates: Sendable {
 
     /// What a developer needs next: where the CA is, how to trust it on an iPhone, and the entitlement
     /// lines for each domain (spec §2.9 entitlement syntax with `:port`, §3.8 `?mode=developer`).
-    public static func instructions(report: Report, sites: [(domain: String, config: SiteConfig?)], httpsPort: UInt16)
+    /// `domains` are each domain with the services its file declares (``AssociationFile/services``); a domain
+    /// with none gets `applinks` and `webcredentials`.
+    public static func instructions(report: Report, domains: [(domain: String, services: [String])], httpsPort: UInt16)
         -> String
     {
         var text = """
@@ -75,16 +77,10 @@ public struct DevCertificates: Sendable {
             Entitlement lines to paste (Xcode › Signing & Capabilities › Associated Domains):
             """
         let port = httpsPort == 443 ? "" : ":\(httpsPort)"
-        for site in sites {
-            var services: [String] = []
-            if let config = site.config {
-                if config.universalLinks != nil { services.append("applinks") }
-                if !config.webCredentials.isEmpty { services.append("webcredentials") }
-                if !config.appClips.isEmpty { services.append("appclips") }
-                if !config.handoff.isEmpty { services.append("activitycontinuation") }
+        for (domain, services) in domains {
+            for service in services.isEmpty ? ["applinks", "webcredentials"] : services {
+                text += "\n  \(service):\(domain)\(port)?mode=developer"
             }
-            if services.isEmpty { services = ["applinks", "webcredentials"] }
-            for service in services { text += "\n  \(service):\(site.domain)\(port)?mode=developer" }
         }
         return text + "\n"
     }

@@ -52,7 +52,7 @@ public final class Server: Sendable {
     }
 
     /// What the admin routes read at request time.
-    private var live: AdminRoutes.Live {
+    var live: AdminRoutes.Live {
         AdminRoutes.Live(
             recorder: recorder,
             reloads: { [weak self] in self?.reloadCounts.withLock { $0 } ?? [:] },
@@ -92,6 +92,12 @@ public final class Server: Sendable {
     public var adminPort: UInt16? { running.withLock { $0.admin?.port } }
     /// The domains currently published.
     public var publishedDomains: [String] { catalog.withLock { $0.published.keys.sorted() } }
+    /// The services (``AssociationFile/services``) each published domain's served file declares, by domain: what
+    /// `serve --dev` prints entitlement lines for.
+    public var publishedServices: [String: [String]] {
+        let files = catalog.withLock { $0.published.mapValues(\.associationFile) }
+        return files.mapValues { AssociationFile.parse(SourceText(name: "", bytes: $0)).file?.services ?? [] }
+    }
     /// The most recent load result of every domain folder, as the server keeps it (``LoadedDomain/keptBetweenLoads()``:
     /// the serving settings of each config, not its rules, apps or tests).
     public var loadedDomains: [LoadedDomain] { catalog.withLock { $0.loaded } }
@@ -133,10 +139,10 @@ public final class Server: Sendable {
         let now = Date()
         // Watch before reading, so a change made while the server starts is not missed.
         let watcher = configuration.watchForChanges ? makeWatcher() : nil
-        let (domains, certificateLoad) = load(after: Catalog(), at: now)
+        let load = self.load(after: Catalog(), at: now)
         let loaded: [LoadedDomain]
         do {
-            loaded = try domains.get()
+            loaded = try load.domains.get()
         } catch {
             throw StartupError(diagnostics: [error], isConfigurationError: true)
         }
@@ -151,8 +157,7 @@ public final class Server: Sendable {
                 "no domain folders found; every request will get 404",
                 metadata: ["config": "\(configuration.configDirectory)"])
         }
-        var catalog = Catalog()
-        _ = catalog.apply(loaded, at: now)
+        let (catalog, _) = Catalog().applying(load, trigger: .start, removalGrace: configuration.removalGrace)
         guard loaded.isEmpty || !catalog.published.isEmpty else {
             throw StartupError(
                 diagnostics: diagnostics.errors + [
@@ -162,24 +167,15 @@ public final class Server: Sendable {
                         file: configuration.configDirectory, hint: "fix the errors above")
                 ], isConfigurationError: true)
         }
-        log(diagnostics)
-        var certificateDiagnostics: [Diagnostic] = []
-        if let (certificates, diagnostics) = certificateLoad {
-            catalog.certificates = certificates
-            certificateDiagnostics = diagnostics
-            guard certificates.table != nil else {
-                throw StartupError(diagnostics: certificateDiagnostics.errors, isConfigurationError: true)
-            }
+        if let (_, certificateDiagnostics) = load.certificates, catalog.certificates.table == nil {
+            throw StartupError(diagnostics: certificateDiagnostics.errors, isConfigurationError: true)
         }
-        catalog.status = catalog.makeStatus(
-            started: now, trigger: .start, at: now, errors: (diagnostics + certificateDiagnostics).errors,
-            warnings: (diagnostics + certificateDiagnostics).warnings, failed: false)
-        let routes = SiteRoutes(Array(catalog.published.values), domainIDs: recorder.domainIDs)
+        log(diagnostics)
 
         var started = Running(watcher: watcher)
         do {
             // One snapshot for both public listeners: its native responses are built once between them.
-            let snapshot = try RouteSnapshot(routes)
+            let (snapshot, adminRoutes) = try routes(for: catalog)
             let bound = boundSockets.withLock { bound in
                 defer { bound = [:] }
                 return bound
@@ -205,11 +201,7 @@ public final class Server: Sendable {
             if let port = configuration.adminPort {
                 var listener = listenerConfiguration(port: port, address: configuration.adminAddress, tls: nil)
                 listener.boundSockets = bound["admin"]
-                started.admin = try HTTPListener(
-                    configuration: listener,
-                    routes: AdminRoutes(
-                        published: Array(catalog.published.values), status: catalog.status, live: live,
-                        access: configuration.adminAccess))
+                started.admin = try HTTPListener(configuration: listener, routes: adminRoutes)
             }
         } catch {
             [started.https, started.http, started.admin].forEach { $0?.stop(timeout: .zero) }
@@ -265,31 +257,17 @@ public final class Server: Sendable {
     private func reload(_ catalog: inout Catalog, trigger: ReloadTrigger) -> [Diagnostic] {
         let clock = ContinuousClock()
         let reloadStarted = clock.now
-        let now = Date()
-        var diagnostics: [Diagnostic] = []
-        var failed = false
-        var changed: [String] = []
-        let (domains, certificateLoad) = load(after: catalog, at: now)
-        switch domains {
+        let load = self.load(after: catalog, at: Date())
+        switch load.domains {
         case .success(let loaded):
-            diagnostics = loaded.flatMap(\.diagnostics)
-            log(diagnostics)
-            changed = catalog.apply(loaded, at: now, removalGrace: configuration.removalGrace)
+            log(loaded.flatMap(\.diagnostics))
         case .failure(let error):
             logger.error(
                 "reload failed; keeping the current configuration", metadata: ["diagnostic": "\(error.description)"])
-            diagnostics = [error]
-            failed = true
         }
-        let previousTable = catalog.certificates.table
-        if let (certificates, certificateDiagnostics) = certificateLoad {
-            catalog.certificates = certificates
-            diagnostics += certificateDiagnostics
-        }
-        catalog.status = catalog.makeStatus(
-            started: catalog.status?.started ?? now, trigger: trigger, at: now, errors: diagnostics.errors,
-            warnings: diagnostics.warnings, failed: failed)
-        publish(catalog, certificatesChanged: catalog.certificates.table !== previousTable)
+        let (next, transition) = catalog.applying(load, trigger: trigger, removalGrace: configuration.removalGrace)
+        publish(next, certificatesChanged: transition.certificatesChanged)
+        catalog = next
         recordLoad(catalog)
         scheduleRemovals(catalog)
         FreedMemory.release()
@@ -297,10 +275,11 @@ public final class Server: Sendable {
             "reload",
             metadata: [
                 "trigger": "\(trigger.rawValue)", "result": "\(catalog.status?.lastReload.result.rawValue ?? "")",
-                "changed": "\(changed.joined(separator: ","))", "errors": "\(diagnostics.errors.count)",
+                "changed": "\(transition.changed.joined(separator: ","))",
+                "errors": "\(transition.diagnostics.errors.count)",
                 "seconds": "\(Self.seconds(clock.now - reloadStarted))",
             ])
-        return diagnostics
+        return transition.diagnostics
     }
 
     /// Schedules a reload for when the earliest removal grace of `catalog` ends, so a domain whose folder stays gone
@@ -332,66 +311,13 @@ public final class Server: Sendable {
         return "\(milliseconds / 1000)." + String(repeating: "0", count: 3 - fraction.count) + fraction
     }
 
-    /// One load of the config folder and the certificate folder, as the start and every reload make it: the domains
-    /// (loaded, then signed) and the certificates side by side (``concurrently(_:_:)``), each reusing what
-    /// `previous` kept of the last load. The domains fail as a whole only when the config folder cannot be listed;
-    /// the certificates are `nil` without an HTTPS listener.
-    private func load(after previous: Catalog, at now: Date)
-        -> (domains: Result<[LoadedDomain], Diagnostic>, certificates: (Certificates, [Diagnostic])?)
-    {
-        let folders = Result { () throws(Diagnostic) in
-            try DomainFolder.list(configuration.configDirectory, excluding: [configuration.certificateDirectory])
-        }
-        // The SNI table needs only the domains' names: the folder listing's, or the last load's without one.
-        let names = (try? folders.get())?.map(\.domain) ?? previous.loaded.map(\.domain)
-        let (certificates, domains) = concurrently(certificateLoader(previous.certificates, domains: names, at: now)) {
-            folders.map { signer.sign(loadDomains($0, reusing: previous.loaded), now: now) }
-        }
-        return (domains, certificates)
-    }
-
-    /// Loads every domain folder (``DomainFolder/list(_:excluding:)``), as `SiteConfigLoader.loadAll` does, on
-    /// every processor at once: with thousands of domains this is most of a start or reload. A domain whose
-    /// site.json did not change since `previous` was loaded keeps that result
-    /// (``SiteConfigLoader/loadDomain(_:reusing:)``). All domains' pages share one ``PagesBudget``.
-    private func loadDomains(_ folders: [DomainFolder], reusing previous: [LoadedDomain]) -> [LoadedDomain] {
-        let loader = {
-            var loader = SiteConfigLoader()
-            loader.pages.budget = PagesBudget(limit: configuration.pagesMemory)
-            return loader
-        }()
-        let known = Dictionary(previous.map { ($0.domain, $0) }, uniquingKeysWith: { first, _ in first })
-        return folders.concurrentMap {
-            loader.loadDomain($0, reusing: known[$0.domain]).keptBetweenLoads()
-        }
-    }
-
-    /// The certificate half of a load, to run beside ``loadDomains(_:reusing:)`` (``concurrently(_:_:)``):
-    /// `previous` with the certificate folder read into it, and the findings; `nil` without an HTTPS listener.
-    ///
-    /// Neither half needs the other (the SNI table needs only the domain names, which the folder listing
-    /// gives), and at 10,000 domains each alone kept both cores busy only part of the time.
-    private func certificateLoader(_ previous: Certificates, domains: [String], at now: Date)
-        -> @Sendable () -> (Certificates, [Diagnostic])?
-    {
-        { [self] in
-            guard configuration.httpsPort != nil else { return nil }
-            var certificates = previous
-            let diagnostics = loadCertificates(into: &certificates, domains: domains, at: now)
-            return (certificates, diagnostics)
-        }
-    }
-
     /// Swaps the catalog's routes and certificates into the running listeners.
     private func publish(_ catalog: Catalog, certificatesChanged: Bool) {
         let listeners = running.withLock { (https: $0.https, http: $0.http, admin: $0.admin) }
-        let published = Array(catalog.published.values)
         do {
             // Build both tables before swapping either, and swap the admin one first: /status and /match
             // are never behind what the public hosts serve.
-            let routes = try RouteSnapshot(SiteRoutes(published, domainIDs: recorder.domainIDs))
-            let admin = AdminRoutes(
-                published: published, status: catalog.status, live: live, access: configuration.adminAccess)
+            let (routes, admin) = try self.routes(for: catalog)
             try listeners.admin?.replaceRoutes(admin)
             for listener in [listeners.https, listeners.http].compactMap({ $0 }) { listener.replaceRoutes(routes) }
         } catch {
@@ -407,7 +333,7 @@ public final class Server: Sendable {
     }
 
     /// Signs the domains that ask for it with identities from the certificate folder (spec §4).
-    private var signer: AssociationSigner {
+    var signer: AssociationSigner {
         AssociationSigner(certificateDirectory: configuration.certificateDirectory, cache: signatureCache)
     }
 

@@ -50,8 +50,11 @@ struct Certs: ParsableCommand {
             do {
                 let report = try DevCertificates(certificateDirectory: certsOptions.certs).ensure(
                     names: names, replace: replace)
-                let listed = names.map { name in (name, sites.first { $0.domain == name }?.config) }
-                print(DevCertificates.instructions(report: report, sites: listed, httpsPort: httpsPort), terminator: "")
+                let listed = names.map { name in
+                    (name, sites.first { $0.domain == name }?.generated?.file.services ?? [])
+                }
+                print(
+                    DevCertificates.instructions(report: report, domains: listed, httpsPort: httpsPort), terminator: "")
             } catch {
                 DiagnosticPrinter.printError("error: \(error)")
                 throw ExitCode(1)

@@ -292,17 +292,14 @@ struct Serve: ParsableCommand {
             }
             logger.info("switched user", metadata: ["user": "\(user)"])
         }
+        // --dev: certificates for every domain folder, named by the listing (each site.json is read once, by the
+        // server); the entitlement lines follow the start, from the files the server publishes.
+        var developmentCertificates: DevCertificates.Report?
+        let listed = (try? DomainFolder.list(configOptions.config).map(\.domain)) ?? []
         if devMode, httpsPort != 0 {
-            let sites =
-                (try? SiteConfigLoader().loadAll(directory: configOptions.config, excluding: [certsOptions.certs]))
-                ?? []
             do {
-                let report = try DevCertificates(certificateDirectory: certsOptions.certs).ensure(
-                    names: sites.map(\.domain))
-                print(
-                    DevCertificates.instructions(
-                        report: report, sites: sites.map { ($0.domain, $0.config) }, httpsPort: httpsPort))
-                fflush(nil)  // the server runs until a signal; without this, piped output would never appear
+                developmentCertificates = try DevCertificates(certificateDirectory: certsOptions.certs).ensure(
+                    names: listed)
             } catch {
                 DiagnosticPrinter.printError("error: could not create development certificates: \(error)")
                 throw ExitCode(1)
@@ -316,6 +313,14 @@ struct Serve: ParsableCommand {
             DiagnosticPrinter.print(error.diagnostics)
             DiagnosticPrinter.printError("aasa-server did not start")
             throw ExitCode(error.isConfigurationError ? 2 : 1)
+        }
+        if let developmentCertificates {
+            let services = server.publishedServices
+            print(
+                DevCertificates.instructions(
+                    report: developmentCertificates, domains: listed.map { ($0, services[$0] ?? []) },
+                    httpsPort: httpsPort))
+            fflush(nil)  // the server runs until a signal; without this, piped output would never appear
         }
         while true {
             switch Signals.wait() {
