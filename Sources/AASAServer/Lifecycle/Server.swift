@@ -232,6 +232,23 @@ public final class Server: Sendable {
         }
     }
 
+    /// Serves until SIGTERM or SIGINT, reloading on SIGHUP, then stops gracefully (requests in flight get 4 s). Call it
+    /// on the main thread after ``Signals/block()`` and ``start()``.
+    public func runUntilStopped() {
+        while true {
+            switch Signals.wait() {
+            case .reload:
+                logger.info("SIGHUP: reloading")
+                reload(trigger: .signal)
+            case .stop:
+                logger.info("stopping")
+                stop(timeout: .seconds(4))
+                logger.info("stopped")
+                return
+            }
+        }
+    }
+
     /// Stops the file watcher, stops accepting, lets in-flight requests finish within `timeout`, and releases
     /// the ports. Returns when the watcher's and libmicrohttpd's threads have ended.
     public func stop(timeout: Duration = .seconds(5)) {

@@ -20,105 +20,7 @@ struct Serve: ParsableCommand {
               aasa-server serve --https-port 443 --http-port 8080 --admin-port 9090
             """)
 
-    @OptionGroup var configOptions: ConfigOptions
-    @OptionGroup var certsOptions: CertsOptions
-
-    @Option(help: ArgumentHelp("HTTPS port, 0 disables HTTPS (env: AASA_SERVER_HTTPS_PORT).", valueName: "port"))
-    var httpsPort: UInt16 = Environment.value("HTTPS_PORT", 8443)
-
-    @Option(
-        help: ArgumentHelp(
-            "Also serve plain HTTP on this port, behind a TLS-terminating proxy (env: AASA_SERVER_HTTP_PORT).",
-            valueName: "port"))
-    var httpPort: UInt16?
-
-    @Option(
-        help: ArgumentHelp(
-            "Address the public listeners bind to; default all interfaces (env: AASA_SERVER_BIND).",
-            valueName: "address"))
-    var bind: String?
-
-    @Option(
-        help: ArgumentHelp(
-            "Admin listener port for /healthz, /readyz, /metrics, /status, /match, /fetches; 0 disables it "
-                + "(env: AASA_SERVER_ADMIN_PORT).", valueName: "port"))
-    var adminPort: UInt16 = Environment.value("ADMIN_PORT", 9090)
-
-    @Option(
-        help: ArgumentHelp(
-            "Address the admin listener binds to (env: AASA_SERVER_ADMIN_ADDRESS).", valueName: "address"))
-    var adminAddress = Environment.value("ADMIN_ADDRESS", "127.0.0.1")
-
-    @Option(
-        name: .customLong("admin-host"),
-        help: ArgumentHelp(
-            "A host name the admin listener answers besides localhost and IP addresses, e.g. the name Prometheus "
-                + "scrapes it by; repeat for more. Requests with any other Host get 421, against DNS rebinding "
-                + "(env: AASA_SERVER_ADMIN_HOST, comma-separated).", valueName: "name"))
-    var adminHosts: [String] = Environment.list("ADMIN_HOST")
-
-    @Option(
-        help: ArgumentHelp(
-            "File holding a bearer token that /status, /fetches, /match and /metrics then require "
-                + "(Authorization: Bearer <token>); /healthz and /readyz stay open. Read once at start; it must not "
-                + "be readable by other users (env: AASA_SERVER_ADMIN_TOKEN_FILE).", valueName: "path"))
-    var adminTokenFile: String?
-
-    @Option(
-        help: ArgumentHelp(
-            "Worker threads per listener; default one per processor (env: AASA_SERVER_THREADS).", valueName: "n"))
-    var threads: Int?
-
-    @Option(
-        help: ArgumentHelp(
-            "Most simultaneous client connections per listener (env: AASA_SERVER_MAX_CONNECTIONS).", valueName: "n"))
-    var maxConnections: Int = Environment.value("MAX_CONNECTIONS", 10_000)
-
-    @Option(
-        help: ArgumentHelp(
-            "Most simultaneous connections from one client address (env: AASA_SERVER_MAX_CONNECTIONS_PER_IP).",
-            valueName: "n"))
-    var maxConnectionsPerIp: Int = Environment.value("MAX_CONNECTIONS_PER_IP", 256)
-
-    @Option(
-        help: ArgumentHelp(
-            "Most simultaneous connections from one address on the plain HTTP listener, where a proxy in front is "
-                + "one address for all its clients; 0: no limit; default: --max-connections-per-ip "
-                + "(env: AASA_SERVER_HTTP_MAX_CONNECTIONS_PER_IP).", valueName: "n"))
-    var httpMaxConnectionsPerIp: Int?
-
-    @Option(
-        help: ArgumentHelp(
-            "Comma-separated address blocks (CIDR, IPv4 or IPv6) of proxies in front of the plain HTTP listener: for "
-                + "requests from them, the client is the rightmost address of X-Forwarded-For (or Forwarded: for=) "
-                + "that is not itself a trusted proxy, and the access log, the fetch log and the per-client limit "
-                + "(--max-connections-per-ip requests in progress at once; 429 beyond) use it; other peers' headers "
-                + "are ignored (env: AASA_SERVER_TRUSTED_PROXIES).", valueName: "cidrs"))
-    var trustedProxies: String?
-
-    @Option(
-        help: ArgumentHelp(
-            "Seconds a client has to complete its request head (TLS handshake included), however slowly it "
-                + "trickles bytes; 0 disables it (env: AASA_SERVER_HEADER_TIMEOUT).", valueName: "seconds"))
-    var headerTimeout: Double = Environment.value("HEADER_TIMEOUT", 10.0)
-
-    @Option(
-        help: ArgumentHelp(
-            "Seconds a connection may stay silent before it is closed (env: AASA_SERVER_IDLE_TIMEOUT).",
-            valueName: "seconds"))
-    var idleTimeout: Int = Environment.value("IDLE_TIMEOUT", 15)
-
-    @Option(
-        help: ArgumentHelp(
-            "Bytes a request line plus headers may take; 414 or 431 beyond; Cookie headers count twice "
-                + "(env: AASA_SERVER_MAX_REQUEST_HEAD).", valueName: "bytes"))
-    var maxRequestHead: Int = Environment.value("MAX_REQUEST_HEAD", 16 * 1024)
-
-    @Option(
-        help: ArgumentHelp(
-            "How the public listeners wait for sockets: auto (poll for HTTPS, epoll for HTTP), epoll or poll "
-                + "(env: AASA_SERVER_EVENT_LOOP).", valueName: "loop"))
-    var eventLoop: EventLoopChoice = Environment.value("EVENT_LOOP", EventLoopChoice.auto)
+    @OptionGroup var options: ServerOptions
 
     @Flag(
         help: """
@@ -126,34 +28,6 @@ struct Serve: ParsableCommand {
             and print every association-file fetch as it happens (env: AASA_SERVER_DEV=1).
             """)
     var dev = false
-
-    @Flag(
-        help:
-            "Do not watch the config and certificate folders for changes; reload only on SIGHUP (env: AASA_SERVER_NO_WATCH=1)."
-    )
-    var noWatch = false
-
-    @Flag(
-        help: """
-            Refuse to start on any error in a domain (for CI and staging), and refuse a private \
-            key that other users can read (mode bits for others, or for a group the server does not run with): its \
-            certificate is not loaded and the folder keeps its last good one. Without it, the domains that load are \
-            served and such a key only gets a warning (env: AASA_SERVER_STRICT=1).
-            """)
-    var strict = false
-
-    @Option(
-        help: ArgumentHelp(
-            "Seconds a domain whose folder disappeared keeps being served before it is unpublished, so a git "
-                + "checkout or an rsync that replaces folders never publishes a transient 404 "
-                + "(env: AASA_SERVER_REMOVAL_GRACE).", valueName: "seconds"))
-    var removalGrace: Double = Environment.value("REMOVAL_GRACE", 30.0)
-
-    @Option(
-        help: ArgumentHelp(
-            "Mebibytes of pages all domains may load together; a reload that would exceed it keeps the last good "
-                + "pages of the domains it could not fit (env: AASA_SERVER_PAGES_MEMORY).", valueName: "MiB"))
-    var pagesMemory: Int = Environment.value("PAGES_MEMORY", 1024)
 
     @Option(
         help: ArgumentHelp(
@@ -177,53 +51,10 @@ struct Serve: ParsableCommand {
     var logLevel: Logger.Level = Environment.value("LOG_LEVEL", Logger.Level.info)
 
     /// The blocks of `--trusted-proxies`, as written.
-    private var trustedProxyBlocks: [String] {
-        (trustedProxies ?? "").split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }
-            .filter { !$0.isEmpty }
-    }
-
     mutating func validate() throws {
         // Options without a flag fall back to their AASA_SERVER_* variable.
-        if httpPort == nil { httpPort = Environment.optional("HTTP_PORT") }
-        if bind == nil { bind = Environment.optional("BIND") }
-        if adminTokenFile == nil { adminTokenFile = Environment.optional("ADMIN_TOKEN_FILE") }
-        if threads == nil { threads = Environment.optional("THREADS") }
-        if httpMaxConnectionsPerIp == nil {
-            httpMaxConnectionsPerIp = Environment.optional("HTTP_MAX_CONNECTIONS_PER_IP")
-        }
-        if trustedProxies == nil { trustedProxies = Environment.optional("TRUSTED_PROXIES") }
         if user == nil { user = Environment.optional("USER") }
         if let invalid = Environment.invalidValues.first { throw ValidationError(invalid) }
-        for name in adminHosts where HostName.normalized(name) == nil || name.contains(",") {
-            throw ValidationError("--admin-host '\(name)' is not a host name")
-        }
-        if let httpMaxConnectionsPerIp, httpMaxConnectionsPerIp < 0 {
-            throw ValidationError("--http-max-connections-per-ip must be 0 (no limit) or more")
-        }
-        for block in trustedProxyBlocks where IPNetwork(block) == nil {
-            throw ValidationError(
-                "--trusted-proxies: '\(block)' is not an address block; write CIDR blocks such as 10.0.0.0/8, "
-                    + "192.0.2.7 or 2001:db8::/32, separated by commas")
-        }
-        if let threads, threads < 1 { throw ValidationError("--threads must be at least 1") }
-        if maxConnections < 1 { throw ValidationError("--max-connections must be at least 1") }
-        if maxConnectionsPerIp < 0 { throw ValidationError("--max-connections-per-ip must be 0 (no limit) or more") }
-        if !(headerTimeout >= 0 && headerTimeout <= 3600) {
-            throw ValidationError("--header-timeout must be between 0 (off) and 3600 seconds")
-        }
-        if idleTimeout < 0 { throw ValidationError("--idle-timeout must be 0 (never) or more seconds") }
-        if maxRequestHead < 4096 || maxRequestHead > 1 << 20 {  // libmicrohttpd's pool per connection
-            throw ValidationError("--max-request-head must be between 4096 and 1048576 bytes")
-        }
-        if !(removalGrace >= 0 && removalGrace <= 86_400) {
-            throw ValidationError("--removal-grace must be between 0 and 86400 seconds")
-        }
-        if pagesMemory < 1 || pagesMemory > 1 << 20 {
-            throw ValidationError("--pages-memory must be between 1 and 1048576 MiB")
-        }
-        if httpsPort == 0 && httpPort == nil {
-            throw ValidationError("nothing to serve: HTTPS is off (--https-port 0) and no --http-port")
-        }
     }
 
     func run() throws {
@@ -233,37 +64,7 @@ struct Serve: ParsableCommand {
             return handler
         }
         let logger = Logger(label: "aasa-server")
-        var configuration = ServerConfiguration()
-        configuration.configDirectory = configOptions.config
-        configuration.certificateDirectory = certsOptions.certs
-        configuration.httpsPort = httpsPort == 0 ? nil : httpsPort
-        configuration.httpPort = httpPort
-        configuration.bindAddress = bind
-        configuration.adminPort = adminPort == 0 ? nil : adminPort
-        configuration.adminAddress = adminAddress
-        configuration.threadPoolSize = threads
-        configuration.adminAccess = AdminAccess(hostNames: adminHosts)
-        if let adminTokenFile {
-            do {
-                configuration.adminAccess.token = try AdminAccess.readToken(path: adminTokenFile)
-            } catch {
-                DiagnosticPrinter.printError(error.description)
-                throw ExitCode(2)
-            }
-        }
-        configuration.maxConnections = maxConnections
-        configuration.maxConnectionsPerIP = maxConnectionsPerIp
-        configuration.httpMaxConnectionsPerIP = httpMaxConnectionsPerIp
-        configuration.trustedProxies = trustedProxyBlocks.compactMap(IPNetwork.init)
-        configuration.headerTimeout = .milliseconds(Int64(headerTimeout * 1000))
-        configuration.idleTimeoutSeconds = idleTimeout
-        configuration.maxRequestHeadBytes = maxRequestHead
-        configuration.eventLoop = eventLoop.eventLoop
-        configuration.watchForChanges = !(noWatch || Environment.flag("NO_WATCH"))
-        configuration.refusesExposedPrivateKeys = strict || Environment.flag("STRICT")
-        configuration.refusesToStartWithErrors = configuration.refusesExposedPrivateKeys
-        configuration.removalGrace = .milliseconds(Int64(removalGrace * 1000))
-        configuration.pagesMemory = pagesMemory << 20
+        let configuration = try options.configuration()
         let devMode = dev || Environment.flag("DEV")
         let resources = ProcessResources.raiseOpenFileLimit()
         logger.info("open file limit", metadata: ["soft": "\(resources.soft)", "hard": "\(resources.hard)"])
@@ -295,10 +96,10 @@ struct Serve: ParsableCommand {
         // --dev: certificates for every domain folder, named by the listing (each site.json is read once, by the
         // server); the entitlement lines follow the start, from the files the server publishes.
         var developmentCertificates: DevCertificates.Report?
-        let listed = (try? DomainFolder.list(configOptions.config).map(\.domain)) ?? []
-        if devMode, httpsPort != 0 {
+        let listed = (try? DomainFolder.list(options.configOptions.config).map(\.domain)) ?? []
+        if devMode, options.httpsPort != 0 {
             do {
-                developmentCertificates = try DevCertificates(certificateDirectory: certsOptions.certs).ensure(
+                developmentCertificates = try DevCertificates(certificateDirectory: options.certsOptions.certs).ensure(
                     names: listed)
             } catch {
                 DiagnosticPrinter.printError("error: could not create development certificates: \(error)")
@@ -319,21 +120,10 @@ struct Serve: ParsableCommand {
             print(
                 DevCertificates.instructions(
                     report: developmentCertificates, domains: listed.map { ($0, services[$0] ?? []) },
-                    httpsPort: httpsPort))
+                    httpsPort: options.httpsPort))
             fflush(nil)  // the server runs until a signal; without this, piped output would never appear
         }
-        while true {
-            switch Signals.wait() {
-            case .reload:
-                logger.info("SIGHUP: reloading")
-                server.reload(trigger: .signal)
-            case .stop:
-                logger.info("stopping")
-                server.stop(timeout: .seconds(4))
-                logger.info("stopped")
-                return
-            }
-        }
+        server.runUntilStopped()
     }
 }
 
