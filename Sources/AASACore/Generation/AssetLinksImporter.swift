@@ -109,9 +109,40 @@ public struct AssetLinksImporter: Sendable {
         return Output(android: diagnostics.hasErrors ? nil : AndroidConfig(apps: apps), diagnostics: diagnostics)
     }
 
+    /// One statement as an Android app of the android section, or `nil` (with the reason reported) when it delegates
+    /// to nothing the section can hold.
     private func readStatement(_ node: JSONNode, path: KeyPath, reader: JSONReader, webCredentials: Bool)
         -> AndroidApp?
     {
+        guard let object = statementMembers(node, path: path, reader: reader) else { return nil }
+        guard let relationMember = object["relation"], let targetMember = object["target"] else {
+            reader.report(
+                .error, rule: .missingKey, "a statement needs \"relation\" and \"target\"", at: node.offset,
+                path: path)
+            return nil
+        }
+        let relations = readRelations(relationMember, path: path.key("relation"), reader: reader)
+        guard let (package, fingerprints) = readTarget(targetMember, path: path.key("target"), reader: reader),
+            relations.contains(where: Self.supportedRelations.contains)
+        else { return nil }
+        var app = AndroidApp(package: package, fingerprints: fingerprints)
+        app.appLinks = relations.contains(AssetLinksGenerator.handleAllURLs)
+        let login = relations.contains(AssetLinksGenerator.getLoginCredentials)
+        app.loginCredentials = login == webCredentials ? nil : login
+        if let extensions = object["relation_extensions"] {
+            app.rules = readExtensions(extensions.value, path: path.key("relation_extensions"), reader: reader)
+        }
+        return app
+    }
+
+    /// The relations the android section holds: App Links and sign-in sharing.
+    private static let supportedRelations = [
+        AssetLinksGenerator.handleAllURLs, AssetLinksGenerator.getLoginCredentials,
+    ]
+
+    /// A statement's `relation`, `target` and `relation_extensions`; `nil` for an `include` statement (not fetched)
+    /// or one that is not an object. Other keys Android ignores are reported and left out.
+    private func statementMembers(_ node: JSONNode, path: KeyPath, reader: JSONReader) -> [String: JSONMember]? {
         guard case .object(let members) = node.value else {
             reader.report(
                 .error, rule: .wrongType, "expected a statement object, found \(node.value.typeName)",
@@ -143,15 +174,13 @@ public struct AssetLinksImporter: Sendable {
                     offset: node.offset),
                 path: path, known: ["relation", "target", "relation_extensions"])
         else { return nil }
-        guard let relationMember = object["relation"], let targetMember = object["target"] else {
-            reader.report(
-                .error, rule: .missingKey, "a statement needs \"relation\" and \"target\"", at: node.offset,
-                path: path)
-            return nil
-        }
-        let relations = reader.strings(relationMember.value, path: path.key("relation")) ?? []
-        let known = [AssetLinksGenerator.handleAllURLs, AssetLinksGenerator.getLoginCredentials]
-        for (index, relation) in relations.enumerated() where !known.contains(relation) {
+        return object
+    }
+
+    /// The relation strings of a statement; each one the android section cannot hold is reported as left out.
+    private func readRelations(_ relationMember: JSONMember, path: KeyPath, reader: JSONReader) -> [String] {
+        let relations = reader.strings(relationMember.value, path: path) ?? []
+        for (index, relation) in relations.enumerated() where !Self.supportedRelations.contains(relation) {
             var offset = relationMember.value.offset
             if case .array(let items) = relationMember.value.value, items.indices.contains(index) {
                 offset = items[index].offset
@@ -161,10 +190,17 @@ public struct AssetLinksImporter: Sendable {
                 "relation \"\(relation)\" left out: the android section supports App Links (handle_all_urls) and "
                     + "sign-in sharing (get_login_creds)",
                 at: offset,
-                path: path.key("relation").index(index),
+                path: path.index(index),
                 hint: "serve this statement from elsewhere if you still need it")
         }
-        let targetPath = path.key("target")
+        return relations
+    }
+
+    /// The Android app a statement's target names, with its fingerprints; `nil` for a web target or a target
+    /// without a usable package.
+    private func readTarget(_ targetMember: JSONMember, path targetPath: KeyPath, reader: JSONReader)
+        -> (package: String, fingerprints: [String])?
+    {
         guard case .object(let targetMembers) = targetMember.value.value else {
             reader.report(
                 .error, rule: .wrongType, "expected a target object, found \(targetMember.value.value.typeName)",
@@ -187,7 +223,6 @@ public struct AssetLinksImporter: Sendable {
             let target = reader.object(
                 targetMember.value, path: targetPath, known: ["namespace", "package_name", "sha256_cert_fingerprints"])
         else { return nil }
-        let hasSupportedRelation = relations.contains { known.contains($0) }
         if let namespace, case .string(let name) = namespace.value.value, name != "android_app" {
             reader.report(
                 .warning, rule: .assetLinksNamespace,
@@ -229,7 +264,15 @@ public struct AssetLinksImporter: Sendable {
             }
             return nil
         }
-        let fingerprintsPath = targetPath.key("sha256_cert_fingerprints")
+        let fingerprints = readFingerprints(
+            fingerprintsMember, path: targetPath.key("sha256_cert_fingerprints"), reader: reader)
+        return (package, fingerprints)
+    }
+
+    /// The fingerprints of a target, normalised to Android's form; malformed ones are errors.
+    private func readFingerprints(_ fingerprintsMember: JSONMember, path fingerprintsPath: KeyPath, reader: JSONReader)
+        -> [String]
+    {
         var fingerprints: [String] = []
         if let elements = reader.array(fingerprintsMember.value, path: fingerprintsPath) {
             for (index, element) in elements.enumerated() {
@@ -250,15 +293,7 @@ public struct AssetLinksImporter: Sendable {
                 }
             }
         }
-        guard hasSupportedRelation else { return nil }
-        var app = AndroidApp(package: package, fingerprints: fingerprints)
-        app.appLinks = relations.contains(AssetLinksGenerator.handleAllURLs)
-        let login = relations.contains(AssetLinksGenerator.getLoginCredentials)
-        app.loginCredentials = login == webCredentials ? nil : login
-        if let extensions = object["relation_extensions"] {
-            app.rules = readExtensions(extensions.value, path: path.key("relation_extensions"), reader: reader)
-        }
-        return app
+        return fingerprints
     }
 
     private func packageName(_ target: [String: JSONMember]) -> String? {

@@ -17,20 +17,7 @@ public struct AssociationImporter: Sendable {
 
     /// Imports `file`. `source` and `root` locate findings in the original file.
     public func importFile(_ file: AssociationFile, source: SourceText? = nil, root: JSONNode? = nil) -> Output {
-        var diagnostics: [Diagnostic] = []
-        func report(
-            _ severity: Diagnostic.Severity, _ rule: Rule, _ message: String, _ path: KeyPath, hint: String? = nil
-        ) {
-            if let source, let root {
-                diagnostics.append(
-                    source.diagnostic(
-                        severity, rule: rule, message, at: root.offset(of: path), keyPath: path.description, hint: hint)
-                )
-            } else {
-                diagnostics.append(Diagnostic(severity, rule: rule, message, keyPath: path.description, hint: hint))
-            }
-        }
-
+        var findings = Findings(locator: KeyPathLocator(source: source, root: root))
         var config = SiteConfig()
         config.webCredentials = file.webCredentials ?? []
         config.appClips = file.appClips ?? []
@@ -44,68 +31,97 @@ public struct AssociationImporter: Sendable {
             let (domainFlags, domainPattern) = Self.split(applinks.defaults)
             links.defaults = domainFlags
             for (index, details) in applinks.details.enumerated() {
-                let path = KeyPath.root.key("applinks").key("details").index(index)
-                let appIDs = details.modernAppIDs
-                guard !appIDs.isEmpty else {
-                    report(
-                        .warning, .noApp, "details entry names no app; iOS ignores it, so it is not imported", path,
-                        hint: "add \"appIDs\" if an app should open these URLs")
-                    continue
-                }
-                var app = AppRules(appIDs: appIDs, rules: [])
-                if let components = details.components {
-                    let (appFlags, appPattern) = Self.split(details.defaults)
-                    app.defaults = appFlags
-                    app.rules = components.map { Self.inherit($0, from: [appPattern, domainPattern]) }
-                    if details.paths != nil && details.appID != nil {
-                        // iOS 12 reads these paths; iOS 13+ the components. Keep both exactly.
-                        if let appID = details.appID, details.appIDs != nil, details.appIDs != [appID] {
-                            report(
-                                .warning, .legacyAppIDs,
-                                "legacy \"paths\" applied only to appID '\(appID)'; the import applies them to every app of the entry",
-                                path.key("paths"))
-                        }
-                        let derived = AssociationGenerator.derivedLegacyPaths(for: app, links: links).paths
-                        if derived != details.paths { app.legacyPaths = details.paths }
-                    } else if hasLegacy {
-                        app.legacyPaths = []
-                    }
-                    if components.isEmpty {
-                        report(
-                            .warning, .emptyComponents,
-                            "\"components\" is empty, so iOS 13+ ignores this entry's paths (spec §2.7)",
-                            path.key("components"))
-                        if let paths = details.paths, !paths.isEmpty {
-                            // No modern rule can express "nothing but legacy paths"; refuse rather than change meaning.
-                            report(
-                                .error, .emptyComponents,
-                                "cannot import an entry whose empty \"components\" hides its \"paths\" on iOS 13+",
-                                path.key("components"),
-                                hint: "remove \"components\": [] so the paths apply, or remove the paths")
-                        }
-                        continue
-                    }
-                } else if let paths = details.paths {
-                    app.rules = paths.map(Self.rule(fromLegacyPath:))
-                    // iOS 12 reads paths only through `appID`; without one it saw nothing here.
-                    if details.appID == nil && hasLegacy { app.legacyPaths = [] }
-                } else {
-                    report(
-                        .warning, .noRules, "details entry has neither \"components\" nor \"paths\"; it opens no URL",
-                        path)
-                    continue
-                }
-                if app.rules.isEmpty {
-                    report(
-                        .warning, .noRules, "details entry has no rules; it opens no URL, so it is not imported", path
-                    )
-                    continue
-                }
-                links.apps.append(app)
+                let entry = Entry(
+                    details: details, path: KeyPath.root.key("applinks").key("details").index(index),
+                    domainPattern: domainPattern, hasLegacy: hasLegacy)
+                if let app = importEntry(entry, links: links, findings: &findings) { links.apps.append(app) }
             }
             config.universalLinks = links
         }
-        return Output(config: config, diagnostics: diagnostics)
+        return Output(config: config, diagnostics: findings.diagnostics)
+    }
+
+    /// One `applinks.details` entry to import, and what it inherits from the file.
+    private struct Entry {
+        var details: AppLinkDetails
+        /// Where it is in the Apple file.
+        var path: KeyPath
+        /// The component keys of the domain's `defaults`, copied into each rule.
+        var domainPattern: ComponentPattern?
+        /// Whether the file serves legacy paths at all.
+        var hasLegacy: Bool
+    }
+
+    /// The findings of an import, each located at its Apple key.
+    private struct Findings {
+        let locator: KeyPathLocator
+        var diagnostics: [Diagnostic] = []
+
+        mutating func add(
+            _ severity: Diagnostic.Severity, _ rule: Rule, _ message: String, _ path: KeyPath, hint: String? = nil
+        ) {
+            diagnostics.append(locator.diagnostic(severity, rule: rule, message, at: path, hint: hint))
+        }
+    }
+
+    /// One entry as the rules of an app; `nil` (with the reason in `findings`) when it opens no URL or cannot be
+    /// imported without changing its meaning.
+    private func importEntry(_ entry: Entry, links: UniversalLinks, findings: inout Findings) -> AppRules? {
+        let (details, path) = (entry.details, entry.path)
+        let appIDs = details.modernAppIDs
+        guard !appIDs.isEmpty else {
+            findings.add(
+                .warning, .noApp, "details entry names no app; iOS ignores it, so it is not imported", path,
+                hint: "add \"appIDs\" if an app should open these URLs")
+            return nil
+        }
+        var app = AppRules(appIDs: appIDs, rules: [])
+        if let components = details.components {
+            let (appFlags, appPattern) = Self.split(details.defaults)
+            app.defaults = appFlags
+            app.rules = components.map { Self.inherit($0, from: [appPattern, entry.domainPattern]) }
+            if details.paths != nil && details.appID != nil {
+                // iOS 12 reads these paths; iOS 13+ the components. Keep both exactly.
+                if let appID = details.appID, details.appIDs != nil, details.appIDs != [appID] {
+                    findings.add(
+                        .warning, .legacyAppIDs,
+                        "legacy \"paths\" applied only to appID '\(appID)'; the import applies them to every app of the entry",
+                        path.key("paths"))
+                }
+                let derived = AssociationGenerator.derivedLegacyPaths(for: app, links: links).paths
+                if derived != details.paths { app.legacyPaths = details.paths }
+            } else if entry.hasLegacy {
+                app.legacyPaths = []
+            }
+            if components.isEmpty {
+                findings.add(
+                    .warning, .emptyComponents,
+                    "\"components\" is empty, so iOS 13+ ignores this entry's paths (spec §2.7)",
+                    path.key("components"))
+                if let paths = details.paths, !paths.isEmpty {
+                    // No modern rule can express "nothing but legacy paths"; refuse rather than change meaning.
+                    findings.add(
+                        .error, .emptyComponents,
+                        "cannot import an entry whose empty \"components\" hides its \"paths\" on iOS 13+",
+                        path.key("components"),
+                        hint: "remove \"components\": [] so the paths apply, or remove the paths")
+                }
+                return nil
+            }
+        } else if let paths = details.paths {
+            app.rules = paths.map(Self.rule(fromLegacyPath:))
+            // iOS 12 reads paths only through `appID`; without one it saw nothing here.
+            if details.appID == nil && entry.hasLegacy { app.legacyPaths = [] }
+        } else {
+            findings.add(
+                .warning, .noRules, "details entry has neither \"components\" nor \"paths\"; it opens no URL", path)
+            return nil
+        }
+        guard !app.rules.isEmpty else {
+            findings.add(.warning, .noRules, "details entry has no rules; it opens no URL, so it is not imported", path)
+            return nil
+        }
+        return app
     }
 
     /// A legacy path as a rule: `NOT /x` excludes `/x` (spec §1.3).

@@ -16,10 +16,10 @@ public struct AssociationContext: Sendable {
 
     /// A context for a file read from `source`: findings point into that file.
     public static func file(_ file: AssociationFile, source: SourceText, root: JSONNode) -> AssociationContext {
-        AssociationContext(file: file) { path in
+        let locator = KeyPathLocator(source: source, root: root)
+        return AssociationContext(file: file) { path in
             Located(path: path) { severity, rule, message, hint in
-                source.diagnostic(
-                    severity, rule: rule, message, at: root.offset(of: path), keyPath: path.description, hint: hint)
+                locator.diagnostic(severity, rule: rule, message, at: path, hint: hint)
             }
         }
     }

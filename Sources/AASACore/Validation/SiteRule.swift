@@ -21,11 +21,7 @@ public struct SiteContext: Sendable {
     public func diagnostic(
         _ severity: Diagnostic.Severity, rule: Rule, _ message: String, at path: KeyPath, hint: String? = nil
     ) -> Diagnostic {
-        guard let source, let root else {
-            return Diagnostic(severity, rule: rule, message, keyPath: path.description, hint: hint)
-        }
-        return source.diagnostic(
-            severity, rule: rule, message, at: root.offset(of: path), keyPath: path.description, hint: hint)
+        KeyPathLocator(source: source, root: root).diagnostic(severity, rule: rule, message, at: path, hint: hint)
     }
 }
 

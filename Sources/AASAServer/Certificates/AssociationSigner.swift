@@ -117,96 +117,94 @@ public struct AssociationSigner: Sendable {
         for domain: String, signing: SigningConfig, siteFile: String, folders: [CertificateDirectory.Folder]? = nil
     ) -> (Identity?, [Diagnostic]) {
         if let certificateName = signing.certificate, let keyName = signing.key {
-            let folder = (siteFile as NSString).deletingLastPathComponent
-            func resolve(_ name: String) -> String {
-                name.hasPrefix("/") ? name : (folder as NSString).appendingPathComponent(name)
-            }
-            // Named files are the tenant's: confined to the domain's folder, never the certificate folder.
-            let confinement = DomainFolder(domain: domain, file: siteFile, excluding: [certificateDirectory])
-                .confinement
-            return Self.readIdentity(
-                certificate: resolve(certificateName), key: resolve(keyName), chain: signing.chain.map(resolve),
-                domain: domain, within: confinement ?? Confinement(folder: folder, excluded: [certificateDirectory]))
+            return namedIdentity(
+                certificate: certificateName, key: keyName, chain: signing.chain, domain: domain, siteFile: siteFile)
         }
         let folders = folders ?? CertificateDirectory(path: certificateDirectory).loadFolders()
+        switch tlsCertificate(for: domain, in: folders).flatMap({ identity(from: $0, domain: domain) }) {
+        case .success(let identity): return (identity, [])
+        case .failure(let problem): return (nil, [problem])
+        }
+    }
+
+    /// The identity site.json names, relative to its folder: the tenant's own files, confined to the domain's
+    /// folder and never the certificate folder.
+    private func namedIdentity(certificate: String, key: String, chain: String?, domain: String, siteFile: String)
+        -> (Identity?, [Diagnostic])
+    {
+        let folder = (siteFile as NSString).deletingLastPathComponent
+        func resolve(_ name: String) -> String {
+            name.hasPrefix("/") ? name : (folder as NSString).appendingPathComponent(name)
+        }
+        let confinement = DomainFolder(domain: domain, file: siteFile, excluding: [certificateDirectory]).confinement
+        return Self.readIdentity(
+            certificate: resolve(certificate), key: resolve(key), chain: chain.map(resolve), domain: domain,
+            within: confinement ?? Confinement(folder: folder, excluded: [certificateDirectory]))
+    }
+
+    /// The TLS certificate that signs for `domain`: its own folder's, else one whose names cover it.
+    private func tlsCertificate(for domain: String, in folders: [CertificateDirectory.Folder])
+        -> Result<DomainCertificate, Diagnostic>
+    {
         if let own = folders.first(where: { $0.name == domain }), own.certificate == nil {
             let reasons = own.diagnostics.errors
             let rule =
                 reasons.contains { $0.rule == .certificateKeyMismatch } ? Rule.signingKeyMismatch : Rule.signingIdentity
-            return (
-                nil,
-                [
-                    Diagnostic(
-                        .error, rule: rule,
-                        "cannot sign for \(domain): \(certificateDirectory)/\(domain)/ is not usable ("
-                            + reasons.map(\.message).joined(separator: "; ") + ")",
-                        file: reasons.first?.file ?? certificateDirectory + "/" + domain,
-                        hint: reasons.first?.hint ?? "put fullchain.pem and privkey.pem there")
-                ]
-            )
+            return .failure(
+                Diagnostic(
+                    .error, rule: rule,
+                    "cannot sign for \(domain): \(certificateDirectory)/\(domain)/ is not usable ("
+                        + reasons.map(\.message).joined(separator: "; ") + ")",
+                    file: reasons.first?.file ?? certificateDirectory + "/" + domain,
+                    hint: reasons.first?.hint ?? "put fullchain.pem and privkey.pem there"))
         }
         let candidates = folders.compactMap(\.certificate)
         guard
             let certificate = candidates.first(where: { $0.folderName == domain })
                 ?? candidates.first(where: { $0.covers(domain) })
         else {
-            return (
-                nil,
-                [
-                    Diagnostic(
-                        .error, rule: .signingIdentity,
-                        "cannot sign for \(domain): no certificate in \(certificateDirectory)/ covers it",
-                        file: certificateDirectory + "/" + domain + "/fullchain.pem",
-                        hint: "add certs/\(domain)/fullchain.pem and privkey.pem, or name \"certificate\" and \"key\" "
-                            + "in \"signing\"")
-                ]
-            )
+            return .failure(
+                Diagnostic(
+                    .error, rule: .signingIdentity,
+                    "cannot sign for \(domain): no certificate in \(certificateDirectory)/ covers it",
+                    file: certificateDirectory + "/" + domain + "/fullchain.pem",
+                    hint: "add certs/\(domain)/fullchain.pem and privkey.pem, or name \"certificate\" and \"key\" "
+                        + "in \"signing\""))
         }
+        return .success(certificate)
+    }
+
+    /// The signing identity of a certificate folder read for serving (names and dates only): signing needs the
+    /// whole chain and the key, parsed by OpenSSL.
+    private func identity(from certificate: DomainCertificate, domain: String) -> Result<Identity, Diagnostic> {
         let keyFile = certificate.privateKeyPath
-        // The folder was read for serving (names and dates only); signing needs the whole chain and the key.
         let chain: CertificateChain
         do {
             chain = try certificate.parsedChain()
         } catch {
-            return (
-                nil,
-                [
-                    Diagnostic(
-                        .error, rule: .signingIdentity, "cannot sign for \(domain): cannot read the chain: \(error)",
-                        file: certificate.fullchainPath, hint: "fullchain.pem must hold PEM certificates, leaf first")
-                ]
-            )
+            return .failure(
+                Diagnostic(
+                    .error, rule: .signingIdentity, "cannot sign for \(domain): cannot read the chain: \(error)",
+                    file: certificate.fullchainPath, hint: "fullchain.pem must hold PEM certificates, leaf first"))
         }
-        let key: PrivateKey
-        do {
-            key = try PrivateKey(pemEncoded: certificate.keyPEM)
-        } catch {
-            return (
-                nil,
-                [
-                    Diagnostic(
-                        .error, rule: .signingIdentity, "cannot sign for \(domain): cannot read the private key",
-                        file: keyFile, hint: "privkey.pem must hold one unencrypted PEM private key")
-                ]
-            )
+        guard let key = try? PrivateKey(pemEncoded: certificate.keyPEM) else {
+            return .failure(
+                Diagnostic(
+                    .error, rule: .signingIdentity, "cannot sign for \(domain): cannot read the private key",
+                    file: keyFile, hint: "privkey.pem must hold one unencrypted PEM private key"))
         }
         guard key.matches(chain.leaf) else {
-            return (
-                nil,
-                [
-                    Diagnostic(
-                        .error, rule: .signingKeyMismatch,
-                        "cannot sign for \(domain): \(certificateDirectory)/\(certificate.folderName)/ is not usable "
-                            + "(privkey.pem does not belong to the certificate in fullchain.pem)",
-                        file: keyFile, hint: "copy the key that was generated with this certificate")
-                ]
-            )
+            return .failure(
+                Diagnostic(
+                    .error, rule: .signingKeyMismatch,
+                    "cannot sign for \(domain): \(certificateDirectory)/\(certificate.folderName)/ is not usable "
+                        + "(privkey.pem does not belong to the certificate in fullchain.pem)",
+                    file: keyFile, hint: "copy the key that was generated with this certificate"))
         }
-        return (
+        return .success(
             Identity(
                 chain: chain, key: key, certificateFile: certificate.fullchainPath, keyFile: keyFile,
-                fingerprint: SHA256.hex(certificate.chainPEM + certificate.keyPEM)), []
-        )
+                fingerprint: SHA256.hex(certificate.chainPEM + certificate.keyPEM)))
     }
 
     /// Largest signing certificate, key or chain file read.
