@@ -189,34 +189,28 @@ public struct CertificateDirectory: Sendable {
     ) -> DomainCertificate? {
         let chainPath = folder + "/fullchain.pem"
         let keyPath = folder + "/privkey.pem"
-        let chainData: [UInt8]
-        switch read(chainPath, cap: maximumChainBytes) {
-        case .success(let bytes): chainData = bytes
-        case .failure(.missing):
-            diagnostics.append(
-                Diagnostic(
-                    .error, rule: .certificateMissing, "no fullchain.pem in \(folder)", file: chainPath,
-                    hint:
-                        "put the certificate chain (leaf first) there, or run `aasa-server certs dev` for local testing"
-                ))
-            return nil
-        case .failure(let refusal):
-            diagnostics.append(refusal.diagnostic(chainPath, what: "fullchain.pem"))
-            return nil
-        }
-        let keyData: [UInt8]
-        switch read(keyPath, cap: maximumKeyBytes) {
-        case .success(let bytes): keyData = bytes
-        case .failure(.missing):
-            diagnostics.append(
-                Diagnostic(
-                    .error, rule: .certificateMissing, "no privkey.pem in \(folder)", file: keyPath,
-                    hint: "put the certificate's private key there (mode 0600)"))
-            return nil
-        case .failure(let refusal):
-            diagnostics.append(refusal.diagnostic(keyPath, what: "privkey.pem"))
+        /// A file the folder must have: its bytes, or `nil` with the finding (missing, or refused by the reader).
+        func required(_ path: String, cap: Int, missing hint: String) -> [UInt8]? {
+            let name = (path as NSString).lastPathComponent
+            switch read(path, cap: cap) {
+            case .success(let bytes):
+                return bytes
+            case .failure(.missing):
+                diagnostics.append(
+                    Diagnostic(.error, rule: .certificateMissing, "no \(name) in \(folder)", file: path, hint: hint))
+            case .failure(let refusal):
+                diagnostics.append(refusal.diagnostic(path, what: name))
+            }
             return nil
         }
+        guard
+            let chainData = required(
+                chainPath, cap: maximumChainBytes,
+                missing:
+                    "put the certificate chain (leaf first) there, or run `aasa-server certs dev` for local testing"),
+            let keyData = required(
+                keyPath, cap: maximumKeyBytes, missing: "put the certificate's private key there (mode 0600)")
+        else { return nil }
         let chainPEM = chainData
         let summary: CertificateSummary
         do {
