@@ -37,9 +37,15 @@ public struct AssociationSigner: Sendable {
     /// Signs every domain in `loaded` that has signing on and no errors so far; appends the findings.
     ///
     /// The certificate folder and the development CA are read once for all of them, and only when a domain signs
-    /// with its TLS certificate: reading them for each signing domain made a load quadratic in the domains when
-    /// thousands sign (docs/benchmarks.md). The domains are signed on every processor.
+    /// with its TLS certificate (read for each signing domain, they would make a load quadratic in the domains when
+    /// thousands sign). The domains are signed on every processor.
     public func sign(_ loaded: [LoadedDomain], now: Date = Date()) -> [LoadedDomain] {
+        sign(loaded, now: now, certificates: nil)
+    }
+
+    /// ``sign(_:now:)`` with the TLS certificates a server's load serves (`nil`: the folder is read here, when a
+    /// domain needs it).
+    func sign(_ loaded: [LoadedDomain], now: Date, certificates: SigningCertificates?) -> [LoadedDomain] {
         @Sendable func signing(_ domain: LoadedDomain) -> SigningConfig? {
             guard let signing = domain.config?.signing, signing.enabled, domain.generated != nil,
                 !domain.diagnostics.hasErrors
@@ -48,29 +54,30 @@ public struct AssociationSigner: Sendable {
         }
         let signers = loaded.compactMap(signing)
         guard !signers.isEmpty else { return loaded }
-        let folders =
+        let tls =
             signers.contains { $0.certificate == nil || $0.key == nil }
-            ? CertificateDirectory(path: certificateDirectory).loadFolders() : []
+            ? certificates ?? SigningCertificates.read(certificateDirectory) : nil
         let roots = knownRoots()
         return loaded.concurrentMap { domain in
             guard let signing = signing(domain), let generated = domain.generated else { return domain }
             var domain = domain
             let (signed, findings) = sign(
                 generated.bytes, domain: domain.domain, signing: signing, siteFile: domain.file, now: now,
-                folders: folders, knownRoots: roots)
+                certificates: tls, knownRoots: roots)
             domain.signedAssociationFile = signed
             domain.diagnostics += findings
             return domain
         }
     }
 
-    /// Signs `content` for `domain`; the signature or every reason it cannot be made. `folders` is the certificate
-    /// folder as read for this load (read here when `nil`), `knownRoots` the development CA (likewise).
+    /// Signs `content` for `domain`; the signature or every reason it cannot be made. `certificates` are the TLS
+    /// certificates of this load (the folder is read here when `nil`), `knownRoots` the development CA (likewise).
     func sign(
         _ content: [UInt8], domain: String, signing: SigningConfig, siteFile: String, now: Date,
-        folders: [CertificateDirectory.Folder]? = nil, knownRoots: [X509Certificate]? = nil
+        certificates: SigningCertificates? = nil, knownRoots: [X509Certificate]? = nil
     ) -> ([UInt8]?, [Diagnostic]) {
-        let (found, identityProblems) = identity(for: domain, signing: signing, siteFile: siteFile, folders: folders)
+        let (found, identityProblems) = identity(
+            for: domain, signing: signing, siteFile: siteFile, certificates: certificates)
         guard let identity = found else { return (nil, identityProblems) }
         var findings = Self.check(identity, domain: domain, now: now, knownRoots: knownRoots ?? self.knownRoots())
         guard !findings.hasErrors else { return (nil, findings) }
@@ -111,17 +118,17 @@ public struct AssociationSigner: Sendable {
         return (signed, findings)
     }
 
-    /// The identity `signing` names, or the TLS certificate for `domain` from the certificate folder (`folders`, as
-    /// read for this load; read here when `nil`).
-    public func identity(
-        for domain: String, signing: SigningConfig, siteFile: String, folders: [CertificateDirectory.Folder]? = nil
+    /// The identity `signing` names, or the TLS certificate for `domain` (from `certificates`, as this load serves
+    /// them; from the certificate folder read here when `nil`).
+    func identity(
+        for domain: String, signing: SigningConfig, siteFile: String, certificates: SigningCertificates? = nil
     ) -> (Identity?, [Diagnostic]) {
         if let certificateName = signing.certificate, let keyName = signing.key {
             return namedIdentity(
                 certificate: certificateName, key: keyName, chain: signing.chain, domain: domain, siteFile: siteFile)
         }
-        let folders = folders ?? CertificateDirectory(path: certificateDirectory).loadFolders()
-        switch tlsCertificate(for: domain, in: folders).flatMap({ identity(from: $0, domain: domain) }) {
+        let certificates = certificates ?? SigningCertificates.read(certificateDirectory)
+        switch certificates.find(domain).flatMap({ identity(from: $0, domain: domain) }) {
         case .success(let identity): return (identity, [])
         case .failure(let problem): return (nil, [problem])
         }
@@ -142,50 +149,17 @@ public struct AssociationSigner: Sendable {
             within: confinement ?? Confinement(folder: folder, excluded: [certificateDirectory]))
     }
 
-    /// The TLS certificate that signs for `domain`: its own folder's, else one whose names cover it.
-    private func tlsCertificate(for domain: String, in folders: [CertificateDirectory.Folder])
-        -> Result<DomainCertificate, Diagnostic>
-    {
-        if let own = folders.first(where: { $0.name == domain }), own.certificate == nil {
-            let reasons = own.diagnostics.errors
-            let rule =
-                reasons.contains { $0.rule == .certificateKeyMismatch } ? Rule.signingKeyMismatch : Rule.signingIdentity
-            return .failure(
-                Diagnostic(
-                    .error, rule: rule,
-                    "cannot sign for \(domain): \(certificateDirectory)/\(domain)/ is not usable ("
-                        + reasons.map(\.message).joined(separator: "; ") + ")",
-                    file: reasons.first?.file ?? certificateDirectory + "/" + domain,
-                    hint: reasons.first?.hint ?? "put fullchain.pem and privkey.pem there"))
-        }
-        let candidates = folders.compactMap(\.certificate)
-        guard
-            let certificate = candidates.first(where: { $0.folderName == domain })
-                ?? candidates.first(where: { $0.covers(domain) })
-        else {
-            return .failure(
-                Diagnostic(
-                    .error, rule: .signingIdentity,
-                    "cannot sign for \(domain): no certificate in \(certificateDirectory)/ covers it",
-                    file: certificateDirectory + "/" + domain + "/fullchain.pem",
-                    hint: "add certs/\(domain)/fullchain.pem and privkey.pem, or name \"certificate\" and \"key\" "
-                        + "in \"signing\""))
-        }
-        return .success(certificate)
-    }
-
-    /// The signing identity of a certificate folder read for serving (names and dates only): signing needs the
-    /// whole chain and the key, parsed by OpenSSL.
-    private func identity(from certificate: DomainCertificate, domain: String) -> Result<Identity, Diagnostic> {
-        let keyFile = certificate.privateKeyPath
+    /// The signing identity of a TLS certificate's files: the whole chain and the key, parsed by OpenSSL.
+    private func identity(from certificate: SigningCertificates.Files, domain: String) -> Result<Identity, Diagnostic> {
+        let keyFile = certificate.keyPath
         let chain: CertificateChain
         do {
-            chain = try certificate.parsedChain()
+            chain = try CertificateChain(pemEncoded: certificate.chainPEM)
         } catch {
             return .failure(
                 Diagnostic(
                     .error, rule: .signingIdentity, "cannot sign for \(domain): cannot read the chain: \(error)",
-                    file: certificate.fullchainPath, hint: "fullchain.pem must hold PEM certificates, leaf first"))
+                    file: certificate.chainPath, hint: "fullchain.pem must hold PEM certificates, leaf first"))
         }
         guard let key = try? PrivateKey(pemEncoded: certificate.keyPEM) else {
             return .failure(
@@ -203,7 +177,7 @@ public struct AssociationSigner: Sendable {
         }
         return .success(
             Identity(
-                chain: chain, key: key, certificateFile: certificate.fullchainPath, keyFile: keyFile,
+                chain: chain, key: key, certificateFile: certificate.chainPath, keyFile: keyFile,
                 fingerprint: SHA256.hex(certificate.chainPEM + certificate.keyPEM)))
     }
 

@@ -29,18 +29,24 @@ extension Server {
         var certificatesChanged: Bool
     }
 
-    /// Reads the config folder and the certificate folder, as the start and every reload do: the domains (loaded,
-    /// then signed) and the certificates side by side (``concurrently(_:_:)``), each reusing what `previous` kept of
-    /// the last load.
+    /// Reads the config folder and the certificate folder, as the start and every reload do: the domains and the
+    /// certificates side by side (``concurrently(_:_:)``), each reusing what `previous` kept of the last load; then
+    /// the domains that sign their file are signed with the certificates just read.
     func load(after previous: Catalog, at now: Date) -> Load {
         let folders = Result { () throws(Diagnostic) in
             try DomainFolder.list(configuration.configDirectory, excluding: [configuration.certificateDirectory])
         }
         // The SNI table needs only the domains' names: the folder listing's, or the last load's without one.
         let names = (try? folders.get())?.map(\.domain) ?? previous.loaded.map(\.domain)
-        let (certificates, domains) = concurrently(certificateLoader(previous.certificates, domains: names, at: now)) {
-            folders.map { signer.sign(loadDomains($0, reusing: previous.loaded), now: now) }
+        let (certificates, loaded) = concurrently(certificateLoader(previous.certificates, domains: names, at: now)) {
+            folders.map { loadDomains($0, reusing: previous.loaded) }
         }
+        // The certificate folder, read once for the SNI table, also gives the domains that sign their file the
+        // certificates they sign with (without HTTPS the signer reads the folder itself).
+        let served = certificates.map {
+            SigningCertificates.served($0.0, directory: configuration.certificateDirectory)
+        }
+        let domains = loaded.map { signer.sign($0, now: now, certificates: served) }
         return Load(time: now, domains: domains, certificates: certificates)
     }
 

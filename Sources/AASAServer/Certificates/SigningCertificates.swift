@@ -1,0 +1,98 @@
+import AASACore
+import AASAOpenSSL
+import Foundation
+
+/// Where ``AssociationSigner`` finds the TLS certificate a domain signs with (`"signing": true`, spec §4).
+///
+/// A server's load hands it the certificates its SNI table serves (``served(_:directory:)``): the folder is listed
+/// and parsed once per load, and the signer reads only the two files of each certificate it signs with, refusing
+/// them unless they are byte for byte what is served (their stamps). `check` and tools without a server read the
+/// folder themselves (``read(_:)``).
+struct SigningCertificates: Sendable {
+    /// The files of one certificate, read for signing.
+    struct Files: Sendable {
+        var folderName: String
+        var chainPath: String
+        var keyPath: String
+        var chainPEM: [UInt8]
+        var keyPEM: [UInt8]
+    }
+
+    /// The certificate `domain` signs with, or why there is none.
+    let find: @Sendable (_ domain: String) -> Result<Files, Diagnostic>
+
+    /// The certificate folder at `directory`, read now (without the server's stamps).
+    static func read(_ directory: String) -> SigningCertificates {
+        let folders = CertificateDirectory(path: directory).loadFolders()
+        return SigningCertificates { domain in
+            if let own = folders.first(where: { $0.name == domain }), own.certificate == nil {
+                return .failure(unusable(domain, directory: directory, reasons: own.diagnostics.errors))
+            }
+            let candidates = folders.compactMap(\.certificate)
+            guard
+                let certificate = candidates.first(where: { $0.folderName == domain })
+                    ?? candidates.first(where: { $0.covers(domain) })
+            else { return .failure(notCovered(domain, directory: directory)) }
+            return .success(
+                Files(
+                    folderName: certificate.folderName, chainPath: certificate.fullchainPath,
+                    keyPath: certificate.privateKeyPath, chainPEM: certificate.chainPEM, keyPEM: certificate.keyPEM))
+        }
+    }
+
+    /// The certificates a load serves (`certificates`, read from `directory`): a domain signs with its own folder's
+    /// certificate, else one whose names cover it, as the SNI table picks them.
+    static func served(_ certificates: Server.Certificates, directory: String) -> SigningCertificates {
+        let states = Dictionary(certificates.states.map { ($0.folder, $0) }, uniquingKeysWith: { first, _ in first })
+        let served = certificates.served.values.sorted { $0.folderName < $1.folderName }
+        return SigningCertificates { domain in
+            if let own = states[domain], !own.errors.isEmpty {
+                return .failure(unusable(domain, directory: directory, reasons: own.errors))
+            }
+            guard
+                let certificate = served.first(where: { $0.folderName == domain })
+                    ?? served.first(where: { $0.subjectAlternativeNames.covers(hostname: domain) })
+            else { return .failure(notCovered(domain, directory: directory)) }
+            let folder = directory + "/" + certificate.folderName
+            let chainPath = folder + "/fullchain.pem"
+            let keyPath = folder + "/privkey.pem"
+            guard
+                let chain = try? CertificateDirectory.read(chainPath, cap: CertificateDirectory.maximumChainBytes)
+                    .get(),
+                let key = try? CertificateDirectory.read(keyPath, cap: CertificateDirectory.maximumKeyBytes).get(),
+                ContentStamp(chain) == certificate.known.chain, ContentStamp(key) == certificate.known.key
+            else {
+                return .failure(
+                    Diagnostic(
+                        .error, rule: .signingIdentity,
+                        "cannot sign for \(domain): \(folder)/ changed while it was being loaded",
+                        file: chainPath, hint: "nothing to do: the reload its change triggers signs with the new files")
+                )
+            }
+            return .success(
+                Files(
+                    folderName: certificate.folderName, chainPath: chainPath, keyPath: keyPath, chainPEM: chain,
+                    keyPEM: key))
+        }
+    }
+
+    /// The finding for a domain whose own certificate folder failed to load, with the folder's reasons.
+    private static func unusable(_ domain: String, directory: String, reasons: [Diagnostic]) -> Diagnostic {
+        let rule = reasons.contains { $0.rule == .certificateKeyMismatch } ? Rule.signingKeyMismatch : .signingIdentity
+        return Diagnostic(
+            .error, rule: rule,
+            "cannot sign for \(domain): \(directory)/\(domain)/ is not usable ("
+                + reasons.map(\.message).joined(separator: "; ") + ")",
+            file: reasons.first?.file ?? directory + "/" + domain,
+            hint: reasons.first?.hint ?? "put fullchain.pem and privkey.pem there")
+    }
+
+    /// The finding for a domain no certificate covers.
+    private static func notCovered(_ domain: String, directory: String) -> Diagnostic {
+        Diagnostic(
+            .error, rule: .signingIdentity, "cannot sign for \(domain): no certificate in \(directory)/ covers it",
+            file: directory + "/" + domain + "/fullchain.pem",
+            hint:
+                "add certs/\(domain)/fullchain.pem and privkey.pem, or name \"certificate\" and \"key\" in \"signing\"")
+    }
+}
