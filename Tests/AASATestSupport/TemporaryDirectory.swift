@@ -62,6 +62,23 @@ public enum RepositoryPaths {
     public static var executable: String { products + "/aasa-server" }
 }
 
+/// A TCP socket bound to 127.0.0.1:`port` (0: a port the kernel picks), or `nil` when the port is taken; close it.
+public func boundLoopbackSocket(port: UInt16) -> Int32? {
+    let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+    var address = sockaddr_in()
+    address.sin_family = sa_family_t(AF_INET)
+    address.sin_addr.s_addr = inet_addr("127.0.0.1")
+    address.sin_port = port.bigEndian
+    let bound = withUnsafePointer(to: &address) {
+        $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+    }
+    guard fd >= 0, bound == 0 else {
+        if fd >= 0 { close(fd) }
+        return nil
+    }
+    return fd
+}
+
 /// A TCP port that was free a moment ago on 127.0.0.1, for programs that need a port number up front.
 public func freePort() -> UInt16 {
     let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)

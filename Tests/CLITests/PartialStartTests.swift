@@ -71,17 +71,9 @@ import Testing
         let directory = try Self.prepare()
         let port = freePort()
         // Something else listens on the port.
-        let blocker = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        let blocker = try #require(boundLoopbackSocket(port: port))
         defer { close(blocker) }
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_port = port.bigEndian
-        let bound = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                bind(blocker, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
-            }
-        }
-        #expect(bound == 0 && listen(blocker, 1) == 0)
+        #expect(listen(blocker, 1) == 0)
         let serve = try Command.run(
             RepositoryPaths.executable, ["serve", "--https-port", "\(port)", "--admin-port", "0", "--threads", "1"],
             currentDirectory: directory.path, timeout: 30)

@@ -7,18 +7,9 @@ import Testing
     /// A port below 1024 that nothing listens on now.
     static func freePrivilegedPort() -> UInt16? {
         for port in UInt16(600)..<1000 {
-            let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-            defer { close(fd) }
-            var address = sockaddr_in()
-            address.sin_family = sa_family_t(AF_INET)
-            address.sin_addr.s_addr = inet_addr("127.0.0.1")
-            address.sin_port = port.bigEndian
-            let bound = withUnsafePointer(to: &address) {
-                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                    bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
-                }
-            }
-            if bound == 0 { return port }
+            guard let fd = boundLoopbackSocket(port: port) else { continue }
+            close(fd)
+            return port
         }
         return nil
     }
