@@ -4,7 +4,8 @@ import PackageDescription
 /// aasa-server: generates and serves Apple's apple-app-site-association for many domains.
 ///
 /// Dependencies point one way: executable → AASAServer → (AASAOpenSSL, AASAMicroHTTPD) → AASACore, and the two
-/// wrappers → C targets. Only AASAOpenSSL imports OpenSSL; only AASAMicroHTTPD imports libmicrohttpd and GnuTLS.
+/// wrappers → C targets. Only AASAOpenSSL imports OpenSSL; only AASAMicroHTTPD imports libmicrohttpd and GnuTLS;
+/// only AASACurl imports libcurl.
 /// The language features every Swift target is built with, tests included: `any` spelled out for existentials,
 /// imports internal unless declared `public import` (so a C or dependency type never leaks into API by accident),
 /// and a module's members visible only in files that import it.
@@ -37,7 +38,10 @@ let package = Package(
         .systemLibrary(
             name: "COpenSSL", pkgConfig: "openssl",
             providers: [.apt(["libssl-dev"]), .brew(["openssl"])]),
-        .target(name: "CShims", dependencies: ["CMicroHTTPD", "CGnuTLS", "COpenSSL"]),
+        .systemLibrary(
+            name: "CCurl", pkgConfig: "libcurl",
+            providers: [.apt(["libcurl4-openssl-dev"]), .brew(["curl"])]),
+        .target(name: "CShims", dependencies: ["CMicroHTTPD", "CGnuTLS", "COpenSSL", "CCurl"]),
 
         // MARK: Swift modules
         .target(name: "AASACore", swiftSettings: upcomingLanguageFeatures),
@@ -55,6 +59,9 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: upcomingLanguageFeatures),
+        // The only module importing libcurl: the client for outbound HTTPS (ACME, Apple's CDN, Google's API).
+        .target(
+            name: "AASACurl", dependencies: ["AASACore", "CCurl", "CShims"], swiftSettings: upcomingLanguageFeatures),
         // What the fuzz targets do with one input; pure Swift, so tests replay found inputs (docs/fuzzing.md).
         .target(name: "AASAFuzzHarness", dependencies: ["AASACore"], swiftSettings: upcomingLanguageFeatures),
         .executableTarget(
@@ -82,7 +89,8 @@ let package = Package(
             dependencies: ["AASAMicroHTTPD", "AASACore", "AASAOpenSSL", "AASATestSupport"],
             swiftSettings: upcomingLanguageFeatures),
         .testTarget(
-            name: "AASAServerTests", dependencies: ["AASAServer", "AASACore", "AASAOpenSSL", "AASATestSupport"],
+            name: "AASAServerTests",
+            dependencies: ["AASAServer", "AASACore", "AASAOpenSSL", "AASACurl", "AASATestSupport"],
             swiftSettings: upcomingLanguageFeatures),
         .testTarget(
             name: "CLITests", dependencies: ["aasa-server", "AASACore", "AASATestSupport"],

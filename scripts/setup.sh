@@ -5,7 +5,7 @@
 #                                    Python jsonschema)
 set -euo pipefail
 
-packages=(libmicrohttpd-dev libgnutls28-dev libssl-dev pkg-config)
+packages=(libmicrohttpd-dev libgnutls28-dev libssl-dev libcurl4-openssl-dev pkg-config)
 if [[ "${1:-}" == "--test" ]]; then
     packages+=(curl openssl python3 iproute2 chromium testssl.sh)
 fi
