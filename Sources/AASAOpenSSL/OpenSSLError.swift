@@ -25,6 +25,8 @@ public struct OpenSSLError: Error, Sendable, Equatable, CustomStringConvertible 
         public static let invalidName = Code(rawValue: "invalid-name")
         /// A requested validity period is out of range.
         public static let invalidValidity = Code(rawValue: "invalid-validity")
+        /// A key is of a type the operation does not support (e.g. RSA where ES256 needs ECDSA P-256).
+        public static let unsupportedKey = Code(rawValue: "unsupported-key")
         /// Key generation failed.
         public static let keyGeneration = Code(rawValue: "key-generation")
         /// Building or signing a certificate failed.

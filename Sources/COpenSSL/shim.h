@@ -5,6 +5,7 @@
 #include <openssl/x509v3.h>
 #include <openssl/evp.h>
 #include <openssl/decoder.h>
+#include <openssl/core_names.h>
 #include <openssl/cms.h>
 #include <openssl/bio.h>
 #include <openssl/ec.h>

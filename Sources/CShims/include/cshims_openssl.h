@@ -60,6 +60,18 @@ static inline void cshims_sk_X509_pop_free(STACK_OF(X509) *stack) {
     sk_X509_pop_free(stack, X509_free);
 }
 
+static inline STACK_OF(X509_EXTENSION) *cshims_sk_X509_EXTENSION_new_null(void) {
+    return sk_X509_EXTENSION_new_null();
+}
+
+static inline int cshims_sk_X509_EXTENSION_push(STACK_OF(X509_EXTENSION) *stack, X509_EXTENSION *extension) {
+    return sk_X509_EXTENSION_push(stack, extension);
+}
+
+static inline void cshims_sk_X509_EXTENSION_pop_free(STACK_OF(X509_EXTENSION) *stack) {
+    sk_X509_EXTENSION_pop_free(stack, X509_EXTENSION_free);
+}
+
 static inline int cshims_sk_OPENSSL_STRING_num(const STACK_OF(OPENSSL_STRING) *stack) {
     return sk_OPENSSL_STRING_num(stack);
 }
