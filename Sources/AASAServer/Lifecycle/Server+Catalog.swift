@@ -94,10 +94,9 @@ extension Server {
             }
             let present = Set(loaded.map(\.domain))
             var removing: [String: Date] = [:]
-            let grace = Double(removalGrace.components.seconds) + Double(removalGrace.components.attoseconds) / 1e18
             for (name, version) in published where !present.contains(name) {
                 let since = removedSince[name] ?? now
-                guard now.timeIntervalSince(since) < grace else { continue }
+                guard now.timeIntervalSince(since) < removalGrace.timeInterval else { continue }
                 next[name] = version
                 times[name] = domainLoadTimes[name]
                 removing[name] = since

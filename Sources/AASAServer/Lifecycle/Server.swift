@@ -303,9 +303,7 @@ public final class Server: Sendable {
     /// is unpublished then even when nothing else changes. One reload is pending at a time; it schedules the next.
     private func scheduleRemovals(_ catalog: Catalog) {
         guard let earliest = catalog.removedSince.values.min() else { return }
-        let due = earliest.addingTimeInterval(
-            Double(configuration.removalGrace.components.seconds)
-                + Double(configuration.removalGrace.components.attoseconds) / 1e18)
+        let due = earliest.addingTimeInterval(configuration.removalGrace.timeInterval)
         let schedule = removalReload.withLock { pending -> Bool in
             if let pending, pending <= due { return false }
             pending = due

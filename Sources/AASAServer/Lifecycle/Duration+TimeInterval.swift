@@ -1,0 +1,8 @@
+import Foundation
+
+extension Duration {
+    /// This duration in seconds, for date arithmetic (`Date.addingTimeInterval`).
+    var timeInterval: TimeInterval {
+        TimeInterval(components.seconds) + TimeInterval(components.attoseconds) / 1e18
+    }
+}
