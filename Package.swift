@@ -3,8 +3,8 @@ import PackageDescription
 
 /// aasa-server: generates and serves Apple's apple-app-site-association for many domains.
 ///
-/// Dependencies point one way: executable → AASAServer → (AASAOpenSSL, AASAMicroHTTPD) → AASACore, and the two
-/// wrappers → C targets. Only AASAOpenSSL imports OpenSSL; only AASAMicroHTTPD imports libmicrohttpd and GnuTLS;
+/// Dependencies point one way: executable → AASAServer → (AASAOpenSSL, AASAMicroHTTPD, AASACurl) → AASACore, and the
+/// three wrappers → C targets. Only AASAOpenSSL imports OpenSSL; only AASAMicroHTTPD imports libmicrohttpd and GnuTLS;
 /// only AASACurl imports libcurl.
 /// The language features every Swift target is built with, tests included: `any` spelled out for existentials,
 /// imports internal unless declared `public import` (so a C or dependency type never leaks into API by accident),
@@ -55,7 +55,7 @@ let package = Package(
         .target(
             name: "AASAServer",
             dependencies: [
-                "AASACore", "AASAOpenSSL", "AASAMicroHTTPD",
+                "AASACore", "AASAOpenSSL", "AASAMicroHTTPD", "AASACurl",
                 .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: upcomingLanguageFeatures),

@@ -1,3 +1,5 @@
+internal import COpenSSL
+
 /// A certificate with its freshly generated private key, as returned by
 /// ``DevCertificateAuthority/issue(names:validityDays:key:)``.
 public struct IssuedCertificate: Sendable {
@@ -11,6 +13,30 @@ public struct IssuedCertificate: Sendable {
 
     /// The private key as unencrypted PKCS#8 PEM.
     public func privateKeyPEM() throws -> String { try privateKey.pemEncoded() }
+
+    /// A self-signed certificate for `name` with a fresh ECDSA P-256 key, valid for `validityDays`: what a server
+    /// presents for a name while its real certificate is being obtained. No client trusts it, and it says so in its
+    /// subject (`O=aasa-server temporary certificate`).
+    public static func selfSigned(name: String, validityDays: Int = 7) throws -> IssuedCertificate {
+        let canonical = HostnamePattern.canonical(name)
+        guard DevCertificateAuthority.isValidDNSName(canonical) else {
+            throw OpenSSLError(.invalidName, "'\(name)' is not a DNS name")
+        }
+        let key = try PrivateKey.generate(.ecdsaP256)
+        let builder = CertificateBuilder(
+            subject: [("O", "aasa-server temporary certificate")]
+                + (canonical.utf8.count <= 64 ? [("CN", canonical)] : []),
+            notBeforeOffset: -300,
+            validityDays: validityDays,
+            extensions: [
+                (NID_basic_constraints, "critical,CA:FALSE"),
+                (NID_key_usage, "critical,digitalSignature"),
+                (NID_ext_key_usage, "serverAuth"),
+                (NID_subject_alt_name, "DNS:" + canonical),
+            ])
+        return IssuedCertificate(
+            certificate: try builder.sign(publicKey: key, issuer: nil, issuerKey: key), privateKey: key)
+    }
 
     /// Paths written by ``writeCertbotLayout(into:name:)``.
     public struct CertbotPaths: Sendable, Hashable {

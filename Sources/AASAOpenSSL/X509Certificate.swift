@@ -147,6 +147,22 @@ public final class X509Certificate: @unchecked Sendable {
         return Array(UnsafeBufferPointer(start: output, count: Int(length)))
     }
 
+    /// The serial number's DER content octets (a leading zero when the high bit is set), as ACME Renewal
+    /// Information's certificate identifier takes it (RFC 9773 §4.1).
+    public var serialNumberOctets: [UInt8] {
+        let serial = X509_get0_serialNumber(pointer)
+        guard let data = ASN1_STRING_get0_data(serial) else { return [] }
+        let magnitude = Array(UnsafeBufferPointer(start: data, count: Int(ASN1_STRING_length(serial))))
+        return (magnitude.first ?? 0x80) >= 0x80 ? [0] + magnitude : magnitude
+    }
+
+    /// The keyIdentifier of the authority key identifier extension, or `nil` without one (RFC 5280 §4.2.1.1).
+    public var authorityKeyIdentifier: [UInt8]? {
+        guard let identifier = X509_get0_authority_key_id(pointer), let data = ASN1_STRING_get0_data(identifier)
+        else { return nil }
+        return Array(UnsafeBufferPointer(start: data, count: Int(ASN1_STRING_length(identifier))))
+    }
+
     // MARK: Hostname matching
 
     /// Whether this certificate is valid for `hostname` by its subjectAltName (RFC 6125 §6.4; the rules are

@@ -13,6 +13,9 @@ struct Answer: Hashable, Sendable, CustomStringConvertible {
     /// A 200 with `body`.
     static func ok(_ body: [UInt8]) -> Answer { Answer(status: 200, body: body) }
 
+    /// The body as text.
+    var text: String { String(decoding: body, as: UTF8.self) }
+
     var description: String { "\(status) \(String(decoding: body.prefix(120), as: UTF8.self))" }
 }
 

@@ -468,6 +468,18 @@ public struct Rule: Sendable, Hashable, CustomStringConvertible {
         "no-certificates", .error,
         "The certificate folder holds no usable certificate, so HTTPS cannot start (`serve`).")
 
+    /// `--acme` cannot run: no plain HTTP listener for the challenges, an unreadable `--acme-ca-file`, or an account key that cannot be read or created.
+    public static let acmeSetup = Rule(
+        "acme-setup", .error,
+        "`--acme` cannot run: no plain HTTP listener for the challenges, an unreadable `--acme-ca-file`, or an account key that cannot be read or created."
+    )
+
+    /// `certs acme` could not obtain a certificate for a domain: the CA's problem document, an unreachable CA, or a challenge the CA could not validate, with the URL it tried.
+    public static let acmeOrder = Rule(
+        "acme-order", .error,
+        "`certs acme` could not obtain a certificate for a domain: the CA's problem document, an unreachable CA, or a challenge the CA could not validate, with the URL it tried."
+    )
+
     /// A listener could not start (the port is in use, an invalid bind address): `serve` exits with status 1.
     public static let listener = Rule(
         "listener", .error,
@@ -628,6 +640,8 @@ public struct Rule: Sendable, Hashable, CustomStringConvertible {
         .hstsMaxAge,
         .ocspStaple,
         .noCertificates,
+        .acmeSetup,
+        .acmeOrder,
         .listener,
         .androidFingerprintForm,
         .assetLinksStructure,

@@ -16,15 +16,19 @@ public final class AdminRoutes: RouteTable {
         public var reloads: @Sendable () -> [String: Int]
         /// Connection figures per public listener (`https`, `http`).
         public var listeners: @Sendable () -> [String: ListenerFigures]
+        /// ACME's certificate status of each domain and its order counts by result; `nil` without `--acme`.
+        public var acme: (@Sendable () -> (statuses: [String: DomainCertificateStatus], orders: [String: Int]))?
 
         /// Creates the live view.
         public init(
             recorder: TrafficRecorder, reloads: @escaping @Sendable () -> [String: Int] = { [:] },
-            listeners: @escaping @Sendable () -> [String: ListenerFigures] = { [:] }
+            listeners: @escaping @Sendable () -> [String: ListenerFigures] = { [:] },
+            acme: (@Sendable () -> (statuses: [String: DomainCertificateStatus], orders: [String: Int]))? = nil
         ) {
             self.recorder = recorder
             self.reloads = reloads
             self.listeners = listeners
+            self.acme = acme
         }
     }
 
@@ -119,7 +123,7 @@ public final class AdminRoutes: RouteTable {
                 Response(
                     status: 200,
                     headers: [HTTPHeader("Content-Type", "application/json"), HTTPHeader("Cache-Control", "no-store")],
-                    body: serverStatus.json()))
+                    body: serverStatus.json(certificates: live?.acme?().statuses ?? [:])))
         case "/match": return .dynamic(matchers.answer(rawQuery: request.rawQuery))
         case "/metrics":
             guard let live else { return .prepared(notFound) }
@@ -151,6 +155,7 @@ public final class AdminRoutes: RouteTable {
         var gauges = Metrics.Gauges()
         gauges.reloads = live.reloads()
         gauges.listeners = live.listeners()
+        gauges.acmeOrders = live.acme?().orders
         for domain in serverStatus?.domains ?? [] {
             gauges.domainStates[domain.state, default: 0] += 1
             if let date = domain.lastGoodLoad { gauges.lastGoodLoad[domain.domain] = date }

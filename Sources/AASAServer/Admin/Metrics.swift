@@ -10,6 +10,8 @@ struct Metrics {
         var lastGoodLoad: [String: Date] = [:]
         var certificateExpiry: [(folder: String, notAfter: Date)] = []
         var listeners: [String: AdminRoutes.ListenerFigures] = [:]
+        /// ACME orders finished, by result; `nil` without `--acme`.
+        var acmeOrders: [String: Int]?
     }
 
     static let version = "0.1.0"
@@ -61,6 +63,14 @@ struct Metrics {
         for (folder, notAfter) in gauges.certificateExpiry.sorted(by: { $0.folder < $1.folder }) {
             sample(
                 "aasa_certificate_expiry_seconds", [("certificate", folder)], format(notAfter.timeIntervalSince(now)))
+        }
+        if let orders = gauges.acmeOrders {
+            family(
+                "aasa_acme_orders_total", "counter",
+                "ACME orders finished, by result: valid (a certificate was issued and written) or failed.")
+            for result in ["valid", "failed"] {
+                sample("aasa_acme_orders_total", [("result", result)], "\(orders[result] ?? 0)")
+            }
         }
         let listeners = gauges.listeners.sorted { $0.key < $1.key }
         family("aasa_open_connections", "gauge", "Open connections per listener.")

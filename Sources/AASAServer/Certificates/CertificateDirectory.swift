@@ -150,7 +150,7 @@ public struct CertificateDirectory: Sendable {
         let manager = FileManager.default
         guard let names = try? manager.contentsOfDirectory(atPath: path) else { return [] }
         let folderNames = names.sorted().filter { name in
-            guard !name.hasPrefix("."), name != Self.devCAFolder else { return false }
+            guard !name.hasPrefix("."), name != Self.devCAFolder, name != ACMEAccount.folderName else { return false }
             var isDirectory: ObjCBool = false
             return manager.fileExists(atPath: path + "/" + name, isDirectory: &isDirectory) && isDirectory.boolValue
         }

@@ -12,6 +12,7 @@ extension Server {
     struct ServedCertificate: Sendable {
         var folderName: String
         var names: [String]
+        var notBefore: Date
         var notAfter: Date
         /// SHA-256 fingerprint of the leaf, for ``ServerStatus`` (as `openssl x509 -fingerprint -sha256` prints it).
         var fingerprint: String
@@ -30,6 +31,7 @@ extension Server {
             self.credential = credential
             folderName = certificate.folderName
             names = certificate.names
+            notBefore = certificate.summary.notBefore
             notAfter = certificate.notAfter
             fingerprint = certificate.summary.sha256Fingerprint
             subjectAlternativeNames = certificate.summary.subjectAlternativeNames
@@ -52,8 +54,34 @@ extension Server {
         var served: [String: ServedCertificate] = [:]
         /// The most recent state of every certificate folder.
         var states: [ServerStatus.CertificateState] = []
-        /// The SNI table built from ``served``; a new object whenever they change.
+        /// The domains no certificate covers that get a temporary self-signed one while ACME obtains theirs
+        /// (``TemporaryCertificates``), sorted.
+        var temporary: [String] = []
+        /// The SNI table built from ``served`` and ``temporary``; a new object whenever they change.
         var table: CertificateTable?
+
+        /// What each domain's handshakes get, by the certificates served: `files` (ACME reports its own domains
+        /// over this, ``ACMEManager/statuses``).
+        func domainStatus(_ domains: [String], at now: Date) -> [String: DomainCertificateStatus] {
+            guard table != nil else { return [:] }
+            let certificates = Array(served.values)
+            let coverage = CertificateNameIndex(subjectAlternativeNames: certificates.map(\.subjectAlternativeNames))
+            var statuses: [String: DomainCertificateStatus] = [:]
+            for domain in domains {
+                let covering =
+                    served[domain].flatMap { $0.subjectAlternativeNames.covers(hostname: domain) ? $0 : nil }
+                    ?? coverage.firstIndex(covering: domain).map { certificates[$0] }
+                let valid = covering.map { $0.notAfter > now } ?? false
+                statuses[domain] = DomainCertificateStatus(
+                    source: .files, state: valid ? .valid : .failed, expiry: covering?.notAfter,
+                    lastError: valid
+                        ? nil
+                        : covering == nil
+                            ? "no certificate in the certificate folder covers \(domain)"
+                            : "the certificate of \(domain) (folder '\(covering!.folderName)') has expired")
+            }
+            return statuses
+        }
     }
 
     /// The last good version of every domain and certificate folder, and what the most recent load found.
@@ -122,6 +150,7 @@ extension Server {
             failed: Bool
         ) -> ServerStatus {
             let result: ServerStatus.LoadOutcome.Result = failed ? .failed : errors.isEmpty ? .ok : .errors
+            let domainCertificates = certificates.domainStatus(loaded.map(\.domain), at: now)
             return ServerStatus(
                 started: started,
                 lastReload: ServerStatus.LoadOutcome(
@@ -129,7 +158,8 @@ extension Server {
                 domains: (loaded.map { domain in
                     ServerStatus.DomainState(
                         domain: domain.domain, published: published[domain.domain] != nil,
-                        lastGoodLoad: domainLoadTimes[domain.domain], errors: domain.diagnostics.errors)
+                        lastGoodLoad: domainLoadTimes[domain.domain], errors: domain.diagnostics.errors,
+                        certificate: domainCertificates[domain.domain])
                 }
                     + removedSince.map { name, since in
                         ServerStatus.DomainState(
@@ -153,8 +183,16 @@ extension Server {
         // Each new certificate is imported into GnuTLS as its folder is read: one GnuTLS refuses is that folder's
         // error, and the folder keeps its last good certificate.
         let folders = directory.loadFolders(now: now, known: catalog.served.mapValues(\.known), importing: true)
-        let selection = CertificateSelection(folders: folders, previous: catalog, now: now)
-        let table = selection.makeTable(domains: domains)
+        var selection = CertificateSelection(folders: folders, previous: catalog, now: now)
+        let certificates = selection.certificates
+        let coverage = CertificateNameIndex(subjectAlternativeNames: certificates.map(\.subjectAlternativeNames))
+        let uncovered = domains.filter { coverage.firstIndex(covering: $0) == nil }
+        // With ACME, a domain no certificate covers gets a temporary one until its own is issued.
+        let temporary =
+            configuration.acme == nil
+            ? [] : uncovered.compactMap { domain in temporaryCertificates.credential(for: domain).map { (domain, $0) } }
+        temporaryCertificates.keep(only: Set(temporary.map(\.0)))
+        selection.changed = selection.changed || temporary.map(\.0) != catalog.temporary
         var diagnostics = (directory.devCAKeyFinding().map { [$0] } ?? []) + selection.diagnostics
         for folder in selection.keptLastGood {
             logger.warning(
@@ -162,31 +200,37 @@ extension Server {
                 metadata: ["folder": "\(folder)"])
         }
         log(diagnostics)
-        let certificates = selection.certificates
-        guard !certificates.isEmpty else {
+        catalog.states = selection.states
+        guard !certificates.isEmpty || !temporary.isEmpty else {
             let missing = Diagnostic(
                 .error, rule: .noCertificates, "no usable certificate in '\(configuration.certificateDirectory)'",
                 file: configuration.certificateDirectory,
-                hint: "add <domain>/fullchain.pem and privkey.pem, run `aasa-server certs dev`, or start with --dev")
+                hint:
+                    "add <domain>/fullchain.pem and privkey.pem, run `aasa-server certs dev`, start with --dev, or obtain certificates with --acme"
+            )
             logger.error("no usable certificate; keeping the current ones", metadata: ["diagnostic": "\(missing)"])
-            catalog.states = selection.states
             return diagnostics + [missing]
         }
-        catalog.states = selection.states
-        guard let table else {
+        guard selection.changed else {
             catalog.served = selection.served
             return diagnostics
         }
-        let coverage = CertificateNameIndex(subjectAlternativeNames: certificates.map(\.subjectAlternativeNames))
         let defaultIndex = CertificateSelection.defaultIndex(certificates, coverage: coverage, domains: domains)
-        for domain in domains where coverage.firstIndex(covering: domain) == nil {
-            logger.warning(
-                "no certificate covers this domain; clients will get the default certificate and fail to verify it",
-                metadata: ["domain": "\(domain)", "default": "\(certificates[defaultIndex].folderName)"])
+        if configuration.acme == nil {
+            for domain in uncovered {
+                logger.warning(
+                    "no certificate covers this domain; clients will get the default certificate and fail to verify it",
+                    metadata: ["domain": "\(domain)", "default": "\(certificates[defaultIndex].folderName)"])
+            }
         }
         do {
-            catalog.table = try table.get()
+            let entries =
+                certificates.map(Server.tableEntry)
+                + temporary.map { CertificateTable.Entry(names: [$0], credential: $1) }
+            catalog.table = try CertificateTable(
+                entries: entries, defaultEntry: certificates.isEmpty ? 0 : defaultIndex)
             catalog.served = selection.served
+            catalog.temporary = temporary.map(\.0)
         } catch {
             let failure = Diagnostic(
                 .error, rule: .certificateInvalid, (error as? HTTPListenerError)?.reason ?? "\(error)")
@@ -244,18 +288,6 @@ extension Server {
         /// The certificates to serve, sorted by folder name: the order of the table's entries.
         var certificates: [ServedCertificate] {
             served.values.sorted { $0.folderName < $1.folderName }
-        }
-
-        /// The SNI table for ``certificates``, or `nil` when nothing changed or there is nothing to serve. Every
-        /// credential was imported already: building the table only indexes the names.
-        func makeTable(domains: [String]) -> Result<CertificateTable, any Error>? {
-            let certificates = certificates
-            guard changed, !certificates.isEmpty else { return nil }
-            let coverage = CertificateNameIndex(subjectAlternativeNames: certificates.map(\.subjectAlternativeNames))
-            let defaultIndex = Self.defaultIndex(certificates, coverage: coverage, domains: domains)
-            return Result {
-                try CertificateTable(entries: certificates.map(Server.tableEntry), defaultEntry: defaultIndex)
-            }
         }
 
         /// The entry for clients without (or with an unknown) SNI: certs/default/, else the certificate of the

@@ -86,7 +86,12 @@ extension Server {
     /// built once between them) and the admin routes, whose `/status` and `/match` describe the same catalog.
     func routes(for catalog: Catalog) throws -> (public: RouteSnapshot, admin: AdminRoutes) {
         let published = Array(catalog.published.values)
-        let snapshot = try RouteSnapshot(SiteRoutes(published, domainIDs: recorder.domainIDs))
+        let site = SiteRoutes(published, domainIDs: recorder.domainIDs)
+        let store = acme?.challenges
+        let webroot = configuration.acmeWebroot.map(WebrootChallenges.init(root:))
+        let snapshot =
+            try store == nil && webroot == nil
+            ? RouteSnapshot(site) : RouteSnapshot(ChallengeRoutes(site, store: store, webroot: webroot))
         let admin = AdminRoutes(
             published: published, status: catalog.status, live: live, access: configuration.adminAccess)
         return (snapshot, admin)

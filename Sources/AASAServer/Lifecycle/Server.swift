@@ -42,6 +42,13 @@ public final class Server: Sendable {
     private let boundSockets = Mutex<[String: ListeningSockets]>([:])
     /// When the pending reload for a removal grace is due, if one is scheduled (``scheduleRemovals(_:)``).
     private let removalReload = Mutex<Date?>(nil)
+    /// The certificates of domains waiting for their first ACME certificate.
+    let temporaryCertificates = TemporaryCertificates()
+    /// Obtains and renews certificates (`--acme`), from ``start()`` on.
+    private let acmeManager = Mutex<ACMEManager?>(nil)
+
+    /// The ACME manager, while the server runs with ``ServerConfiguration/acme``.
+    public var acme: ACMEManager? { acmeManager.withLock { $0 } }
 
     /// Creates a server; nothing is loaded or bound until ``start()``.
     /// `recorder` observes the public listeners; by default it counts only (no access log, no printout).
@@ -53,7 +60,11 @@ public final class Server: Sendable {
 
     /// What the admin routes read at request time.
     var live: AdminRoutes.Live {
-        AdminRoutes.Live(
+        var acmeFigures: (@Sendable () -> (statuses: [String: DomainCertificateStatus], orders: [String: Int]))?
+        if configuration.acme != nil {
+            acmeFigures = { [weak self] in self?.acmeFigures ?? ([:], [:]) }
+        }
+        return AdminRoutes.Live(
             recorder: recorder,
             reloads: { [weak self] in self?.reloadCounts.withLock { $0 } ?? [:] },
             listeners: { [weak self] in
@@ -69,7 +80,14 @@ public final class Server: Sendable {
                             )
                         }
                     })
-            })
+            },
+            acme: acmeFigures)
+    }
+
+    /// ACME's certificate status of each domain and its order counts, for `/status` and `/metrics`.
+    private var acmeFigures: (statuses: [String: DomainCertificateStatus], orders: [String: Int]) {
+        guard let acme else { return ([:], [:]) }
+        return (acme.statuses, acme.orderCounts)
     }
 
     /// Records a finished load for `/metrics` and tells the recorder which domains are served.
@@ -134,6 +152,7 @@ public final class Server: Sendable {
     /// was down) never keeps the other domains offline. The start fails only when no domain at all can be served,
     /// or, with ``ServerConfiguration/refusesToStartWithErrors``, on any error.
     public func start() throws(StartupError) {
+        try startACME()
         let clock = ContinuousClock()
         let loadStarted = clock.now
         let now = Date()
@@ -230,6 +249,50 @@ public final class Server: Sendable {
             watcher.start()
             logger.info("watching for changes", metadata: ["folders": "\(watcher.roots.joined(separator: ","))"])
         }
+        if let acme {
+            plan(acme, catalog, at: now)
+            acme.start()
+            logger.info("ACME: managing certificates", metadata: ["ca": "\(acme.client.directoryURL)"])
+        }
+    }
+
+    /// With ``ServerConfiguration/acme``: checks that the CA can reach the challenge answers (an HTTP listener is
+    /// on) and makes the manager, reading or creating the account.
+    private func startACME() throws(StartupError) {
+        guard let settings = configuration.acme else { return }
+        func failure(_ message: String, hint: String) -> StartupError {
+            StartupError(
+                diagnostics: [Diagnostic(.error, rule: .acmeSetup, message, hint: hint)], isConfigurationError: true)
+        }
+        guard configuration.httpPort != nil else {
+            throw failure(
+                "--acme needs the plain HTTP listener: the CA validates each domain at http://<domain>/.well-known/acme-challenge/",
+                hint: "add --http-port 80 (or a port that port 80 is mapped to)")
+        }
+        guard configuration.httpsPort != nil else {
+            throw failure("--acme obtains certificates for HTTPS, which is off", hint: "drop --no-https")
+        }
+        do {
+            let manager = try ACMEManager.make(
+                settings: settings, certificateDirectory: configuration.certificateDirectory, logger: logger
+            ) { [weak self] _ in
+                self?.reload(trigger: .certificateIssued)
+            }
+            acmeManager.withLock { $0 = manager }
+        } catch {
+            throw failure(error.message + (error.url.map { " (\($0))" } ?? ""), hint: error.hint)
+        }
+    }
+
+    /// Tells the ACME manager the domains and certificates `catalog` holds.
+    private func plan(_ acme: ACMEManager, _ catalog: Catalog, at now: Date) {
+        acme.update(
+            domains: catalog.loaded.map(\.domain),
+            certificates: catalog.certificates.served.values.map {
+                ACMEManager.ServedCertificate(
+                    folder: $0.folderName, subjectAlternativeNames: $0.subjectAlternativeNames, notBefore: $0.notBefore,
+                    notAfter: $0.notAfter)
+            }, now: now)
     }
 
     /// Serves until SIGTERM or SIGINT, reloading on SIGHUP, then stops gracefully (requests in flight get 4 s). Call it
@@ -256,8 +319,9 @@ public final class Server: Sendable {
             defer { running = Running() }
             return running
         }
-        // First the watcher, so no reload starts while the listeners go away; a reload in progress finishes.
+        // First the watcher and ACME, so no reload starts while the listeners go away; a reload in progress finishes.
         stopping.watcher?.stop()
+        acme?.stop()
         [stopping.https, stopping.http, stopping.admin].compactMap { $0 }.forEach { $0.stop(timeout: timeout) }
     }
 
@@ -287,6 +351,7 @@ public final class Server: Sendable {
         catalog = next
         recordLoad(catalog)
         scheduleRemovals(catalog)
+        if let acme { plan(acme, catalog, at: load.time) }
         FreedMemory.release()
         logger.info(
             "reload",

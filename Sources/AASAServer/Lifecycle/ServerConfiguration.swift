@@ -66,6 +66,12 @@ public struct ServerConfiguration: Sendable {
     /// The longest a reload waits after the first change of a burst, however long the burst lasts.
     public var reloadMaximumDelay: Duration = .seconds(1)
 
+    /// Obtain and renew certificates by ACME (`serve --acme`); `nil`: certificates come from the folder only.
+    public var acme: ACMESettings?
+    /// The folder whose `.well-known/acme-challenge/` files the public listeners answer (`--acme-webroot`), for
+    /// an ACME client outside the server.
+    public var acmeWebroot: String?
+
     /// Creates a configuration with the defaults.
     public init() {}
 }

@@ -18,6 +18,8 @@ public struct ServerStatus: Sendable {
         public var errors: [Diagnostic]
         /// When the domain's folder was found gone; it is served until the removal grace has passed.
         public var removedSince: Date?
+        /// Where its certificate comes from and stands; `nil` without an HTTPS listener.
+        public var certificate: DomainCertificateStatus?
 
         /// Where the domain stands, as `/status` and `/metrics` (`aasa_domains{state}`) say it.
         public enum State: String, Sendable, CaseIterable {
@@ -92,8 +94,9 @@ public struct ServerStatus: Sendable {
     /// Every certificate folder, sorted by name (empty when HTTPS is off).
     public var certificates: [CertificateState]
 
-    /// The `/status` document: pretty-printed JSON, dates in ISO 8601 UTC.
-    public func json() -> [UInt8] {
+    /// The `/status` document: pretty-printed JSON, dates in ISO 8601 UTC; `certificates` (ACME's view, at request
+    /// time) replaces the domains' certificate status of the load.
+    public func json(certificates live: [String: DomainCertificateStatus] = [:]) -> [UInt8] {
         // One formatter for the whole document, and each distinct date formatted once: with thousands of
         // domains, a formatter per date cost more than everything else in the document.
         let formatter = Self.makeFormatter()
@@ -106,6 +109,16 @@ public struct ServerStatus: Sendable {
             return .string(text)
         }
         func diagnostics(_ values: [Diagnostic]) -> JSONValue { .strings(values.map(\.description)) }
+        func certificate(_ status: DomainCertificateStatus) -> JSONValue {
+            .members([
+                ("source", .string(status.source.rawValue)),
+                ("state", .string(status.state.rawValue)),
+                ("expiry", date(status.expiry)),
+                ("nextRenewal", date(status.nextRenewal)),
+                ("lastError", status.lastError.map { .string($0) } ?? .null),
+                ("lastProblem", status.lastProblem.map { .string($0) } ?? .null),
+            ])
+        }
         let domainMembers = domains.map { state in
             (
                 state.domain,
@@ -115,7 +128,8 @@ public struct ServerStatus: Sendable {
                         ("published", .bool(state.published)),
                         ("lastGoodLoad", date(state.lastGoodLoad)),
                         ("errors", diagnostics(state.errors)),
-                    ] + (state.removedSince.map { [("removedSince", date($0))] } ?? []))
+                    ] + (state.removedSince.map { [("removedSince", date($0))] } ?? [])
+                        + ((live[state.domain] ?? state.certificate).map { [("certificate", certificate($0))] } ?? []))
             )
         }
         let certificateMembers = certificates.map { state in
@@ -171,4 +185,6 @@ public enum ReloadTrigger: String, Sendable {
     case manual
     /// The removal grace of a domain whose folder disappeared has passed.
     case removalGrace = "removal-grace"
+    /// ACME wrote a new certificate (``ACMEManager``).
+    case certificateIssued = "certificate-issued"
 }

@@ -8,6 +8,20 @@ import Foundation
 struct ServerOptions: ParsableArguments {
     @OptionGroup var configOptions: ConfigOptions
     @OptionGroup var certsOptions: CertsOptions
+    @OptionGroup(title: "ACME") var acmeOptions: ACMEOptions
+
+    @Flag(
+        help: """
+            Obtain and renew a certificate for every configured domain that has none of the operator's, by ACME             (http-01, answered on --http-port, which the CA reaches on port 80). Issued files go to             <certs>/<domain>/ in certbot's layout (env: AASA_SERVER_ACME=1).
+            """)
+    var acme = false
+
+    @Option(
+        help: ArgumentHelp(
+            "Also answer /.well-known/acme-challenge/ from <dir>/.well-known/acme-challenge/, where an ACME client "
+                + "outside the server (certbot --webroot, lego --http.webroot, `certs acme`) writes its answers "
+                + "(env: AASA_SERVER_ACME_WEBROOT).", valueName: "dir"))
+    var acmeWebroot: String?
 
     @Option(help: ArgumentHelp("HTTPS port, 0 disables HTTPS (env: AASA_SERVER_HTTPS_PORT).", valueName: "port"))
     var httpsPort: UInt16 = Environment.value("HTTPS_PORT", 8443)
@@ -149,6 +163,8 @@ struct ServerOptions: ParsableArguments {
             httpMaxConnectionsPerIp = Environment.optional("HTTP_MAX_CONNECTIONS_PER_IP")
         }
         if trustedProxies == nil { trustedProxies = Environment.optional("TRUSTED_PROXIES") }
+        if acmeWebroot == nil { acmeWebroot = Environment.optional("ACME_WEBROOT") }
+        acme = acme || Environment.flag("ACME")
         if let invalid = Environment.invalidValues.first { throw ValidationError(invalid) }
         for name in adminHosts where HostName.normalized(name) == nil || name.contains(",") {
             throw ValidationError("--admin-host '\(name)' is not a host name")
@@ -176,6 +192,15 @@ struct ServerOptions: ParsableArguments {
         }
         if pagesMemory < 1 || pagesMemory > 1 << 20 {
             throw ValidationError("--pages-memory must be between 1 and 1048576 MiB")
+        }
+        if acme && httpPort == nil {
+            throw ValidationError(
+                "--acme needs the plain HTTP listener, where the CA validates each domain "
+                    + "(http://<domain>/.well-known/acme-challenge/): add --http-port 80, or a port that port 80 is "
+                    + "mapped to")
+        }
+        if acme && httpsPort == 0 {
+            throw ValidationError("--acme obtains certificates for HTTPS: drop --https-port 0")
         }
         if httpsPort == 0 && httpPort == nil {
             throw ValidationError("nothing to serve: HTTPS is off (--https-port 0) and no --http-port")
@@ -215,6 +240,8 @@ struct ServerOptions: ParsableArguments {
         configuration.refusesToStartWithErrors = configuration.refusesExposedPrivateKeys
         configuration.removalGrace = .milliseconds(Int64(removalGrace * 1000))
         configuration.pagesMemory = pagesMemory << 20
+        configuration.acme = acme ? acmeOptions.settings : nil
+        configuration.acmeWebroot = acmeWebroot
         return configuration
     }
 }

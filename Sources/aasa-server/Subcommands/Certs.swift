@@ -1,12 +1,14 @@
 import AASACore
 import AASAServer
 import ArgumentParser
+import Foundation
+import Logging
 
 /// `aasa-server certs`: certificate tools.
 struct Certs: ParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Certificate tools.",
-        subcommands: [Dev.self])
+        subcommands: [Dev.self, Acme.self])
 
     /// `aasa-server certs dev`: a local CA and certificates for testing on a device.
     struct Dev: ParsableCommand {
@@ -59,6 +61,106 @@ struct Certs: ParsableCommand {
                 DiagnosticPrinter.printError("error: \(error)")
                 throw ExitCode(1)
             }
+        }
+    }
+
+    /// `aasa-server certs acme`: obtain or renew certificates by ACME once, then exit.
+    struct Acme: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Obtain or renew certificates by ACME once, as `serve --acme` would, then exit.",
+            discussion: """
+                Every configured domain (or each --domain) without a usable certificate, and every certificate the \
+                server obtained that is due for renewal, is ordered; the operator's own certificates are never \
+                touched. Issued files go to <certs>/<domain>/ (fullchain.pem, privkey.pem, acme.json); a running \
+                server picks them up by itself. The CA validates each domain at \
+                http://<domain>/.well-known/acme-challenge/<token>: answer with --standalone (a listener of this \
+                command's own on --http-port, default 80) or through a running `serve --acme-webroot DIR` by \
+                passing the same --acme-webroot here. Exits 1 when any domain got no certificate.
+
+                Examples:
+                  aasa-server certs acme --standalone --acme-email ops@example.com --acme-agree-tos
+                  aasa-server certs acme --acme-webroot /srv/acme --domain shop.example --acme-agree-tos
+                """)
+
+        @Option(
+            name: .customLong("domain"),
+            help: ArgumentHelp(
+                "A domain to order for (repeatable; default: every configured domain).", valueName: "domain"))
+        var domains: [String] = []
+
+        @Flag(help: "Answer the CA's challenges with a listener of this command's own on --http-port.")
+        var standalone = false
+
+        @Option(help: ArgumentHelp("The port of --standalone's listener (default 80).", valueName: "port"))
+        var httpPort: UInt16 = 80
+
+        @Option(help: ArgumentHelp("The address --standalone's listener binds to; default all.", valueName: "address"))
+        var bind: String?
+
+        @Option(
+            help: ArgumentHelp(
+                "Write the challenge answers to <dir>/.well-known/acme-challenge/, for a running "
+                    + "`serve --acme-webroot <dir>` to answer (env: AASA_SERVER_ACME_WEBROOT).", valueName: "dir"))
+        var acmeWebroot: String?
+
+        @OptionGroup var configOptions: ConfigOptions
+        @OptionGroup var certsOptions: CertsOptions
+        @OptionGroup(title: "ACME") var acmeOptions: ACMEOptions
+
+        mutating func validate() throws {
+            if acmeWebroot == nil { acmeWebroot = Environment.optional("ACME_WEBROOT") }
+            for domain in domains where SiteConfigLoader.domainNameProblem(domain.lowercased()) != nil {
+                throw ValidationError("'\(domain)' is not a host name")
+            }
+            if standalone == (acmeWebroot != nil) {
+                throw ValidationError(
+                    "say how the CA's challenges are answered: --standalone (a listener of this command's own on "
+                        + "--http-port) or --acme-webroot DIR (a running `serve --acme-webroot DIR` answers)")
+            }
+        }
+
+        func run() throws {
+            LoggingSystem.bootstrap { label in
+                var handler = StreamLogHandler.standardError(label: label)
+                handler.logLevel = .notice
+                return handler
+            }
+            let names =
+                domains.isEmpty
+                ? ((try? DomainFolder.list(configOptions.config).map(\.domain)) ?? []) : domains.map { $0.lowercased() }
+            guard !names.isEmpty else {
+                DiagnosticPrinter.printError("error: no domain folders in '\(configOptions.config)' and no --domain")
+                throw ExitCode(2)
+            }
+            let ordering = CertificateOrdering(
+                settings: acmeOptions.settings, certificateDirectory: certsOptions.certs,
+                answering: acmeWebroot.map { .webroot($0) } ?? .standalone(port: httpPort, address: bind))
+            let lines: [CertificateOrdering.Line]
+            do {
+                lines = try ordering.run(domains: names, logger: Logger(label: "aasa-server"))
+            } catch {
+                DiagnosticPrinter.print([error])
+                throw ExitCode(1)
+            }
+            let formatter = ISO8601DateFormatter()
+            for line in lines {
+                if let failure = line.failure {
+                    DiagnosticPrinter.print([failure])
+                    continue
+                }
+                guard let status = line.status else { continue }
+                let expiry = status.expiry.map { formatter.string(from: $0) } ?? "?"
+                switch (status.source, status.state) {
+                case (.files, _):
+                    print("\(line.domain): the operator's certificate (expires \(expiry)); not managed by ACME")
+                case (.acme, .valid):
+                    let renewal = status.nextRenewal.map { formatter.string(from: $0) } ?? "?"
+                    print("\(line.domain): certificate valid until \(expiry), renewal from \(renewal)")
+                default:
+                    print("\(line.domain): \(status.state.rawValue)")
+                }
+            }
+            if lines.contains(where: { $0.failure != nil }) { throw ExitCode(1) }
         }
     }
 }

@@ -17,6 +17,7 @@ struct Serve: ParsableCommand {
             Examples:
               aasa-server serve --config site-config --certs certs
               aasa-server serve --dev            # local CA and certificates for device testing
+              aasa-server serve --acme --acme-email ops@example.com --acme-agree-tos --https-port 443 --http-port 80
               aasa-server serve --https-port 443 --http-port 8080 --admin-port 9090
             """)
 
@@ -55,6 +56,11 @@ struct Serve: ParsableCommand {
         // Options without a flag fall back to their AASA_SERVER_* variable.
         if user == nil { user = Environment.optional("USER") }
         if let invalid = Environment.invalidValues.first { throw ValidationError(invalid) }
+        if (dev || Environment.flag("DEV")) && options.acme {
+            throw ValidationError(
+                "--dev and --acme exclude each other: --dev writes development certificates, which --acme never replaces"
+            )
+        }
     }
 
     func run() throws {

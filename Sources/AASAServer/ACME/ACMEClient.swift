@@ -1,0 +1,395 @@
+import AASACore
+public import AASAOpenSSL
+public import Foundation
+import Synchronization
+
+/// An ACME client (RFC 8555) for one account at one CA: the directory, nonces, the account, and the order of a
+/// certificate through http-01 challenges. Synchronous: every call blocks its thread until the CA answered, so
+/// callers run it on threads of their own (``ACMEManager``'s workers, or `certs acme`).
+///
+/// Requests are JWS-signed POSTs (ES256, ``JSONWebSignature``); a `badNonce` problem is retried at once with the
+/// nonce that came with it (§6.5), and an account the CA no longer knows is registered again.
+public final class ACMEClient: Sendable {
+    /// The directory URL.
+    public let directoryURL: String
+    /// The account: its key, contact and registration.
+    public let account: ACMEAccount
+    private let transport: any ACMETransport
+    private let jwk: JSONWebKey
+    /// Waits between polls; tests replace it so recorded exchanges need no real time.
+    private let sleep: @Sendable (Duration) -> Void
+    /// How long an authorization or order may stay pending or processing before the attempt fails.
+    private let pollTimeout: Duration
+    private let state = Mutex(State())
+    /// Held while the account registers, so workers ordering at once register it once.
+    private let registration = NSLock()
+
+    private struct State {
+        var directory: ACMEDirectory?
+        var nonces: [String] = []
+    }
+
+    /// Most attempts of one request whose nonce the CA rejects (RFC 8555 §6.5: a client should retry `badNonce`).
+    static let badNonceAttempts = 8
+    /// The content type of the certificate download (RFC 8555 §9.1).
+    static let certificateChainType = "application/pem-certificate-chain"
+
+    /// A client for the CA at `directoryURL`, signing with `account`'s key.
+    public init(
+        directoryURL: String, account: ACMEAccount, transport: any ACMETransport, pollTimeout: Duration = .seconds(300),
+        sleep: @escaping @Sendable (Duration) -> Void = ACMEClient.sleep
+    ) throws(ACMEFailure) {
+        self.directoryURL = directoryURL
+        self.account = account
+        self.transport = transport
+        self.sleep = sleep
+        self.pollTimeout = pollTimeout
+        do {
+            jwk = try JSONWebKey(publicKeyOf: account.key)
+        } catch {
+            throw ACMEFailure(
+                .storage, "the ACME account key is not ECDSA P-256", url: nil,
+                hint: "remove the account key to let the server make a new one")
+        }
+    }
+
+    /// Blocks the calling thread for `duration`: how the client waits between polls unless told otherwise.
+    public static func sleep(_ duration: Duration) { Thread.sleep(forTimeInterval: duration.timeInterval) }
+
+    /// The key authorization for `token`: what the http-01 answer holds (RFC 8555 §8.1).
+    public func keyAuthorization(token: String) -> String { jwk.keyAuthorization(token: token) }
+
+    // MARK: Directory and nonces
+
+    /// The CA's directory, fetched once.
+    public func directory() throws(ACMEFailure) -> ACMEDirectory {
+        if let directory = state.withLock({ $0.directory }) { return directory }
+        let response = try transport.send(ACMERequest(.get, url: directoryURL))
+        guard response.status == 200 else {
+            throw ACMEFailure(
+                .protocolViolation, "the directory URL answered HTTP \(response.status), not an ACME directory",
+                url: directoryURL, hint: "check the directory URL (--acme-directory)",
+                problem: ACMEProblem(body: response.body, status: response.status))
+        }
+        let directory = try ACMEDirectory(url: directoryURL, body: response.body)
+        state.withLock { $0.directory = directory }
+        return directory
+    }
+
+    /// A nonce from the last responses, else a fresh one from newNonce.
+    private func nonce() throws(ACMEFailure) -> String {
+        if let nonce = state.withLock({ $0.nonces.popLast() }) { return nonce }
+        let url = try directory().newNonce
+        let response = try transport.send(ACMERequest(.head, url: url))
+        guard let nonce = response.header("Replay-Nonce"), !nonce.isEmpty else {
+            throw ACMEFailure(
+                .protocolViolation, "newNonce answered HTTP \(response.status) without a Replay-Nonce header",
+                url: url, hint: "check the directory URL (--acme-directory)")
+        }
+        return nonce
+    }
+
+    /// Keeps the response's `Replay-Nonce` for the next request.
+    private func keepNonce(of response: ACMEResponse) {
+        guard let nonce = response.header("Replay-Nonce"), !nonce.isEmpty else { return }
+        state.withLock { state in
+            state.nonces.append(nonce)
+            if state.nonces.count > 16 { state.nonces.removeFirst() }
+        }
+    }
+
+    // MARK: Signed requests
+
+    /// How a request is signed: with the whole public key (newAccount), or by the account's URL.
+    private enum Signer {
+        case jwk
+        case account
+    }
+
+    /// POSTs `payload` (`nil`: POST-as-GET, an empty payload) signed for `url`, retrying `badNonce`; throws the
+    /// CA's problem document as a ``ACMEFailure/Kind/problem`` failure for any status of 400 or more.
+    private func post(
+        _ url: String, payload: JSONValue?, signer: Signer = .account, accept: String? = nil
+    ) throws(ACMEFailure) -> ACMEResponse {
+        let body = payload.map { JSONWriter(style: .compact).bytes($0) } ?? []
+        for attempt in 1...Self.badNonceAttempts {
+            let keyIdentifier: JSONWebSignature.KeyIdentifier
+            switch signer {
+            case .jwk: keyIdentifier = .jwk(jwk)
+            case .account: keyIdentifier = .kid(try accountURL())
+            }
+            let jws: JSONWebSignature
+            do {
+                jws = try JSONWebSignature(
+                    payload: body, key: account.key, keyIdentifier: keyIdentifier, nonce: try nonce(), url: url)
+            } catch let failure as ACMEFailure {
+                throw failure
+            } catch {
+                throw ACMEFailure(.storage, "could not sign a request: \(error)", url: url, hint: "report this")
+            }
+            let response = try transport.send(ACMERequest(.post, url: url, body: jws.jsonBytes, accept: accept))
+            keepNonce(of: response)
+            guard response.status >= 400 else { return response }
+            let problem = ACMEProblem(body: response.body, status: response.status)
+            if problem?.kind == "badNonce", attempt < Self.badNonceAttempts { continue }
+            throw Self.failure(problem: problem, response: response, url: url)
+        }
+        preconditionFailure("the loop returns or throws")
+    }
+
+    /// The failure for a problem the CA answered at `url`, with the fix for the problems a user can act on.
+    static func failure(problem: ACMEProblem?, response: ACMEResponse, url: String) -> ACMEFailure {
+        guard let problem else {
+            return ACMEFailure(
+                .protocolViolation, "the ACME server answered HTTP \(response.status) without a problem document",
+                url: url, hint: "check the directory URL (--acme-directory)", retryAfter: response.retryAfter())
+        }
+        let hint =
+            switch problem.kind {
+            case "rateLimited":
+                "the CA's rate limit was reached; the server retries after the time the CA gave (see docs/operations.md, rate limits)"
+            case "rejectedIdentifier", "unsupportedIdentifier":
+                "the CA issues only for public DNS names it can reach; serve this domain with a certificate of your own in certs/<domain>/"
+            case "invalidContact", "unsupportedContact":
+                "pass a working contact address with --acme-email"
+            case "userActionRequired", "agreementRequired":
+                "accept the CA's terms of service with --acme-agree-tos"
+            case "externalAccountRequired":
+                "this CA needs an external account binding, which aasa-server does not support; use a CA without one"
+            case "caa":
+                "the domain's CAA records do not allow this CA; add it to them"
+            case "dns":
+                "the CA could not resolve the domain: point its DNS at this server"
+            case "connection", "unauthorized", "incorrectResponse":
+                "make sure port 80 of the domain reaches this server's HTTP listener (--http-port 80, or a port mapping)"
+            case "serverInternal":
+                "the CA had an internal error; the server retries later"
+            default:
+                "the server retries later; see the CA's problem document on /status"
+            }
+        return ACMEFailure(
+            .problem, "the ACME server refused: \(problem.summary) [\(problem.kind)]", url: url, hint: hint,
+            problem: problem, retryAfter: response.retryAfter())
+    }
+
+    /// The parsed JSON body of `response` to a request to `url`, or a protocol failure.
+    private func json(_ response: ACMEResponse, url: String) throws(ACMEFailure) -> JSONValue {
+        guard let json = JSONValue.parse(response.body), case .object = json else {
+            throw ACMEFailure(
+                .protocolViolation,
+                "the ACME server answered HTTP \(response.status) with a body that is not a JSON object",
+                url: url, hint: "check the directory URL (--acme-directory)")
+        }
+        return json
+    }
+
+    // MARK: Account
+
+    /// The account's URL: registered now (newAccount) unless the account already has one at this CA.
+    public func accountURL() throws(ACMEFailure) -> String {
+        if let url = account.url(at: directoryURL) { return url }
+        registration.lock()
+        defer { registration.unlock() }
+        if let url = account.url(at: directoryURL) { return url }
+        let directory = try directory()
+        if directory.termsOfService != nil, !account.agreesToTerms {
+            throw ACMEFailure(
+                .configuration,
+                "the CA requires agreeing to its terms of service (\(directory.termsOfService ?? ""))",
+                url: directory.newAccount, hint: "read them and pass --acme-agree-tos")
+        }
+        if directory.externalAccountRequired {
+            throw ACMEFailure(
+                .configuration, "the CA requires an external account binding, which aasa-server does not support",
+                url: directory.newAccount, hint: "use a CA that registers accounts by ACME alone")
+        }
+        var payload: [(String, JSONValue)] = [("termsOfServiceAgreed", .bool(account.agreesToTerms))]
+        if let email = account.email { payload.append(("contact", .strings(["mailto:" + email]))) }
+        let response = try post(directory.newAccount, payload: .members(payload), signer: .jwk)
+        guard let url = response.header("Location"), !url.isEmpty else {
+            throw ACMEFailure(
+                .protocolViolation, "newAccount answered HTTP \(response.status) without the account's Location",
+                url: directory.newAccount, hint: "check the directory URL (--acme-directory)")
+        }
+        try account.remember(url: url, at: directoryURL)
+        return url
+    }
+
+    // MARK: Ordering a certificate
+
+    /// Orders a certificate for `names` with `key` (RFC 8555 §7.4): answers each pending authorization's http-01
+    /// challenge through `challenges`, finalizes with a CSR, and downloads the chain (PEM, leaf first).
+    ///
+    /// An account the CA does not know (it lost its state, or the account was deactivated) is registered again
+    /// and the order started over, once.
+    public func obtainCertificate(for names: [String], key: PrivateKey, challenges: any ChallengeResponder)
+        throws(ACMEFailure) -> [UInt8]
+    {
+        do {
+            return try order(names, key: key, challenges: challenges)
+        } catch let failure where failure.problem?.kind == "accountDoesNotExist" {
+            try account.forget(at: directoryURL)
+            return try order(names, key: key, challenges: challenges)
+        }
+    }
+
+    private func order(_ names: [String], key: PrivateKey, challenges: any ChallengeResponder) throws(ACMEFailure)
+        -> [UInt8]
+    {
+        let directory = try directory()
+        let identifiers = names.map { JSONValue.members([("type", .string("dns")), ("value", .string($0))]) }
+        let created = try post(
+            directory.newOrder, payload: .members([("identifiers", .array(identifiers.map { JSONNode($0) }))]))
+        guard let orderURL = created.header("Location") else {
+            throw ACMEFailure(
+                .protocolViolation, "newOrder answered HTTP \(created.status) without the order's Location",
+                url: directory.newOrder, hint: "check the directory URL (--acme-directory)")
+        }
+        var order = try json(created, url: orderURL)
+        for authorization in order[member: "authorizations"]?.arrayValue?.compactMap(\.stringValue) ?? [] {
+            try authorize(authorization, challenges: challenges)
+        }
+        order = try poll(orderURL, while: ["pending"], what: "order")
+        try expect(order, status: "ready", url: orderURL, what: "order")
+        guard let finalize = order[member: "finalize"]?.stringValue else {
+            throw ACMEFailure(
+                .protocolViolation, "the order has no finalize URL", url: orderURL,
+                hint: "check the directory URL (--acme-directory)")
+        }
+        let csr: CertificateSigningRequest
+        do {
+            csr = try CertificateSigningRequest(key: key, dnsNames: names)
+        } catch {
+            throw ACMEFailure(.storage, "could not build the CSR: \(error)", hint: "report this")
+        }
+        _ = try post(finalize, payload: .members([("csr", .string(csr.base64URL))]))
+        order = try poll(orderURL, while: ["ready", "processing"], what: "order")
+        try expect(order, status: "valid", url: orderURL, what: "order")
+        guard let certificateURL = order[member: "certificate"]?.stringValue else {
+            throw ACMEFailure(
+                .protocolViolation, "the valid order has no certificate URL", url: orderURL,
+                hint: "check the directory URL (--acme-directory)")
+        }
+        let download = try post(certificateURL, payload: nil, accept: Self.certificateChainType)
+        guard download.body.starts(with: Array("-----BEGIN CERTIFICATE-----".utf8)) else {
+            throw ACMEFailure(
+                .protocolViolation, "the certificate download is not a PEM chain", url: certificateURL,
+                hint: "check the directory URL (--acme-directory)")
+        }
+        return download.body
+    }
+
+    /// Brings one authorization to `valid`: nothing to do when it is; else its http-01 challenge is published,
+    /// answered, polled, and withdrawn.
+    private func authorize(_ url: String, challenges responder: any ChallengeResponder) throws(ACMEFailure) {
+        let authorization = try json(post(url, payload: nil), url: url)
+        let status = authorization[member: "status"]?.stringValue
+        if status == "valid" { return }
+        let domain = authorization[member: "identifier"]?[member: "value"]?.stringValue ?? "?"
+        let offered = authorization[member: "challenges"]?.arrayValue ?? []
+        guard status == "pending" else {
+            throw ACMEFailure(
+                .challenge, "\(domain): the authorization is \(status ?? "without a status")", url: url,
+                hint: "the server orders again later")
+        }
+        guard let challenge = offered.first(where: { $0[member: "type"]?.stringValue == "http-01" }),
+            let challengeURL = challenge[member: "url"]?.stringValue,
+            let token = challenge[member: "token"]?.stringValue, Self.isToken(token)
+        else {
+            let types = offered.compactMap { $0[member: "type"]?.stringValue }.joined(separator: ", ")
+            throw ACMEFailure(
+                .challenge, "\(domain): the CA offers no usable http-01 challenge (offered: \(types))", url: url,
+                hint: "aasa-server answers http-01 only; use a CA that offers it for this name")
+        }
+        try responder.publish(token: token, keyAuthorization: keyAuthorization(token: token), domain: domain)
+        defer { responder.withdraw(token: token, domain: domain) }
+        _ = try post(challengeURL, payload: .members([]))
+        let final = try poll(url, while: ["pending", "processing"], what: "authorization")
+        guard final[member: "status"]?.stringValue == "valid" else {
+            let error =
+                final[member: "challenges"]?.arrayValue?.first { $0[member: "url"]?.stringValue == challengeURL }?[
+                    member: "error"]
+            let problem = error.flatMap { ACMEProblem(body: JSONWriter(style: .compact).bytes($0), status: 403) }
+            throw ACMEFailure(
+                .challenge,
+                "\(domain): the CA could not validate http://\(domain)/.well-known/acme-challenge/\(token): "
+                    + (problem?.summary ?? "the authorization is \(final[member: "status"]?.stringValue ?? "?")"),
+                url: challengeURL,
+                hint:
+                    "make sure port 80 of \(domain) reaches this server's HTTP listener (--http-port 80, or a port mapping) and that its DNS points here",
+                problem: problem)
+        }
+    }
+
+    /// POSTs-as-GET `url` until its status leaves `pending`, waiting as `Retry-After` says (1 to 10 s, 1 s without
+    /// it); fails once ``pollTimeout`` has passed.
+    private func poll(_ url: String, while pending: Set<String>, what: String) throws(ACMEFailure) -> JSONValue {
+        let deadline = ContinuousClock.now + pollTimeout
+        while true {
+            let response = try post(url, payload: nil)
+            let object = try json(response, url: url)
+            let status = object[member: "status"]?.stringValue ?? ""
+            guard pending.contains(status) else { return object }
+            guard ContinuousClock.now < deadline else {
+                throw ACMEFailure(
+                    .protocolViolation, "the \(what) stayed \(status) for \(pollTimeout)", url: url,
+                    hint: "the CA is slow; the server orders again later")
+            }
+            let wait = response.retryAfter().map { $0.timeIntervalSinceNow } ?? 1
+            sleep(.milliseconds(Int(min(max(wait, 1), 10) * 1000)))
+        }
+    }
+
+    /// Fails unless `object` has `status`, with the CA's `error` when it gave one.
+    private func expect(_ object: JSONValue, status: String, url: String, what: String) throws(ACMEFailure) {
+        let actual = object[member: "status"]?.stringValue ?? "?"
+        guard actual != status else { return }
+        let problem = object[member: "error"].flatMap {
+            ACMEProblem(body: JSONWriter(style: .compact).bytes($0), status: 403)
+        }
+        throw ACMEFailure(
+            .problem, "the \(what) is \(actual), not \(status)" + (problem.map { ": \($0.summary)" } ?? ""), url: url,
+            hint: "the server orders again later", problem: problem)
+    }
+
+    /// Whether `token` is base64url text (RFC 8555 §8.3), so it can name a file and a path segment safely.
+    static func isToken(_ token: String) -> Bool {
+        !token.isEmpty && token.utf8.count <= 256
+            && token.utf8.allSatisfy { byte in
+                switch byte {
+                case UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "a")...UInt8(ascii: "z"),
+                    UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "-"), UInt8(ascii: "_"):
+                    true
+                default: false
+                }
+            }
+    }
+
+    // MARK: Renewal information
+
+    /// The renewal window the CA suggests for `certificate` (ACME Renewal Information, RFC 9773), or `nil` when
+    /// the directory offers none or the certificate has no authority key identifier.
+    public func renewalWindow(for certificate: X509Certificate) throws(ACMEFailure) -> ClosedRange<Date>? {
+        guard let base = try directory().renewalInfo, let identifier = certificate.authorityKeyIdentifier else {
+            return nil
+        }
+        let certID = Base64URL.encode(identifier) + "." + Base64URL.encode(certificate.serialNumberOctets)
+        let url = base.hasSuffix("/") ? base + certID : base + "/" + certID
+        let response = try transport.send(ACMERequest(.get, url: url))
+        guard response.status == 200 else { return nil }
+        let window = try json(response, url: url)[member: "suggestedWindow"]
+        let formatter = ISO8601DateFormatter()
+        func date(_ name: String) -> Date? {
+            guard let text = window?[member: name]?.stringValue else { return nil }
+            if let date = formatter.date(from: text) { return date }
+            formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
+            return formatter.date(from: text)
+        }
+        guard let start = date("start"), let end = date("end"), start <= end else {
+            throw ACMEFailure(
+                .protocolViolation, "renewalInfo has no valid suggestedWindow", url: url,
+                hint: "the server renews by the certificate's lifetime instead")
+        }
+        return start...end
+    }
+}

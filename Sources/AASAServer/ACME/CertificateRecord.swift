@@ -1,0 +1,52 @@
+import AASACore
+public import Foundation
+
+/// `certs/<domain>/acme.json`: marks the folder's certificate as obtained by the server, which then renews it.
+/// A folder without it holds the operator's certificate, which the server never replaces.
+public struct CertificateRecord: Sendable, Equatable {
+    /// The file's name in the domain's certificate folder.
+    public static let fileName = "acme.json"
+
+    /// The directory URL of the CA that issued it.
+    public var directoryURL: String
+    /// When it was issued.
+    public var issued: Date
+    /// The names it was ordered for.
+    public var names: [String]
+
+    /// Creates a record.
+    public init(directoryURL: String, issued: Date, names: [String]) {
+        self.directoryURL = directoryURL
+        self.issued = issued
+        self.names = names
+    }
+
+    /// The record in `folder`, or `nil` when the folder has none (or an unreadable one: then it is still the
+    /// server's, see ``isPresent(in:)``).
+    public static func read(in folder: String) -> CertificateRecord? {
+        guard
+            case .success(let contents) = ConfinedFile.read(
+                folder + "/" + fileName, within: .anywhere, maximumBytes: 64 << 10),
+            let json = JSONValue.parse(contents.bytes),
+            let directory = json[member: "directory"]?.stringValue,
+            let issued = json[member: "issued"]?.stringValue.flatMap({ ISO8601DateFormatter().date(from: $0) })
+        else { return nil }
+        let names = json[member: "names"]?.arrayValue?.compactMap(\.stringValue) ?? []
+        return CertificateRecord(directoryURL: directory, issued: issued, names: names)
+    }
+
+    /// Whether `folder` has the marker file at all: the server manages its certificate.
+    public static func isPresent(in folder: String) -> Bool {
+        FileManager.default.fileExists(atPath: folder + "/" + fileName)
+    }
+
+    /// The file's bytes.
+    var bytes: [UInt8] {
+        JSONWriter(style: .pretty).bytes(
+            .members([
+                ("directory", .string(directoryURL)),
+                ("issued", .string(ISO8601DateFormatter().string(from: issued))),
+                ("names", .strings(names)),
+            ])) + [0x0A]
+    }
+}

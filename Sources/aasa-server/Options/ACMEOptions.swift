@@ -1,0 +1,90 @@
+import AASAServer
+import ArgumentParser
+
+/// The ACME account and CA options, shared by `serve --acme` and `certs acme`.
+struct ACMEOptions: ParsableArguments {
+    @Option(
+        help: ArgumentHelp(
+            "Contact address registered with the CA's account, for expiry and policy mail "
+                + "(env: AASA_SERVER_ACME_EMAIL).", valueName: "address"))
+    var acmeEmail: String?
+
+    @Option(
+        help: ArgumentHelp(
+            "The CA's ACME directory URL; default Let's Encrypt's production directory "
+                + "(env: AASA_SERVER_ACME_DIRECTORY).", valueName: "url"))
+    var acmeDirectory: String?
+
+    @Option(
+        help: ArgumentHelp(
+            "PEM file of the CA certificates that sign the ACME server's own HTTPS (a private CA, a test server); "
+                + "default the system's (env: AASA_SERVER_ACME_CA_FILE).", valueName: "pem"))
+    var acmeCaFile: String?
+
+    @Flag(
+        help:
+            "Agree to the CA's terms of service, which CAs such as Let's Encrypt require (env: AASA_SERVER_ACME_AGREE_TOS=1)."
+    )
+    var acmeAgreeTos = false
+
+    @Option(
+        help: ArgumentHelp(
+            "Renew when fewer than this many days remain; default when a third of the lifetime remains, or the "
+                + "CA's renewal window when it offers one (env: AASA_SERVER_ACME_RENEW_BEFORE).", valueName: "days"))
+    var acmeRenewBefore: Double?
+
+    @Option(
+        help: ArgumentHelp(
+            "Seconds to wait after a first failed order; doubled after each further failure, up to a day, and "
+                + "never before the CA's Retry-After (env: AASA_SERVER_ACME_RETRY_MIN).", valueName: "seconds"))
+    var acmeRetryMin: Double = Environment.value("ACME_RETRY_MIN", 60.0)
+
+    @Option(
+        help: ArgumentHelp(
+            "Most orders at once; more domains wait their turn (env: AASA_SERVER_ACME_CONCURRENCY).",
+            valueName: "count"))
+    var acmeConcurrency: Int = Environment.value("ACME_CONCURRENCY", 3)
+
+    mutating func validate() throws {
+        if acmeEmail == nil { acmeEmail = Environment.optional("ACME_EMAIL") }
+        if acmeDirectory == nil { acmeDirectory = Environment.optional("ACME_DIRECTORY") }
+        if acmeCaFile == nil { acmeCaFile = Environment.optional("ACME_CA_FILE") }
+        if acmeRenewBefore == nil { acmeRenewBefore = Environment.optional("ACME_RENEW_BEFORE") }
+        acmeAgreeTos = acmeAgreeTos || Environment.flag("ACME_AGREE_TOS")
+        if let invalid = Environment.invalidValues.first { throw ValidationError(invalid) }
+        if let email = acmeEmail {
+            let parts = email.split(separator: "@", omittingEmptySubsequences: false)
+            guard parts.count == 2, !parts[0].isEmpty, parts[1].contains("."),
+                !email.contains(where: { $0 == " " || $0 == "," || $0 == ":" })
+            else {
+                throw ValidationError("--acme-email '\(email)' is not an email address (name@example.com)")
+            }
+        }
+        if let url = acmeDirectory, !(url.hasPrefix("https://") || url.hasPrefix("http://")) {
+            throw ValidationError(
+                "--acme-directory '\(url)' is not a URL; give the directory URL, e.g. \(ACMESettings.letsEncrypt)")
+        }
+        if let days = acmeRenewBefore, !(days > 0) {
+            throw ValidationError("--acme-renew-before must be a positive number of days")
+        }
+        if !(acmeRetryMin >= 1 && acmeRetryMin <= 86_400) {
+            throw ValidationError("--acme-retry-min must be between 1 and 86400 seconds")
+        }
+        if !(1...64).contains(acmeConcurrency) {
+            throw ValidationError("--acme-concurrency must be between 1 and 64")
+        }
+    }
+
+    /// The settings these options describe.
+    var settings: ACMESettings {
+        var settings = ACMESettings()
+        if let acmeDirectory { settings.directoryURL = acmeDirectory }
+        settings.email = acmeEmail
+        settings.agreesToTerms = acmeAgreeTos
+        settings.caFile = acmeCaFile
+        settings.renewBefore = acmeRenewBefore.map { .milliseconds(Int64($0 * 86_400_000)) }
+        settings.minimumRetry = .milliseconds(Int64(acmeRetryMin * 1000))
+        settings.concurrency = acmeConcurrency
+        return settings
+    }
+}
