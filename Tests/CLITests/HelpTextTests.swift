@@ -4,7 +4,9 @@ import Testing
 
 /// Help texts are paragraphs that swift-argument-parser wraps to the terminal: none has a line break of its own.
 @Suite struct HelpTextTests {
-    @Test(arguments: [[], ["serve"], ["check"], ["match"], ["import"], ["sign"], ["certs", "dev"], ["healthcheck"]])
+    @Test(arguments: [
+        [], ["serve"], ["check"], ["match"], ["import"], ["sign"], ["certs", "dev"], ["certs", "acme"], ["healthcheck"],
+    ])
     func noParagraphBreaksMidSentence(command: [String]) throws {
         // Wide enough that the parser wraps nothing: every line break left is the text's own.
         let help = try Command.run(

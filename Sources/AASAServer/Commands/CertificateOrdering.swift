@@ -52,7 +52,8 @@ public struct CertificateOrdering {
             manager = try ACMEManager.make(
                 settings: settings, certificateDirectory: certificateDirectory, logger: logger, responder: responder)
         } catch {
-            throw Diagnostic(.error, rule: .acmeSetup, error.message, file: error.url, hint: error.hint)
+            throw Diagnostic(
+                .error, rule: .acmeSetup, error.message + (error.url.map { " (\($0))" } ?? ""), hint: error.hint)
         }
         var listener: HTTPListener?
         if case .standalone(let port, let address) = answering {
@@ -84,7 +85,8 @@ public struct CertificateOrdering {
                 domain: domain, status: statuses[domain],
                 failure: failures[domain].flatMap { failure in
                     failure.map {
-                        Diagnostic(.error, rule: .acmeOrder, $0.message, file: $0.url, hint: $0.hint)
+                        Diagnostic(
+                            .error, rule: .acmeOrder, $0.message + ($0.url.map { " (\($0))" } ?? ""), hint: $0.hint)
                     }
                 })
         }

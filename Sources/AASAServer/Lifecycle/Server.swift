@@ -276,7 +276,10 @@ public final class Server: Sendable {
             let manager = try ACMEManager.make(
                 settings: settings, certificateDirectory: configuration.certificateDirectory, logger: logger
             ) { [weak self] _ in
-                self?.reload(trigger: .certificateIssued)
+                // The watcher sees the new files and folds a burst of issuances into one reload; without it, reload
+                // now.
+                guard let self, watcher == nil else { return }
+                reload(trigger: .certificateIssued)
             }
             acmeManager.withLock { $0 = manager }
         } catch {

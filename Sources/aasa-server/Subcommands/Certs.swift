@@ -120,9 +120,10 @@ struct Certs: ParsableCommand {
         }
 
         func run() throws {
+            // Each domain's outcome is printed below; the server's log lines would repeat it.
             LoggingSystem.bootstrap { label in
                 var handler = StreamLogHandler.standardError(label: label)
-                handler.logLevel = .notice
+                handler.logLevel = .critical
                 return handler
             }
             let names =
