@@ -5,7 +5,8 @@
 #
 # Two stages: the official Swift image for Debian bookworm builds a static-stdlib binary into one staging
 # folder; the runtime stage is debian:bookworm-slim with only the C libraries the binary links
-# (libmicrohttpd, GnuTLS, OpenSSL, libcurl). Base images are build arguments so air-gapped builds can use local
+# (libmicrohttpd, GnuTLS, OpenSSL, libcurl) and the system's CA certificates, which the ACME client trusts for
+# the CA's HTTPS (`serve --acme`: mount /srv/certs writable by uid 10001 then). Base images are build arguments so air-gapped builds can use local
 # copies (see scripts/container-test.sh).
 ARG BUILD_IMAGE=swift:6.3-bookworm
 ARG RUNTIME_IMAGE=debian:bookworm-slim
@@ -25,7 +26,7 @@ RUN swift build -c release --product aasa-server --static-swift-stdlib \
 
 FROM ${RUNTIME_IMAGE}
 RUN apt-get update \
-    && apt-get install -y --no-install-recommends libmicrohttpd12 libgnutls30 libssl3 libcurl4 \
+    && apt-get install -y --no-install-recommends libmicrohttpd12 libgnutls30 libssl3 libcurl4 ca-certificates \
     && rm -rf /var/lib/apt/lists/* \
     && useradd --system --uid 10001 --user-group --no-create-home --shell /usr/sbin/nologin aasa
 COPY --from=build /staging/ /

@@ -215,6 +215,10 @@ import Testing
         #expect(try live.fetch("broken.example") == .unknownHost)
         let links = try #require(try Self.domainStatus(live, "links.example"))
         #expect(links["errors"] as? [String] == [])
+        // Without --acme, each domain's certificate is the operator's, valid while one covers it.
+        let certificate = try #require(links["certificate"] as? [String: Any])
+        #expect(certificate["source"] as? String == "files" && certificate["state"] as? String == "valid")
+        #expect(certificate["expiry"] is String && certificate["nextRenewal"] is NSNull)
     }
 
     @Test func renewedCertificateServesNewConnectionsAndABrokenOneKeepsTheLast() throws {

@@ -197,8 +197,10 @@ public final class ACMEManager: @unchecked Sendable {
                     source: .files, state: usable ? .valid : .failed, expiry: own?.notAfter,
                     lastError: usable
                         ? nil
-                        : "\(domain): the operator's certificate in '\(folder)' is "
-                            + (own == nil ? "not usable for this name" : "expired")
+                        : "\(domain): the operator's certificate in '\(folder)' "
+                            + (own == nil
+                                ? "does not serve this name (for other names, or failing to load: see its folder on /status)"
+                                : "has expired")
                             + "; it is never replaced: renew it, or remove its files to let --acme manage the domain"),
                 due: nil, notAfter: own?.notAfter)
         }

@@ -71,14 +71,16 @@ extension Server {
                 let covering =
                     served[domain].flatMap { $0.subjectAlternativeNames.covers(hostname: domain) ? $0 : nil }
                     ?? coverage.firstIndex(covering: domain).map { certificates[$0] }
-                let valid = covering.map { $0.notAfter > now } ?? false
+                let problem: String? =
+                    switch covering {
+                    case nil: "no certificate in the certificate folder covers \(domain)"
+                    case let covering? where covering.notAfter <= now:
+                        "the certificate of \(domain) (folder '\(covering.folderName)') has expired"
+                    default: nil
+                    }
                 statuses[domain] = DomainCertificateStatus(
-                    source: .files, state: valid ? .valid : .failed, expiry: covering?.notAfter,
-                    lastError: valid
-                        ? nil
-                        : covering == nil
-                            ? "no certificate in the certificate folder covers \(domain)"
-                            : "the certificate of \(domain) (folder '\(covering!.folderName)') has expired")
+                    source: .files, state: problem == nil ? .valid : .failed, expiry: covering?.notAfter,
+                    lastError: problem)
             }
             return statuses
         }

@@ -91,7 +91,7 @@ struct Certs: ParsableCommand {
         @Flag(help: "Answer the CA's challenges with a listener of this command's own on --http-port.")
         var standalone = false
 
-        @Option(help: ArgumentHelp("The port of --standalone's listener (default 80).", valueName: "port"))
+        @Option(help: ArgumentHelp("The port of --standalone's listener.", valueName: "port"))
         var httpPort: UInt16 = 80
 
         @Option(help: ArgumentHelp("The address --standalone's listener binds to; default all.", valueName: "address"))
