@@ -2,6 +2,7 @@ import AASACore
 import AASAOpenSSL
 import AASATestSupport
 import Foundation
+import Logging
 import Synchronization
 import Testing
 
@@ -293,6 +294,86 @@ final class RecordingResponder: ChallengeResponder, @unchecked Sendable {
             due
                 == RenewalSchedule().renewal(
                     domain: "shop.example", notBefore: leaf.notBefore, notAfter: leaf.notAfter, suggested: window))
+    }
+}
+
+@Suite struct ACMEManagerTests {
+    /// A certificate the server obtained from `directory`, 90 days long, in its folder with its record.
+    static func managedCertificate(in certs: String, directory: String) throws -> X509Certificate {
+        let authority = try DevCertificateAuthority.loadOrCreate(directory: certs + "/../ca")
+        let issued = try authority.issue(names: ["shop.example"], validityDays: 90)
+        let folder = certs + "/shop.example"
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        try AtomicFile.write(Array(issued.certificatePEM().utf8), to: folder + "/fullchain.pem")
+        try AtomicFile.write(Array(issued.privateKeyPEM().utf8), to: folder + "/privkey.pem", mode: 0o600)
+        try AtomicFile.write(
+            CertificateRecord(directoryURL: directory, issued: Date(), names: ["shop.example"]).bytes,
+            to: folder + "/" + CertificateRecord.fileName)
+        return issued.certificate
+    }
+
+    static func manager(_ ca: RecordedCA, certs: String) throws -> ACMEManager {
+        ACMEManager(
+            settings: ACMESettings(), client: try ACMEClientTests.client(ca), certificateDirectory: certs,
+            logger: Logger(label: "test"), issued: { _ in })
+    }
+
+    static func served(_ leaf: X509Certificate) -> ACMEManager.ServedCertificate {
+        ACMEManager.ServedCertificate(
+            folder: "shop.example", subjectAlternativeNames: leaf.subjectAlternativeNames, notBefore: leaf.notBefore,
+            notAfter: leaf.notAfter)
+    }
+
+    @Test func theCAsRenewalWindowIsAskedEverySixHoursAndMovesTheRenewal() throws {
+        let folder = TemporaryDirectory("aasa-ari-manager")
+        let certs = folder.path + "/certs"
+        let leaf = try Self.managedCertificate(in: certs, directory: "https://ca.test/directory")
+        let now = Date()
+        let certID =
+            Base64URL.encode(try #require(leaf.authorityKeyIdentifier)) + "."
+            + Base64URL.encode(leaf.serialNumberOctets)
+        let formatter = ISO8601DateFormatter()
+        let window = (now.addingTimeInterval(40 * 86_400), now.addingTimeInterval(41 * 86_400))
+        let ca = RecordedCA([
+            RecordedCA.directory,
+            RecordedCA.Step(
+                method: .get, url: "https://ca.test/acme/renewal-info/" + certID,
+                body:
+                    #"{"suggestedWindow":{"start":"\#(formatter.string(from: window.0))","end":"\#(formatter.string(from: window.1))"}}"#
+            ),
+        ])
+        let manager = try Self.manager(ca, certs: certs)
+        manager.update(domains: ["shop.example"], certificates: [Self.served(leaf)], now: now)
+        // Planned by the lifetime: a third before expiry, spread by at most a tenth of that.
+        let planned = try #require(manager.statuses["shop.example"])
+        #expect(planned.source == .acme && planned.state == .valid)
+        let byLifetime = try #require(planned.nextRenewal)
+        #expect(byLifetime <= leaf.notAfter.addingTimeInterval(-30 * 86_400 + 60))
+        #expect(byLifetime >= leaf.notAfter.addingTimeInterval(-33 * 86_400 - 60))
+        // Nothing to do yet; within six hours the CA is asked, and its earlier window wins. Nothing is ordered.
+        #expect(manager.runDue(now: now).isEmpty)
+        let asked = manager.runDue(now: now.addingTimeInterval(6 * 3600 + 1))
+        #expect(asked.map(\.domain) == ["shop.example"] && asked.first?.failure == nil)
+        let moved = try #require(manager.statuses["shop.example"]?.nextRenewal)
+        #expect(moved >= window.0.addingTimeInterval(-1) && moved <= window.1.addingTimeInterval(1), "\(moved)")
+        #expect(ca.remaining == 0 && manager.orderCounts.isEmpty)
+    }
+
+    @Test func aCertificateFromAnotherDirectoryIsReplacedAtOnceAndAnOperatorsNever() throws {
+        let folder = TemporaryDirectory("aasa-other-ca")
+        let certs = folder.path + "/certs"
+        let leaf = try Self.managedCertificate(in: certs, directory: "https://staging.ca.test/directory")
+        let now = Date()
+        let manager = try Self.manager(RecordedCA([]), certs: certs)
+        manager.update(domains: ["shop.example"], certificates: [Self.served(leaf)], now: now)
+        #expect(manager.statuses["shop.example"]?.nextRenewal == now)
+        // Without the record the same files are the operator's: never renewed.
+        try FileManager.default.removeItem(atPath: certs + "/shop.example/" + CertificateRecord.fileName)
+        let operators = try Self.manager(RecordedCA([]), certs: certs)
+        operators.update(domains: ["shop.example"], certificates: [Self.served(leaf)], now: now)
+        let status = try #require(operators.statuses["shop.example"])
+        #expect(status.source == .files && status.state == .valid && status.nextRenewal == nil)
+        #expect(operators.runDue(now: now.addingTimeInterval(365 * 86_400)).isEmpty)
     }
 }
 

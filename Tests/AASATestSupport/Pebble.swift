@@ -1,7 +1,7 @@
 import Foundation
 
 /// Debian's `pebble` ACME test server and `pebble-challtestsrv` (whose DNS answers 127.0.0.1 for every name), on
-/// free ports, started by the tests (`scripts/setup.sh --test` installs them; /work notes: acme-testing).
+/// free ports, started by the tests (`scripts/setup.sh --test` installs them).
 ///
 /// Pebble validates http-01 at `httpPort` on 127.0.0.1: the plain HTTP port of the server under test.
 public final class Pebble: @unchecked Sendable {

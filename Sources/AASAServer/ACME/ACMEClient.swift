@@ -30,7 +30,7 @@ public final class ACMEClient: Sendable {
     }
 
     /// Most attempts of one request whose nonce the CA rejects (RFC 8555 §6.5: a client should retry `badNonce`).
-    static let badNonceAttempts = 8
+    static let badNonceAttempts = 16
     /// The content type of the certificate download (RFC 8555 §9.1).
     static let certificateChainType = "application/pem-certificate-chain"
 

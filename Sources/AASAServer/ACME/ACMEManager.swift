@@ -75,15 +75,27 @@ public final class ACMEManager: @unchecked Sendable {
         var failures = 0
         /// When this process obtained the domain's current certificate.
         var issuedHere: Date?
-        /// The CA's suggested renewal window for the served certificate, and when it was asked.
+        /// The CA's suggested renewal window for the served certificate, and when to ask for it next (RFC 9773
+        /// §4.3); `nil` without a certificate of the server's own.
         var suggested: ClosedRange<Date>?
-        var suggestedAsked: Date?
+        var nextCheck: Date?
         /// The served certificate this entry was planned for, to notice a new one.
         var notAfter: Date?
+
+        /// The certificate must be replaced whatever its dates (it came from another CA).
+        var forced = false
+
+        /// When a worker next has something to do for the domain: order or renew, or ask the renewal window.
+        var wake: Date? {
+            guard let due else { return nil }
+            return failures == 0 ? min(due, nextCheck ?? due) : due
+        }
     }
 
-    /// How often a managed certificate's renewal information is asked again (RFC 9773 §4.3 leaves it to clients;
-    /// a CA may move the window earlier, e.g. before a mass revocation).
+    /// How often a managed certificate's renewal information is asked (RFC 9773 §4.3 leaves it to clients; a CA
+    /// may move the window earlier, e.g. before a mass revocation). The first check of each certificate is at a
+    /// point within this interval fixed per domain, so a start with thousands of certificates does not ask for all
+    /// of them at once.
     static let renewalInfoInterval: TimeInterval = 6 * 3600
 
     /// A manager for the certificate folder `certificateDirectory`, publishing its answers through `responder`
@@ -150,7 +162,11 @@ public final class ACMEManager: @unchecked Sendable {
                     let newCertificate = entry.notAfter != plan.notAfter
                     if newCertificate {
                         entry.suggested = nil
-                        entry.suggestedAsked = nil
+                        entry.nextCheck =
+                            plan.served == nil
+                            ? nil
+                            : now.addingTimeInterval(
+                                Self.renewalInfoInterval * RenewalSchedule.spread(domain, plan.notAfter ?? now))
                     }
                     // A failed entry keeps its backoff and its problem until the certificate changes.
                     if entry.failures == 0 || newCertificate || plan.due == nil {
@@ -162,7 +178,8 @@ public final class ACMEManager: @unchecked Sendable {
                         entry.status.source = plan.status.source
                     }
                     entry.notAfter = plan.notAfter
-                    if let served = plan.served, entry.due != nil, entry.failures == 0 {
+                    entry.forced = plan.fromOtherCA
+                    if let served = plan.served, entry.due != nil, entry.failures == 0, !plan.fromOtherCA {
                         entry.due = schedule.renewal(
                             domain: domain, notBefore: served.notBefore, notAfter: served.notAfter,
                             suggested: entry.suggested, issuedHere: entry.issuedHere)
@@ -182,6 +199,8 @@ public final class ACMEManager: @unchecked Sendable {
         /// The server's own certificate in service, to renew.
         var served: ServedCertificate?
         var notAfter: Date?
+        /// The server's certificate came from another directory (a trial against a staging CA): replace it now.
+        var fromOtherCA = false
     }
 
     /// What to do for `domain`: `own` is the certificate of its own folder (when it covers it), `covering` the
@@ -218,21 +237,24 @@ public final class ACMEManager: @unchecked Sendable {
                 due: now,
                 notAfter: own?.notAfter)
         }
+        let record = CertificateRecord.read(in: folder)
+        let fromOtherCA = record.map { $0.directoryURL != client.directoryURL } ?? false
         return Plan(
-            status: DomainCertificateStatus(source: .acme, state: .valid, expiry: own.notAfter), due: own.notAfter,
-            served: own, notAfter: own.notAfter)
+            status: DomainCertificateStatus(
+                source: .acme, state: .valid, expiry: own.notAfter, nextRenewal: fromOtherCA ? now : nil),
+            due: fromOtherCA ? now : own.notAfter, served: own, notAfter: own.notAfter, fromOtherCA: fromOtherCA)
     }
 
-    /// Runs every due order now, one after the other on the calling thread (`certs acme`), and returns each
-    /// ordered domain's outcome.
+    /// Runs everything due at `now` (orders, renewals, and renewal-information checks) one after the other on the
+    /// calling thread (`certs acme`), and returns each domain's outcome.
     public func runDue(now: Date = Date()) -> [(domain: String, failure: ACMEFailure?)] {
         let due = condition.locked {
-            state.entries.filter { entry in entry.value.due.map { $0 <= now } ?? false }.keys.sorted()
+            state.entries.filter { entry in entry.value.wake.map { $0 <= now } ?? false }.keys.sorted()
         }
         return due.map { domain in
             condition.locked { state.entries[domain]?.inProgress = true }
-            let outcome = Result { () throws(ACMEFailure) in try renewOrOrder(domain) }
-            finish(domain, outcome)
+            let outcome = Result { () throws(ACMEFailure) in try renewOrOrder(domain, now: now) }
+            finish(domain, outcome, now: now)
             if case .failure(let failure) = outcome { return (domain, failure.about(domain)) }
             return (domain, nil)
         }
@@ -273,18 +295,19 @@ public final class ACMEManager: @unchecked Sendable {
         defer { condition.unlock() }
         while state.running {
             let now = Date()
-            let next = state.entries.filter { !$0.value.inProgress && $0.value.due != nil }
-                .min { $0.value.due! < $1.value.due! }
-            guard let (domain, entry) = next else {
+            let next = state.entries.compactMap { domain, entry in
+                entry.wake.flatMap { entry.inProgress ? nil : (domain, entry, $0) }
+            }.min { $0.2 < $1.2 }
+            guard let (domain, entry, wake) = next else {
                 condition.wait()
                 continue
             }
-            if let due = entry.due, due > now {
-                _ = condition.wait(until: due)
+            if wake > now {
+                _ = condition.wait(until: wake)
                 continue
             }
             state.entries[domain]?.inProgress = true
-            if state.entries[domain]?.status.source == .acme {
+            if entry.due.map({ $0 <= now }) == true, entry.status.source == .acme {
                 state.entries[domain]?.status.state = entry.status.expiry == nil ? .pending : .renewing
             }
             return domain
@@ -296,21 +319,26 @@ public final class ACMEManager: @unchecked Sendable {
     private enum Outcome {
         /// A certificate was written; it expires then.
         case issued(notBefore: Date, notAfter: Date)
-        /// The CA's renewal window moved the renewal to `due`.
-        case rescheduled(ClosedRange<Date>, due: Date)
+        /// Renewal information was asked (the CA's window, or `nil` when it offers none); the renewal is due then.
+        case rescheduled(ClosedRange<Date>?, due: Date)
     }
 
-    /// Asks the CA's renewal window for a certificate in service when it is time to; orders when due.
-    private func renewOrOrder(_ domain: String) throws(ACMEFailure) -> Outcome {
-        let (entry, now) = (condition.locked { state.entries[domain] }, Date())
-        if let entry, entry.status.expiry != nil,
-            entry.suggestedAsked.map({ now.timeIntervalSince($0) > Self.renewalInfoInterval }) ?? true,
-            let leaf = currentLeaf(domain), let window = try? client.renewalWindow(for: leaf)
+    /// Asks the CA's renewal window for a certificate in service when it is time to, and orders when due.
+    private func renewOrOrder(_ domain: String, now: Date = Date()) throws(ACMEFailure) -> Outcome {
+        let entry = condition.locked { state.entries[domain] }
+        if let entry, let nextCheck = entry.nextCheck, let due = entry.due, entry.failures == 0, !entry.forced,
+            nextCheck <= now || due <= now, let leaf = currentLeaf(domain)
         {
-            let due = schedule.renewal(
-                domain: domain, notBefore: leaf.notBefore, notAfter: leaf.notAfter, suggested: window,
-                issuedHere: entry.issuedHere)
-            if due > now { return .rescheduled(window, due: due) }
+            // The CA's window wins; a CA without renewal information (or that cannot answer now) leaves the
+            // lifetime rule's date.
+            let window = try? client.renewalWindow(for: leaf)
+            let next =
+                window.map {
+                    schedule.renewal(
+                        domain: domain, notBefore: leaf.notBefore, notAfter: leaf.notAfter, suggested: $0,
+                        issuedHere: entry.issuedHere)
+                } ?? due
+            if next > now { return .rescheduled(window, due: next) }
         }
         let (notBefore, notAfter) = try issue(domain)
         return .issued(notBefore: notBefore, notAfter: notAfter)
@@ -382,8 +410,7 @@ public final class ACMEManager: @unchecked Sendable {
         return (leaf.notBefore, leaf.notAfter)
     }
 
-    private func finish(_ domain: String, _ outcome: Result<Outcome, ACMEFailure>) {
-        let now = Date()
+    private func finish(_ domain: String, _ outcome: Result<Outcome, ACMEFailure>, now: Date = Date()) {
         var issuedDomain = false
         condition.locked {
             guard var entry = state.entries[domain] else { return }
@@ -392,10 +419,11 @@ public final class ACMEManager: @unchecked Sendable {
             case .success(.issued(let notBefore, let notAfter)):
                 state.orderCounts["valid", default: 0] += 1
                 entry.failures = 0
+                entry.forced = false
                 entry.issuedHere = now
                 entry.notAfter = notAfter
                 entry.suggested = nil
-                entry.suggestedAsked = nil
+                entry.nextCheck = now.addingTimeInterval(Self.renewalInfoInterval)
                 entry.due = schedule.renewal(
                     domain: domain, notBefore: notBefore, notAfter: notAfter, issuedHere: now)
                 entry.status = DomainCertificateStatus(
@@ -403,7 +431,7 @@ public final class ACMEManager: @unchecked Sendable {
                 issuedDomain = true
             case .success(.rescheduled(let window, let due)):
                 entry.suggested = window
-                entry.suggestedAsked = now
+                entry.nextCheck = now.addingTimeInterval(Self.renewalInfoInterval)
                 entry.due = due
                 entry.status.state = .valid
                 entry.status.nextRenewal = entry.due

@@ -2,9 +2,9 @@ public import Foundation
 
 /// When a certificate is renewed and when a failed order is tried again.
 ///
-/// Renewal starts when a third of the lifetime remains (or ``renewBefore``), moved earlier by a spread that is
-/// fixed for each domain and certificate, so thousands of domains issued together do not renew in the same minute;
-/// a window the CA suggests (ACME Renewal Information, RFC 9773) wins. Failures back off exponentially from
+/// Renewal starts when a third of the lifetime remains, moved earlier by a spread that is fixed for each domain and
+/// certificate, so thousands of domains issued together do not renew in the same minute; a window the CA suggests
+/// (ACME Renewal Information, RFC 9773) wins over that, and the operator's ``renewBefore`` over both. Failures back off exponentially from
 /// ``minimumRetry`` to ``maximumRetry``, and never come back before the CA's `Retry-After`.
 public struct RenewalSchedule: Sendable {
     /// Renew when less than this remains; `nil`: a third of the lifetime.
@@ -25,7 +25,8 @@ public struct RenewalSchedule: Sendable {
 
     /// When to renew the certificate of `domain` valid from `notBefore` to `notAfter`.
     ///
-    /// - `suggested`: the CA's renewal window, when it gave one; a point in it, fixed per domain, is chosen.
+    /// - `suggested`: the CA's renewal window, when it gave one; a point in it, fixed per domain, is chosen (unless
+    ///   ``renewBefore`` is set).
     /// - `issuedHere`: when this process obtained that certificate: it is not renewed again before a tenth of its
     ///   lifetime has passed, so a renewal window wider than the lifetime (`--acme-renew-before`) renews each
     ///   certificate once per start instead of in a loop.
@@ -35,7 +36,7 @@ public struct RenewalSchedule: Sendable {
         let lifetime = max(notAfter.timeIntervalSince(notBefore), 60)
         let fraction = Self.spread(domain, notAfter)
         let due: Date
-        if let suggested {
+        if let suggested, renewBefore == nil {
             due = suggested.lowerBound.addingTimeInterval(
                 suggested.upperBound.timeIntervalSince(suggested.lowerBound) * fraction)
         } else {

@@ -270,7 +270,7 @@ public final class Server: Sendable {
                 hint: "add --http-port 80 (or a port that port 80 is mapped to)")
         }
         guard configuration.httpsPort != nil else {
-            throw failure("--acme obtains certificates for HTTPS, which is off", hint: "drop --no-https")
+            throw failure("--acme obtains certificates for HTTPS, which is off", hint: "drop --https-port 0")
         }
         do {
             let manager = try ACMEManager.make(

@@ -29,8 +29,9 @@ struct ACMEOptions: ParsableArguments {
 
     @Option(
         help: ArgumentHelp(
-            "Renew when fewer than this many days remain; default when a third of the lifetime remains, or the "
-                + "CA's renewal window when it offers one (env: AASA_SERVER_ACME_RENEW_BEFORE).", valueName: "days"))
+            "Renew when fewer than this many days remain, instead of when a third of the lifetime remains or in "
+                + "the CA's renewal window when it offers one (env: AASA_SERVER_ACME_RENEW_BEFORE).",
+            valueName: "days"))
     var acmeRenewBefore: Double?
 
     @Option(
@@ -60,9 +61,10 @@ struct ACMEOptions: ParsableArguments {
                 throw ValidationError("--acme-email '\(email)' is not an email address (name@example.com)")
             }
         }
-        if let url = acmeDirectory, !(url.hasPrefix("https://") || url.hasPrefix("http://")) {
+        if let url = acmeDirectory, !url.hasPrefix("https://") {
             throw ValidationError(
-                "--acme-directory '\(url)' is not a URL; give the directory URL, e.g. \(ACMESettings.letsEncrypt)")
+                "--acme-directory '\(url)' is not an https URL (RFC 8555 §6.1 requires HTTPS); give the directory URL, "
+                    + "e.g. \(ACMESettings.letsEncrypt)")
         }
         if let days = acmeRenewBefore, !(days > 0) {
             throw ValidationError("--acme-renew-before must be a positive number of days")

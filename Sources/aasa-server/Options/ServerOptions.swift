@@ -12,7 +12,9 @@ struct ServerOptions: ParsableArguments {
 
     @Flag(
         help: """
-            Obtain and renew a certificate for every configured domain that has none of the operator's, by ACME             (http-01, answered on --http-port, which the CA reaches on port 80). Issued files go to             <certs>/<domain>/ in certbot's layout (env: AASA_SERVER_ACME=1).
+            Obtain and renew a certificate for every configured domain that has none of the operator's, by ACME \
+            (http-01, answered on --http-port, which the CA reaches on port 80). Issued files go to \
+            <certs>/<domain>/ in certbot's layout (env: AASA_SERVER_ACME=1).
             """)
     var acme = false
 
@@ -198,6 +200,11 @@ struct ServerOptions: ParsableArguments {
                 "--acme needs the plain HTTP listener, where the CA validates each domain "
                     + "(http://<domain>/.well-known/acme-challenge/): add --http-port 80, or a port that port 80 is "
                     + "mapped to")
+        }
+        if acmeWebroot != nil && httpPort == nil {
+            throw ValidationError(
+                "--acme-webroot answers the CA on the plain HTTP listener: add --http-port 80, or a port that port 80 "
+                    + "is mapped to")
         }
         if acme && httpsPort == 0 {
             throw ValidationError("--acme obtains certificates for HTTPS: drop --https-port 0")

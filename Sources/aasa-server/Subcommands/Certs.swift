@@ -144,14 +144,20 @@ struct Certs: ParsableCommand {
                 throw ExitCode(1)
             }
             let formatter = ISO8601DateFormatter()
+            var failed = false
             for line in lines {
                 if let failure = line.failure {
                     DiagnosticPrinter.print([failure])
+                    failed = true
                     continue
                 }
                 guard let status = line.status else { continue }
                 let expiry = status.expiry.map { formatter.string(from: $0) } ?? "?"
                 switch (status.source, status.state) {
+                case (.files, .failed):
+                    DiagnosticPrinter.printError(
+                        "error: \(status.lastError ?? "\(line.domain): no usable certificate")")
+                    failed = true
                 case (.files, _):
                     print("\(line.domain): the operator's certificate (expires \(expiry)); not managed by ACME")
                 case (.acme, .valid):
@@ -161,7 +167,7 @@ struct Certs: ParsableCommand {
                     print("\(line.domain): \(status.state.rawValue)")
                 }
             }
-            if lines.contains(where: { $0.failure != nil }) { throw ExitCode(1) }
+            if failed { throw ExitCode(1) }
         }
     }
 }
