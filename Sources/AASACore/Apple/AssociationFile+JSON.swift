@@ -1,6 +1,6 @@
 extension AssociationFile {
-    /// Service keys Apple defines at the top level (spec §1.1).
-    static let serviceKeys = ["applinks", "webcredentials", "appclips", "activitycontinuation"]
+    /// Service keys at the top level (spec §1.1; `authsrv` for Platform SSO, §9).
+    static let serviceKeys = ["applinks", "webcredentials", "appclips", "activitycontinuation", "authsrv"]
     /// Keys of a `components[]` or `defaults` dictionary (spec §1.5).
 
     /// Parses and reads an Apple-format file from bytes: a signed (CMS) file, invalid JSON and structural
@@ -45,10 +45,11 @@ extension AssociationFile {
         file.appClips = readService(top["appclips"], name: "appclips", reader: reader)
         file.activityContinuation = readService(
             top["activitycontinuation"], name: "activitycontinuation", reader: reader)
+        file.authSrv = readService(top["authsrv"], name: "authsrv", reader: reader)
         if top.isEmpty, reader.diagnostics.errors.count == errorsBefore {
             reader.report(
                 .error, rule: .noServices, "the file declares no service", at: root.offset, path: .root,
-                hint: "add \"applinks\", \"webcredentials\", \"appclips\" or \"activitycontinuation\"")
+                hint: "add \"applinks\", \"webcredentials\", \"appclips\", \"activitycontinuation\" or \"authsrv\"")
         }
         return reader.diagnostics.errors.count == errorsBefore ? file : nil
     }
@@ -74,6 +75,7 @@ extension AssociationFile {
                 node, path: path, known: ["apps", "details", "defaults", "substitutionVariables"],
                 misplaced: [
                     "webcredentials": topLevel, "appclips": topLevel, "activitycontinuation": topLevel,
+                    "authsrv": topLevel,
                     "components": inDetails, "paths": inDetails, "appID": inDetails, "appIDs": inDetails,
                 ])
         else { return nil }
@@ -179,6 +181,7 @@ extension AssociationFile {
         if let activityContinuation {
             top.append(("activitycontinuation", .members([("apps", .strings(activityContinuation))])))
         }
+        if let authSrv { top.append(("authsrv", .members([("apps", .strings(authSrv))]))) }
         return .members(top)
     }
 

@@ -13,25 +13,36 @@ public struct AssociationFile: Sendable, Hashable {
     public var appClips: [String]?
     /// `activitycontinuation.apps`: apps that may continue (Handoff) web activities.
     public var activityContinuation: [String]?
+    /// `authsrv.apps`: apps that authenticate against this domain with Platform SSO or an SSO extension (spec §9).
+    public var authSrv: [String]?
 
     /// The services the file declares, as an entitlement names them (`applinks`, `webcredentials`, `appclips`,
-    /// `activitycontinuation`; spec §1).
+    /// `activitycontinuation`, `authsrv`; spec §1, §9).
     public var services: [String] {
         [
             ("applinks", applinks != nil), ("webcredentials", webCredentials != nil), ("appclips", appClips != nil),
-            ("activitycontinuation", activityContinuation != nil),
+            ("activitycontinuation", activityContinuation != nil), ("authsrv", authSrv != nil),
         ].compactMap { $0.1 ? $0.0 : nil }
+    }
+
+    /// The `apps` lists of the services other than `applinks`, by key, in file order.
+    public var appServices: [(key: String, apps: [String]?)] {
+        [
+            ("webcredentials", webCredentials), ("appclips", appClips), ("activitycontinuation", activityContinuation),
+            ("authsrv", authSrv),
+        ]
     }
 
     /// Creates a file.
     public init(
         applinks: AppLinks? = nil, webCredentials: [String]? = nil, appClips: [String]? = nil,
-        activityContinuation: [String]? = nil
+        activityContinuation: [String]? = nil, authSrv: [String]? = nil
     ) {
         self.applinks = applinks
         self.webCredentials = webCredentials
         self.appClips = appClips
         self.activityContinuation = activityContinuation
+        self.authSrv = authSrv
     }
 }
 
@@ -121,6 +132,10 @@ public struct ComponentPattern: Sendable, Hashable {
     public var caseSensitive: Bool?
     /// `percentEncoded`.
     public var percentEncoded: Bool?
+    /// A component a device cannot read (a known key with a type whose effect is not documented): it keeps its
+    /// place, so rules keep the positions they have in the file, and never matches
+    /// (``AssociationFile/readAsDevice(_:)``). Never set for files that are written or served.
+    var isUnreadable = false
 
     /// Creates a component.
     public init(

@@ -1,6 +1,7 @@
 extension SiteConfig {
     static let topKeys = [
-        "$schema", "legacyFormat", "cacheControl", "universalLinks", "webCredentials", "appClips", "handoff", "tests",
+        "$schema", "legacyFormat", "cacheControl", "universalLinks", "webCredentials", "appClips", "handoff", "authsrv",
+        "tests",
         "signing", "android", "smartAppBanner", "pages", "hsts",
     ]
     static let defaultsKeys = ["caseSensitive", "percentEncoded"]
@@ -25,6 +26,7 @@ extension SiteConfig {
         }
         for (key, keyPath) in [
             ("webCredentials", \SiteConfig.webCredentials), ("appClips", \.appClips), ("handoff", \.handoff),
+            ("authsrv", \.authsrv),
         ] {
             if let member = top[key], let list = reader.strings(member.value, path: .root.key(key)) {
                 config[keyPath: keyPath] = list
@@ -175,6 +177,7 @@ extension SiteConfig {
         if !webCredentials.isEmpty { pairs.append(("webCredentials", .strings(webCredentials))) }
         if !appClips.isEmpty { pairs.append(("appClips", .strings(appClips))) }
         if !handoff.isEmpty { pairs.append(("handoff", .strings(handoff))) }
+        if !authsrv.isEmpty { pairs.append(("authsrv", .strings(authsrv))) }
         if let smartAppBanner { pairs.append(("smartAppBanner", smartAppBanner.jsonValue)) }
         if !pages.isDefault { pairs.append(("pages", pages.jsonValue)) }
         if !tests.isEmpty {

@@ -16,6 +16,8 @@ public struct SiteConfig: Sendable, Hashable {
     public var appClips: [String] = []
     /// Apps that continue browsing activities from Safari (Handoff, `activitycontinuation`).
     public var handoff: [String] = []
+    /// Apps that sign in with this domain through Platform SSO or an SSO extension (`authsrv`).
+    public var authsrv: [String] = []
     /// URLs whose outcome is asserted whenever the domain loads.
     public var tests: [LinkTest] = []
     /// CMS-signed file for iOS 8 (spec §4); `nil` or disabled: unsigned only.

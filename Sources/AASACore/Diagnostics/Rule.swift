@@ -378,6 +378,18 @@ public struct Rule: Sendable, Hashable, CustomStringConvertible {
         "duplicate-package", .warning,
         "The same fingerprint twice, or the same package twice with the same permissions.")
 
+    /// Android 15+ discards a `dynamic_app_link_components` block whole: it is empty, not a list, has a string `?`, a key Android does not know, a value of the wrong type, or a package has two blocks; the app's intent filters decide instead.
+    public static let androidDynamicRules = Rule(
+        "android-dynamic-rules", .error,
+        "Android 15+ discards a `dynamic_app_link_components` block whole: it is empty, not a list, has a string `?`, a key Android does not know, a value of the wrong type, or a package has two blocks; the app's intent filters decide instead."
+    )
+
+    /// An Android dynamic rule has a `*` followed by a character that can recur: Android's `*` stops at its first occurrence where Apple's does not, so iOS and Android answer a URL (named) differently.
+    public static let androidWildcardDiffers = Rule(
+        "android-wildcard-differs", .warning,
+        "An Android dynamic rule has a `*` followed by a character that can recur: Android's `*` stops at its first occurrence where Apple's does not, so iOS and Android answer a URL (named) differently."
+    )
+
     /// A rule Android's dynamic rules cannot express.
     public static let androidRuleLeftOut = Rule(
         "android-rule-left-out", .warning, "A rule Android's dynamic rules cannot express.")
@@ -393,10 +405,11 @@ public struct Rule: Sendable, Hashable, CustomStringConvertible {
         "legacy-apps-not-empty", .warning,
         "An Apple file's `applinks.apps` is not an empty array; no iOS version reads it (`check --aasa`, `import`).")
 
-    /// An Apple file declares no service (`applinks`, `webcredentials`, `appclips`, `activitycontinuation`).
+    /// An Apple file declares no service (`applinks`, `webcredentials`, `appclips`, `activitycontinuation`, `authsrv`).
     public static let noServices = Rule(
         "no-services", .error,
-        "An Apple file declares no service (`applinks`, `webcredentials`, `appclips`, `activitycontinuation`).")
+        "An Apple file declares no service (`applinks`, `webcredentials`, `appclips`, `activitycontinuation`, `authsrv`)."
+    )
 
     /// `\"components\": []` hides an entry's `paths` from iOS 13+ (error), or an entry's components are empty so it opens no URL (warning).
     public static let emptyComponents = Rule(
@@ -623,6 +636,8 @@ public struct Rule: Sendable, Hashable, CustomStringConvertible {
         .androidRules,
         .duplicateFingerprint,
         .duplicatePackage,
+        .androidDynamicRules,
+        .androidWildcardDiffers,
         .androidRuleLeftOut,
         .detailsDictionary,
         .legacyAppsNotEmpty,

@@ -99,11 +99,34 @@ public struct AssetLinksGenerator: Sendable {
                         at: rulePath(ruleIndex), hint: "give the app its own \"rules\" in the android section"))
                 continue
             }
+            // Android knows `/`, `?` (a dictionary), `#` and `exclude`, nothing else: any other key, a comment
+            // included, makes it discard every rule (spec §7.1).
             var android = rule
             android.caseSensitive = nil
             android.percentEncoded = nil
+            android.comment = nil
             if case .whole = android.query { android.query = nil }
+            if let url = WildcardDifference.witness(for: android, domain: site.domain) {
+                diagnostics.append(
+                    site.diagnostic(
+                        .warning, rule: .androidWildcardDiffers,
+                        "iOS and Android 15+ answer \(url) differently: Android's \"*\" stops at the first occurrence of the character after it, Apple's does not",
+                        at: rulePath(ruleIndex),
+                        hint:
+                            "write the rule so the character after \"*\" occurs once in the URLs it is for, or give the Android app its own \"rules\""
+                    ))
+            }
             components.append(JSONNode(android.jsonValue(spelling: .apple)))
+        }
+        guard !components.isEmpty else {
+            // Android discards an empty list (spec §7.1); leave it out so nothing pretends to narrow the manifest.
+            diagnostics.append(
+                site.diagnostic(
+                    .warning, rule: .androidDynamicRules,
+                    "no dynamic rule is left for \(app.package): the empty list is left out, and the app's intent filters decide on Android 15+ too",
+                    at: app.rules != nil ? appPath.key("rules") : appPath.key("rulesFrom"),
+                    hint: "give the app rules Android can express, or drop \"rules\""))
+            return nil
         }
         return components
     }

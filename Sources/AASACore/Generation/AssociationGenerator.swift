@@ -76,6 +76,7 @@ public struct AssociationGenerator: Sendable {
         if !config.webCredentials.isEmpty { file.webCredentials = config.webCredentials }
         if !config.appClips.isEmpty { file.appClips = config.appClips }
         if !config.handoff.isEmpty { file.activityContinuation = config.handoff }
+        if !config.authsrv.isEmpty { file.authSrv = config.authsrv }
 
         let bytes = file.compactBytes
         if bytes.count > Self.sizeLimit {

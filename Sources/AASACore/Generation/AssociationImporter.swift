@@ -22,6 +22,7 @@ public struct AssociationImporter: Sendable {
         config.webCredentials = file.webCredentials ?? []
         config.appClips = file.appClips ?? []
         config.handoff = file.activityContinuation ?? []
+        config.authsrv = file.authSrv ?? []
         if let applinks = file.applinks {
             // Legacy output only when the original served legacy paths; an entry without paths in such a file
             // gets an empty legacy list, so iOS 12 sees exactly what it saw before.

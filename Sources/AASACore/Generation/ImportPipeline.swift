@@ -36,6 +36,7 @@ public struct ImportPipeline: Sendable {
         config.webCredentials = imported.config.webCredentials
         config.appClips = imported.config.appClips
         config.handoff = imported.config.handoff
+        config.authsrv = imported.config.authsrv
         if let appStoreID {
             // Keep any other banner setting of an existing config; only the app changes.
             var banner = config.smartAppBanner ?? BannerConfig(appStoreID: appStoreID)

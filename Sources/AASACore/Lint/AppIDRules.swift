@@ -47,7 +47,7 @@ public struct AppClipParentRule: AssociationRule {
         let file = context.file
         let parents = Set(
             (file.applinks?.details ?? []).flatMap(\.modernAppIDs) + (file.webCredentials ?? [])
-                + (file.activityContinuation ?? []))
+                + (file.activityContinuation ?? []) + (file.authSrv ?? []))
         var found: [Diagnostic] = []
         for (index, clip) in (file.appClips ?? []).enumerated() {
             // Apps that detect App Clip Codes list the parent itself here (spec §1.10).

@@ -65,6 +65,7 @@ enum SiteKeyMapping {
         case .key("webcredentials"): result = result.key("webCredentials")
         case .key("appclips"): result = result.key("appClips")
         case .key("activitycontinuation"): result = result.key("handoff")
+        case .key("authsrv"): result = result.key("authsrv")
         case .key("applinks"):
             result = result.key("universalLinks")
             switch next() {
@@ -158,6 +159,7 @@ extension AssociationFile {
         list(KeyPath.root.key("webcredentials").key("apps"), webCredentials)
         list(KeyPath.root.key("appclips").key("apps"), appClips)
         list(KeyPath.root.key("activitycontinuation").key("apps"), activityContinuation)
+        list(KeyPath.root.key("authsrv").key("apps"), authSrv)
         return lists
     }
 }

@@ -81,4 +81,9 @@ public struct MatchResult: Sendable, Hashable {
             + "\"nearMisses\":[\(nearMisses.map { $0.json() }.joined(separator: ","))],"
             + "\"notes\":\(JSONText.array(notes))}"
     }
+
+    /// ``json()`` with a `findings` array last: what `check` says about the file the verdict comes from.
+    public func json(findings: [String]) -> String {
+        String(json().dropLast()) + ",\"findings\":\(JSONText.array(findings))}"
+    }
 }

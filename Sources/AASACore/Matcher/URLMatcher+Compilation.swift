@@ -65,7 +65,7 @@ extension URLMatcher {
                 var rules: [CompiledRule] = []
                 if let components = details.components {
                     // Apple: `paths` is ignored when `components` is present, even empty (spec §2.7).
-                    for (index, component) in components.enumerated() {
+                    for (index, component) in components.enumerated() where !component.isUnreadable {
                         rules.append(
                             modernRule(component, index: index, detailsIndex: detailsIndex, app: app, domain: domain))
                     }

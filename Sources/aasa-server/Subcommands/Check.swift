@@ -40,6 +40,12 @@ struct Check: ParsableCommand {
     @Option(name: .long, help: ArgumentHelp("Lint this Apple-format file instead of the configs.", valueName: "file"))
     var aasa: String?
 
+    @Option(
+        name: .long,
+        help: ArgumentHelp(
+            "Lint this assetlinks.json instead: the dynamic rules Android 15+ would discard.", valueName: "file"))
+    var assetlinks: String?
+
     @Flag(help: "Treat warnings as errors.")
     var strict = false
 
@@ -53,6 +59,9 @@ struct Check: ParsableCommand {
         if aasa != nil && (configOptions.config != nil || certs != nil) {
             throw ValidationError("--aasa lints one file; it does not take --config or --certs")
         }
+        if assetlinks != nil && (aasa != nil || configOptions.config != nil || certs != nil) {
+            throw ValidationError("--assetlinks lints one file; it does not take --aasa, --config or --certs")
+        }
     }
 
     func run() throws {
@@ -63,6 +72,12 @@ struct Check: ParsableCommand {
                 throw failure([Diagnostic(.error, rule: .missingFile, "cannot read '\(aasa)'", file: aasa)])
             }
             diagnostics = AssociationChecker().check(SourceText(name: aasa, bytes: Array(data)))
+            checked = 1
+        } else if let assetlinks {
+            guard let data = FileManager.default.contents(atPath: assetlinks) else {
+                throw failure([Diagnostic(.error, rule: .missingFile, "cannot read '\(assetlinks)'", file: assetlinks)])
+            }
+            diagnostics = AssetLinksChecker().check(SourceText(name: assetlinks, bytes: Array(data)))
             checked = 1
         } else {
             let directory = configOptions.directory
@@ -104,7 +119,7 @@ struct Check: ParsableCommand {
             for diagnostic in diagnostics { print(DiagnosticPrinter.render(diagnostic, colour: colour)) }
             let errors = diagnostics.errors.count
             let warnings = diagnostics.warnings.count
-            let what = aasa == nil ? "\(checked) domain\(checked == 1 ? "" : "s")" : "1 file"
+            let what = aasa == nil && assetlinks == nil ? "\(checked) domain\(checked == 1 ? "" : "s")" : "1 file"
             print("\(errors) error\(errors == 1 ? "" : "s"), \(warnings) warning\(warnings == 1 ? "" : "s") in \(what)")
         }
     }

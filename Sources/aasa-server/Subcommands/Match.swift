@@ -2,18 +2,23 @@ import AASACore
 import ArgumentParser
 import Foundation
 
-/// `aasa-server match URL...`: which app opens each URL, which rule decided, and why not.
+/// `aasa-server match URL...`: what each URL does on iOS and on Android, which rule decided, and why not.
 struct Match: ParsableCommand {
     static let configuration = CommandConfiguration(
-        abstract: "Say which app opens each URL, which rule decided, and why.",
+        abstract: "Say what each URL does on iOS and Android, which rule decided, and why.",
         discussion: """
             With --config, each URL's host picks the domain and its generated file is evaluated, exactly as \
-            served. With --aasa, any Apple-format file is evaluated, whatever its origin. Exit status is 0 \
-            whatever the verdict, and 2 on bad input.
+            served. With --aasa, any Apple-format file that is JSON is evaluated the way iOS reads it (unknown keys \
+            ignored), and everything `check` says about it is printed beside the verdicts. With --assetlinks (or \
+            --android and --config) the verdict is Android 15's, from the dynamic rules of each package; \
+            --all-platforms puts iOS 13+, iOS 9-12 and Android 15+ side by side. Exit status is 0 whatever the \
+            verdict, and 2 on bad input (a file that is not JSON, a URL that cannot be parsed).
 
             Examples:
               aasa-server match https://shop.example/buy/shoes https://shop.example/help/x
               aasa-server match --aasa apple-app-site-association --legacy https://example.com/videos/wwdc/2015/x
+              aasa-server match --assetlinks assetlinks.json --package com.example.app https://example.com/p/1
+              aasa-server match --all-platforms https://shop.example/buy/shoes
               aasa-server match --json https://links.example/r/abc
             """)
 
@@ -24,8 +29,29 @@ struct Match: ParsableCommand {
 
     @Option(
         name: .long,
-        help: ArgumentHelp("An Apple-format apple-app-site-association file to evaluate instead.", valueName: "file"))
+        help: ArgumentHelp(
+            "An Apple-format apple-app-site-association file to evaluate instead, read as iOS reads it.",
+            valueName: "file"))
     var aasa: String?
+
+    @Option(
+        name: .long,
+        help: ArgumentHelp(
+            "An assetlinks.json to evaluate instead, as Android 15+ does with its dynamic rules.", valueName: "file"))
+    var assetlinks: String?
+
+    @Option(
+        name: .customLong("package"),
+        help: ArgumentHelp(
+            "The Android package to evaluate (repeatable; default: every package the file verifies).",
+            valueName: "package"))
+    var packages: [String] = []
+
+    @Flag(help: "With the configs: Android 15+'s verdict from each domain's served assetlinks.json.")
+    var android = false
+
+    @Flag(help: "With the configs: the iOS 13+, iOS 9-12 and Android 15+ verdicts of each URL side by side.")
+    var allPlatforms = false
 
     @Flag(help: "Evaluate as iOS 12 and earlier do: legacy appID and paths only.")
     var legacy = false
@@ -34,71 +60,159 @@ struct Match: ParsableCommand {
     var json = false
 
     func validate() throws {
-        if configOptions.config != nil && aasa != nil {
-            throw ValidationError("use either --config or --aasa, not both")
+        if [configOptions.config != nil, aasa != nil, assetlinks != nil].filter({ $0 }).count > 1 {
+            throw ValidationError("use one of --config, --aasa and --assetlinks")
+        }
+        if (android || allPlatforms) && (aasa != nil || assetlinks != nil) {
+            throw ValidationError(
+                "--android and --all-platforms evaluate the configs; they do not take --aasa or --assetlinks")
+        }
+        if android && allPlatforms { throw ValidationError("use either --android or --all-platforms") }
+        if !packages.isEmpty && assetlinks == nil && !android {
+            throw ValidationError("--package goes with --assetlinks or --android")
+        }
+        if legacy && (assetlinks != nil || android || allPlatforms) {
+            throw ValidationError("--legacy is for iOS verdicts; --all-platforms shows iOS 9-12 beside the others")
         }
         if urls.isEmpty { throw ValidationError("give at least one URL") }
     }
 
     func run() throws {
-        let mode: MatchMode = legacy ? .legacy : .modern
+        if let aasa { return try matchAppleFile(aasa) }
+        if let assetlinks { return try matchAssetLinks(assetlinks) }
+        let sites = try loadSites()
         var badInput = false
-        var fileMatcher: URLMatcher?
-        var sites: [String: (matcher: URLMatcher, detailsSource: [Int?])] = [:]
-        if let aasa {
-            guard let data = FileManager.default.contents(atPath: aasa) else {
-                DiagnosticPrinter.printError("error: cannot read '\(aasa)'")
-                throw ExitCode(2)
-            }
-            let (file, _, diagnostics) = AssociationFile.parse(SourceText(name: aasa, bytes: Array(data)))
-            DiagnosticPrinter.print(diagnostics)
-            guard let file else { throw ExitCode(2) }
-            fileMatcher = URLMatcher(file: file, mode: mode)
-            DiagnosticPrinter.print(
-                fileMatcher?.compileDiagnostics.map {
-                    Diagnostic(.warning, rule: $0.code.rule, $0.message, file: aasa, keyPath: $0.path)
-                } ?? [])
-        } else {
-            let directory = configOptions.directory
-            let loaded: [LoadedDomain]
-            do {
-                loaded = try SiteConfigLoader().loadAll(directory: directory)
-            } catch {
-                DiagnosticPrinter.print([error])
-                throw ExitCode(2)
-            }
-            for domain in loaded {
-                guard domain.isPublishable, let generated = domain.generated else { continue }
-                sites[domain.domain] = (URLMatcher(file: generated.file, mode: mode), generated.detailsSource)
-            }
-        }
         for url in urls {
-            let matcher: URLMatcher
-            var detailsSource: [Int?]?
-            if let fileMatcher {
-                matcher = fileMatcher
-            } else {
-                let host = (try? MatchURL(parsing: url))?.host.flatMap(HostName.normalized)
-                guard let host, let site = sites[host] else {
+            guard let site = site(for: url, in: sites) else {
+                badInput = true
+                continue
+            }
+            if allPlatforms {
+                print(Self.sideBySide(url, site: site, json: json, packages: packages))
+            } else if android {
+                guard let assetLinks = site.assetLinks else {
                     DiagnosticPrinter.printError(
-                        "error: \(url): no domain folder for '\(host ?? url)' in \(configOptions.directory) (or its site.json has errors)"
+                        "error: \(url): \(site.domain) serves no assetlinks.json (its site.json has no android section)"
                     )
                     badInput = true
                     continue
                 }
-                matcher = site.matcher
-                detailsSource = site.detailsSource
-            }
-            let result = matcher.match(url)
-            if result.verdict == .invalidURL { badInput = true }
-            if json {
-                print(result.json())
+                let result = AndroidMatcher(assetLinks: assetLinks, packages: packages.isEmpty ? nil : packages)
+                    .match(url)
+                if result.verdict == .invalidURL { badInput = true }
+                print(json ? result.json() : Self.humanReport(result))
             } else {
-                print(Self.humanReport(result, detailsSource: detailsSource))
+                let result = URLMatcher(file: site.file, mode: legacy ? .legacy : .modern).match(url)
+                if result.verdict == .invalidURL { badInput = true }
+                print(json ? result.json() : Self.humanReport(result, detailsSource: site.detailsSource))
             }
         }
         if badInput { throw ExitCode(2) }
     }
+
+    // MARK: Files
+
+    /// `--aasa`: the file as iOS reads it, with everything `check` says about it.
+    private func matchAppleFile(_ path: String) throws {
+        let source = try Self.read(path, platform: "iOS")
+        let findings = AssociationChecker().check(source)
+        guard let root = try? JSONParser().parse(source).root.value else {
+            // Why it is not JSON (invalid JSON, a CMS-signed file), as `check` says it.
+            DiagnosticPrinter.print(findings.errors)
+            DiagnosticPrinter.printError("error: '\(path)' is not JSON: iOS ignores the whole file")
+            throw ExitCode(2)
+        }
+        let (file, notes) = AssociationFile.readAsDevice(root)
+        let matcher = URLMatcher(file: file, mode: legacy ? .legacy : .modern)
+        var badInput = false
+        for url in urls {
+            var result = matcher.match(url)
+            if result.verdict == .invalidURL { badInput = true }
+            result.notes = notes + result.notes
+            print(
+                json ? result.json(findings: findings.map(\.description)) : Self.humanReport(result, detailsSource: nil)
+            )
+        }
+        if !json && !findings.isEmpty {
+            print("\nwhat `check` says about \(path) (iOS reads the file anyway, as above):")
+            for finding in findings { print("  " + finding.description) }
+        }
+        if badInput { throw ExitCode(2) }
+    }
+
+    /// `--assetlinks`: Android 15+'s verdict.
+    private func matchAssetLinks(_ path: String) throws {
+        let source = try Self.read(path, platform: "Android")
+        let root: JSONValue
+        do {
+            root = try JSONParser().parse(source).root.value
+        } catch {
+            DiagnosticPrinter.print([error])
+            DiagnosticPrinter.printError("error: '\(path)' is not JSON: Android ignores the whole file")
+            throw ExitCode(2)
+        }
+        let matcher = AndroidMatcher(assetLinks: root, packages: packages.isEmpty ? nil : packages)
+        var badInput = false
+        for url in urls {
+            let result = matcher.match(url)
+            if result.verdict == .invalidURL { badInput = true }
+            print(json ? result.json() : Self.humanReport(result))
+        }
+        if badInput { throw ExitCode(2) }
+    }
+
+    private static func read(_ path: String, platform: String) throws -> SourceText {
+        guard let data = FileManager.default.contents(atPath: path) else {
+            DiagnosticPrinter.printError("error: cannot read '\(path)'")
+            throw ExitCode(2)
+        }
+        return SourceText(name: path, bytes: Array(data))
+    }
+
+    // MARK: Configs
+
+    /// What one domain serves, for matching.
+    struct Site {
+        var domain: String
+        var file: AssociationFile
+        var detailsSource: [Int?]
+        var assetLinks: JSONValue?
+    }
+
+    private func loadSites() throws -> [String: Site] {
+        let directory = configOptions.directory
+        let loaded: [LoadedDomain]
+        do {
+            loaded = try SiteConfigLoader().loadAll(directory: directory)
+        } catch {
+            DiagnosticPrinter.print([error])
+            throw ExitCode(2)
+        }
+        var sites: [String: Site] = [:]
+        for domain in loaded {
+            guard domain.isPublishable, let generated = domain.generated else { continue }
+            let assetLinks = domain.assetLinks.flatMap {
+                try? JSONParser().parse(SourceText(name: "", bytes: $0.bytes)).root.value
+            }
+            sites[domain.domain] = Site(
+                domain: domain.domain, file: generated.file, detailsSource: generated.detailsSource,
+                assetLinks: assetLinks)
+        }
+        return sites
+    }
+
+    private func site(for url: String, in sites: [String: Site]) -> Site? {
+        let host = (try? MatchURL(parsing: url))?.host.flatMap(HostName.normalized)
+        guard let host, let site = sites[host] else {
+            DiagnosticPrinter.printError(
+                "error: \(url): no domain folder for '\(host ?? url)' in \(configOptions.directory) (or its site.json has errors)"
+            )
+            return nil
+        }
+        return site
+    }
+
+    // MARK: Reports
 
     /// The verdict, the apps, the deciding rule with its position (in site.json terms with --config), and
     /// for a miss the closest rules and why each failed.
@@ -122,6 +236,56 @@ struct Match: ParsableCommand {
             lines.append("  closest rules:")
             lines += result.nearMisses.map { "    \($0.location) \($0.rule): \($0.reason)" }
         }
+        return lines.joined(separator: "\n")
+    }
+
+    /// Android's verdict, in the same shape as iOS's.
+    static func humanReport(_ result: AndroidMatchResult) -> String {
+        var lines = [
+            "\(result.url)", "  verdict: \(result.verdict.rawValue) (Android 15+; Android 14 and earlier: manifest)",
+        ]
+        if result.verdict == .match { lines.append("  opens:   \(result.packages.joined(separator: ", "))") }
+        if let rule = result.rule, let index = result.ruleIndex {
+            lines.append("  rule:    dynamic_app_link_components[\(index)] \(rule)")
+        }
+        lines.append("  why:     \(result.reason)")
+        lines += result.notes.map { "  note:    \($0)" }
+        if !result.nearMisses.isEmpty {
+            lines.append("  closest rules:")
+            lines += result.nearMisses.map { "    dynamic_app_link_components[\($0.index)] \($0.rule): \($0.reason)" }
+        }
+        return lines.joined(separator: "\n")
+    }
+
+    /// One URL on every platform: iOS 13+, iOS 9-12 and Android 15+, marked when they disagree.
+    static func sideBySide(_ url: String, site: Site, json: Bool, packages: [String]) -> String {
+        let modern = URLMatcher(file: site.file, mode: .modern).match(url)
+        let legacy = URLMatcher(file: site.file, mode: .legacy).match(url)
+        let android = site.assetLinks.map {
+            AndroidMatcher(assetLinks: $0, packages: packages.isEmpty ? nil : packages).match(url)
+        }
+        // Whether each platform opens an app; Android's intent filters (`manifest`) are not known here.
+        var opens = [modern.verdict == .match, legacy.verdict == .match]
+        if let android, android.verdict != .manifest { opens.append(android.verdict == .match) }
+        let disagree = Set(opens).count > 1
+        if json {
+            return "{\"url\":\(JSONText.quote(url)),\"ios\":\(modern.json()),\"iosLegacy\":\(legacy.json()),"
+                + "\"android\":\(android?.json() ?? "null"),\"disagree\":\(disagree)}"
+        }
+        func ios(_ result: MatchResult) -> String {
+            result.verdict.rawValue + (result.appIDs.isEmpty ? "" : " (\(result.appIDs.joined(separator: ", ")))")
+        }
+        let androidText =
+            android.map {
+                $0.verdict.rawValue + ($0.verdict == .match ? " (\($0.packages.joined(separator: ", ")))" : "")
+            } ?? "no assetlinks.json"
+        var lines = [
+            url + (disagree ? "   <- the platforms disagree" : ""),
+            "  iOS 13+:     \(ios(modern))  \(modern.reason)",
+            "  iOS 9-12:    \(ios(legacy))  \(legacy.reason)",
+            "  Android 15+: \(androidText)" + (android.map { "  \($0.reason)" } ?? ""),
+        ]
+        if android != nil { lines.append("  Android 14-: manifest  the app's intent filters decide") }
         return lines.joined(separator: "\n")
     }
 }

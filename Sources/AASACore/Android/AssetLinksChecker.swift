@@ -1,0 +1,39 @@
+/// `check --assetlinks`: what Android 15+ would silently throw away in an assetlinks.json (spec §7.1). A dynamic
+/// block that is empty, malformed, or one of two for a package is discarded whole, and the app's intent filters
+/// decide instead: each is an error naming the package and the key.
+public struct AssetLinksChecker: Sendable {
+    /// Creates a checker.
+    public init() {}
+
+    /// The findings about `source`: JSON errors, then each package's discarded block.
+    public func check(_ source: SourceText) -> [Diagnostic] {
+        let parsed: JSONParser.Result
+        do {
+            parsed = try JSONParser().parse(source)
+        } catch {
+            return [error]
+        }
+        var diagnostics = parsed.diagnostics
+        let root = parsed.root.value
+        for package in DynamicRules.packages(in: root) {
+            let rules = DynamicRules(package: package, in: root)
+            if case .discarded(let discarded) = rules.block {
+                diagnostics.append(
+                    Diagnostic(
+                        .error, rule: .androidDynamicRules,
+                        "\(package): \(discarded.reason): Android 15+ discards all of its dynamic rules, and its intent filters decide",
+                        file: source.name, keyPath: "relation_extensions.\(DynamicRules.relation).\(discarded.keyPath)",
+                        hint:
+                            "write each rule with only \"/\", \"?\" (an object of item patterns), \"#\" and \"exclude\""
+                    ))
+            }
+            for note in rules.notes {
+                diagnostics.append(
+                    Diagnostic(
+                        .error, rule: .androidDynamicRules, note, file: source.name,
+                        hint: "keep one dynamic_app_link_components block per package"))
+            }
+        }
+        return diagnostics
+    }
+}
