@@ -184,3 +184,38 @@ import Testing
         #expect(compared > 500)
     }
 }
+
+/// `android-wildcard-differs`: `check` names a URL that an Apple rule and the Android rule generated from it
+/// answer differently (spec §2 against §7.1), and stays quiet where they agree.
+@Suite struct WildcardDifferenceTests {
+    static func warning(_ rule: String) -> String? {
+        let site = loadSite(
+            #"""
+            {"universalLinks": {"apps": [{"appIDs": ["ABCDE12345.com.example.app"], "rules": [\#(rule)]}]},
+             "android": {"apps": [{"package": "com.example.app",
+               "fingerprints": ["14:6D:E9:83:C5:73:06:50:D8:EE:B9:95:2F:34:FC:64:16:A0:83:42:E6:1D:BE:A8:8A:04:96:B2:3F:CF:44:E5"],
+               "rulesFrom": "ABCDE12345.com.example.app"}]}}
+            """#)
+        return site.diagnostics.first { $0.rule == .androidWildcardDiffers }?.message
+    }
+
+    @Test(arguments: [
+        (#"{"path": "/*/edit"}"#, "https://shop.example/x/x/edit"),
+        (#"{"path": "/a?*b/c"}"#, "https://shop.example/axbxb/c"),
+        (#"{"path": "/Buy/*", "caseSensitive": false}"#, "https://shop.example/BUY/X"),
+        (#"{"path": "/s", "query": {"ref": "*"}}"#, "https://shop.example/s"),
+    ])
+    func aDifferenceIsNamedByAURLThatShowsIt(rule: String, url: String) throws {
+        let message = try #require(Self.warning(rule), "no warning for \(rule)")
+        #expect(message.contains("answer \(url) differently"), "\(message)")
+    }
+
+    /// Including where the spec records no Android behaviour: end slashes (`/buy/*` against `/buy`), percent-encoding.
+    @Test(arguments: [
+        #"{"path": "/buy/*"}"#, #"{"path": "/p/?"}"#, #"{"fragment": "top"}"#, #"{"path": "/caf%C3%A9/*"}"#,
+        #"{"path": "/s", "query": {"ref": "?*"}}"#,
+    ])
+    func rulesBothPlatformsReadAlikeGetNoWarning(rule: String) {
+        #expect(Self.warning(rule) == nil, "\(rule)")
+    }
+}

@@ -22,7 +22,7 @@ public struct AssetLinksChecker: Sendable {
                     Diagnostic(
                         .error, rule: .androidDynamicRules,
                         "\(package): \(discarded.reason): Android 15+ discards all of its dynamic rules, and its intent filters decide",
-                        file: source.name, keyPath: "relation_extensions.\(DynamicRules.relation).\(discarded.keyPath)",
+                        file: source.name, keyPath: discarded.keyPath,
                         hint:
                             "write each rule with only \"/\", \"?\" (an object of item patterns), \"#\" and \"exclude\""
                     ))

@@ -8,7 +8,7 @@ public struct DynamicRules: Sendable {
     public struct Discarded: Error, Sendable, Hashable {
         /// What is wrong, naming the key.
         public var reason: String
-        /// Where, e.g. `dynamic_app_link_components[2].?`.
+        /// Where in the file, e.g. `[0].relation_extensions.….dynamic_app_link_components[2].?`.
         public var keyPath: String
     }
 
@@ -44,15 +44,17 @@ public struct DynamicRules: Sendable {
     public init(package: String, in root: JSONValue) {
         self.package = package
         notes = []
-        let statements = root.elements.filter { $0.delegates && $0.package == package }
+        let statements = root.elements.enumerated().filter { $0.element.delegates && $0.element.package == package }
         guard !statements.isEmpty else {
             block = .notDelegated
             return
         }
-        let blocks = statements.compactMap {
-            $0.member("relation_extensions")?.member(Self.relation)?.member("dynamic_app_link_components")
+        let blocks = statements.compactMap { index, statement in
+            statement.member("relation_extensions")?.member(Self.relation)?.member("dynamic_app_link_components").map {
+                (index, $0)
+            }
         }
-        guard let first = blocks.first else {
+        guard let (statement, first) = blocks.first else {
             block = .absent
             return
         }
@@ -62,6 +64,10 @@ public struct DynamicRules: Sendable {
             )
         }
         block = Self.read(first)
+        if case .discarded(var discarded) = block {
+            discarded.keyPath = "[\(statement)].relation_extensions.\(Self.relation).\(discarded.keyPath)"
+            block = .discarded(discarded)
+        }
     }
 
     /// Reads a `dynamic_app_link_components` value.

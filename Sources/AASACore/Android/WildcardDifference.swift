@@ -1,37 +1,48 @@
-/// Where one rule answers differently on iOS and on Android 15+ (spec §2.1 and §7.1): a `*` followed by a
-/// character makes Android stop at that character's first occurrence, where Apple's greedy `*` backtracks. The
-/// witness is a URL built from the rule's own patterns, and it is checked with both matchers before it is reported.
+/// Where an Apple rule and the Android rule made from it answer a URL differently, by what spec §7.1 records:
+/// Android's `*` and `?*` stop at the first occurrence of the character after them where Apple's backtrack,
+/// Android has no `caseSensitive`, and a `?` entry needs its item present where Apple counts an absent one as `""`
+/// (§2.4). Where the spec is silent on Android (end slashes, percent-encoding), nothing is claimed. Candidate URLs
+/// are built from the rule's own patterns, and one is reported only once both matchers disagree on it.
 enum WildcardDifference {
-    /// A URL on `domain` that `rule` matches on one platform and not the other, or `nil` when none is found.
-    static func witness(for rule: ComponentPattern, domain: String) -> String? {
+    /// A URL on `domain` that `apple` (as iOS reads it) and `android` (its Android form) answer differently, or
+    /// `nil` when none of the candidates shows a difference.
+    static func witness(apple: ComponentPattern, android: ComponentPattern, domain: String) -> String? {
         var items: [(name: String, pattern: String)] = []
-        if case .items(let list) = rule.query { items = list.map { ($0.name, $0.pattern) } }
-        let parts: [String?] = [rule.path, rule.fragment] + items.map { Optional($0.pattern) }
-        // Try the parts one at a time: that part gets the text that splits the platforms, the others a plain match.
-        for (index, pattern) in parts.enumerated() {
-            guard let pattern, let splitting = splittingText(pattern) else { continue }
-            func text(_ position: Int) -> String {
-                guard let own = parts[position] else { return "" }
-                return position == index ? splitting : plainText(own)
+        if case .items(let list) = apple.query { items = list.map { ($0.name, $0.pattern) } }
+        let parts: [String?] = [apple.path, apple.fragment] + items.map { Optional($0.pattern) }
+        /// The URL with part `index` replaced by `replacement` (`nil`: left out), the others a plain match.
+        func url(_ index: Int, _ replacement: String?) -> String {
+            func text(_ position: Int) -> String? {
+                guard let own = parts[position] else { return nil }
+                return position == index ? replacement : plainText(own)
             }
-            let path = rule.path == nil ? "/" : text(0)
-            let query = items.indices.map { "\(items[$0].name)=\(text($0 + 2))" }.joined(separator: "&")
-            let url =
-                "https://\(domain)\(path.hasPrefix("/") ? path : "/" + path)" + (query.isEmpty ? "" : "?" + query)
-                + (rule.fragment == nil ? "" : "#" + text(1))
-            if differs(rule, url: url) { return url }
+            let path = apple.path == nil ? "/" : text(0) ?? "/"
+            let query = items.indices.compactMap { index in text(index + 2).map { "\(items[index].name)=\($0)" } }
+                .joined(separator: "&")
+            return "https://\(domain)\(path.hasPrefix("/") ? path : "/" + path)" + (query.isEmpty ? "" : "?" + query)
+                + (apple.fragment == nil ? "" : "#" + (text(1) ?? ""))
         }
-        return nil
+        var candidates: [String] = []
+        for (index, pattern) in parts.enumerated() {
+            guard let pattern else { continue }
+            if let splitting = splittingText(pattern) { candidates.append(url(index, splitting)) }
+            let plain = plainText(pattern)
+            if apple.caseSensitive == false, plain.uppercased() != plain {
+                candidates.append(url(index, plain.uppercased()))
+            }
+            if index >= 2, pattern == "*" { candidates.append(url(index, nil)) }
+        }
+        return candidates.first { differs(apple: apple, android: android, url: $0) }
     }
 
-    /// Text that `pattern` matches with Apple's `*` but not Android's: its first `*` that is followed by a literal
-    /// takes that literal between two other characters, so Android's star stops too early; every other wildcard
-    /// takes one character.
+    /// Text that `pattern` matches with Apple's `*` but not Android's: its first `*` (or `?*`) that is followed by a
+    /// literal takes that literal between two other characters, so Android's star stops too early; every other
+    /// wildcard takes one character.
     static func splittingText(_ pattern: String) -> String? {
         let tokens = AndroidPattern(pattern).tokens
         guard
             let star = tokens.indices.first(where: { index in
-                guard tokens[index] == .star, index + 1 < tokens.count,
+                guard tokens[index] == .star || tokens[index] == .oneOrMore, index + 1 < tokens.count,
                     case .literal = tokens[index + 1]
                 else { return false }
                 return true
@@ -41,8 +52,8 @@ enum WildcardDifference {
         for (index, token) in tokens.enumerated() {
             switch token {
             case .literal(let scalar): text.unicodeScalars.append(scalar)
-            case .one, .oneOrMore: text += "x"
-            case .star:
+            case .one: text += "x"
+            case .star, .oneOrMore:
                 text += "x"
                 if index == star {
                     text.unicodeScalars.append(next)
@@ -65,17 +76,16 @@ enum WildcardDifference {
         return text
     }
 
-    /// Whether `rule` alone gives `url` different verdicts on iOS 13+ and Android 15+.
-    static func differs(_ rule: ComponentPattern, url: String) -> Bool {
-        var apple = rule
+    /// Whether `apple` on iOS 13+ and `android` on Android 15+ match `url` differently.
+    static func differs(apple: ComponentPattern, android: ComponentPattern, url: String) -> Bool {
+        var apple = apple
         apple.exclude = nil
         apple.comment = nil
         let file = AssociationFile(
             applinks: AppLinks(details: [AppLinkDetails(appIDs: ["ABCDE12345.compare"], components: [apple])]))
         let ios = URLMatcher(file: file).match(url).verdict == .match
-        var android = apple
-        android.caseSensitive = nil
-        android.percentEncoded = nil
+        var android = android
+        android.exclude = nil
         guard case .success(let dynamic) = DynamicRule.read(android.jsonValue(spelling: .apple), index: 0) else {
             return false
         }

@@ -378,16 +378,16 @@ public struct Rule: Sendable, Hashable, CustomStringConvertible {
         "duplicate-package", .warning,
         "The same fingerprint twice, or the same package twice with the same permissions.")
 
-    /// Android 15+ discards a `dynamic_app_link_components` block whole: it is empty, not a list, has a string `?`, a key Android does not know, a value of the wrong type, or a package has two blocks; the app's intent filters decide instead.
+    /// Android 15+ discards a `dynamic_app_link_components` block whole: it is empty, not a list, has a string `?`, a key Android does not know, a value of the wrong type, or a package has two blocks; the app's intent filters decide instead (error, `check --assetlinks`). A warning when no rule of an `android` app can be generated: its list is left out.
     public static let androidDynamicRules = Rule(
         "android-dynamic-rules", .error,
-        "Android 15+ discards a `dynamic_app_link_components` block whole: it is empty, not a list, has a string `?`, a key Android does not know, a value of the wrong type, or a package has two blocks; the app's intent filters decide instead."
+        "Android 15+ discards a `dynamic_app_link_components` block whole: it is empty, not a list, has a string `?`, a key Android does not know, a value of the wrong type, or a package has two blocks; the app's intent filters decide instead (error, `check --assetlinks`). A warning when no rule of an `android` app can be generated: its list is left out."
     )
 
-    /// An Android dynamic rule has a `*` followed by a character that can recur: Android's `*` stops at its first occurrence where Apple's does not, so iOS and Android answer a URL (named) differently.
+    /// An Android dynamic rule answers a URL (named) differently from the Apple rule it mirrors: Android's `*` and `?*` stop at the first occurrence of the next character, Android has no `caseSensitive`, and its query entries need their item present.
     public static let androidWildcardDiffers = Rule(
         "android-wildcard-differs", .warning,
-        "An Android dynamic rule has a `*` followed by a character that can recur: Android's `*` stops at its first occurrence where Apple's does not, so iOS and Android answer a URL (named) differently."
+        "An Android dynamic rule answers a URL (named) differently from the Apple rule it mirrors: Android's `*` and `?*` stop at the first occurrence of the next character, Android has no `caseSensitive`, and its query entries need their item present."
     )
 
     /// A rule Android's dynamic rules cannot express.

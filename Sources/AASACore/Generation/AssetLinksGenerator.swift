@@ -106,14 +106,14 @@ public struct AssetLinksGenerator: Sendable {
             android.percentEncoded = nil
             android.comment = nil
             if case .whole = android.query { android.query = nil }
-            if let url = WildcardDifference.witness(for: android, domain: site.domain) {
+            if let url = WildcardDifference.witness(apple: rule, android: android, domain: site.domain) {
                 diagnostics.append(
                     site.diagnostic(
                         .warning, rule: .androidWildcardDiffers,
-                        "iOS and Android 15+ answer \(url) differently: Android's \"*\" stops at the first occurrence of the character after it, Apple's does not",
+                        "iOS and Android 15+ answer \(url) differently: Android's \"*\" and \"?*\" stop at the first occurrence of the character after them, Android has no caseSensitive, and a query entry needs its item present",
                         at: rulePath(ruleIndex),
                         hint:
-                            "write the rule so the character after \"*\" occurs once in the URLs it is for, or give the Android app its own \"rules\""
+                            "give the Android app its own \"rules\" written for Android's matching, or rewrite this rule so both platforms read it alike"
                     ))
             }
             components.append(JSONNode(android.jsonValue(spelling: .apple)))

@@ -150,6 +150,8 @@ public final class ACMEClient: Sendable {
                 "the CA's rate limit was reached; the server retries after the time the CA gave (see docs/operations.md, rate limits)"
             case "rejectedIdentifier", "unsupportedIdentifier":
                 "the CA issues only for public DNS names it can reach; serve this domain with a certificate of your own in certs/<domain>/"
+            case "malformed" where problem.detail.contains("identifier"):
+                "the CA issues only for public DNS names it can reach; serve this domain with a certificate of your own in certs/<domain>/"
             case "invalidContact", "unsupportedContact":
                 "pass a working contact address with --acme-email"
             case "userActionRequired", "agreementRequired":

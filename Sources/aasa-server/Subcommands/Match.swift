@@ -202,7 +202,14 @@ struct Match: ParsableCommand {
     }
 
     private func site(for url: String, in sites: [String: Site]) -> Site? {
-        let host = (try? MatchURL(parsing: url))?.host.flatMap(HostName.normalized)
+        let parsed: MatchURL
+        do {
+            parsed = try MatchURL(parsing: url)
+        } catch {
+            DiagnosticPrinter.printError("error: \(url): \(error.description)")
+            return nil
+        }
+        let host = parsed.host.flatMap(HostName.normalized)
         guard let host, let site = sites[host] else {
             DiagnosticPrinter.printError(
                 "error: \(url): no domain folder for '\(host ?? url)' in \(configOptions.directory) (or its site.json has errors)"
@@ -241,9 +248,8 @@ struct Match: ParsableCommand {
 
     /// Android's verdict, in the same shape as iOS's.
     static func humanReport(_ result: AndroidMatchResult) -> String {
-        var lines = [
-            "\(result.url)", "  verdict: \(result.verdict.rawValue) (Android 15+; Android 14 and earlier: manifest)",
-        ]
+        let platforms = result.verdict == .invalidURL ? "" : " (Android 15+; Android 14 and earlier: manifest)"
+        var lines = ["\(result.url)", "  verdict: \(result.verdict.rawValue)\(platforms)"]
         if result.verdict == .match { lines.append("  opens:   \(result.packages.joined(separator: ", "))") }
         if let rule = result.rule, let index = result.ruleIndex {
             lines.append("  rule:    dynamic_app_link_components[\(index)] \(rule)")
@@ -264,8 +270,11 @@ struct Match: ParsableCommand {
         let android = site.assetLinks.map {
             AndroidMatcher(assetLinks: $0, packages: packages.isEmpty ? nil : packages).match(url)
         }
-        // Whether each platform opens an app; Android's intent filters (`manifest`) are not known here.
-        var opens = [modern.verdict == .match, legacy.verdict == .match]
+        // Whether each platform opens an app. iOS 9-12 counts only when the file has entries for it (a domain with
+        // "legacyFormat": false has none, on purpose); Android's intent filters (`manifest`) are not known here.
+        let servesLegacy = site.file.applinks?.details.contains { $0.appID != nil && $0.paths != nil } ?? false
+        var opens = [modern.verdict == .match]
+        if servesLegacy { opens.append(legacy.verdict == .match) }
         if let android, android.verdict != .manifest { opens.append(android.verdict == .match) }
         let disagree = Set(opens).count > 1
         if json {
