@@ -67,7 +67,7 @@ let package = Package(
         .executableTarget(
             name: "aasa-server",
             dependencies: [
-                "AASAServer", "AASACore",
+                "AASAServer", "AASACore", "AASACurl",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ],
@@ -90,7 +90,7 @@ let package = Package(
             swiftSettings: upcomingLanguageFeatures),
         .testTarget(
             name: "AASAServerTests",
-            dependencies: ["AASAServer", "AASACore", "AASAOpenSSL", "AASACurl", "AASATestSupport"],
+            dependencies: ["AASAServer", "AASACore", "AASAOpenSSL", "AASACurl", "AASAMicroHTTPD", "AASATestSupport"],
             swiftSettings: upcomingLanguageFeatures),
         .testTarget(
             name: "CLITests", dependencies: ["aasa-server", "AASACore", "AASATestSupport"],

@@ -10,7 +10,9 @@ struct AASAServerCommand: ParsableCommand {
             Each domain is a folder site-config/<domain>/site.json; certificates live in \
             certs/<domain>/fullchain.pem and privkey.pem. See docs/configuration.md.
             """,
-        subcommands: [Serve.self, Check.self, Match.self, Import.self, Sign.self, Certs.self, Healthcheck.self],
+        subcommands: [
+            Serve.self, Check.self, Match.self, CDN.self, Import.self, Sign.self, Certs.self, Healthcheck.self,
+        ],
         defaultSubcommand: nil
     )
 }

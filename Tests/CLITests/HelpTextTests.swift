@@ -5,7 +5,8 @@ import Testing
 /// Help texts are paragraphs that swift-argument-parser wraps to the terminal: none has a line break of its own.
 @Suite struct HelpTextTests {
     @Test(arguments: [
-        [], ["serve"], ["check"], ["match"], ["import"], ["sign"], ["certs", "dev"], ["certs", "acme"], ["healthcheck"],
+        [], ["serve"], ["check"], ["match"], ["import"], ["sign"], ["certs", "dev"], ["certs", "acme"], ["cdn"],
+        ["healthcheck"],
     ])
     func noParagraphBreaksMidSentence(command: [String]) throws {
         // Wide enough that the parser wraps nothing: every line break left is the text's own.

@@ -18,17 +18,21 @@ public final class AdminRoutes: RouteTable {
         public var listeners: @Sendable () -> [String: ListenerFigures]
         /// ACME's certificate status of each domain and its order counts by result; `nil` without `--acme`.
         public var acme: (@Sendable () -> (statuses: [String: DomainCertificateStatus], orders: [String: Int]))?
+        /// The background CDN check's latest observations by domain; `nil` without `--cdn-check-interval`.
+        public var cdn: (@Sendable () -> [String: (apple: CDNObservation?, google: CDNObservation?)])?
 
         /// Creates the live view.
         public init(
             recorder: TrafficRecorder, reloads: @escaping @Sendable () -> [String: Int] = { [:] },
             listeners: @escaping @Sendable () -> [String: ListenerFigures] = { [:] },
-            acme: (@Sendable () -> (statuses: [String: DomainCertificateStatus], orders: [String: Int]))? = nil
+            acme: (@Sendable () -> (statuses: [String: DomainCertificateStatus], orders: [String: Int]))? = nil,
+            cdn: (@Sendable () -> [String: (apple: CDNObservation?, google: CDNObservation?)])? = nil
         ) {
             self.recorder = recorder
             self.reloads = reloads
             self.listeners = listeners
             self.acme = acme
+            self.cdn = cdn
         }
     }
 
@@ -123,7 +127,7 @@ public final class AdminRoutes: RouteTable {
                 Response(
                     status: 200,
                     headers: [HTTPHeader("Content-Type", "application/json"), HTTPHeader("Cache-Control", "no-store")],
-                    body: serverStatus.json(certificates: live?.acme?().statuses ?? [:])))
+                    body: serverStatus.json(certificates: live?.acme?().statuses ?? [:], cdn: live?.cdn?() ?? [:])))
         case "/match": return .dynamic(matchers.answer(rawQuery: request.rawQuery))
         case "/metrics":
             guard let live else { return .prepared(notFound) }
@@ -156,6 +160,7 @@ public final class AdminRoutes: RouteTable {
         gauges.reloads = live.reloads()
         gauges.listeners = live.listeners()
         gauges.acmeOrders = live.acme?().orders
+        gauges.cdn = live.cdn?()
         for domain in serverStatus?.domains ?? [] {
             gauges.domainStates[domain.state, default: 0] += 1
             if let date = domain.lastGoodLoad { gauges.lastGoodLoad[domain.domain] = date }

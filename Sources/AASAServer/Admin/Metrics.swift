@@ -12,6 +12,8 @@ struct Metrics {
         var listeners: [String: AdminRoutes.ListenerFigures] = [:]
         /// ACME orders finished, by result; `nil` without `--acme`.
         var acmeOrders: [String: Int]?
+        /// The CDN check's latest observations by domain; `nil` without the check.
+        var cdn: [String: (apple: CDNObservation?, google: CDNObservation?)]?
     }
 
     static let version = "0.1.0"
@@ -70,6 +72,31 @@ struct Metrics {
                 "ACME orders finished, by result: valid (a certificate was issued and written) or failed.")
             for result in ["valid", "failed"] {
                 sample("aasa_acme_orders_total", [("result", result)], "\(orders[result] ?? 0)")
+            }
+        }
+        if let cdn = gauges.cdn {
+            let domains = cdn.sorted { $0.key < $1.key }
+            for (source, label) in [(CDNObservation.Source.apple, "apple_cdn"), (.google, "google_dal")] {
+                let observed = domains.compactMap { domain, pair in
+                    (source == .apple ? pair.apple : pair.google).map { (domain, $0) }
+                }
+                let what = source == .apple ? "Apple's CDN copy" : "Google's Digital Asset Links statements"
+                family(
+                    "aasa_\(label)_state", "gauge",
+                    "State of \(what) against what is served, one-hot: in-sync, stale, failed, absent, unreachable.")
+                for (domain, observation) in observed {
+                    for state in CDNObservation.State.allCases {
+                        sample(
+                            "aasa_\(label)_state", [("domain", domain), ("state", state.rawValue)],
+                            observation.state == state ? "1" : "0")
+                    }
+                }
+                family("aasa_\(label)_last_check_timestamp_seconds", "gauge", "When \(what) was last checked.")
+                for (domain, observation) in observed {
+                    sample(
+                        "aasa_\(label)_last_check_timestamp_seconds", [("domain", domain)],
+                        format(observation.checked.timeIntervalSince1970))
+                }
             }
         }
         let listeners = gauges.listeners.sorted { $0.key < $1.key }

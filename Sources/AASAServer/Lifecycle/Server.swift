@@ -47,6 +47,9 @@ public final class Server: Sendable {
     /// Obtains and renews certificates (`--acme`), from ``start()`` on.
     private let acmeManager = Mutex<ACMEManager?>(nil)
 
+    /// The background CDN check, while the server runs with ``ServerConfiguration/cdnCheck``.
+    private let cdnMonitor = Mutex<CDNMonitor?>(nil)
+
     /// The ACME manager, while the server runs with ``ServerConfiguration/acme``.
     public var acme: ACMEManager? { acmeManager.withLock { $0 } }
 
@@ -63,6 +66,10 @@ public final class Server: Sendable {
         var acmeFigures: (@Sendable () -> (statuses: [String: DomainCertificateStatus], orders: [String: Int]))?
         if configuration.acme != nil {
             acmeFigures = { [weak self] in self?.acmeFigures ?? ([:], [:]) }
+        }
+        var cdnFigures: (@Sendable () -> [String: (apple: CDNObservation?, google: CDNObservation?)])?
+        if configuration.cdnCheck != nil {
+            cdnFigures = { [weak self] in self?.cdnMonitor.withLock { $0 }?.observations ?? [:] }
         }
         return AdminRoutes.Live(
             recorder: recorder,
@@ -81,7 +88,7 @@ public final class Server: Sendable {
                         }
                     })
             },
-            acme: acmeFigures)
+            acme: acmeFigures, cdn: cdnFigures)
     }
 
     /// ACME's certificate status of each domain and its order counts, for `/status` and `/metrics`.
@@ -249,6 +256,20 @@ public final class Server: Sendable {
             watcher.start()
             logger.info("watching for changes", metadata: ["folders": "\(watcher.roots.joined(separator: ","))"])
         }
+        if let settings = configuration.cdnCheck {
+            let monitor = CDNMonitor(settings: settings, logger: logger) { [weak self] domain in
+                self?.catalog.withLock { catalog in
+                    catalog.published[domain].map {
+                        CDNMonitor.Served(
+                            association: $0.associationFile, assetLinks: $0.assetLinks,
+                            since: catalog.domainLoadTimes[domain])
+                    }
+                }
+            }
+            monitor.update(domains: catalog.published.keys.sorted(), changed: [], now: now)
+            monitor.start()
+            cdnMonitor.withLock { $0 = monitor }
+        }
         if let acme {
             plan(acme, catalog, at: now)
             acme.start()
@@ -325,6 +346,7 @@ public final class Server: Sendable {
         // First the watcher and ACME, so no reload starts while the listeners go away; a reload in progress finishes.
         stopping.watcher?.stop()
         acme?.stop()
+        cdnMonitor.withLock { $0 }?.stop()
         [stopping.https, stopping.http, stopping.admin].compactMap { $0 }.forEach { $0.stop(timeout: timeout) }
     }
 
@@ -355,6 +377,8 @@ public final class Server: Sendable {
         recordLoad(catalog)
         scheduleRemovals(catalog)
         if let acme { plan(acme, catalog, at: load.time) }
+        cdnMonitor.withLock { $0 }?.update(
+            domains: catalog.published.keys.sorted(), changed: transition.changed, now: load.time)
         FreedMemory.release()
         logger.info(
             "reload",

@@ -72,6 +72,10 @@ public struct ServerConfiguration: Sendable {
     /// an ACME client outside the server.
     public var acmeWebroot: String?
 
+    /// Check Apple's CDN and Google's Digital Asset Links API in the background (`--cdn-check-interval`); `nil`:
+    /// never.
+    public var cdnCheck: CDNMonitor.Settings?
+
     /// Creates a configuration with the defaults.
     public init() {}
 }

@@ -96,7 +96,12 @@ public struct ServerStatus: Sendable {
 
     /// The `/status` document: pretty-printed JSON, dates in ISO 8601 UTC; `certificates` (ACME's view, at request
     /// time) replaces the domains' certificate status of the load.
-    public func json(certificates live: [String: DomainCertificateStatus] = [:]) -> [UInt8] {
+    ///
+    /// `cdn` (the background CDN check's latest observations) adds each checked domain's `cdn` member.
+    public func json(
+        certificates live: [String: DomainCertificateStatus] = [:],
+        cdn: [String: (apple: CDNObservation?, google: CDNObservation?)] = [:]
+    ) -> [UInt8] {
         // One formatter for the whole document, and each distinct date formatted once: with thousands of
         // domains, a formatter per date cost more than everything else in the document.
         let formatter = Self.makeFormatter()
@@ -129,7 +134,17 @@ public struct ServerStatus: Sendable {
                         ("lastGoodLoad", date(state.lastGoodLoad)),
                         ("errors", diagnostics(state.errors)),
                     ] + (state.removedSince.map { [("removedSince", date($0))] } ?? [])
-                        + ((live[state.domain] ?? state.certificate).map { [("certificate", certificate($0))] } ?? []))
+                        + ((live[state.domain] ?? state.certificate).map { [("certificate", certificate($0))] } ?? [])
+                        + (cdn[state.domain].map { pair in
+                            [
+                                (
+                                    "cdn",
+                                    JSONValue.members(
+                                        [("apple", pair.apple?.jsonValue(date: date) ?? .null)]
+                                            + (pair.google.map { [("google", $0.jsonValue(date: date))] } ?? []))
+                                )
+                            ]
+                        } ?? []))
             )
         }
         let certificateMembers = certificates.map { state in

@@ -150,6 +150,41 @@ struct ServerOptions: ParsableArguments {
                 + "pages of the domains it could not fit (env: AASA_SERVER_PAGES_MEMORY).", valueName: "MiB"))
     var pagesMemory: Int = Environment.value("PAGES_MEMORY", 1024)
 
+    @Option(
+        help: ArgumentHelp(
+            "How often Apple's CDN copy (and Google's, for domains serving assetlinks.json) of each served domain is "
+                + "checked against what is served, e.g. 30m, 6h, 1d; 0 turns the check off; off with --dev unless given "
+                + "(env: AASA_SERVER_CDN_CHECK_INTERVAL).", valueName: "duration"))
+    var cdnCheckInterval: String?
+
+    @Option(help: ArgumentHelp("Apple's CDN base URL for the check (env: AASA_SERVER_APPLE_CDN).", valueName: "url"))
+    var appleCdn: String?
+
+    @Option(
+        help: ArgumentHelp(
+            "Google's Digital Asset Links statements:list URL for the check (env: AASA_SERVER_GOOGLE_DAL).",
+            valueName: "url"))
+    var googleDal: String?
+
+    @Option(
+        help: ArgumentHelp(
+            "PEM file of the only CAs the check trusts; default the system's (env: AASA_SERVER_CDN_CACERT).",
+            valueName: "file"))
+    var cdnCacert: String?
+
+    /// `--cdn-check-interval` as a duration (`nil`: off), once validated.
+    var cdnInterval: Duration? {
+        guard let text = cdnCheckInterval, let seconds = Self.seconds(text), seconds > 0 else { return nil }
+        return .milliseconds(Int64(seconds * 1000))
+    }
+
+    /// Seconds in `30s`, `10m`, `6h`, `1d` or a bare number of seconds; `nil` when it is none of those.
+    static func seconds(_ text: String) -> Double? {
+        let units: [Character: Double] = ["s": 1, "m": 60, "h": 3600, "d": 86_400]
+        if let unit = text.last, let factor = units[unit], let value = Double(text.dropLast()) { return value * factor }
+        return Double(text)
+    }
+
     private var trustedProxyBlocks: [String] {
         (trustedProxies ?? "").split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }
             .filter { !$0.isEmpty }
@@ -166,6 +201,18 @@ struct ServerOptions: ParsableArguments {
         }
         if trustedProxies == nil { trustedProxies = Environment.optional("TRUSTED_PROXIES") }
         if acmeWebroot == nil { acmeWebroot = Environment.optional("ACME_WEBROOT") }
+        if cdnCheckInterval == nil { cdnCheckInterval = Environment.optional("CDN_CHECK_INTERVAL") }
+        if appleCdn == nil { appleCdn = Environment.optional("APPLE_CDN") }
+        if googleDal == nil { googleDal = Environment.optional("GOOGLE_DAL") }
+        if cdnCacert == nil { cdnCacert = Environment.optional("CDN_CACERT") }
+        if let interval = cdnCheckInterval, !(Self.seconds(interval).map { $0 >= 0 && $0 <= 30 * 86_400 } ?? false) {
+            throw ValidationError(
+                "--cdn-check-interval '\(interval)' is not a duration: write 30s, 10m, 6h or 1d (0 turns it off)")
+        }
+        for url in [appleCdn, googleDal].compactMap({ $0 })
+        where !url.hasPrefix("https://") && !url.hasPrefix("http://") {
+            throw ValidationError("'\(url)' is not an http(s) URL")
+        }
         acme = acme || Environment.flag("ACME")
         if let invalid = Environment.invalidValues.first { throw ValidationError(invalid) }
         for name in adminHosts where HostName.normalized(name) == nil || name.contains(",") {
@@ -249,6 +296,14 @@ struct ServerOptions: ParsableArguments {
         configuration.pagesMemory = pagesMemory << 20
         configuration.acme = acme ? acmeOptions.settings : nil
         configuration.acmeWebroot = acmeWebroot
+        if let interval = cdnInterval {
+            var check = CDNMonitor.Settings()
+            check.interval = interval
+            if let appleCdn { check.appleBase = appleCdn }
+            if let googleDal { check.googleBase = googleDal }
+            check.caFile = cdnCacert
+            configuration.cdnCheck = check
+        }
         return configuration
     }
 }

@@ -70,8 +70,11 @@ struct Serve: ParsableCommand {
             return handler
         }
         let logger = Logger(label: "aasa-server")
-        let configuration = try options.configuration()
         let devMode = dev || Environment.flag("DEV")
+        var options = options
+        // Apple's CDN is asked every six hours unless told otherwise; development domains are not on it.
+        if options.cdnCheckInterval == nil { options.cdnCheckInterval = devMode ? "0" : "6h" }
+        let configuration = try options.configuration()
         let resources = ProcessResources.raiseOpenFileLimit()
         logger.info("open file limit", metadata: ["soft": "\(resources.soft)", "hard": "\(resources.hard)"])
 
