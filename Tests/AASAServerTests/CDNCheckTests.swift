@@ -126,8 +126,26 @@ final class FakeEndpoint: RouteTable, @unchecked Sendable {
             #expect(failed.state == .failed && failed.failureReason == reason && failed.tryDirect == "true")
             #expect(failed.failureDetails == "while fetching" && failed.hint?.contains(hint) == true, "\(failed)")
         }
-        // Absent: a 404 without a failure reason. A redirect from the CDN itself is a failure.
+        // Absent: a 404 without a failure reason, or the 405 the CDN answers for a domain it does not know. A redirect
+        // from the CDN itself is a failure.
         #expect(Self.check(fake, .init(status: 404)).state == .absent)
+        #expect(Self.check(fake, .init(status: 405)).state == .absent)
+        let reserved = Self.check(
+            fake, .init(status: 404, headers: [HTTPHeader("Apple-Failure-Reason", "SWCERR00202 Private IP address")]))
+        #expect(reserved.hint?.contains("private or reserved address") == true)
+        // Entries only reordered are named as such: the order decides which app opens a URL.
+        let swapped =
+            #"{"applinks":{"details":[{"appIDs":["A.b"],"components":[{"/":"/b/*"}]},{"appIDs":["A.a"],"components":[{"/":"*"}]}]}}"#
+        let original =
+            #"{"applinks":{"details":[{"appIDs":["A.a"],"components":[{"/":"*"}]},{"appIDs":["A.b"],"components":[{"/":"/b/*"}]}]}}"#
+        fake.set("/a/v1/order.example", .init(body: swapped))
+        let reordered = Self.comparison(fake).compare(
+            "order.example", served: .init(association: Array(original.utf8), assetLinks: nil, since: nil)
+        ).apple
+        #expect(
+            reordered.differences == [
+                "applinks entries are in another order (the first matching entry decides which app opens a URL)"
+            ])
         let redirect = Self.check(fake, .init(status: 301, headers: [HTTPHeader("Location", "https://elsewhere/")]))
         #expect(redirect.state == .failed && redirect.failureDetails == "redirect to https://elsewhere/")
         // Unreachable: a timeout, and a CDN whose certificate does not verify, each with the error.
@@ -175,6 +193,12 @@ final class FakeEndpoint: RouteTable, @unchecked Sendable {
         #expect(failed.state == .failed && failed.failureReason == "ERROR_CODE_FETCH_ERROR")
         fake.set("google:shop.example", .init(body: #"{"maxAge": "600s"}"#))
         #expect(try #require(comparison.compare("shop.example", served: served).google).state == .absent)
+        // Google's own trouble is not the site's failure.
+        fake.set("google:shop.example", .init(status: 503, body: #"{"error": {"message": "backend"}}"#))
+        #expect(try #require(comparison.compare("shop.example", served: served).google).state == .unreachable)
+        // A domain serving no assetlinks.json is not asked about.
+        let appleOnly = CDNComparison.Served(association: Array(Self.served.utf8), assetLinks: nil, since: nil)
+        #expect(comparison.compare("shop.example", served: appleOnly).google == nil)
     }
 
     @Test func theCommandReportsEveryDomainAndExitsByState() throws {

@@ -84,10 +84,13 @@ public final class ACMEManager: @unchecked Sendable {
 
         /// The certificate must be replaced whatever its dates (it came from another CA).
         var forced = false
+        /// The expiry of a certificate just written that no reload has served yet.
+        var awaitingReload: Date?
 
         /// When a worker next has something to do for the domain: order or renew, or ask the renewal window.
         var wake: Date? {
             guard let due else { return nil }
+            guard awaitingReload == nil else { return nil }
             return failures == 0 ? min(due, nextCheck ?? due) : due
         }
     }
@@ -158,6 +161,16 @@ public final class ACMEManager: @unchecked Sendable {
             var entries: [String: Entry] = [:]
             for (domain, plan) in plans {
                 var entry = state.entries[domain] ?? Entry(status: plan.status)
+                // A load that began before the new files were written still sees the old certificate: keep waiting.
+                // One that no load serves within ten minutes (refused when imported) is planned again as it is.
+                if let awaited = entry.awaitingReload {
+                    let waited = entry.issuedHere.map { now.timeIntervalSince($0) } ?? 0
+                    guard plan.notAfter == awaited || waited > 600 else {
+                        entries[domain] = entry
+                        continue
+                    }
+                    entry.awaitingReload = nil
+                }
                 if !entry.inProgress {
                     let newCertificate = entry.notAfter != plan.notAfter
                     if newCertificate {
@@ -426,8 +439,12 @@ public final class ACMEManager: @unchecked Sendable {
                 entry.nextCheck = now.addingTimeInterval(Self.renewalInfoInterval)
                 entry.due = schedule.renewal(
                     domain: domain, notBefore: notBefore, notAfter: notAfter, issuedHere: now)
-                entry.status = DomainCertificateStatus(
-                    source: .acme, state: .valid, expiry: notAfter, nextRenewal: entry.due)
+                // `valid` once a reload serves it (``update(domains:certificates:now:)``); until then the state
+                // stays pending or renewing, and the planning waits for it.
+                entry.awaitingReload = notAfter
+                entry.status.nextRenewal = entry.due
+                entry.status.lastError = nil
+                entry.status.lastProblem = nil
                 issuedDomain = true
             case .success(.rescheduled(let window, let due)):
                 entry.suggested = window

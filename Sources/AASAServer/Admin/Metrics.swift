@@ -80,7 +80,7 @@ struct Metrics {
                 let observed = domains.compactMap { domain, pair in
                     (source == .apple ? pair.apple : pair.google).map { (domain, $0) }
                 }
-                let what = source == .apple ? "Apple's CDN copy" : "Google's Digital Asset Links statements"
+                let what = source == .apple ? "Apple's CDN copy" : "Google's set of Digital Asset Links statements"
                 family(
                     "aasa_\(label)_state", "gauge",
                     "State of \(what) against what is served, one-hot: in-sync, stale, failed, absent, unreachable.")

@@ -21,10 +21,12 @@ public struct AppleCDNCheck: Sendable {
         self.base = base.hasSuffix("/") ? base : base + "/"
     }
 
-    /// The CDN's copy of `domain` compared with `served` (the association file's bytes as served), at `now`.
-    public func check(domain: String, served: [UInt8], publishedSince: Date? = nil, now: Date = Date())
-        -> CDNObservation
-    {
+    /// The CDN's copy of `domain` compared with `served` (the association file's bytes as served), at `now`. With
+    /// `served` `nil` (the site's own file could not be read) the CDN's failures still show; a copy it holds cannot
+    /// be compared and is reported `unreachable` with `unreadable` as the error.
+    public func check(
+        domain: String, served: [UInt8]?, unreadable: String? = nil, publishedSince: Date? = nil, now: Date = Date()
+    ) -> CDNObservation {
         let url = base + domain
         var observation = CDNObservation(source: .apple, domain: domain, state: .unreachable, checked: now, url: url)
         observation.publishedSince = publishedSince
@@ -35,8 +37,8 @@ public struct AppleCDNCheck: Sendable {
             observation.error = "could not ask the CDN: \(error.reason)"
             observation.hint =
                 error.code == .tls
-                ? "the CDN's certificate did not verify: check this machine's CA certificates (or --cacert)"
-                : "check this machine's network and DNS; the CDN is asked again at the next check"
+                ? "the CDN's certificate did not verify: check this machine's CA certificates (or the CA file given)"
+                : "check this machine's network and DNS"
             return observation
         }
         observation.status = response.status
@@ -55,6 +57,11 @@ public struct AppleCDNCheck: Sendable {
         }
         switch response.status {
         case 200:
+            guard let served else {
+                observation.error = unreadable
+                observation.hint = "the CDN holds a copy, but the site's own file could not be read to compare with it"
+                return observation
+            }
             guard let copy = JSONValue.parse(response.body), let ours = JSONValue.parse(served) else {
                 observation.state = response.body == served ? .inSync : .stale
                 if observation.state == .stale { observation.differences = ["the copy is not the served bytes"] }
@@ -66,14 +73,15 @@ public struct AppleCDNCheck: Sendable {
                 observation.state = .stale
                 observation.differences = JSONEquivalence.associationDifferences(served: ours, copy: copy)
             }
-        case 404:
+        case 404, 405:
+            // 405 is what the CDN answers for a domain it does not know (spec §3.7).
             observation.state = .absent
             observation.hint =
                 "the CDN has not fetched the file yet; it does when a device first installs an app that names \(domain)"
         case 300..<400:
             observation.state = .failed
             observation.failureDetails = response.header("Location").map { "redirect to \($0)" }
-            observation.hint = Self.hint(reason: "redirect", domain: domain)
+            observation.hint = "the CDN itself answered with a redirect, which it does not do: check the CDN URL"
         default:
             observation.state = .failed
             observation.hint = "the CDN answered HTTP \(response.status) without a failure reason; ask again later"
@@ -104,7 +112,11 @@ public struct AppleCDNCheck: Sendable {
         if text.contains("ssl") || text.contains("tls") || text.contains("certificate") {
             return "Apple could not verify the site's certificate: serve a complete chain from a CA Apple trusts"
         }
-        if text.contains("redirect") || text.contains("30") {
+        if text.contains("swcerr00202") || text.contains("private") || text.contains("reserved") {
+            return
+                "\(domain) resolves to a private or reserved address: Apple's CDN fetches from the internet, so publish public DNS for it"
+        }
+        if text.contains("redirect") || ["301", "302", "303", "307", "308"].contains(where: text.contains) {
             return
                 "the file was redirected: Apple follows no redirects; serve it at https://\(domain)/.well-known/apple-app-site-association directly"
         }

@@ -50,6 +50,8 @@ public final class CDNMonitor: @unchecked Sendable {
 
     private struct Entry {
         var due: Date
+        /// Since when the domain's served files are the current ones: the start, or the reload that changed them.
+        var publishedSince: Date
         var apple: CDNObservation?
         var google: CDNObservation?
     }
@@ -71,15 +73,16 @@ public final class CDNMonitor: @unchecked Sendable {
     /// Sets the served domains: new ones are scheduled at a point of the interval fixed per domain, gone ones
     /// dropped; `changed` ones are checked ``Settings/afterChange`` from `now`.
     public func update(domains: [String], changed: [String], now: Date = Date()) {
+        let changed = Set(changed)
         condition.lock()
         var next: [String: Entry] = [:]
         for domain in domains {
-            var entry =
-                entries[domain]
-                ?? Entry(
-                    due: now.addingTimeInterval(settings.interval.timeInterval * RenewalSchedule.spread(domain, now)))
+            // The first check at a point of the interval fixed per domain: starts do not bunch the checks up.
+            let first = settings.interval.timeInterval * RenewalSchedule.spread(domain, Date(timeIntervalSince1970: 0))
+            var entry = entries[domain] ?? Entry(due: now.addingTimeInterval(first), publishedSince: now)
             if changed.contains(domain) {
                 entry.due = min(entry.due, now.addingTimeInterval(settings.afterChange.timeInterval))
+                entry.publishedSince = now
             }
             next[domain] = entry
         }
@@ -112,7 +115,8 @@ public final class CDNMonitor: @unchecked Sendable {
         let spacing = 1 / max(settings.requestsPerSecond, 0.01)
         while let domain = nextDue() {
             let started = Date()
-            guard let reference = served(domain) else { continue }
+            guard var reference = served(domain) else { continue }
+            reference.since = condition.locked { entries[domain]?.publishedSince }
             var comparison = self.comparison
             comparison.google = reference.assetLinks != nil
             let result = comparison.compare(domain, served: reference)
@@ -150,15 +154,26 @@ public final class CDNMonitor: @unchecked Sendable {
         entries[result.domain]?.apple = result.apple
         entries[result.domain]?.google = result.google
         condition.unlock()
-        // A change to stale or failed is logged once, not at every check.
+        // A change to stale or failed is logged once, not at every check; a first check only when it is one.
         for (old, new) in [(previous?.apple, Optional(result.apple)), (previous?.google, result.google)] {
             guard let new, new.state != old?.state else { continue }
             switch new.state {
             case .stale, .failed, .unreachable:
                 logger.warning("CDN check", metadata: ["domain": "\(result.domain)", "result": "\(new.summary)"])
             case .inSync, .absent:
-                logger.info("CDN check", metadata: ["domain": "\(result.domain)", "result": "\(new.summary)"])
+                if old != nil {
+                    logger.info("CDN check", metadata: ["domain": "\(result.domain)", "result": "\(new.summary)"])
+                }
             }
         }
+    }
+}
+
+extension NSCondition {
+    /// Runs `body` holding the lock.
+    fileprivate func locked<T>(_ body: () -> T) -> T {
+        lock()
+        defer { unlock() }
+        return body()
     }
 }

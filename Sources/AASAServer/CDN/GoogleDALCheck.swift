@@ -35,11 +35,16 @@ public struct GoogleDALCheck: Sendable {
             response = try client.send(HTTPClientRequest(.get, url: url))
         } catch {
             observation.error = "could not ask Google's Digital Asset Links API: \(error.reason)"
-            observation.hint = "check this machine's network and DNS; the API is asked again at the next check"
+            observation.hint = "check this machine's network and DNS"
             return observation
         }
         observation.status = response.status
         let body = JSONValue.parse(response.body)
+        if response.status == 429 || response.status >= 500 {
+            observation.error = "Google's API answered HTTP \(response.status)"
+            observation.hint = "a problem on Google's side, not the site's: it is asked again at the next check"
+            return observation
+        }
         guard response.status == 200, let body else {
             observation.state = .failed
             observation.failureReason =

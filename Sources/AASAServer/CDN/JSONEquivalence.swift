@@ -60,6 +60,12 @@ enum JSONEquivalence {
 
     /// The `applinks.details` entries that differ, named by their apps.
     private static func entries(_ served: JSONValue, _ copy: JSONValue) -> [String] {
+        func ordered(_ applinks: JSONValue) -> [String] {
+            guard case .object(let members) = applinks,
+                case .array(let list)? = members.first(where: { $0.key == "details" })?.value.value
+            else { return [] }
+            return list.map { text($0.value) }
+        }
         func details(_ applinks: JSONValue) -> [String: String] {
             guard case .object(let members) = applinks,
                 case .array(let list)? = members.first(where: { $0.key == "details" })?.value.value
@@ -76,7 +82,14 @@ enum JSONEquivalence {
                     default: break
                     }
                 }
-                result[Array(Set(ids)).sorted().joined(separator: ",")] = text(entry.value)
+                var key = Array(Set(ids)).sorted().joined(separator: ",")
+                // Two entries for the same apps are told apart by their order.
+                var occurrence = 2
+                while result[key] != nil {
+                    key = Array(Set(ids)).sorted().joined(separator: ",") + " (entry \(occurrence))"
+                    occurrence += 1
+                }
+                result[key] = text(entry.value)
             }
             return result
         }
@@ -91,7 +104,13 @@ enum JSONEquivalence {
             default: break
             }
         }
-        if differences.isEmpty { differences.append("applinks settings (defaults, substitution variables) differ") }
+        if differences.isEmpty {
+            let (mine, other) = (ordered(served), ordered(copy))
+            differences.append(
+                mine != other && mine.sorted() == other.sorted()
+                    ? "applinks entries are in another order (the first matching entry decides which app opens a URL)"
+                    : "applinks settings (defaults, substitution variables) differ")
+        }
         return differences
     }
 }

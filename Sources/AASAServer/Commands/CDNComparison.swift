@@ -58,21 +58,14 @@ public struct CDNComparison: Sendable {
             case .failure(let error): failure = error.reason
             }
         }
-        guard let reference else {
-            var apple = CDNObservation(
-                source: .apple, domain: domain, state: .unreachable, checked: now,
-                url: "https://\(domain)/.well-known/apple-app-site-association")
-            apple.error = failure
-            apple.hint = "the domain is not configured here, and its live file could not be read to compare with"
-            return Result(domain: domain, apple: apple, google: nil)
-        }
         let apple = AppleCDNCheck(client: client, base: appleBase).check(
-            domain: domain, served: reference.association, publishedSince: reference.since, now: now)
+            domain: domain, served: reference?.association, unreadable: failure, publishedSince: reference?.since,
+            now: now)
+        // Google is asked for the domains that serve assetlinks.json: the others have nothing to compare.
         var googleResult: CDNObservation?
-        if google {
+        if google, let assetLinks = reference?.assetLinks {
             googleResult = GoogleDALCheck(client: client, base: googleBase).check(
-                domain: domain, served: reference.assetLinks ?? Array("[]".utf8), publishedSince: reference.since,
-                now: now)
+                domain: domain, served: assetLinks, publishedSince: reference?.since, now: now)
         }
         return Result(domain: domain, apple: apple, google: googleResult)
     }

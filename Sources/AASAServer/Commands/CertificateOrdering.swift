@@ -71,14 +71,18 @@ public struct CertificateOrdering {
         }
         defer { listener?.stop(timeout: .seconds(1)) }
         let directory = CertificateDirectory(path: certificateDirectory)
-        let served = directory.load().certificates.map {
-            ACMEManager.ServedCertificate(
-                folder: $0.folderName, subjectAlternativeNames: $0.summary.subjectAlternativeNames,
-                notBefore: $0.summary.notBefore, notAfter: $0.notAfter)
+        func served() -> [ACMEManager.ServedCertificate] {
+            directory.load().certificates.map {
+                ACMEManager.ServedCertificate(
+                    folder: $0.folderName, subjectAlternativeNames: $0.summary.subjectAlternativeNames,
+                    notBefore: $0.summary.notBefore, notAfter: $0.notAfter)
+            }
         }
-        manager.update(domains: domains, certificates: served)
+        manager.update(domains: domains, certificates: served())
         let failures = Dictionary(
             manager.runDue().map { ($0.domain, $0.failure) }, uniquingKeysWith: { first, _ in first })
+        // What the folder holds now, as a server's reload would read it.
+        manager.update(domains: domains, certificates: served())
         let statuses = manager.statuses
         return domains.map { domain in
             Line(

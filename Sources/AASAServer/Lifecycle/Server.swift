@@ -257,12 +257,13 @@ public final class Server: Sendable {
             logger.info("watching for changes", metadata: ["folders": "\(watcher.roots.joined(separator: ","))"])
         }
         if let settings = configuration.cdnCheck {
+            // What each domain serves now; the monitor knows since when (the reloads that changed it).
             let monitor = CDNMonitor(settings: settings, logger: logger) { [weak self] domain in
                 self?.catalog.withLock { catalog in
                     catalog.published[domain].map {
                         CDNMonitor.Served(
                             association: $0.associationFile, assetLinks: $0.assetLinks,
-                            since: catalog.domainLoadTimes[domain])
+                            since: nil)
                     }
                 }
             }

@@ -205,9 +205,12 @@ struct ServerOptions: ParsableArguments {
         if appleCdn == nil { appleCdn = Environment.optional("APPLE_CDN") }
         if googleDal == nil { googleDal = Environment.optional("GOOGLE_DAL") }
         if cdnCacert == nil { cdnCacert = Environment.optional("CDN_CACERT") }
-        if let interval = cdnCheckInterval, !(Self.seconds(interval).map { $0 >= 0 && $0 <= 30 * 86_400 } ?? false) {
+        if let interval = cdnCheckInterval,
+            !(Self.seconds(interval).map { $0 == 0 || ($0 >= 60 && $0 <= 30 * 86_400) } ?? false)
+        {
             throw ValidationError(
-                "--cdn-check-interval '\(interval)' is not a duration: write 30s, 10m, 6h or 1d (0 turns it off)")
+                "--cdn-check-interval '\(interval)' is not a duration from 1m to 30d: write 10m, 6h or 1d (0 turns it off)"
+            )
         }
         for url in [appleCdn, googleDal].compactMap({ $0 })
         where !url.hasPrefix("https://") && !url.hasPrefix("http://") {

@@ -15,8 +15,9 @@ struct CDN: ParsableCommand {
             copy is compared as JSON with what is served (the generated file, or the live site's for names not \
             configured): in-sync, stale (what differs), failed (Apple-Failure-Reason and a hint), absent (never \
             fetched) or unreachable. With --google, Google's Digital Asset Links API is compared with the \
-            statements and dynamic rules served. Exit status 0 when everything is in-sync, 1 otherwise, 2 on bad \
-            input: a check to run after a deploy.
+            statements and dynamic rules served, for the domains that serve assetlinks.json. Exit status 0 when \
+            everything is in-sync, 1 otherwise, 2 when a name is not a host or there is nothing to check (64 for \
+            invalid options): a check to run after a deploy.
 
             Examples:
               aasa-server cdn
