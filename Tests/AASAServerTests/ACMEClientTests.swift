@@ -1,4 +1,5 @@
 import AASACore
+import AASACurl
 import AASAOpenSSL
 import AASATestSupport
 import Foundation
@@ -13,7 +14,7 @@ import Testing
 /// is named by `jwk` for newAccount and by the account URL (`kid`) for everything else (RFC 8555 §6.2, §6.5).
 final class RecordedCA: ACMETransport, @unchecked Sendable {
     struct Step {
-        var method: ACMERequest.Method
+        var method: HTTPClientRequest.Method
         var url: String
         var status: Int = 200
         var headers: [(name: String, value: String)] = []
@@ -32,7 +33,7 @@ final class RecordedCA: ACMETransport, @unchecked Sendable {
 
     var remaining: Int { steps.withLock { $0.count } }
 
-    func send(_ request: ACMERequest) throws(ACMEFailure) -> ACMEResponse {
+    func send(_ request: HTTPClientRequest) throws(ACMEFailure) -> HTTPClientResponse {
         let step = steps.withLock { $0.isEmpty ? nil : $0.removeFirst() }
         guard let step else {
             Issue.record("unexpected \(request.method.rawValue) \(request.url)")
@@ -45,11 +46,12 @@ final class RecordedCA: ACMETransport, @unchecked Sendable {
             nonces.lastGiven = "nonce-\(nonces.issued)"
             return nonces.lastGiven!
         }
-        return ACMEResponse(
+        return HTTPClientResponse(
             status: step.status, headers: step.headers + [("Replay-Nonce", nonce)], body: Array(step.body.utf8))
     }
 
-    private func check(_ request: ACMERequest, _ step: Step) {
+    private func check(_ request: HTTPClientRequest, _ step: Step) {
+        #expect(request.headers.contains { $0.name == "Content-Type" && $0.value == "application/jose+json" })
         guard case .object(let members)? = JSONValue.parse(request.body),
             let protected = members.first(where: { $0.key == "protected" })?.value.value.stringValue,
             let payload = members.first(where: { $0.key == "payload" })?.value.value.stringValue,

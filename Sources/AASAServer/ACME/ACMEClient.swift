@@ -1,4 +1,5 @@
 import AASACore
+import AASACurl
 public import AASAOpenSSL
 public import Foundation
 import Synchronization
@@ -64,7 +65,7 @@ public final class ACMEClient: Sendable {
     /// The CA's directory, fetched once.
     public func directory() throws(ACMEFailure) -> ACMEDirectory {
         if let directory = state.withLock({ $0.directory }) { return directory }
-        let response = try transport.send(ACMERequest(.get, url: directoryURL))
+        let response = try transport.send(HTTPClientRequest(.get, url: directoryURL))
         guard response.status == 200 else {
             throw ACMEFailure(
                 .protocolViolation, "the directory URL answered HTTP \(response.status), not an ACME directory",
@@ -80,7 +81,7 @@ public final class ACMEClient: Sendable {
     private func nonce() throws(ACMEFailure) -> String {
         if let nonce = state.withLock({ $0.nonces.popLast() }) { return nonce }
         let url = try directory().newNonce
-        let response = try transport.send(ACMERequest(.head, url: url))
+        let response = try transport.send(HTTPClientRequest(.head, url: url))
         guard let nonce = response.header("Replay-Nonce"), !nonce.isEmpty else {
             throw ACMEFailure(
                 .protocolViolation, "newNonce answered HTTP \(response.status) without a Replay-Nonce header",
@@ -90,7 +91,7 @@ public final class ACMEClient: Sendable {
     }
 
     /// Keeps the response's `Replay-Nonce` for the next request.
-    private func keepNonce(of response: ACMEResponse) {
+    private func keepNonce(of response: HTTPClientResponse) {
         guard let nonce = response.header("Replay-Nonce"), !nonce.isEmpty else { return }
         state.withLock { state in
             state.nonces.append(nonce)
@@ -110,7 +111,7 @@ public final class ACMEClient: Sendable {
     /// CA's problem document as a ``ACMEFailure/Kind/problem`` failure for any status of 400 or more.
     private func post(
         _ url: String, payload: JSONValue?, signer: Signer = .account, accept: String? = nil
-    ) throws(ACMEFailure) -> ACMEResponse {
+    ) throws(ACMEFailure) -> HTTPClientResponse {
         let body = payload.map { JSONWriter(style: .compact).bytes($0) } ?? []
         for attempt in 1...Self.badNonceAttempts {
             let keyIdentifier: JSONWebSignature.KeyIdentifier
@@ -127,7 +128,10 @@ public final class ACMEClient: Sendable {
             } catch {
                 throw ACMEFailure(.storage, "could not sign a request: \(error)", url: url, hint: "report this")
             }
-            let response = try transport.send(ACMERequest(.post, url: url, body: jws.jsonBytes, accept: accept))
+            let headers = [("Content-Type", "application/jose+json")] + (accept.map { [("Accept", $0)] } ?? [])
+            let response = try transport.send(
+                HTTPClientRequest(
+                    .post, url: url, headers: headers.map { (name: $0.0, value: $0.1) }, body: jws.jsonBytes))
             keepNonce(of: response)
             guard response.status >= 400 else { return response }
             let problem = ACMEProblem(body: response.body, status: response.status)
@@ -138,7 +142,7 @@ public final class ACMEClient: Sendable {
     }
 
     /// The failure for a problem the CA answered at `url`, with the fix for the problems a user can act on.
-    static func failure(problem: ACMEProblem?, response: ACMEResponse, url: String) -> ACMEFailure {
+    static func failure(problem: ACMEProblem?, response: HTTPClientResponse, url: String) -> ACMEFailure {
         guard let problem else {
             return ACMEFailure(
                 .protocolViolation, "the ACME server answered HTTP \(response.status) without a problem document",
@@ -175,7 +179,7 @@ public final class ACMEClient: Sendable {
     }
 
     /// The parsed JSON body of `response` to a request to `url`, or a protocol failure.
-    private func json(_ response: ACMEResponse, url: String) throws(ACMEFailure) -> JSONValue {
+    private func json(_ response: HTTPClientResponse, url: String) throws(ACMEFailure) -> JSONValue {
         guard let json = JSONValue.parse(response.body), case .object = json else {
             throw ACMEFailure(
                 .protocolViolation,
@@ -377,7 +381,7 @@ public final class ACMEClient: Sendable {
         }
         let certID = Base64URL.encode(identifier) + "." + Base64URL.encode(certificate.serialNumberOctets)
         let url = base.hasSuffix("/") ? base + certID : base + "/" + certID
-        let response = try transport.send(ACMERequest(.get, url: url))
+        let response = try transport.send(HTTPClientRequest(.get, url: url))
         guard response.status == 200 else { return nil }
         let window = try json(response, url: url)[member: "suggestedWindow"]
         let formatter = ISO8601DateFormatter()

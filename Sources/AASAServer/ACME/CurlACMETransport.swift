@@ -12,20 +12,9 @@ public struct CurlACMETransport: ACMETransport {
     }
 
     /// Sends `request`; an unanswered request becomes a network failure naming the URL and the likely fix.
-    public func send(_ request: ACMERequest) throws(ACMEFailure) -> ACMEResponse {
-        var headers: [(name: String, value: String)] = []
-        if request.method == .post { headers.append(("Content-Type", "application/jose+json")) }
-        if let accept = request.accept { headers.append(("Accept", accept)) }
-        let method: HTTPClientRequest.Method =
-            switch request.method {
-            case .get: .get
-            case .head: .head
-            case .post: .post
-            }
+    public func send(_ request: HTTPClientRequest) throws(ACMEFailure) -> HTTPClientResponse {
         do {
-            let response = try client.send(
-                HTTPClientRequest(method, url: request.url, headers: headers, body: request.body))
-            return ACMEResponse(status: response.status, headers: response.headers, body: response.body)
+            return try client.send(request)
         } catch {
             let hint =
                 switch error.code {
