@@ -34,9 +34,7 @@ public final class CDNMonitor: @unchecked Sendable {
     public var observations: [String: (apple: CDNObservation?, google: CDNObservation?)] {
         condition.lock()
         defer { condition.unlock() }
-        return entries.compactMapValues { entry in
-            entry.apple == nil && entry.google == nil ? nil : (entry.apple, entry.google)
-        }
+        return observed
     }
 
     private let settings: Settings
@@ -44,16 +42,16 @@ public final class CDNMonitor: @unchecked Sendable {
     private let logger: Logger
     private let served: @Sendable (String) -> Served?
     private let condition = NSCondition()
-    /// Guarded by ``condition``.
+    /// Guarded by ``condition``: each served domain's schedule, and what its checks found (kept apart: a domain
+    /// costs a few bytes until it is checked).
     private var entries: [String: Entry] = [:]
+    private var observed: [String: (apple: CDNObservation?, google: CDNObservation?)] = [:]
     private var running = false
 
     private struct Entry {
         var due: Date
         /// Since when the domain's served files are the current ones: the start, or the reload that changed them.
         var publishedSince: Date
-        var apple: CDNObservation?
-        var google: CDNObservation?
     }
 
     /// A monitor that reads what a domain serves through `served` (`nil`: not served now).
@@ -87,6 +85,7 @@ public final class CDNMonitor: @unchecked Sendable {
             next[domain] = entry
         }
         entries = next
+        observed = observed.filter { next[$0.key] != nil }
         condition.unlock()
         condition.broadcast()
     }
@@ -150,9 +149,8 @@ public final class CDNMonitor: @unchecked Sendable {
 
     private func record(_ result: CDNComparison.Result, at time: Date) {
         condition.lock()
-        let previous = entries[result.domain]
-        entries[result.domain]?.apple = result.apple
-        entries[result.domain]?.google = result.google
+        let previous = observed[result.domain]
+        if entries[result.domain] != nil { observed[result.domain] = (result.apple, result.google) }
         condition.unlock()
         // A change to stale or failed is logged once, not at every check; a first check only when it is one.
         for (old, new) in [(previous?.apple, Optional(result.apple)), (previous?.google, result.google)] {

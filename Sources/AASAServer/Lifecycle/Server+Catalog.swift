@@ -59,18 +59,19 @@ extension Server {
         var temporary: [String] = []
         /// The SNI table built from ``served`` and ``temporary``; a new object whenever they change.
         var table: CertificateTable?
+        /// The folder of the certificate covering each configured domain, as the last load found it.
+        var coveringFolder: [String: String] = [:]
 
         /// What each domain's handshakes get, by the certificates served: `files` (ACME reports its own domains
         /// over this, ``ACMEManager/statuses``).
         func domainStatus(_ domains: [String], at now: Date) -> [String: DomainCertificateStatus] {
             guard table != nil else { return [:] }
-            let certificates = Array(served.values)
-            let coverage = CertificateNameIndex(subjectAlternativeNames: certificates.map(\.subjectAlternativeNames))
             var statuses: [String: DomainCertificateStatus] = [:]
+            statuses.reserveCapacity(domains.count)
             for domain in domains {
                 let covering =
                     served[domain].flatMap { $0.subjectAlternativeNames.covers(hostname: domain) ? $0 : nil }
-                    ?? coverage.firstIndex(covering: domain).map { certificates[$0] }
+                    ?? coveringFolder[domain].flatMap { served[$0] }
                 let problem: String? =
                     switch covering {
                     case nil: "no certificate in the certificate folder covers \(domain)"
@@ -188,7 +189,15 @@ extension Server {
         var selection = CertificateSelection(folders: folders, previous: catalog, now: now)
         let certificates = selection.certificates
         let coverage = CertificateNameIndex(subjectAlternativeNames: certificates.map(\.subjectAlternativeNames))
-        let uncovered = domains.filter { coverage.firstIndex(covering: $0) == nil }
+        var uncovered: [String] = []
+        catalog.coveringFolder.removeAll(keepingCapacity: true)
+        for domain in domains {
+            if let index = coverage.firstIndex(covering: domain) {
+                catalog.coveringFolder[domain] = certificates[index].folderName
+            } else {
+                uncovered.append(domain)
+            }
+        }
         // With ACME, a domain no certificate covers gets a temporary one until its own is issued.
         let temporary =
             configuration.acme == nil
