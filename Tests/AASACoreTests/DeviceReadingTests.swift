@@ -89,3 +89,20 @@ import Testing
         #expect(answered == 111, "\(answered) corpus files are JSON")
     }
 }
+
+/// `authsrv` (Platform SSO; spec §9) goes from site.json into the served file, is linted like webcredentials, and is
+/// read back by import.
+@Suite struct AuthSrvTests {
+    @Test func authsrvIsGeneratedLintedAndImported() throws {
+        let site = loadSite(#"{"authsrv": ["ABCDE12345.com.example.sso", "ABCDE12345.com.example.sso"]}"#)
+        let file = try #require(site.generated?.file)
+        #expect(file.authSrv == ["ABCDE12345.com.example.sso", "ABCDE12345.com.example.sso"])
+        #expect(file.services == ["authsrv"])
+        #expect(String(decoding: try #require(site.generated).bytes, as: UTF8.self).contains(#""authsrv":{"apps":["#))
+        #expect(
+            site.diagnostics.contains { $0.rule.id.hasPrefix("duplicate") && $0.keyPath?.hasPrefix("authsrv") == true },
+            "\(site.diagnostics)")
+        let imported = AssociationImporter().importFile(file).config
+        #expect(imported.authsrv == file.authSrv)
+    }
+}

@@ -34,7 +34,7 @@ public struct DynamicRules: Sendable {
     /// Every `android_app` package the file names in a `handle_all_urls` statement, in file order.
     public static func packages(in root: JSONValue) -> [String] {
         var packages: [String] = []
-        for statement in root.elements where statement.delegates {
+        for statement in (root.arrayValue ?? []) where statement.delegates {
             if let package = statement.package, !packages.contains(package) { packages.append(package) }
         }
         return packages
@@ -44,13 +44,16 @@ public struct DynamicRules: Sendable {
     public init(package: String, in root: JSONValue) {
         self.package = package
         notes = []
-        let statements = root.elements.enumerated().filter { $0.element.delegates && $0.element.package == package }
+        let statements = (root.arrayValue ?? []).enumerated().filter {
+            $0.element.delegates && $0.element.package == package
+        }
         guard !statements.isEmpty else {
             block = .notDelegated
             return
         }
         let blocks = statements.compactMap { index, statement in
-            statement.member("relation_extensions")?.member(Self.relation)?.member("dynamic_app_link_components").map {
+            statement[member: "relation_extensions"]?[member: Self.relation]?[member: "dynamic_app_link_components"].map
+            {
                 (index, $0)
             }
         }
@@ -94,28 +97,16 @@ public struct DynamicRules: Sendable {
 }
 
 extension JSONValue {
-    /// The elements of an array (nothing for any other value).
-    fileprivate var elements: [JSONValue] {
-        if case .array(let nodes) = self { return nodes.map(\.value) }
-        return []
-    }
-
-    /// Member `key` of an object.
-    fileprivate func member(_ key: String) -> JSONValue? {
-        if case .object(let members) = self { return members.first { $0.key == key }?.value.value }
-        return nil
-    }
-
     /// Whether this statement delegates `handle_all_urls`.
     fileprivate var delegates: Bool {
-        guard case .array(let relations)? = member("relation") else { return false }
+        guard case .array(let relations)? = self[member: "relation"] else { return false }
         return relations.contains { $0.value == .string(DynamicRules.relation) }
     }
 
     /// The `package_name` of an `android_app` target.
     fileprivate var package: String? {
-        guard let target = member("target"), target.member("namespace") == .string("android_app"),
-            case .string(let name)? = target.member("package_name")
+        guard let target = self[member: "target"], target[member: "namespace"] == .string("android_app"),
+            case .string(let name)? = target[member: "package_name"]
         else { return nil }
         return name
     }

@@ -46,9 +46,9 @@ private struct DeviceReader {
 
     func apps(_ members: [JSONMember], _ service: String) -> [String]? {
         guard let value = members.first(where: { $0.key == service })?.value.value,
-            case .array(let apps)? = value.member("apps")
+            case .array(let apps)? = value[member: "apps"]
         else { return nil }
-        return apps.compactMap { $0.value.string }
+        return apps.compactMap { $0.value.stringValue }
     }
 
     mutating func appLinks(_ value: JSONValue) -> AppLinks? {
@@ -57,10 +57,10 @@ private struct DeviceReader {
             return nil
         }
         var links = AppLinks()
-        if let defaults = value.member("defaults") {
+        if let defaults = value[member: "defaults"] {
             links.defaults = component(defaults, path: "applinks.defaults")
         }
-        if let variables = value.member("substitutionVariables") {
+        if let variables = value[member: "substitutionVariables"] {
             if case .object(let members) = variables {
                 for member in members {
                     guard case .array(let values) = member.value.value else {
@@ -70,7 +70,7 @@ private struct DeviceReader {
                         continue
                     }
                     links.substitutionVariables.append(
-                        SubstitutionVariable(name: member.key, values: values.compactMap { $0.value.string }))
+                        SubstitutionVariable(name: member.key, values: values.compactMap { $0.value.stringValue }))
                 }
             } else {
                 undocumented(
@@ -78,7 +78,7 @@ private struct DeviceReader {
                     skipped: "\"substitutionVariables\"")
             }
         }
-        switch value.member("details") {
+        switch value[member: "details"] {
         case .array(let elements)?:
             links.details = elements.enumerated().compactMap { index, element in
                 details(element.value, appID: nil, path: "applinks.details[\(index)]")
@@ -102,12 +102,12 @@ private struct DeviceReader {
             return nil
         }
         var entry = AppLinkDetails(appID: keyed)
-        if keyed == nil, let appID = value.member("appID")?.string { entry.appID = appID }
-        if keyed == nil, case .array(let ids)? = value.member("appIDs") {
-            entry.appIDs = ids.compactMap { $0.value.string }
+        if keyed == nil, let appID = value[member: "appID"]?.stringValue { entry.appID = appID }
+        if keyed == nil, case .array(let ids)? = value[member: "appIDs"] {
+            entry.appIDs = ids.compactMap { $0.value.stringValue }
         }
-        if let defaults = value.member("defaults") { entry.defaults = component(defaults, path: path + ".defaults") }
-        switch value.member("components") {
+        if let defaults = value[member: "defaults"] { entry.defaults = component(defaults, path: path + ".defaults") }
+        switch value[member: "components"] {
         case .array(let elements)?:
             // A component that cannot be read keeps its place, so the others keep their positions in messages.
             entry.components = elements.enumerated().map { index, element in
@@ -118,10 +118,10 @@ private struct DeviceReader {
         case nil:
             break
         }
-        switch value.member("paths") {
+        switch value[member: "paths"] {
         case .array(let elements)?:
             entry.paths = elements.enumerated().compactMap { index, element in
-                guard let text = element.value.string else {
+                guard let text = element.value.stringValue else {
                     undocumented(
                         path + ".paths[\(index)]", element.value, expected: "a string", skipped: "the path")
                     return nil
@@ -149,7 +149,7 @@ private struct DeviceReader {
             let value = member.value.value
             switch member.key {
             case "/", "#":
-                guard let text = value.string else {
+                guard let text = value.stringValue else {
                     undocumented(key, value, expected: "a string", skipped: "the component")
                     return nil
                 }
@@ -159,7 +159,7 @@ private struct DeviceReader {
                 case .string(let text): component.query = .whole(text)
                 case .object(let items):
                     let patterns = items.compactMap { item in
-                        item.value.value.string.map { QueryItemPattern(name: item.key, pattern: $0) }
+                        item.value.value.stringValue.map { QueryItemPattern(name: item.key, pattern: $0) }
                     }
                     if patterns.count == items.count {
                         component.query = .items(patterns)
@@ -183,26 +183,12 @@ private struct DeviceReader {
                 default: component.percentEncoded = flag
                 }
             case "comment":
-                component.comment = value.string
+                component.comment = value.stringValue
             default:
                 continue  // unknown keys are ignored (spec §9)
             }
         }
         return component
-    }
-}
-
-extension JSONValue {
-    /// Member `key` of an object.
-    fileprivate func member(_ key: String) -> JSONValue? {
-        if case .object(let members) = self { return members.first { $0.key == key }?.value.value }
-        return nil
-    }
-
-    /// The string, for a string value.
-    fileprivate var string: String? {
-        if case .string(let text) = self { return text }
-        return nil
     }
 }
 

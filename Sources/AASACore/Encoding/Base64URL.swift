@@ -22,19 +22,27 @@ public enum Base64URL {
         return String(decoding: output, as: UTF8.self)
     }
 
+    /// Whether `byte` is a character of the base64url alphabet (`A-Z a-z 0-9 - _`).
+    public static func isAlphabet(_ byte: UInt8) -> Bool {
+        switch byte {
+        case UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "a")...UInt8(ascii: "z"),
+            UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "-"), UInt8(ascii: "_"):
+            true
+        default: false
+        }
+    }
+
     /// The bytes of unpadded base64url `text`; `nil` for any character outside the alphabet, padding or a length
     /// no encoder produces.
     public static func decode(_ text: String) -> [UInt8]? {
         var standard: [UInt8] = []
         standard.reserveCapacity(text.utf8.count + 2)
         for byte in text.utf8 {
+            guard isAlphabet(byte) else { return nil }
             switch byte {
             case UInt8(ascii: "-"): standard.append(UInt8(ascii: "+"))
             case UInt8(ascii: "_"): standard.append(UInt8(ascii: "/"))
-            case UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "a")...UInt8(ascii: "z"),
-                UInt8(ascii: "0")...UInt8(ascii: "9"):
-                standard.append(byte)
-            default: return nil
+            default: standard.append(byte)
             }
         }
         guard standard.count % 4 != 1 else { return nil }

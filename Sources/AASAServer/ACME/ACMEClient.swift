@@ -360,15 +360,7 @@ public final class ACMEClient: Sendable {
 
     /// Whether `token` is base64url text (RFC 8555 §8.3), so it can name a file and a path segment safely.
     static func isToken(_ token: String) -> Bool {
-        !token.isEmpty && token.utf8.count <= 256
-            && token.utf8.allSatisfy { byte in
-                switch byte {
-                case UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "a")...UInt8(ascii: "z"),
-                    UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "-"), UInt8(ascii: "_"):
-                    true
-                default: false
-                }
-            }
+        !token.isEmpty && token.utf8.count <= 256 && token.utf8.allSatisfy(Base64URL.isAlphabet)
     }
 
     // MARK: Renewal information

@@ -476,12 +476,3 @@ public final class ACMEManager: @unchecked Sendable {
         }
     }
 }
-
-extension NSCondition {
-    /// Runs `body` holding the lock.
-    fileprivate func locked<T>(_ body: () throws -> T) rethrows -> T {
-        lock()
-        defer { unlock() }
-        return try body()
-    }
-}

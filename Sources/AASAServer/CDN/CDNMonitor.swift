@@ -166,12 +166,3 @@ public final class CDNMonitor: @unchecked Sendable {
         }
     }
 }
-
-extension NSCondition {
-    /// Runs `body` holding the lock.
-    fileprivate func locked<T>(_ body: () -> T) -> T {
-        lock()
-        defer { unlock() }
-        return body()
-    }
-}

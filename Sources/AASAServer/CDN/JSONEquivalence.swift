@@ -52,10 +52,7 @@ enum JSONEquivalence {
     }
 
     private static func apps(_ service: JSONValue) -> [String] {
-        guard case .object(let members) = service,
-            case .array(let list)? = members.first(where: { $0.key == "apps" })?.value.value
-        else { return [] }
-        return list.compactMap { if case .string(let text) = $0.value { text } else { nil } }
+        (service[member: "apps"]?.arrayValue ?? []).compactMap(\.stringValue)
     }
 
     /// The `applinks.details` entries that differ, named by their apps.

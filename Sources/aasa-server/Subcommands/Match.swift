@@ -237,13 +237,9 @@ struct Match: ParsableCommand {
             }
             lines.append("  rule:    \(location) \(rule)")
         }
-        lines.append("  why:     \(result.reason)")
-        lines += result.notes.map { "  note:    \($0)" }
-        if !result.nearMisses.isEmpty {
-            lines.append("  closest rules:")
-            lines += result.nearMisses.map { "    \($0.location) \($0.rule): \($0.reason)" }
-        }
-        return lines.joined(separator: "\n")
+        return report(
+            lines, reason: result.reason, notes: result.notes,
+            closest: result.nearMisses.map { "\($0.location) \($0.rule): \($0.reason)" })
     }
 
     /// Android's verdict, in the same shape as iOS's.
@@ -254,12 +250,15 @@ struct Match: ParsableCommand {
         if let rule = result.rule, let index = result.ruleIndex {
             lines.append("  rule:    dynamic_app_link_components[\(index)] \(rule)")
         }
-        lines.append("  why:     \(result.reason)")
-        lines += result.notes.map { "  note:    \($0)" }
-        if !result.nearMisses.isEmpty {
-            lines.append("  closest rules:")
-            lines += result.nearMisses.map { "    dynamic_app_link_components[\($0.index)] \($0.rule): \($0.reason)" }
-        }
+        return report(
+            lines, reason: result.reason, notes: result.notes,
+            closest: result.nearMisses.map { "dynamic_app_link_components[\($0.index)] \($0.rule): \($0.reason)" })
+    }
+
+    /// The end every platform's report shares: why, the notes, and the closest rules with what failed.
+    private static func report(_ head: [String], reason: String, notes: [String], closest: [String]) -> String {
+        var lines = head + ["  why:     \(reason)"] + notes.map { "  note:    \($0)" }
+        if !closest.isEmpty { lines += ["  closest rules:"] + closest.map { "    " + $0 } }
         return lines.joined(separator: "\n")
     }
 
