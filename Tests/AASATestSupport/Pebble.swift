@@ -93,31 +93,11 @@ public final class Pebble: @unchecked Sendable {
         self.pebble = nil
         // Keep the ports while pebble is down: a bound socket that does not listen refuses connections (the CA
         // is down) and keeps the kernel from giving the port to another socket before ``start()`` binds it again.
-        reserved = [port, managementPort].compactMap(Self.reserve)
+        reserved = [port, managementPort].compactMap { boundLoopbackSocket(port: $0) }
     }
 
     /// Sockets holding pebble's ports while it is stopped.
     private var reserved: [Int32] = []
-
-    /// A TCP socket bound to 127.0.0.1:`port` without listening, or `nil` when the port cannot be bound.
-    private static func reserve(_ port: UInt16) -> Int32? {
-        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        guard fd >= 0 else { return nil }
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        address.sin_port = port.bigEndian
-        let bound = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
-            }
-        }
-        guard bound == 0 else {
-            close(fd)
-            return nil
-        }
-        return fd
-    }
 
     /// What pebble printed.
     public var log: String { (try? String(contentsOfFile: directory.path + "/pebble.log", encoding: .utf8)) ?? "" }
