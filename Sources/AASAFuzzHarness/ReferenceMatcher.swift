@@ -116,7 +116,7 @@ struct ReferenceMatcher {
     }
 
     /// Spec §2.1: slashes at both ends do not count, and a pattern ending in `/*` also matches what is before
-    /// that slash.
+    /// that slash, whose own end slashes do not count either.
     static func pathMatches(_ pattern: String, _ path: String) -> Bool {
         let pattern = trimmingSlashes(Array(pattern.unicodeScalars))
         let path = trimmingSlashes(Array(path.unicodeScalars))
@@ -124,7 +124,7 @@ struct ReferenceMatcher {
         guard let lastNonStar = pattern.lastIndex(where: { $0 != "*" }), lastNonStar < pattern.count - 1,
             pattern[lastNonStar] == "/"
         else { return false }
-        return glob(Array(pattern[..<lastNonStar]), path)
+        return glob(trimmingSlashes(Array(pattern[..<lastNonStar])), path)
     }
 
     static func globMatches(_ pattern: String, _ text: String) -> Bool {

@@ -40,6 +40,11 @@ import Testing
         ("/$(lang)/*", "/en", true),  // the bare-prefix rule also holds for patterns run as an automaton
         ("/$(lang)/*", "/en/x", true),
         ("/$(lang)/*", "/english", false),
+        ("/buy//*", "/buy", true),  // the bare prefix is a path pattern: its end slashes do not count either
+        ("/buy//*", "/buy//42", true),
+        ("/buy//*", "/buy/42", false),
+        ("/buy//?*", "/buy", false),
+        ("/$(lang)//*", "/en", true),
         ("*", "", true),
         ("*", "/anything/at/all", true),
         ("?", "/", false),

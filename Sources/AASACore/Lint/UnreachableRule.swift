@@ -46,7 +46,7 @@ public struct UnreachableRule: AssociationRule {
             }
             let candidates =
                 (caseSensitiveEarlier.rules(prefixing: prefixes[index])
-                + caseInsensitiveEarlier.rules(prefixing: prefixes[index].lowercased()) + earlierWithVariables)
+                + caseInsensitiveEarlier.rules(prefixing: CaseFolding.fold(prefixes[index])) + earlierWithVariables)
                 .sorted().filter { !rules[$0].apps.isDisjoint(with: later.apps) }
             // Considering a pair costs about as much as 256 steps, whatever the patterns.
             work -= 256 * candidates.count
@@ -88,7 +88,7 @@ public struct UnreachableRule: AssociationRule {
     }
 
     /// A rule's path as ``GlobInclusion`` compares it, built once per rule instead of once per pair: as written,
-    /// and lower-cased for comparison with a case-insensitive rule. Variables become `*`, which over-approximates
+    /// and case-folded as the matcher folds it (``CaseFolding``) for comparison with a case-insensitive rule. Variables become `*`, which over-approximates
     /// a later rule safely (an earlier rule with variables is never compared).
     struct PathShapes {
         var exact: GlobInclusion.Pattern
@@ -97,7 +97,7 @@ public struct UnreachableRule: AssociationRule {
         init(_ rule: EffectiveRule) {
             let path = UnreachableRule.replacingVariables(rule.pattern.path ?? "*", with: "*")
             exact = UnreachableRule.pathPattern(path)
-            folded = UnreachableRule.pathPattern(path.lowercased())
+            folded = UnreachableRule.pathPattern(CaseFolding.fold(path))
         }
     }
 
@@ -128,35 +128,38 @@ public struct UnreachableRule: AssociationRule {
     }
 
     /// The normalised paths a path pattern matches (spec §2.1): slashes at both ends do not count, and a
-    /// pattern ending in `/*` also matches its bare prefix.
+    /// pattern ending in `/*` also matches its bare prefix, whose own end slashes do not count either
+    /// (`buy//*` matches `buy`, as ``WildcardPatternCompiler`` reads it).
     static func pathPattern(_ pattern: String) -> GlobInclusion.Pattern {
         // Both ends first, as the matcher does: `/buy/*/` ends in `/*` once its end slash is gone.
         let trimmed = trimmingSlashes(pattern[...])
         var alternatives = [String(trimmed)]
-        if let slash = trimmed.lastIndex(of: "/"), trimmed[trimmed.index(after: slash)...].isCatchAll {
-            alternatives.append(String(trimmingSlashes(trimmed[..<slash])))
+        let scalars = trimmed.unicodeScalars
+        if let slash = scalars.lastIndex(of: "/"), String(scalars[scalars.index(after: slash)...]).isCatchAll {
+            alternatives.append(String(trimmingSlashes(Substring(scalars[..<slash]))))
         }
         return GlobInclusion.Pattern(alternatives)
     }
 
-    /// `text` without the `/` characters at either end (a slash carrying a combining mark is another
-    /// character, and stays). Found by index, not by reversing the string twice: at 10,000 domains this
-    /// runs for every rule at every start.
+    /// `text` without the `/` scalars at either end, as the matcher trims patterns and paths (a slash followed
+    /// by a combining mark is still a slash there). Found by index: at 10,000 domains this runs for every rule
+    /// at every start.
     static func trimmingSlashes(_ text: Substring) -> Substring {
-        let start = text.firstIndex { $0 != "/" } ?? text.endIndex
-        let end = text[start...].lastIndex { $0 != "/" }.map(text.index(after:)) ?? start
-        return text[start..<end]
+        let scalars = text.unicodeScalars
+        let start = scalars.firstIndex { $0 != "/" } ?? scalars.endIndex
+        let end = scalars[start...].lastIndex { $0 != "/" }.map(scalars.index(after:)) ?? start
+        return Substring(scalars[start..<end])
     }
 
-    /// The characters before the first wildcard or variable, without leading slashes: every URL path the
+    /// The scalars before the first wildcard or variable, without leading slashes: every URL path the
     /// pattern matches starts with it (after the slash rules of spec §2.1), except a bare `/*` prefix, which
     /// is no longer than it.
     static func literalPrefix(_ pattern: String, lowercased: Bool) -> String {
-        let trimmed = pattern.drop { $0 == "/" }
-        var prefix = String(trimmed.prefix { $0 != "*" && $0 != "?" && $0 != "$" })
+        var prefix = String.UnicodeScalarView(
+            pattern.unicodeScalars.drop { $0 == "/" }.prefix { $0 != "*" && $0 != "?" && $0 != "$" })
         // "/buy/*" also matches "/buy": the shared start is "buy", not "buy/".
-        while prefix.hasSuffix("/") { prefix.removeLast() }
-        return lowercased ? prefix.lowercased() : prefix
+        while prefix.last == "/" { prefix.removeLast() }
+        return lowercased ? CaseFolding.fold(String(prefix)) : String(prefix)
     }
 
     /// `pattern` with every `$(name)` replaced by `replacement`.

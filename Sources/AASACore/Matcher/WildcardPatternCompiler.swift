@@ -133,12 +133,17 @@ struct WildcardPatternCompiler: Sendable {
         -> WildcardPattern
     {
         // Apple: a path pattern ending in `/*` also matches its bare prefix (spec §2.1): `buy/*` matches
-        // `buy`. We read "ends in `/*`" as a `/` followed only by `*`s, so `buy/**` behaves the same.
+        // `buy`. We read "ends in `/*`" as a `/` followed only by `*`s, so `buy/**` behaves the same. The bare
+        // prefix is a path pattern too, so its end slashes do not count either: `buy//*` also matches `buy`
+        // (the spec is silent on slashes doubled before the `*`; this is the reading consistent with §2.1).
+        // `optionalSlashAt` is the first of the slashes the bare prefix leaves out.
         var optionalSlashAt: Int?
         if target == .path, let lastNonStar = tokens.lastIndex(where: { $0 != .star }), lastNonStar < tokens.count - 1,
             tokens[lastNonStar] == .literal(0x2F)
         {
-            optionalSlashAt = lastNonStar
+            var first = lastNonStar
+            while first > 0, tokens[first - 1] == .literal(0x2F) { first -= 1 }
+            optionalSlashAt = first
         }
 
         if alternatives.isEmpty, !tokens.contains(.one) {
@@ -152,7 +157,7 @@ struct WildcardPatternCompiler: Sendable {
                 if literalCount == tokens.count {
                     shape = .exact(literals)
                 } else {
-                    shape = .prefix(literals, bare: optionalSlashAt.map { _ in Array(literals.dropLast()) })
+                    shape = .prefix(literals, bare: optionalSlashAt.map { Array(literals[..<$0]) })
                 }
                 return WildcardPattern(
                     source: source, shape: shape, kinds: [], operands: [], nexts: [], forkTargets: [], classes: [],
@@ -165,11 +170,10 @@ struct WildcardPatternCompiler: Sendable {
         var next = accept
         var index = tokens.count - 1
         if let slash = optionalSlashAt {
-            for token in tokens[(slash + 1)...].reversed() {
+            for token in tokens[slash...].reversed() {
                 next = program.emit(token: token, next: next, alternatives: alternatives)
             }
-            let slashState = program.append(.scalar, 0x2F, next)
-            next = program.fork([slashState, accept])
+            next = program.fork([next, accept])
             index = slash - 1
         }
         while index >= 0 {
