@@ -11,7 +11,8 @@ struct AASAServerCommand: ParsableCommand {
             certs/<domain>/fullchain.pem and privkey.pem. See docs/configuration.md.
             """,
         subcommands: [
-            Serve.self, Check.self, Match.self, CDN.self, Import.self, Sign.self, Certs.self, Healthcheck.self,
+            Serve.self, Check.self, Match.self, Diff.self, CDN.self, Import.self, Sign.self, Certs.self,
+            Healthcheck.self,
         ],
         defaultSubcommand: nil
     )

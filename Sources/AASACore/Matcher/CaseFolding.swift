@@ -29,4 +29,20 @@ enum CaseFolding {
         }
         return String(result)
     }
+
+    /// Every other scalar that folds to `value` (`K` and the Kelvin sign for `k`), for reasoning about all the
+    /// texts a case-insensitive pattern matches. Scalars past U+1FFFF have no case.
+    static func preimage(of value: UInt32) -> [UInt32] {
+        foldedFrom[value] ?? []
+    }
+
+    /// Folded value → the scalars that fold to it, built on first use.
+    private static let foldedFrom: [UInt32: [UInt32]] = {
+        var table: [UInt32: [UInt32]] = [:]
+        for value in UInt32(0)..<0x20000 {
+            let folded = fold(value)
+            if folded != value { table[folded, default: []].append(value) }
+        }
+        return table
+    }()
 }

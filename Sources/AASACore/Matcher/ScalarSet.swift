@@ -24,4 +24,11 @@ struct ScalarSet: Sendable, Hashable {
         if value < 128 { return high & (1 << UInt64(value - 64)) != 0 }
         return others.contains(value)
     }
+
+    /// Every value in the set, in increasing order.
+    var members: [UInt32] {
+        var result = (0..<64).filter { low & (1 << UInt64($0)) != 0 }.map { UInt32($0) }
+        result += (0..<64).filter { high & (1 << UInt64($0)) != 0 }.map { UInt32($0 + 64) }
+        return result + others.sorted()
+    }
 }

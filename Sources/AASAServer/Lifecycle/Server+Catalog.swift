@@ -105,6 +105,8 @@ extension Server {
         var certificates = Certificates()
         /// The status after the most recent load.
         var status: ServerStatus?
+        /// The last change of each domain that changed since the start: when, and what it did to URLs.
+        var lastChanges: [String: DomainChange] = [:]
 
         /// Takes in a fresh load of the config folder: clean domains replace their published version, broken
         /// ones keep theirs, and folders that disappeared are unpublished once they have been gone for
@@ -141,10 +143,30 @@ extension Server {
                     || old?.signedPaths != new?.signedPaths || old?.assetLinks != new?.assetLinks
                     || old?.pages != new?.pages || old?.hsts != new?.hsts
             }
+            recordChanges(from: published, to: next, at: now)
             published = next
             domainLoadTimes = times
             self.loaded = loaded
             return changed.sorted()
+        }
+
+        /// What each new version of a domain does to URLs, compared with the version it replaces (``DomainDiff``):
+        /// only domains whose association file, assetlinks.json or their serving settings changed.
+        private mutating func recordChanges(
+            from old: [String: PublishedDomain], to new: [String: PublishedDomain], at now: Date
+        ) {
+            let compared = new.compactMap { name, version -> (PublishedDomain, PublishedDomain)? in
+                guard let previous = old[name],
+                    previous.associationFile != version.associationFile || previous.assetLinks != version.assetLinks
+                        || previous.cacheControl != version.cacheControl
+                        || (previous.signedAssociationFile == nil) != (version.signedAssociationFile == nil)
+                else { return nil }
+                return (previous, version)
+            }
+            for diff in compared.concurrentMap({ DomainChange.compare($0.0, $0.1) }) {
+                lastChanges[diff.domain] = DomainChange(time: now, diff: diff)
+            }
+            lastChanges = lastChanges.filter { new[$0.key] != nil }
         }
 
         /// The status as of this catalog.
@@ -162,7 +184,7 @@ extension Server {
                     ServerStatus.DomainState(
                         domain: domain.domain, published: published[domain.domain] != nil,
                         lastGoodLoad: domainLoadTimes[domain.domain], errors: domain.diagnostics.errors,
-                        certificate: domainCertificates[domain.domain])
+                        certificate: domainCertificates[domain.domain], lastChange: lastChanges[domain.domain])
                 }
                     + removedSince.map { name, since in
                         ServerStatus.DomainState(

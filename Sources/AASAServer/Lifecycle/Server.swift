@@ -375,6 +375,11 @@ public final class Server: Sendable {
         let (next, transition) = catalog.applying(load, trigger: trigger, removalGrace: configuration.removalGrace)
         publish(next, certificatesChanged: transition.certificatesChanged)
         catalog = next
+        // What each new version does to URLs (``DomainChange``); an edit that changes nothing says so.
+        for name in transition.changed {
+            guard let change = catalog.lastChanges[name], change.time == load.time else { continue }
+            logger.info("domain changed", metadata: ["domain": "\(name)", "summary": "\(change.diff.summary)"])
+        }
         recordLoad(catalog)
         scheduleRemovals(catalog)
         if let acme { plan(acme, catalog, at: load.time) }

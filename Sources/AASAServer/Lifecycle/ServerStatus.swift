@@ -20,6 +20,8 @@ public struct ServerStatus: Sendable {
         public var removedSince: Date?
         /// Where its certificate comes from and stands; `nil` without an HTTPS listener.
         public var certificate: DomainCertificateStatus?
+        /// What its most recent new version did to URLs; `nil` when it has not changed since the start.
+        public var lastChange: DomainChange?
 
         /// Where the domain stands, as `/status` and `/metrics` (`aasa_domains{state}`) say it.
         public enum State: String, Sendable, CaseIterable {
@@ -134,6 +136,16 @@ public struct ServerStatus: Sendable {
                         ("lastGoodLoad", date(state.lastGoodLoad)),
                         ("errors", diagnostics(state.errors)),
                     ] + (state.removedSince.map { [("removedSince", date($0))] } ?? [])
+                        + (state.lastChange.map { change in
+                            [
+                                (
+                                    "lastChange",
+                                    JSONValue.members(
+                                        [("time", date(change.time)), ("summary", .string(change.diff.summary))]
+                                            + change.diff.members(limit: DomainChange.listed))
+                                )
+                            ]
+                        } ?? [])
                         + ((live[state.domain] ?? state.certificate).map { [("certificate", certificate($0))] } ?? [])
                         + (cdn[state.domain].map { pair in
                             [

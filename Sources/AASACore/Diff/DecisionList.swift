@@ -1,0 +1,111 @@
+/// What a platform does with a URL, as the diff compares it: it stays on the web, or opens an app.
+public enum LinkAnswer: Hashable, Sendable, CustomStringConvertible {
+    case web
+    /// The app IDs (Apple) or package names (Android) that open it.
+    case app([String])
+
+    public var description: String {
+        switch self {
+        case .web: "web"
+        case .app(let apps): apps.joined(separator: ", ")
+        }
+    }
+}
+
+/// One rule of a ``DecisionList``: the conditions a URL must meet, per part, and what it then does.
+struct DecisionRule: Sendable {
+    /// Condition per part; a part without one matches anything (spec §2.3).
+    var conditions: [URLPart: PartAutomaton]
+    var answer: LinkAnswer
+    /// Where the rule is written (an Apple key path, or `dynamic_app_link_components[n]`).
+    var location: String
+    /// The rule as written.
+    var text: String
+    /// The details entry and rule index, for translating `location` to site.json terms.
+    var detailsIndex: Int?
+    var ruleIndex: Int
+    /// `components` or `paths` for an Apple rule.
+    var kind: MatchResult.RuleKind?
+    /// The pattern text of each part, with the settings that change how it reads, for describing classes.
+    var patterns: [URLPart: String]
+    var caseSensitive = true
+    var percentEncoded = true
+}
+
+/// How a platform decides: rules in search order, the first match decides (spec §2.2, §7.1), and what happens
+/// when none matches.
+struct DecisionList: Sendable {
+    /// How query item conditions read repeated and absent items.
+    enum ItemReading: Sendable {
+        /// Apple: every instance must match; an absent item counts as `""` (spec §2.4).
+        case everyInstance
+        /// Android: some instance must match; an absent item fails (spec §7.1).
+        case someInstance
+    }
+
+    var rules: [DecisionRule]
+    var fallback: LinkAnswer = .web
+    var itemReading: ItemReading
+    /// Whether a case-insensitive rule's query item names match in any case (Apple, spec §2.5).
+    var foldsItemNames: Bool
+
+    /// iOS 13+ (`.modern`) or iOS 9–12 (`.legacy`) as the matcher evaluates `file`. Rules whose patterns do not
+    /// compile never match, and are left out.
+    init(apple file: AssociationFile, mode: MatchMode) {
+        let matcher = URLMatcher(file: file, mode: mode)
+        itemReading = .everyInstance
+        foldsItemNames = true
+        rules = matcher.entries.flatMap { entry in
+            entry.rules.compactMap { rule -> DecisionRule? in
+                guard rule.compileErrors.isEmpty else { return nil }
+                let folds = !rule.caseSensitive
+                var conditions: [URLPart: PartAutomaton] = [:]
+                var patterns: [URLPart: String] = [:]
+                func add(_ part: URLPart, _ compiled: CompiledRule.Part?) {
+                    guard let compiled, let pattern = compiled.pattern else { return }
+                    conditions[part] = PartAutomaton(pattern, folds: folds)
+                    patterns[part] = compiled.source
+                }
+                add(.path, rule.path)
+                add(.fragment, rule.fragment)
+                switch rule.query {
+                case .whole(let whole): add(.query, whole)
+                case .items(let items):
+                    // Keyed by the name as written; ``SemanticDiff`` spreads a case-insensitive rule's item over
+                    // every spelling of its name.
+                    for item in items { add(.item(item.name), item.part) }
+                case nil: break
+                }
+                return DecisionRule(
+                    conditions: conditions, answer: rule.exclude ? .web : .app(entry.appIDs), location: rule.location,
+                    text: rule.text, detailsIndex: rule.detailsIndex, ruleIndex: rule.ruleIndex, kind: rule.kind,
+                    patterns: patterns,
+                    caseSensitive: rule.caseSensitive, percentEncoded: rule.percentEncoded)
+            }
+        }
+    }
+
+    /// One package's dynamic rules (spec §7.1); `nil` when Android does not use them (no block, or a block it
+    /// discards): then the app's intent filters decide, which the file does not say.
+    init?(android rules: DynamicRules) {
+        guard case .rules(let list) = rules.block else { return nil }
+        itemReading = .someInstance
+        foldsItemNames = false
+        self.rules = list.enumerated().map { index, rule in
+            var conditions: [URLPart: PartAutomaton] = [:]
+            var patterns: [URLPart: String] = [:]
+            func add(_ part: URLPart, _ pattern: String?) {
+                guard let pattern else { return }
+                conditions[part] = PartAutomaton(android: AndroidPattern(pattern))
+                patterns[part] = pattern
+            }
+            add(.path, rule.path)
+            add(.fragment, rule.fragment)
+            for item in rule.query ?? [] { add(.item(item.name), item.pattern) }
+            return DecisionRule(
+                conditions: conditions, answer: rule.exclude ? .web : .app([rules.package]),
+                location: "dynamic_app_link_components[\(index)]", text: rule.text, detailsIndex: nil,
+                ruleIndex: index, kind: nil, patterns: patterns, caseSensitive: true, percentEncoded: false)
+        }
+    }
+}

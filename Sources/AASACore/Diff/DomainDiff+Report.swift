@@ -1,0 +1,79 @@
+extension DomainDiff {
+    /// Counts per kind, in the order of ``URLChange/Kind``: `1 web-to-app, 2 app-to-web`.
+    public var kindCounts: String {
+        URLChange.Kind.allCases.compactMap { kind in
+            let count = changes.filter { $0.kind == kind }.count
+            return count == 0 ? nil : "\(count) \(kind.rawValue)"
+        }.joined(separator: ", ")
+    }
+
+    /// One line for a log: the counts and the first classes, or that no URL changes its answer.
+    public var summary: String {
+        var parts: [String] = []
+        if changes.isEmpty {
+            parts.append("no URL changes its answer")
+        } else {
+            let first = changes.prefix(3).map { "\($0.kind.rawValue) \($0.platform): \($0.description)" }
+            parts.append(
+                "\(changes.count) class\(changes.count == 1 ? "" : "es") of URLs change (\(kindCounts)): "
+                    + first.joined(separator: "; ") + (changes.count > 3 ? "; …" : ""))
+        }
+        for service in services {
+            parts.append(
+                "\(service.service) "
+                    + (service.added.map { "+\($0)" } + service.removed.map { "-\($0)" })
+                    .joined(separator: " "))
+        }
+        for setting in settings { parts.append("\(setting.name) \(setting.old ?? "-") -> \(setting.new ?? "-")") }
+        return parts.joined(separator: "; ")
+    }
+
+    /// The report `aasa-server diff` prints for the domain.
+    public var report: String {
+        guard hasChanges || !notes.isEmpty else { return "\(domain): no URL changes its answer" }
+        var lines = [
+            "\(domain): "
+                + (changes.isEmpty
+                    ? "no URL changes its answer"
+                    : "\(changes.count) class\(changes.count == 1 ? "" : "es") of URLs change (\(kindCounts))")
+        ]
+        for change in changes {
+            lines.append("  \(change.kind.rawValue)  \(change.platform)  \(change.description)")
+            let apps = { (apps: [String]) in apps.isEmpty ? "the web" : apps.joined(separator: ", ") }
+            lines.append("    was:      \(apps(change.from))")
+            lines.append("    now:      \(apps(change.to))")
+            lines.append("    old rule: \(change.oldRule?.description ?? "none matched")")
+            lines.append("    new rule: \(change.newRule?.description ?? "none matches")")
+            for (index, example) in change.examples.enumerated() {
+                lines.append((index == 0 ? "    e.g.      " : "              ") + example)
+            }
+        }
+        for service in services {
+            lines.append(
+                "  \(service.service): "
+                    + (service.added.map { "+ \($0)" } + service.removed.map { "- \($0)" }).joined(separator: ", "))
+        }
+        for setting in settings {
+            lines.append("  \(setting.name): \(setting.old ?? "(none)") -> \(setting.new ?? "(none)")")
+        }
+        lines += notes.map { "  note: \($0)" }
+        return lines.joined(separator: "\n")
+    }
+
+    /// The domain as one JSON object: `domain`, `status` (`changed` or `unchanged`), `changes`, `services`,
+    /// `settings` and `notes`.
+    public var json: String {
+        JSONWriter(style: .compact).string(
+            .members(
+                [("domain", .string(domain)), ("status", .string(hasChanges ? "changed" : "unchanged"))] + members()))
+    }
+
+    /// `changes` (the first `limit`), `services`, `settings` and `notes`, as JSON members.
+    public func members(limit: Int = .max) -> [(String, JSONValue)] {
+        [
+            ("changes", .array(changes.prefix(limit).map { JSONNode($0.jsonValue) })),
+            ("services", .array(services.map { JSONNode($0.jsonValue) })),
+            ("settings", .array(settings.map { JSONNode($0.jsonValue) })), ("notes", .strings(notes)),
+        ]
+    }
+}

@@ -1,0 +1,386 @@
+/// The URLs whose answer differs between two versions of a platform's rules, found exactly from the patterns
+/// (never by sampling URLs), grouped by the pair of rules that decides them before and after.
+///
+/// The space of URLs is split one part at a time (path, fragment, whole query, then each query item): walking
+/// the product of every live rule's automaton for that part over an alphabet in which all other scalars behave
+/// alike yields each combination of rules a text of that part can satisfy, with the shortest texts that do.
+/// Each combination narrows the rules still alive for the next part; at the end, the first live rule of each
+/// version decides (spec §2.2, §7.1). Branches in which no answer can differ (one answer on both sides, or the
+/// same live rules in the same order) are cut early, so an unchanged file costs one walk per part.
+public struct SemanticDiff {
+    /// The step budget of one comparison unless told otherwise: a few seconds at most, far more than real
+    /// configs need (the sample's take a few thousand steps).
+    public static let defaultBudget = 20_000_000
+
+    /// One class of URLs: those decided by `oldRule` before and `newRule` after (`nil`: no rule matched).
+    struct Found {
+        var oldRule: Int?
+        var newRule: Int?
+        var from: LinkAnswer
+        var to: LinkAnswer
+        /// Up to three URLs of the class: each part's text (one for path, query and fragment; an item's values,
+        /// none when absent).
+        var examples: [[URLPart: [[UInt32]]]] = []
+    }
+
+    let old: DecisionList
+    let new: DecisionList
+    /// Elementary steps (a product state read over one symbol) the comparison may take before it stops.
+    private(set) var budget: Int
+    /// Whether the budget ran out: the classes found are then not all there are.
+    private(set) var incomplete = false
+    /// Parts on which rules disagree about `percentEncoded`: compared as decoded text, which is exact only for
+    /// URLs that carry no percent-escapes there.
+    private(set) var approximatedParts: [URLPart] = []
+
+    private var automata: [PartAutomaton] = []
+    private var automatonIDs: [PartAutomaton: Int] = [:]
+    /// Per rule (old ones first, then new ones), the automata each part must accept.
+    private var conditions: [[URLPart: [Int]]] = []
+    private var parts: [URLPart] = []
+    private(set) var spaces: [URLPart: PartSpace] = [:]
+    private var visited: Set<Visit> = []
+    private var found: [ClassKey: Found] = [:]
+    private var order: [ClassKey] = []
+
+    private struct ClassKey: Hashable {
+        var old: Int?
+        var new: Int?
+    }
+
+    private struct Visit: Hashable {
+        var part: Int
+        var alive: [Bool]
+    }
+
+    init(old: DecisionList, new: DecisionList, budget: Int = Self.defaultBudget) {
+        self.old = old
+        self.new = new
+        self.budget = budget
+    }
+
+    /// Every class, in the order found (path by path, shortest first).
+    mutating func run() -> [Found] {
+        prepare()
+        let all = Array(repeating: true, count: old.rules.count + new.rules.count)
+        visit(0, alive: all, chosen: [:])
+        return order.compactMap { found[$0] }
+    }
+
+    // MARK: Setting up
+
+    private var isApple: Bool { old.itemReading == .everyInstance }
+
+    private mutating func intern(_ automaton: PartAutomaton) -> Int {
+        if let id = automatonIDs[automaton] { return id }
+        automata.append(automaton)
+        automatonIDs[automaton] = automata.count - 1
+        return automata.count - 1
+    }
+
+    private mutating func prepare() {
+        let rules = old.rules + new.rules
+        // Item names: a case-insensitive Apple rule reads every spelling of its name (spec §2.5), so each
+        // spelling a rule writes is a part of its own, and one more spelling nobody writes stands for the rest.
+        let folding = old.foldsItemNames
+        var written: Set<String> = []
+        var foldedClasses: Set<String> = []
+        for rule in rules {
+            for case .item(let name) in rule.conditions.keys {
+                written.insert(name)
+                if folding && !rule.caseSensitive { foldedClasses.insert(CaseFolding.fold(name)) }
+            }
+        }
+        var itemNames = written
+        for folded in foldedClasses {
+            let spelled = written.filter { CaseFolding.fold($0) == folded }
+            if let other = Self.unwrittenSpelling(of: folded, avoiding: spelled) { itemNames.insert(other) }
+        }
+        for rule in rules {
+            var mine: [URLPart: [Int]] = [:]
+            for (part, automaton) in rule.conditions {
+                let id = intern(automaton)
+                guard case .item(let name) = part, folding, !rule.caseSensitive else {
+                    mine[part, default: []].append(id)
+                    continue
+                }
+                let folded = CaseFolding.fold(name)
+                for other in itemNames where CaseFolding.fold(other) == folded {
+                    mine[.item(other), default: []].append(id)
+                }
+            }
+            conditions.append(mine)
+        }
+        let used = Set(conditions.flatMap(\.keys))
+        parts =
+            [URLPart.path, .fragment, .query].filter(used.contains)
+            + used.filter {
+                if case .item = $0 { true } else { false }
+            }.sorted()
+        for part in parts {
+            let readers = rules.indices.filter { conditions[$0][part] != nil }.map { rules[$0] }
+            var encoded = false
+            if isApple, part == .path || part == .query || part == .fragment {
+                let settings = Set(readers.map(\.percentEncoded))
+                encoded = settings == [true]
+                if settings.count > 1 { approximatedParts.append(part) }
+            }
+            let shape: PartSpace.Shape = part != .path ? .free : isApple ? .trimmedPath : .rootedPath
+            spaces[part] = PartSpace(shape: shape, encoded: encoded, part: part)
+        }
+    }
+
+    /// A spelling of a query item name that folds to `folded` and is not in `spelled` (`iD` when `id` and `ID`
+    /// are written), or `nil` when every spelling is.
+    static func unwrittenSpelling(of folded: String, avoiding spelled: Set<String>) -> String? {
+        let choices = folded.unicodeScalars.map { scalar in
+            [scalar.value] + CaseFolding.preimage(of: scalar.value)
+        }
+        // Spellings in order, by changing the case of one scalar, then two: enough to miss any handful written.
+        var candidates: [[UInt32]] = [choices.map { $0[0] }]
+        for (index, options) in choices.enumerated() {
+            for option in options.dropFirst() {
+                var spelling = choices.map { $0[0] }
+                spelling[index] = option
+                candidates.append(spelling)
+                for (second, more) in choices.enumerated() where second > index {
+                    for alternative in more.dropFirst() {
+                        var twice = spelling
+                        twice[second] = alternative
+                        candidates.append(twice)
+                    }
+                }
+            }
+        }
+        for candidate in candidates {
+            let text = String(String.UnicodeScalarView(candidate.compactMap(Unicode.Scalar.init)))
+            if !spelled.contains(text) { return text }
+        }
+        return nil
+    }
+
+    // MARK: Splitting the space
+
+    private func answer(_ index: Int) -> LinkAnswer {
+        index < old.rules.count ? old.rules[index].answer : new.rules[index - old.rules.count].answer
+    }
+
+    /// Whether URLs in this branch can still be answered differently.
+    private func canDiffer(_ alive: [Bool], from partIndex: Int) -> Bool {
+        let count = old.rules.count
+        var before: Set<LinkAnswer> = [old.fallback]
+        var after: Set<LinkAnswer> = [new.fallback]
+        var oldAlive: [Int] = []
+        var newAlive: [Int] = []
+        for index in alive.indices where alive[index] {
+            if index < count {
+                before.insert(answer(index))
+                oldAlive.append(index)
+            } else {
+                after.insert(answer(index))
+                newAlive.append(index)
+            }
+        }
+        if before.count == 1 && before == after { return false }
+        // The same rules in the same order on both sides (as far as the parts still to split go) answer alike.
+        guard old.fallback == new.fallback, oldAlive.count == newAlive.count else { return true }
+        let remaining = Set(parts[partIndex...])
+        for (a, b) in zip(oldAlive, newAlive) {
+            guard answer(a) == answer(b),
+                conditions[a].filter({ remaining.contains($0.key) })
+                    == conditions[b].filter({
+                        remaining.contains($0.key)
+                    })
+            else { return true }
+        }
+        return false
+    }
+
+    private mutating func visit(_ partIndex: Int, alive: [Bool], chosen: [URLPart: [[[UInt32]]]]) {
+        if incomplete { return }
+        guard partIndex < parts.count else { return decide(alive, chosen: chosen) }
+        guard canDiffer(alive, from: partIndex), visited.insert(Visit(part: partIndex, alive: alive)).inserted
+        else { return }
+        let part = parts[partIndex]
+        let readers = alive.indices.filter { alive[$0] && conditions[$0][part] != nil }
+        guard !readers.isEmpty else { return visit(partIndex + 1, alive: alive, chosen: chosen) }
+        let ids = Array(Set(readers.flatMap { conditions[$0][part]! })).sorted()
+        let outcomes: [Outcome]
+        if case .item = part {
+            outcomes = itemOutcomes(part, ids: ids)
+        } else {
+            outcomes = explore(part, ids: ids)
+        }
+        for outcome in outcomes {
+            var next = alive
+            for reader in readers where !conditions[reader][part]!.allSatisfy(outcome.accepted.contains) {
+                next[reader] = false
+            }
+            var more = chosen
+            more[part] = outcome.witnesses
+            visit(partIndex + 1, alive: next, chosen: more)
+        }
+    }
+
+    private mutating func decide(_ alive: [Bool], chosen: [URLPart: [[[UInt32]]]]) {
+        let count = old.rules.count
+        let oldRule = alive[..<count].firstIndex(of: true)
+        let newRule = alive[count...].firstIndex(of: true).map { $0 - count }
+        let from = oldRule.map { old.rules[$0].answer } ?? old.fallback
+        let to = newRule.map { new.rules[$0].answer } ?? new.fallback
+        guard from != to else { return }
+        let key = ClassKey(old: oldRule, new: newRule)
+        if found[key] == nil {
+            found[key] = Found(oldRule: oldRule, newRule: newRule, from: from, to: to)
+            order.append(key)
+        }
+        let variants = chosen.values.map(\.count).max() ?? 1
+        for variant in 0..<variants where found[key]!.examples.count < 3 {
+            found[key]!.examples.append(chosen.mapValues { $0[min(variant, $0.count - 1)] })
+        }
+    }
+
+    // MARK: Walking one part
+
+    /// One combination of automata a text (or, for an item, a set of values) satisfies, with up to three
+    /// witnesses (each one text, or an item's values).
+    struct Outcome {
+        var accepted: Set<Int>
+        var witnesses: [[[UInt32]]]
+    }
+
+    /// Every combination of the automata `ids` that a text of `part` satisfies, by a breadth-first walk of
+    /// their product (shortest texts first).
+    private mutating func explore(_ part: URLPart, ids: [Int]) -> [Outcome] {
+        let space = spaces[part]!
+        let members = ids.map { automata[$0] }
+        var offsets: [Int] = []
+        var total = 0
+        for automaton in members {
+            offsets.append(total)
+            total += automaton.stateCount
+        }
+        let words = (total + 63) / 64
+        func contains(_ bits: [UInt64], _ state: Int) -> Bool { bits[state >> 6] & (1 << UInt64(state & 63)) != 0 }
+        func insert(_ bits: inout [UInt64], _ state: Int) { bits[state >> 6] |= 1 << UInt64(state & 63) }
+        var start = [UInt64](repeating: 0, count: words)
+        for (k, automaton) in members.enumerated() {
+            for state in automaton.closures[automaton.start] { insert(&start, offsets[k] + state) }
+        }
+        // The alphabet: every scalar some automaton tells apart, the slash the path's shape watches, and one
+        // scalar none of them names, standing for all the others.
+        var distinguished = members.reduce(into: Set<UInt32>()) { $0.formUnion($1.distinguishedScalars) }
+        if space.shape != .free { distinguished.insert(0x2F) }
+        var alphabet = distinguished.filter(space.allows).sorted()
+        if let other = Self.otherScalar(avoiding: distinguished, in: space) { alphabet.append(other) }
+
+        struct Node: Hashable {
+            var bits: [UInt64]
+            /// 0: nothing read yet; 1: the last scalar read is not `/`; 2: it is.
+            var shape: UInt8
+        }
+        func step(_ bits: [UInt64], _ scalar: UInt32) -> [UInt64] {
+            var next = [UInt64](repeating: 0, count: words)
+            for (k, automaton) in members.enumerated() {
+                let input = automaton.folds ? CaseFolding.fold(scalar) : scalar
+                for state in 0..<automaton.stateCount where contains(bits, offsets[k] + state) {
+                    for edge in automaton.edges[state] where edge.label.reads(input) {
+                        for reached in automaton.closures[edge.target] { insert(&next, offsets[k] + reached) }
+                    }
+                }
+            }
+            return next
+        }
+        func ends(_ shape: UInt8) -> Bool {
+            switch space.shape {
+            case .free: true
+            case .trimmedPath: shape != 2
+            case .rootedPath: shape != 0
+            }
+        }
+        var outcomes: [Set<Int>: [[[UInt32]]]] = [:]
+        var outcomeOrder: [Set<Int>] = []
+        var seen: Set<Node> = []
+        var queue: [(Node, [UInt32])] = [(Node(bits: start, shape: 0), [])]
+        var head = 0
+        while head < queue.count {
+            let (node, text) = queue[head]
+            head += 1
+            guard seen.insert(node).inserted else { continue }
+            budget -= alphabet.count * max(total, 1)
+            if budget < 0 {
+                incomplete = true
+                break
+            }
+            if ends(node.shape) {
+                var accepted: Set<Int> = []
+                for (k, automaton) in members.enumerated()
+                where automaton.accepting.indices.contains(where: {
+                    automaton.accepting[$0] && contains(node.bits, offsets[k] + $0)
+                }) {
+                    accepted.insert(ids[k])
+                }
+                if outcomes[accepted] == nil { outcomeOrder.append(accepted) }
+                if outcomes[accepted, default: []].count < 3 { outcomes[accepted, default: []].append([text]) }
+            }
+            for scalar in alphabet {
+                let slash = scalar == 0x2F
+                let shape: UInt8
+                switch space.shape {
+                case .free: shape = 0
+                case .trimmedPath:
+                    if node.shape == 0 && slash { continue }
+                    shape = slash ? 2 : 1
+                case .rootedPath:
+                    if node.shape == 0 && !slash { continue }
+                    shape = 1
+                }
+                let next = Node(bits: step(node.bits, scalar), shape: shape)
+                if !seen.contains(next) { queue.append((next, text + [scalar])) }
+            }
+        }
+        return outcomeOrder.map { Outcome(accepted: $0, witnesses: outcomes[$0]!) }
+    }
+
+    /// A scalar no automaton names that `space` allows, preferring plain letters (`x`) so examples read well.
+    static func otherScalar(avoiding named: Set<UInt32>, in space: PartSpace) -> UInt32? {
+        let readable = "xzqjkvwy0123456789abcdefghilmnoprstu-_~".unicodeScalars.map(\.value)
+        if let scalar = readable.first(where: { !named.contains($0) && space.allows($0) }) { return scalar }
+        if let scalar = (0x21...0x7E).first(where: { !named.contains(UInt32($0)) && space.allows(UInt32($0)) }) {
+            return UInt32(scalar)
+        }
+        guard !space.encoded else { return nil }
+        return (0xE000...0xF8FF).lazy.map(UInt32.init).first { !named.contains($0) }
+    }
+
+    /// What the values of one query item can make the automata `ids` satisfy together. Apple needs every
+    /// instance to match (an absent item reads as `""`), so sets of values satisfy the intersections of what
+    /// single values do; Android needs one instance to match (an absent item matches nothing), so the unions.
+    private mutating func itemOutcomes(_ part: URLPart, ids: [Int]) -> [Outcome] {
+        let singles = explore(part, ids: ids)
+        var family: [Set<Int>: [[UInt32]]] = [:]
+        var familyOrder: [Set<Int>] = []
+        func add(_ accepted: Set<Int>, _ values: [[UInt32]]) {
+            guard family[accepted] == nil else { return }
+            family[accepted] = values
+            familyOrder.append(accepted)
+        }
+        let every = old.itemReading == .everyInstance
+        if !every { add([], []) }
+        for single in singles { add(single.accepted, single.witnesses[0]) }
+        var index = 0
+        while index < familyOrder.count, familyOrder.count < 256 {
+            let first = familyOrder[index]
+            for second in familyOrder[..<index] {
+                let combined = every ? first.intersection(second) : first.union(second)
+                add(combined, family[first]! + family[second]!)
+            }
+            index += 1
+        }
+        return familyOrder.map { accepted in
+            // A single value's other witnesses give other examples.
+            let alternatives = singles.first { $0.accepted == accepted }?.witnesses ?? [family[accepted]!]
+            return Outcome(accepted: accepted, witnesses: alternatives)
+        }
+    }
+}

@@ -1,0 +1,37 @@
+public import AASACore
+public import Foundation
+
+/// What one new version of a domain did to URLs, compared with the version it replaced: logged by the reload
+/// that publishes it, and shown as the domain's `lastChange` in `/status`.
+public struct DomainChange: Sendable {
+    /// When the version was loaded.
+    public var time: Date
+    public var diff: DomainDiff
+
+    /// How many classes of URLs `/status` lists per domain (the summary counts them all).
+    static let listed = 10
+
+    /// The comparison of two published versions. Rules are named by Apple key path: the server keeps no site.json
+    /// positions between loads. The step budget is a tenth of the command's, so a reload of many changed domains
+    /// stays quick; a comparison cut short says so in its notes.
+    static func compare(_ old: PublishedDomain, _ new: PublishedDomain) -> DomainDiff {
+        DomainDiff(domain: new.domain, old: DiffSide(published: old), new: DiffSide(published: new), budget: 2_000_000)
+    }
+}
+
+extension DiffSide {
+    /// What a published version serves.
+    init(published domain: PublishedDomain) {
+        let file = domain.file
+        let assetLinks = domain.assetLinks.flatMap {
+            try? JSONParser().parse(SourceText(name: "assetlinks.json", bytes: $0)).root.value
+        }
+        self.init(
+            file: file, assetLinks: assetLinks,
+            settings: [
+                "legacy form": (file.applinks?.details.contains { $0.appID != nil && $0.paths != nil } ?? false)
+                    ? "on" : "off",
+                "signing": domain.signedAssociationFile != nil ? "on" : "off", "cacheControl": domain.cacheControl,
+            ])
+    }
+}
