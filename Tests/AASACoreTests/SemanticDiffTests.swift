@@ -111,3 +111,120 @@ import Testing
         #expect(change.to == ["ABCDE12345.b"])
     }
 }
+
+/// The same comparison for iOS 9-12's `paths`, Android 15's dynamic rules, variables, percent-encoding, case and
+/// query dictionaries.
+@Suite struct SemanticDiffPlatformTests {
+    static func parse(_ text: String) -> AssociationFile {
+        AssociationFile.parse(SourceText(name: "aasa.json", bytes: Array(text.utf8))).file!
+    }
+
+    static func change(_ old: String, _ new: String, legacy: Bool = false) -> [URLChange] {
+        DomainDiff(
+            domain: "example.com", old: DiffSide(appleFile: parse(old)), new: DiffSide(appleFile: parse(new)),
+            legacy: legacy
+        ).changes
+    }
+
+    static func legacyFile(_ paths: String) -> String {
+        #"{"applinks": {"apps": [], "details": [{"appID": "ABCDE12345.com.example.app", "paths": [\#(paths)]}]}}"#
+    }
+
+    @Test func legacyPathsAreComparedForIOS9To12WhenAsked() throws {
+        let old = Self.legacyFile(#""/a/*", "NOT /a/b""#)
+        let new = Self.legacyFile(#""NOT /a/b", "/a/*""#)
+        let modernOnly = Self.change(old, new)
+        #expect(modernOnly.map(\.platform) == ["iOS 13+"])
+        let both = Self.change(old, new, legacy: true)
+        #expect(both.map(\.platform) == ["iOS 13+", "iOS 9-12"])
+        let legacy = try #require(both.last)
+        #expect(legacy.kind == .appToWeb)
+        #expect(legacy.examples == ["https://example.com/a/b"])
+        #expect(legacy.oldRule?.location == "applinks.details[0].paths[0]")
+        #expect(legacy.newRule?.location == "applinks.details[0].paths[0]")
+    }
+
+    @Test func aVariableGainingAValueOpensItsURLs() throws {
+        func file(_ values: String) -> String {
+            #"{"applinks": {"substitutionVariables": {"category": [\#(values)]}, "details": [{"appIDs": ["ABCDE12345.com.example.app"], "components": [{"/": "/$(category)/*"}]}]}}"#
+        }
+        let changes = Self.change(file(#""shoes", "bags""#), file(#""shoes", "bags", "hats""#))
+        let change = try #require(changes.first)
+        #expect(changes.count == 1)
+        #expect(change.kind == .webToApp)
+        #expect(change.examples.first == "https://example.com/hats")
+        #expect(change.examples.allSatisfy { $0.hasPrefix("https://example.com/hats") })
+    }
+
+    @Test func percentEncodedAndDecodedPatternsGiveEncodedExamples() throws {
+        func file(_ component: String) -> String {
+            #"{"applinks": {"details": [{"appIDs": ["ABCDE12345.com.example.app"], "components": [\#(component)]}]}}"#
+        }
+        let encoded = Self.change(file(#"{"/": "/caf%C3%A9/*"}"#), file(#"{"/": "/caf%C3%A9"}"#))
+        #expect(encoded.count == 1)
+        #expect(encoded.first?.examples.first?.hasPrefix("https://example.com/caf%C3%A9/") == true)
+        let decoded = Self.change(
+            file(#"{"/": "/café/*", "percentEncoded": false}"#), file(#"{"/": "/café", "percentEncoded": false}"#))
+        #expect(decoded.count == 1)
+        #expect(decoded.first?.kind == .appToWeb)
+        #expect(decoded.first?.examples.first?.hasPrefix("https://example.com/caf%C3%A9/") == true)
+        #expect(decoded.first?.description == "`/café/*` (decoded), which no rule matches now")
+    }
+
+    @Test func caseAndQueryDictionaries() throws {
+        func file(_ component: String) -> String {
+            #"{"applinks": {"details": [{"appIDs": ["ABCDE12345.com.example.app"], "components": [\#(component)]}]}}"#
+        }
+        let cased = try #require(
+            Self.change(file(#"{"/": "/Help/*", "caseSensitive": false}"#), file(#"{"/": "/help/*"}"#)).first)
+        #expect(cased.kind == .appToWeb)
+        #expect(
+            cased.examples.allSatisfy {
+                $0.contains("/H") || $0.contains("/hE") || $0.contains("/heL") || $0.contains("/helP")
+            })
+        // `?*` needs the item; `*` takes its absence too (spec §2.4).
+        let item = try #require(
+            Self.change(file(#"{"/": "/s", "?": {"q": "?*"}}"#), file(#"{"/": "/s", "?": {"q": "*"}}"#)).first)
+        #expect(item.kind == .webToApp)
+        #expect(item.examples.first == "https://example.com/s")
+        #expect(item.description == "`/s`, which no rule matched before")
+        #expect(item.oldRule == nil)
+        // Every instance of a repeated item must match (spec §2.4): `q=1&q=22` leaves the app.
+        let repeated = Self.change(file(#"{"?": {"q": "*"}}"#), file(#"{"?": {"q": "?"}}"#))
+        #expect(repeated.count == 1)
+    }
+
+    @Test func androidDynamicRulesPerPackage() throws {
+        func links(_ rules: String) -> JSONValue {
+            let text = #"""
+                [{"relation": ["delegate_permission/common.handle_all_urls"], "target": {"namespace": "android_app",
+                  "package_name": "com.example.app", "sha256_cert_fingerprints": ["14:6D:E9:83:C5:73:06:50:D8:EE:B9:95:2F:34:FC:64:16:A0:83:42:E6:1D:BE:A8:8A:04:96:B2:3F:CF:44:E5"]},
+                  "relation_extensions": {"delegate_permission/common.handle_all_urls": {"dynamic_app_link_components": [\#(rules)]}}}]
+                """#
+            return try! JSONParser().parse(SourceText(name: "assetlinks.json", bytes: Array(text.utf8))).root.value
+        }
+        let file = AssociationFile()
+        func diff(_ old: String, _ new: String) -> DomainDiff {
+            DomainDiff(
+                domain: "example.com", old: DiffSide(file: file, assetLinks: links(old)),
+                new: DiffSide(file: file, assetLinks: links(new)))
+        }
+        let moved = diff(
+            ##"{"#": "nav", "exclude": true}, {"/": "/p/*"}"##, ##"{"/": "/p/*"}, {"#": "nav", "exclude": true}"##)
+        let change = try #require(moved.changes.first)
+        #expect(moved.changes.count == 1)
+        #expect(change.platform == "Android 15+ (com.example.app)")
+        #expect(change.kind == .webToApp)
+        #expect(change.examples.first == "https://example.com/p/#nav")
+        #expect(change.oldRule?.location == "dynamic_app_link_components[0]")
+        // Android needs the query item present (spec §7.1): `*` does not take its absence.
+        let item = diff(#"{"/": "/s"}"#, #"{"/": "/s", "?": {"q": "*"}}"#)
+        #expect(item.changes.first?.kind == .appToWeb)
+        #expect(item.changes.first?.examples.first == "https://example.com/s")
+        // Android's `*` stops at the first occurrence of the next character: `/a*b` misses `/abxb`.
+        let star = diff(#"{"/": "/a*"}"#, #"{"/": "/a*b"}"#)
+        #expect(star.changes.count == 1)
+        #expect(star.changes.first?.examples.contains("https://example.com/abxb") == false)
+        #expect(diff(#"{"/": "/p/*"}"#, #"{"/": "/p/*"}, {"/": "/p/*"}"#).changes.isEmpty)
+    }
+}

@@ -45,7 +45,8 @@ public struct DomainDiff: Sendable {
         }
         compareAndroid(old: old, new: new, host: host)
         compareServices(old: old, new: new)
-        for name in Set(old.settings.keys).union(new.settings.keys).sorted()
+        // Only settings both sides know: an Apple-format file says nothing of signing or cacheControl.
+        for name in Set(old.settings.keys).intersection(new.settings.keys).sorted()
         where old.settings[name] != new.settings[name] {
             settings.append(SettingChange(name: name, old: old.settings[name], new: new.settings[name]))
         }
@@ -125,8 +126,11 @@ public struct DomainDiff: Sendable {
             guard case .item(let name) = part, let space = spaces[part] else { continue }
             let encodedName = PartSpace(shape: .free, encoded: false, part: space.part).urlText(
                 name.unicodeScalars.map(\.value))
-            // Apple reads an absent item as "": leave it out rather than write `name=`.
-            if values == [[]] && diff.old.itemReading == .everyInstance { continue }
+            // Apple reads an absent item as "": leave it out rather than write `name=`, unless a rule reads every
+            // spelling of the name (then an empty item and none differ).
+            if values == [[]] && diff.old.itemReading == .everyInstance && !diff.spelledParts.contains(part) {
+                continue
+            }
             query += values.map { "\(encodedName)=\(space.urlText($0))" }
         }
         if !query.isEmpty { url += "?" + query.joined(separator: "&") }

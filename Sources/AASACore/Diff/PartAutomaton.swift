@@ -40,6 +40,9 @@ struct PartAutomaton: Hashable, Sendable {
 
     var stateCount: Int { edges.count }
 
+    /// Whether the empty text is accepted.
+    var acceptsEmpty: Bool { closures[start].contains { accepting[$0] } }
+
     private init(edges: [[Edge]], epsilons: [[Int]], accepting: [Bool], start: Int, folds: Bool) {
         self.edges = edges
         self.accepting = accepting

@@ -38,6 +38,12 @@ public struct SemanticDiff {
     /// Per rule (old ones first, then new ones), the automata each part must accept.
     private var conditions: [[URLPart: [Int]]] = []
     private var parts: [URLPart] = []
+    /// Item parts whose name some case-insensitive rule reads in every spelling: there an absent item is a case of
+    /// its own (the rule reads the items of all spellings together, spec §2.4, §2.5).
+    private(set) var spelledParts: Set<URLPart> = []
+    /// Per rule, for each folded item name it reads in every spelling, its automata there (checked on `""` when
+    /// no spelling is present).
+    private var spelledConditions: [[String: [Int]]] = []
     private(set) var spaces: [URLPart: PartSpace] = [:]
     private var visited: Set<Visit> = []
     private var found: [ClassKey: Found] = [:]
@@ -98,6 +104,7 @@ public struct SemanticDiff {
         }
         for rule in rules {
             var mine: [URLPart: [Int]] = [:]
+            var spelled: [String: [Int]] = [:]
             for (part, automaton) in rule.conditions {
                 let id = intern(automaton)
                 guard case .item(let name) = part, folding, !rule.caseSensitive else {
@@ -105,11 +112,14 @@ public struct SemanticDiff {
                     continue
                 }
                 let folded = CaseFolding.fold(name)
+                spelled[folded, default: []].append(id)
                 for other in itemNames where CaseFolding.fold(other) == folded {
                     mine[.item(other), default: []].append(id)
+                    spelledParts.insert(.item(other))
                 }
             }
             conditions.append(mine)
+            spelledConditions.append(spelled)
         }
         let used = Set(conditions.flatMap(\.keys))
         parts =
@@ -214,6 +224,12 @@ public struct SemanticDiff {
         for outcome in outcomes {
             var next = alive
             for reader in readers where !conditions[reader][part]!.allSatisfy(outcome.accepted.contains) {
+                // No item of this spelling: a rule reading every spelling decides at the end (``decide``).
+                if outcome.absent && !spelledConditions[reader].isEmpty {
+                    if case .item(let name) = part, spelledConditions[reader][CaseFolding.fold(name)] != nil {
+                        continue
+                    }
+                }
                 next[reader] = false
             }
             var more = chosen
@@ -223,6 +239,17 @@ public struct SemanticDiff {
     }
 
     private mutating func decide(_ alive: [Bool], chosen: [URLPart: [[[UInt32]]]]) {
+        var alive = alive
+        // A rule reading every spelling of an item that no spelling carries reads it as `""` (spec §2.4).
+        for index in alive.indices where alive[index] && !spelledConditions[index].isEmpty {
+            for (folded, ids) in spelledConditions[index] {
+                let present = chosen.contains { part, witnesses in
+                    guard case .item(let name) = part, CaseFolding.fold(name) == folded else { return false }
+                    return !(witnesses.first?.isEmpty ?? true)
+                }
+                if !present && !ids.allSatisfy({ automata[$0].acceptsEmpty }) { alive[index] = false }
+            }
+        }
         let count = old.rules.count
         let oldRule = alive[..<count].firstIndex(of: true)
         let newRule = alive[count...].firstIndex(of: true).map { $0 - count }
@@ -247,6 +274,8 @@ public struct SemanticDiff {
     struct Outcome {
         var accepted: Set<Int>
         var witnesses: [[[UInt32]]]
+        /// No item of this name at all (only told apart where a rule reads every spelling of it).
+        var absent = false
     }
 
     /// Every combination of the automata `ids` that a text of `part` satisfies, by a breadth-first walk of
@@ -369,7 +398,11 @@ public struct SemanticDiff {
         if !every { add([], []) }
         for single in singles { add(single.accepted, single.witnesses[0]) }
         var index = 0
-        while index < familyOrder.count, familyOrder.count < 256 {
+        while index < familyOrder.count {
+            if familyOrder.count >= 256 {
+                incomplete = true
+                break
+            }
             let first = familyOrder[index]
             for second in familyOrder[..<index] {
                 let combined = every ? first.intersection(second) : first.union(second)
@@ -377,10 +410,16 @@ public struct SemanticDiff {
             }
             index += 1
         }
-        return familyOrder.map { accepted in
+        var outcomes = familyOrder.map { accepted in
             // A single value's other witnesses give other examples.
             let alternatives = singles.first { $0.accepted == accepted }?.witnesses ?? [family[accepted]!]
             return Outcome(accepted: accepted, witnesses: alternatives)
         }
+        if every && spelledParts.contains(part) {
+            // Absent: what only "" satisfies, for the rules reading this spelling alone (`""` counts, spec §2.4).
+            let empty = Set(ids.filter { automata[$0].acceptsEmpty })
+            outcomes.append(Outcome(accepted: empty, witnesses: [[]], absent: true))
+        }
+        return outcomes
     }
 }

@@ -92,11 +92,13 @@ struct Diff: ParsableCommand {
             }
         }
         let pairs = Self.pair(old, new)
+        // Two Apple-format files name no domain: their examples use example.com.
+        let host = old.kind == .appleFile && new.kind == .appleFile ? "example.com" : nil
         var diffs: [DomainDiff] = []
         for (domain, sides) in pairs {
             switch sides {
             case (let before?, let after?):
-                diffs.append(DomainDiff(domain: domain, old: before, new: after, legacy: legacy))
+                diffs.append(DomainDiff(domain: domain, old: before, new: after, legacy: legacy, host: host))
             case (nil, _?):
                 if !old.failures.contains(where: { $0.domain == domain }) { print(added(domain, true)) }
             case (_?, nil):
