@@ -31,6 +31,7 @@ import Testing
         if random.below(4) == 0 { members.append(##""#": "\##(random.pick(fragments))""##) }
         if random.below(4) == 0 { members.append(#""exclude": true"#) }
         if random.below(5) == 0 { members.append(#""caseSensitive": false"#) }
+        if random.below(5) == 0 { members.append(#""percentEncoded": false"#) }
         return "{" + members.joined(separator: ", ") + "}"
     }
 
@@ -44,7 +45,7 @@ import Testing
     }
 
     static func url(_ random: inout Random) -> String {
-        let segments = ["a", "b", "c", "A", "bc", "", "x"]
+        let segments = ["a", "b", "c", "A", "bc", "", "x", "%61", "%41", "%2F"]
         var path = ""
         for _ in 0..<random.below(4) { path += "/" + random.pick(segments) }
         if random.below(3) == 0 { path += "/" }

@@ -171,6 +171,30 @@ import Testing
         #expect(decoded.first?.description == "`/café/*` (decoded), which no rule matches now")
     }
 
+    /// A pattern rewritten from its percent-encoded form to its decoded one (`percentEncoded: false`) matches the
+    /// same URLs: rules that disagree about percentEncoded are compared on the text as the URL carries it.
+    @Test func encodedAndDecodedSpellingsOfOnePattern() throws {
+        func file(_ component: String) -> String {
+            #"{"applinks": {"details": [{"appIDs": ["ABCDE12345.com.example.app"], "components": [\#(component)]}]}}"#
+        }
+        // The same URLs, but for escapes in lower-case hex, which only the decoded pattern matches.
+        let encoded = file(#"{"/": "/caf%C3%A9/*"}"#)
+        let rewritten = Self.change(encoded, file(#"{"/": "/café/*", "percentEncoded": false}"#))
+        #expect(rewritten.count == 1, "\(rewritten)")
+        #expect(rewritten.first?.kind == .webToApp)
+        #expect(rewritten.first?.examples.first == "https://example.com/caf%C3%a9")
+        // A decoded `?` is one character, which the URL may carry as two escapes.
+        let one = Self.change(file(#"{"/": "/p/%C3%A9"}"#), file(#"{"/": "/p/?", "percentEncoded": false}"#))
+        #expect(one.count == 1)
+        #expect(one.first?.kind == .webToApp)
+        #expect(one.first?.examples.allSatisfy { !$0.contains("%C3%A9") } == true)
+        // Decoded `A` matches the URL's `%41` too; the encoded pattern `A` does not.
+        let escaped = try #require(
+            Self.change(file(#"{"/": "/A"}"#), file(#"{"/": "/A", "percentEncoded": false}"#)).first)
+        #expect(escaped.kind == .webToApp)
+        #expect(escaped.examples.first == "https://example.com/%41")
+    }
+
     @Test func caseAndQueryDictionaries() throws {
         func file(_ component: String) -> String {
             #"{"applinks": {"details": [{"appIDs": ["ABCDE12345.com.example.app"], "components": [\#(component)]}]}}"#

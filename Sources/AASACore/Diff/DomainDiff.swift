@@ -67,9 +67,10 @@ public struct DomainDiff: Sendable {
                 "\(platform): the rules overlap too much to compare them all; the changes listed are real, but there may be more"
             )
         }
-        for part in diff.approximatedParts {
+
+        if diff.readsQueryBothWays {
             notes.append(
-                "\(platform): rules disagree on percentEncoded for the \(part); it is compared decoded, which is exact for URLs without percent-escapes there"
+                "\(platform): rules read both the whole query and query items, compared as independent conditions; a class no URL falls into has no example"
             )
         }
         for item in found {

@@ -147,6 +147,85 @@ struct PartAutomaton: Hashable, Sendable {
         self.init(edges: edges, epsilons: epsilons, accepting: accepting, start: 0, folds: false)
     }
 
+    /// This automaton, which reads decoded text (Apple's `percentEncoded: false`), made to read the text as the
+    /// URL carries it (spec §2.6): each scalar it reads may come as written (printable ASCII but `%`) or as the
+    /// percent-escapes of its UTF-8 bytes, hex digits in either case. For comparing it with rules that read the
+    /// encoded text. Two corners are read loosely: a `%` is also read as itself where it starts an escape, and
+    /// escapes that decode to bytes that are not UTF-8 (which make the matcher keep the whole text as written)
+    /// are read as if they did; examples are checked with the matcher, so neither shows as a false example.
+    func readingEncoded() -> PartAutomaton {
+        var edges: [[Edge]] = Array(repeating: [], count: stateCount)
+        var epsilons = closures.enumerated().map { state, reached in reached.filter { $0 != state } }
+        var accepting = self.accepting
+        func newState() -> Int {
+            edges.append([])
+            epsilons.append([])
+            accepting.append(false)
+            return edges.count - 1
+        }
+        let hex = ScalarSet(Array("0123456789abcdefABCDEF".unicodeScalars.map(\.value)))
+        func digits(_ text: String) -> ScalarSet { ScalarSet(text.unicodeScalars.map(\.value)) }
+        /// `%`, then a first digit in `high`, then any second digit, from `state`; returns the state after.
+        func escape(from state: Int, high: ScalarSet, to target: Int? = nil) -> Int {
+            let percent = newState()
+            let middle = newState()
+            let end = target ?? newState()
+            edges[state].append(Edge(label: .scalar(0x25), target: percent))
+            edges[percent].append(Edge(label: .set(high), target: middle))
+            edges[middle].append(Edge(label: .set(hex), target: end))
+            return end
+        }
+        /// The escapes of exactly `byte`.
+        func escape(from state: Int, byte: UInt8, to target: Int? = nil) -> Int {
+            let digitsOf = String(byte, radix: 16, uppercase: true).leftPadded(to: 2)
+            let percent = newState()
+            let middle = newState()
+            let end = target ?? newState()
+            edges[state].append(Edge(label: .scalar(0x25), target: percent))
+            let high = digitsOf.unicodeScalars.first!
+            let low = digitsOf.unicodeScalars.last!
+            edges[percent].append(Edge(label: .set(digits(String(high) + String(high).lowercased())), target: middle))
+            edges[middle].append(Edge(label: .set(digits(String(low) + String(low).lowercased())), target: end))
+            return end
+        }
+        for state in 0..<stateCount {
+            for edge in self.edges[state] {
+                let target = edge.target
+                var decoded: [UInt32]
+                switch edge.label {
+                case .scalar(let value): decoded = [value]
+                case .set(let set): decoded = set.members
+                case .anyBut, .any:
+                    // Any scalar: as written (a `%` that starts no escape stays a `%`), or escaped (one to four
+                    // UTF-8 bytes).
+                    edges[state].append(Edge(label: .any, target: target))
+                    _ = escape(from: state, high: digits("01234567"), to: target)
+                    let continuation = digits("89abAB")
+                    for (lead, count) in [("cdCD", 1), ("eE", 2), ("fF", 3)] {
+                        var at = escape(from: state, high: digits(lead))
+                        for index in 0..<count {
+                            at = escape(from: at, high: continuation, to: index == count - 1 ? target : nil)
+                        }
+                    }
+                    continue
+                }
+                if folds { decoded += decoded.flatMap(CaseFolding.preimage(of:)) }
+                for value in Set(decoded) {
+                    if value > 0x20, value < 0x7F {
+                        edges[state].append(Edge(label: .scalar(value), target: target))
+                    }
+                    guard let scalar = Unicode.Scalar(value) else { continue }
+                    let bytes = Array(String(scalar).utf8)
+                    var at = state
+                    for (index, byte) in bytes.enumerated() {
+                        at = escape(from: at, byte: byte, to: index == bytes.count - 1 ? target : nil)
+                    }
+                }
+            }
+        }
+        return PartAutomaton(edges: edges, epsilons: epsilons, accepting: accepting, start: start, folds: false)
+    }
+
     /// The scalars this automaton tells apart: every literal it reads, with (when it folds) every scalar that
     /// folds to one. All other scalars behave alike, so one stands for them all.
     var distinguishedScalars: Set<UInt32> {
@@ -162,5 +241,12 @@ struct PartAutomaton: Hashable, Sendable {
         }
         guard folds else { return result }
         return result.union(result.flatMap(CaseFolding.preimage(of:)))
+    }
+}
+
+extension String {
+    /// The string with `0`s before it up to `width` characters (`A` → `0A`).
+    func leftPadded(to width: Int) -> String {
+        count >= width ? self : String(repeating: "0", count: width - count) + self
     }
 }

@@ -29,9 +29,15 @@ public struct SemanticDiff {
     private(set) var budget: Int
     /// Whether the budget ran out: the classes found are then not all there are.
     private(set) var incomplete = false
-    /// Parts on which rules disagree about `percentEncoded`: compared as decoded text, which is exact only for
-    /// URLs that carry no percent-escapes there.
-    private(set) var approximatedParts: [URLPart] = []
+    /// Parts on which rules disagree about `percentEncoded`: compared as the URL carries the text, the decoded
+    /// rules reading it through ``PartAutomaton/readingEncoded()``, which leaves out malformed escapes.
+    private(set) var mixedParts: [URLPart] = []
+
+    /// Whether some rules read the whole query and others (or the same) query items: the two are compared as
+    /// independent conditions, though both read the one query.
+    var readsQueryBothWays: Bool {
+        parts.contains(.query) && parts.contains { if case .item = $0 { true } else { false } }
+    }
 
     private var automata: [PartAutomaton] = []
     private var automatonIDs: [PartAutomaton: Int] = [:]
@@ -121,7 +127,20 @@ public struct SemanticDiff {
             conditions.append(mine)
             spelledConditions.append(spelled)
         }
-        let used = Set(conditions.flatMap(\.keys))
+        var used = Set(conditions.flatMap(\.keys))
+        // Where rules disagree about percentEncoded, the decoded ones read the encoded text too (spec §2.6).
+        if isApple {
+            for part in [URLPart.path, .query, .fragment] where used.contains(part) {
+                let settings = Set(
+                    rules.indices.filter { conditions[$0][part] != nil }.map { rules[$0].percentEncoded })
+                guard settings.count > 1 else { continue }
+                mixedParts.append(part)
+                for index in rules.indices where !rules[index].percentEncoded {
+                    conditions[index][part] = conditions[index][part]?.map { intern(automata[$0].readingEncoded()) }
+                }
+            }
+            used = Set(conditions.flatMap(\.keys))
+        }
         parts =
             [URLPart.path, .fragment, .query].filter(used.contains)
             + used.filter {
@@ -131,9 +150,7 @@ public struct SemanticDiff {
             let readers = rules.indices.filter { conditions[$0][part] != nil }.map { rules[$0] }
             var encoded = false
             if isApple, part == .path || part == .query || part == .fragment {
-                let settings = Set(readers.map(\.percentEncoded))
-                encoded = settings == [true]
-                if settings.count > 1 { approximatedParts.append(part) }
+                encoded = mixedParts.contains(part) || readers.allSatisfy(\.percentEncoded)
             }
             let shape: PartSpace.Shape = part != .path ? .free : isApple ? .trimmedPath : .rootedPath
             spaces[part] = PartSpace(shape: shape, encoded: encoded, part: part)

@@ -23,7 +23,7 @@ struct Diff: ParsableCommand {
 
             Examples:
               aasa-server diff site-config.old site-config
-              aasa-server diff old/site.json site-config/shop.example/site.json --json
+              aasa-server diff old/shop.example/site.json site-config/shop.example/site.json --json
               aasa-server diff --git origin/main --fail-on app-to-web,app-to-app
             """)
 
@@ -91,6 +91,8 @@ struct Diff: ParsableCommand {
                 DiagnosticPrinter.print(failing.diagnostics)
             }
         }
+        // A side that did not load at all (a missing folder) is not a side whose domains were all removed.
+        if (old.failures + new.failures).contains(where: { $0.domain == nil }) { throw ExitCode(2) }
         let pairs = Self.pair(old, new)
         // Two Apple-format files name no domain: their examples use example.com.
         let host = old.kind == .appleFile && new.kind == .appleFile ? "example.com" : nil
