@@ -88,6 +88,37 @@ import Testing
         #expect(narrowed.changes.first?.kind == .webToApp)
     }
 
+    /// A comparison cut short by its budget says so instead of claiming there is nothing more.
+    @Test func aComparisonOverItsBudgetSaysSo() {
+        let old = Self.file(#"{"/": "/a/*"}, {"/": "/b/*", "exclude": true}, {"/": "*c*d*e*"}"#)
+        let new = Self.file(#"{"/": "/b/*", "exclude": true}, {"/": "*c*d*"}"#)
+        let cut = DomainDiff(
+            domain: "example.com", old: DiffSide(appleFile: old), new: DiffSide(appleFile: new), budget: 50)
+        #expect(cut.notes.contains { $0.contains("the rules overlap too much to compare them all") })
+        let whole = DomainDiff(domain: "example.com", old: DiffSide(appleFile: old), new: DiffSide(appleFile: new))
+        #expect(whole.notes.isEmpty)
+        #expect(!whole.changes.isEmpty)
+    }
+
+    @Test func servicesAndAFileWithoutApplinks() throws {
+        let old = AssociationFile(webCredentials: ["ABCDE12345.a", "ABCDE12345.b"], authSrv: ["ABCDE12345.a"])
+        let new = AssociationFile(webCredentials: ["ABCDE12345.b", "ABCDE12345.c"], appClips: ["ABCDE12345.a.Clip"])
+        let diff = DomainDiff(domain: "example.com", old: DiffSide(appleFile: old), new: DiffSide(appleFile: new))
+        #expect(diff.changes.isEmpty)
+        #expect(
+            diff.services == [
+                ServiceChange(
+                    service: "webcredentials", old: ["ABCDE12345.a", "ABCDE12345.b"],
+                    new: ["ABCDE12345.b", "ABCDE12345.c"]),
+                ServiceChange(service: "appclips", old: [], new: ["ABCDE12345.a.Clip"]),
+                ServiceChange(service: "authsrv", old: ["ABCDE12345.a"], new: []),
+            ])
+        #expect(
+            diff.summary
+                == "no URL changes its answer; webcredentials +ABCDE12345.c -ABCDE12345.a; appclips +ABCDE12345.a.Clip; authsrv -ABCDE12345.a"
+        )
+    }
+
     @Test func anotherAppTakingOverIsAppToApp() throws {
         let old = AssociationFile.parse(
             SourceText(
