@@ -57,6 +57,61 @@ import Testing
         #expect(importedRules == Array(regeneratedRules))
     }
 
+    /// The semantic diff between the original and the imported config finds no URL whose answer changes: the
+    /// claim above, for every URL rather than a sample (iOS 12 and earlier too, unless the import widened them).
+    @Test(arguments: files)
+    func semanticDiffFindsNoURLWhoseAnswerChanges(path: String) throws {
+        let (output, _) = Self.run(path)
+        guard let original = output.original, let regenerated = output.generated?.file else { return }
+        let legacy = !output.diagnostics.contains { $0.rule == .legacyAppIDs }
+        let diff = DomainDiff(
+            domain: "imported.example", old: DiffSide(appleFile: original), new: DiffSide(appleFile: regenerated),
+            legacy: legacy)
+        #expect(diff.changes.isEmpty, "\(diff.report)")
+        #expect(diff.services.isEmpty, "\(diff.report)")
+        #expect(diff.notes.isEmpty, "\(diff.report)")
+    }
+
+    /// On real files, an edit (the first rule of the first entry removed): every sampled URL whose answer the
+    /// edit changes falls in a class the diff lists with the same deciding rules, and every class has an example
+    /// the matcher confirms.
+    @Test(arguments: files)
+    func semanticDiffAccountsForEverySampledChange(path: String) throws {
+        let (output, _) = Self.run(path)
+        guard let original = output.original, var edited = output.original,
+            var first = edited.applinks?.details.first
+        else { return }
+        if first.components?.isEmpty == false {
+            first.components!.removeFirst()
+        } else if first.paths?.isEmpty == false {
+            first.paths!.removeFirst()
+        } else {
+            return
+        }
+        edited.applinks!.details[0] = first
+        let diff = DomainDiff(
+            domain: "imported.example", old: DiffSide(appleFile: original), new: DiffSide(appleFile: edited))
+        #expect(diff.notes.isEmpty, "\(diff.report)")
+        let before = URLMatcher(file: original)
+        let after = URLMatcher(file: edited)
+        func decided(_ result: MatchResult) -> String? {
+            guard let details = result.detailsIndex, let index = result.componentIndex, let kind = result.ruleKind
+            else { return nil }
+            return "applinks.details[\(details)].\(kind.rawValue)[\(index)]"
+        }
+        for url in URLSampler.urls(for: original) {
+            let was = before.match(url, nearMissLimit: 0)
+            let now = after.match(url, nearMissLimit: 0)
+            guard was.verdict == .match || now.verdict == .match,
+                was.verdict != now.verdict || Set(was.appIDs) != Set(now.appIDs)
+            else { continue }
+            let covered = diff.changes.contains {
+                $0.oldRule?.location == decided(was) && $0.newRule?.location == decided(now)
+            }
+            #expect(covered, "\(url): \(decided(was) ?? "-") -> \(decided(now) ?? "-") not in\n\(diff.report)")
+        }
+    }
+
     /// Serving the imported config gives the same answer as the original for every sampled URL, for
     /// iOS 13+ and for iOS 12 and earlier.
     @Test(arguments: files)

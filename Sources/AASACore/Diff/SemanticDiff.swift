@@ -306,9 +306,35 @@ public struct SemanticDiff {
             offsets.append(total)
             total += automaton.stateCount
         }
+        // The product's states in one numbering, each with its edges pointing at the closures they reach: a step
+        // then visits only the live states (most automata die after a few scalars).
         let words = (total + 63) / 64
-        func contains(_ bits: [UInt64], _ state: Int) -> Bool { bits[state >> 6] & (1 << UInt64(state & 63)) != 0 }
+        var edges: [[(label: PartAutomaton.Label, reached: [Int])]] = []
+        var folds: [Bool] = []
+        var owners: [Int] = []
+        var accepting: [Bool] = []
+        edges.reserveCapacity(total)
+        for (k, automaton) in members.enumerated() {
+            for state in 0..<automaton.stateCount {
+                edges.append(
+                    automaton.edges[state].map { edge in
+                        (edge.label, automaton.closures[edge.target].map { offsets[k] + $0 })
+                    })
+                folds.append(automaton.folds)
+                owners.append(k)
+                accepting.append(automaton.accepting[state])
+            }
+        }
         func insert(_ bits: inout [UInt64], _ state: Int) { bits[state >> 6] |= 1 << UInt64(state & 63) }
+        func forEachLive(_ bits: [UInt64], _ body: (Int) -> Void) {
+            for (index, word) in bits.enumerated() where word != 0 {
+                var rest = word
+                while rest != 0 {
+                    body(index << 6 | rest.trailingZeroBitCount)
+                    rest &= rest - 1
+                }
+            }
+        }
         var start = [UInt64](repeating: 0, count: words)
         for (k, automaton) in members.enumerated() {
             for state in automaton.closures[automaton.start] { insert(&start, offsets[k] + state) }
@@ -319,20 +345,19 @@ public struct SemanticDiff {
         if space.shape != .free { distinguished.insert(0x2F) }
         var alphabet = distinguished.filter(space.allows).sorted()
         if let other = Self.otherScalar(avoiding: distinguished, in: space) { alphabet.append(other) }
+        let folded = alphabet.map(CaseFolding.fold)
 
         struct Node: Hashable {
             var bits: [UInt64]
             /// 0: nothing read yet; 1: the last scalar read is not `/`; 2: it is.
             var shape: UInt8
         }
-        func step(_ bits: [UInt64], _ scalar: UInt32) -> [UInt64] {
+        func step(_ bits: [UInt64], _ symbol: Int) -> [UInt64] {
             var next = [UInt64](repeating: 0, count: words)
-            for (k, automaton) in members.enumerated() {
-                let input = automaton.folds ? CaseFolding.fold(scalar) : scalar
-                for state in 0..<automaton.stateCount where contains(bits, offsets[k] + state) {
-                    for edge in automaton.edges[state] where edge.label.reads(input) {
-                        for reached in automaton.closures[edge.target] { insert(&next, offsets[k] + reached) }
-                    }
+            forEachLive(bits) { state in
+                let input = folds[state] ? folded[symbol] : alphabet[symbol]
+                for edge in edges[state] where edge.label.reads(input) {
+                    for reached in edge.reached { insert(&next, reached) }
                 }
             }
             return next
@@ -353,23 +378,22 @@ public struct SemanticDiff {
             let (node, text) = queue[head]
             head += 1
             guard seen.insert(node).inserted else { continue }
-            budget -= alphabet.count * max(total, 1)
+            var live = 0
+            forEachLive(node.bits) { _ in live += 1 }
+            budget -= alphabet.count * (live + words + 1)
             if budget < 0 {
                 incomplete = true
                 break
             }
             if ends(node.shape) {
                 var accepted: Set<Int> = []
-                for (k, automaton) in members.enumerated()
-                where automaton.accepting.indices.contains(where: {
-                    automaton.accepting[$0] && contains(node.bits, offsets[k] + $0)
-                }) {
-                    accepted.insert(ids[k])
+                forEachLive(node.bits) { state in
+                    if accepting[state] { accepted.insert(ids[owners[state]]) }
                 }
                 if outcomes[accepted] == nil { outcomeOrder.append(accepted) }
                 if outcomes[accepted, default: []].count < 3 { outcomes[accepted, default: []].append([text]) }
             }
-            for scalar in alphabet {
+            for (symbol, scalar) in alphabet.enumerated() {
                 let slash = scalar == 0x2F
                 let shape: UInt8
                 switch space.shape {
@@ -381,7 +405,7 @@ public struct SemanticDiff {
                     if node.shape == 0 && !slash { continue }
                     shape = 1
                 }
-                let next = Node(bits: step(node.bits, scalar), shape: shape)
+                let next = Node(bits: step(node.bits, symbol), shape: shape)
                 if !seen.contains(next) { queue.append((next, text + [scalar])) }
             }
         }
