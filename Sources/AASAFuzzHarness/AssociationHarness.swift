@@ -7,7 +7,8 @@ import AASACore
 /// - every finding points at a line and column of the file;
 /// - a rule `unreachable-rule` calls dead decides no URL (the lint promises its warnings are never wrong);
 /// - an import that succeeds serves the same answer as the original file (README: "serves the same answer
-///   for every URL"), on URLs made from the file's own patterns, as iOS 13+ evaluates them.
+///   for every URL"), on URLs made from the file's own patterns, as iOS 13+ evaluates them; and the semantic
+///   diff, which compares every URL, finds none that the matcher confirms answered differently.
 enum AssociationHarness {
     static func run(_ bytes: [UInt8]) throws(InvariantViolation) {
         let source = SourceText(name: "apple-app-site-association", bytes: bytes)
@@ -28,6 +29,17 @@ enum AssociationHarness {
                     "the imported config answers differently for \(url): original \(expected.verdict.rawValue) \(expected.appIDs) by \(expected.rule ?? "-"), imported \(actual.verdict.rawValue) \(actual.appIDs) by \(actual.rule ?? "-")"
                 )
             }
+        }
+        // Every example the diff prints was confirmed with the matcher on both files, so one is a real URL the
+        // import answers differently. The budget keeps each input quick; a cut-short comparison only finds less.
+        let diff = DomainDiff(
+            domain: SampleURLs.host, old: DiffSide(appleFile: original), new: DiffSide(appleFile: generated.file),
+            budget: 200_000)
+        if let change = diff.changes.first(where: { !$0.examples.isEmpty }) {
+            throw InvariantViolation(
+                .association,
+                "the semantic diff finds URLs the imported config answers differently: \(change.kind.rawValue) \(change.description), e.g. \(change.examples[0]) (\(change.oldRule?.description ?? "no rule") before, \(change.newRule?.description ?? "no rule") after)"
+            )
         }
     }
 

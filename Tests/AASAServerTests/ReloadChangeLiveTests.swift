@@ -50,7 +50,7 @@ import Testing
             #expect(answer.text.contains(#""verdict":"match""#), "\(example): \(answer.text)")
         }
         let oldRule = (classes.first?["oldRule"] as? [String: Any])?["location"] as? String
-        #expect(oldRule == "applinks.details[0].components[0]")
+        #expect(oldRule == "universalLinks.apps[0].rules[0] (applinks.details[0].components[0])")
 
         // A comment changes the served file but no URL's answer.
         try Data(

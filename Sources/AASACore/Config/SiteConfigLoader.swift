@@ -36,16 +36,17 @@ public struct LoadedDomain: Sendable {
     /// modification time gives the same result (``SiteConfigLoader/loadDomain(domain:file:reusing:)``).
     var source: SourceStamp?
 
-    /// This result as a server keeps it until the next load: the served bytes, the findings, and of the config
-    /// only the settings that say how the bytes are served (``SiteConfig/servingSettings``); not the decoded rules,
-    /// apps and link tests, nor the generated document. Those have done their work (generated the bytes, run the
-    /// tests, whose findings are in ``diagnostics``), and a result reused for an unchanged site.json keeps its
-    /// findings. A server holds one result per domain, and the decoded model is about 2 KiB of each.
+    /// This result as a server keeps it until the next load: the served bytes, the findings, where each details
+    /// entry of the file comes from in site.json (a few numbers, so a change names rules as the user wrote them),
+    /// and of the config only the settings that say how the bytes are served (``SiteConfig/servingSettings``); not
+    /// the decoded rules, apps and link tests, nor the generated document. Those have done their work (generated
+    /// the bytes, run the tests, whose findings are in ``diagnostics``), and a result reused for an unchanged
+    /// site.json keeps its findings. A server holds one result per domain, and the decoded model is about 2 KiB of
+    /// each.
     public func keptBetweenLoads() -> LoadedDomain {
         var kept = self
         kept.config = config?.servingSettings
         kept.generated?.file = AssociationFile()
-        kept.generated?.detailsSource = []
         return kept
     }
 
@@ -64,6 +65,7 @@ public struct LoadedDomain: Sendable {
         published.signedAssociationFile = signing == nil ? nil : signedAssociationFile
         published.signedPaths = signing?.paths ?? .root
         published.hsts = config.hsts.flatMap { $0.enabled ? $0.headerValue : nil }
+        published.detailsSource = generated.detailsSource
         return published
     }
 }

@@ -321,6 +321,17 @@ public struct AssetLinksImporter: Sendable {
                 let components = object["dynamic_app_link_components"],
                 let elements = reader.array(components.value, path: memberPath.key("dynamic_app_link_components"))
             else { continue }
+            // Android discards the whole block for one rule it cannot read (spec §7.1): the app's intent filters
+            // decide. Importing the rules it could read would open URLs Android leaves to them, so none are.
+            for (index, element) in elements.enumerated() {
+                guard case .failure(let discarded) = DynamicRule.read(element.value, index: index) else { continue }
+                reader.report(
+                    .warning, rule: .androidDynamicRules,
+                    "Android discards all these dynamic rules (\(discarded.reason)), so the app's intent filters decide; the import leaves them all out",
+                    at: element.offset, path: memberPath.key("dynamic_app_link_components").index(index),
+                    hint: "fix the rule, then give the app its dynamic rules in the android section's \"rules\"")
+                return nil
+            }
             rules = elements.enumerated().compactMap { index, element in
                 ComponentPattern.read(
                     element, path: memberPath.key("dynamic_app_link_components").index(index), reader: reader,

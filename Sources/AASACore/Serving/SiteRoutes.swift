@@ -27,6 +27,10 @@ public struct PublishedDomain: Sendable {
     private var pagesStorage: OutOfLine<SitePages>?
     /// `Strict-Transport-Security` value for the domain's HTTPS responses, or `nil` for none.
     public var hsts: String?
+    /// For each details entry of the association file, the site.json app it comes from
+    /// (``AssociationGenerator/Output/detailsSource``), so what changes between versions is named in site.json
+    /// terms.
+    public var detailsSource: [Int?] = []
 
     /// Creates a published domain.
     public init(domain: String, associationFile: [UInt8], cacheControl: String, pages: SitePages? = nil) {

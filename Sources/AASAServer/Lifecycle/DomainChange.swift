@@ -11,9 +11,8 @@ public struct DomainChange: Sendable {
     /// How many classes of URLs `/status` lists per domain (the summary counts them all).
     static let listed = 10
 
-    /// The comparison of two published versions. Rules are named by Apple key path: the server keeps no site.json
-    /// positions between loads. The step budget is a tenth of the command's, so a reload of many changed domains
-    /// stays quick; a comparison cut short says so in its notes.
+    /// The comparison of two published versions, rules named in site.json terms. The step budget is a tenth of
+    /// the command's, so a reload of many changed domains stays quick; a comparison cut short says so in its notes.
     static func compare(_ old: PublishedDomain, _ new: PublishedDomain) -> DomainDiff {
         DomainDiff(domain: new.domain, old: DiffSide(published: old), new: DiffSide(published: new), budget: 2_000_000)
     }
@@ -27,7 +26,7 @@ extension DiffSide {
             try? JSONParser().parse(SourceText(name: "assetlinks.json", bytes: $0)).root.value
         }
         self.init(
-            file: file, assetLinks: assetLinks,
+            file: file, detailsSource: domain.detailsSource, assetLinks: assetLinks,
             settings: [
                 "legacy form": (file.applinks?.details.contains { $0.appID != nil && $0.paths != nil } ?? false)
                     ? "on" : "off",
