@@ -72,7 +72,11 @@ import Testing
         let change = try #require(result.changes.first)
         #expect(result.changes.count == 1)
         #expect(change.kind == .appToWeb)
-        #expect(change.examples.first == "https://example.com/p")
+        // One path, varied where no rule looks, each variant confirmed with the matchers.
+        #expect(
+            change.examples == [
+                "https://example.com/p", "https://example.com/p?utm_source=review", "https://example.com/p#top",
+            ])
     }
 
     @Test func queryItemConditionsAreDescribed() throws {
@@ -170,7 +174,8 @@ import Testing
         #expect(both.map(\.platform) == ["iOS 13+", "iOS 9-12"])
         let legacy = try #require(both.last)
         #expect(legacy.kind == .appToWeb)
-        #expect(legacy.examples == ["https://example.com/a/b"])
+        #expect(legacy.examples.first == "https://example.com/a/b")
+        #expect(legacy.examples.count == 3)
         #expect(legacy.oldRule?.location == "applinks.details[0].paths[0]")
         #expect(legacy.newRule?.location == "applinks.details[0].paths[0]")
     }

@@ -88,6 +88,18 @@ public struct DomainDiff: Sendable {
                 let (was, now) = check(url)
                 if Self.same(was, item.from) && Self.same(now, item.to) { examples.append(url) }
             }
+            // A class of one path (`/p` alone) still has many URLs: vary what no rule of the class reads, and
+            // keep what the matchers confirm, for two or three examples.
+            if let first = examples.first, examples.count < 2 {
+                let variants = [
+                    first.contains("?") || first.contains("#") ? nil : first + "?utm_source=review",
+                    first.contains("#") ? nil : first + "#top",
+                ]
+                for variant in variants.compactMap({ $0 }) where examples.count < 3 {
+                    let (was, now) = check(variant)
+                    if Self.same(was, item.from) && Self.same(now, item.to) { examples.append(variant) }
+                }
+            }
             if examples.isEmpty {
                 notes.append("\(platform): no example of “\(description)” could be confirmed with the matcher")
             }
