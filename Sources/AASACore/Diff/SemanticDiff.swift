@@ -31,7 +31,7 @@ public struct SemanticDiff {
     private(set) var incomplete = false
     /// Parts on which rules disagree about `percentEncoded`: compared as the URL carries the text, the decoded
     /// rules reading it through ``PartAutomaton/readingEncoded()``, which leaves out malformed escapes.
-    private(set) var mixedParts: [URLPart] = []
+    private var mixedParts: [URLPart] = []
 
     /// Whether some rules read the whole query and others (or the same) query items: the two are compared as
     /// independent conditions, though both read the one query.
