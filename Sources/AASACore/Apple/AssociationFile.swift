@@ -33,6 +33,12 @@ public struct AssociationFile: Sendable, Hashable {
         ]
     }
 
+    /// Whether the file has entries iOS 12 and earlier read (`appID` and `paths`, spec §1.3): a domain with
+    /// `"legacyFormat": false` has none, on purpose.
+    public var hasLegacyEntries: Bool {
+        applinks?.details.contains { $0.appID != nil && $0.paths != nil } ?? false
+    }
+
     /// Creates a file.
     public init(
         applinks: AppLinks? = nil, webCredentials: [String]? = nil, appClips: [String]? = nil,

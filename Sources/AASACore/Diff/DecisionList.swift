@@ -32,8 +32,8 @@ struct DecisionRule: Sendable {
     var percentEncoded = true
 }
 
-/// How a platform decides: rules in search order, the first match decides (spec §2.2, §7.1), and what happens
-/// when none matches.
+/// How a platform decides: rules in search order, the first match decides (spec §2.2, §7.1), and a URL no rule
+/// matches stays on the web.
 struct DecisionList: Sendable {
     /// How query item conditions read repeated and absent items.
     enum ItemReading: Sendable {
@@ -44,15 +44,13 @@ struct DecisionList: Sendable {
     }
 
     var rules: [DecisionRule]
-    var fallback: LinkAnswer = .web
     var itemReading: ItemReading
     /// Whether a case-insensitive rule's query item names match in any case (Apple, spec §2.5).
     var foldsItemNames: Bool
 
-    /// iOS 13+ (`.modern`) or iOS 9–12 (`.legacy`) as the matcher evaluates `file`. Rules whose patterns do not
-    /// compile never match, and are left out.
-    init(apple file: AssociationFile, mode: MatchMode) {
-        let matcher = URLMatcher(file: file, mode: mode)
+    /// The rules `matcher` evaluates (iOS 13+ or iOS 9–12, by its mode), compiled as it compiled them. Rules whose
+    /// patterns do not compile never match, and are left out.
+    init(apple matcher: URLMatcher) {
         itemReading = .everyInstance
         foldsItemNames = true
         rules = matcher.entries.flatMap { entry in

@@ -28,7 +28,7 @@ public struct DiffSide: Sendable {
     /// An Apple-format file as iOS reads it (spec §9), with the one setting it shows: whether it has entries
     /// for iOS 9-12.
     public init(appleFile file: AssociationFile) {
-        self.init(file: file, settings: ["legacy form": Self.hasLegacyEntries(file) ? "on" : "off"])
+        self.init(file: file, settings: Self.settings(file))
     }
 
     /// What a loaded domain generates, or `nil` when it does not (its diagnostics say why). A domain whose only
@@ -37,21 +37,33 @@ public struct DiffSide: Sendable {
         guard let generated = domain.generated,
             domain.diagnostics.errors.allSatisfy({ $0.rule == .testURL || $0.rule == .testExpectation })
         else { return nil }
-        let assetLinks = domain.assetLinks.flatMap {
-            try? JSONParser().parse(SourceText(name: "assetlinks.json", bytes: $0.bytes)).root.value
-        }
-        var settings = ["legacy form": Self.hasLegacyEntries(generated.file) ? "on" : "off"]
-        if let config = domain.config {
-            settings["signing"] = config.signing?.enabled == true ? "on" : "off"
-            settings["cacheControl"] = config.cacheControl
-        }
         self.init(
-            file: generated.file, detailsSource: generated.detailsSource, assetLinks: assetLinks,
-            androidApps: domain.config?.android?.apps ?? [], settings: settings)
+            file: generated.file, detailsSource: generated.detailsSource,
+            assetLinks: domain.assetLinks.flatMap { JSONValue.parse($0.bytes) },
+            androidApps: domain.config?.android?.apps ?? [],
+            settings: Self.settings(
+                generated.file, signing: domain.config.map { $0.signing?.enabled == true },
+                cacheControl: domain.config?.cacheControl))
     }
 
-    private static func hasLegacyEntries(_ file: AssociationFile) -> Bool {
-        file.applinks?.details.contains { $0.appID != nil && $0.paths != nil } ?? false
+    /// What a published version serves (the server's previous and new versions of a domain). Its Android rules
+    /// are named by `dynamic_app_link_components[n]`: a server keeps no android config between loads.
+    public init(published domain: PublishedDomain) {
+        let file = domain.file
+        self.init(
+            file: file, detailsSource: domain.detailsSource, assetLinks: domain.assetLinks.flatMap(JSONValue.parse),
+            settings: Self.settings(
+                file, signing: domain.signedAssociationFile != nil, cacheControl: domain.cacheControl))
+    }
+
+    /// The serving settings a side knows: the legacy form always, signing and `Cache-Control` for a config.
+    private static func settings(_ file: AssociationFile, signing: Bool? = nil, cacheControl: String? = nil)
+        -> [String: String]
+    {
+        var settings = ["legacy form": file.hasLegacyEntries ? "on" : "off"]
+        if let signing { settings["signing"] = signing ? "on" : "off" }
+        if let cacheControl { settings["cacheControl"] = cacheControl }
+        return settings
     }
 
     /// Where `rule` is written, in site.json terms when this side comes from one.

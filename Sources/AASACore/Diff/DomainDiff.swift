@@ -16,6 +16,10 @@ public struct DomainDiff: Sendable {
     public var notes: [String] = []
     private let budget: Int
 
+    /// The step budget of one platform's comparison unless told otherwise (``SemanticDiff``): a few seconds at
+    /// most, far more than real configs need (the sample's take a few thousand steps).
+    public static let defaultBudget = 20_000_000
+
     /// Whether anything a client sees changes.
     public var hasChanges: Bool { !changes.isEmpty || !services.isEmpty || !settings.isEmpty }
 
@@ -24,7 +28,7 @@ public struct DomainDiff: Sendable {
     /// elementary steps (``SemanticDiff``); past it, a note says the list may be incomplete.
     public init(
         domain: String, old: DiffSide, new: DiffSide, legacy: Bool = false, host: String? = nil,
-        budget: Int = SemanticDiff.defaultBudget
+        budget: Int = DomainDiff.defaultBudget
     ) {
         self.domain = domain
         self.budget = budget
@@ -33,14 +37,17 @@ public struct DomainDiff: Sendable {
         if legacy { modes.append(.legacy) }
         for mode in modes {
             let platform = mode == .modern ? "iOS 13+" : "iOS 9-12"
-            let before = DecisionList(apple: old.file, mode: mode)
-            let after = DecisionList(apple: new.file, mode: mode)
+            // One matcher per version: its compiled rules are what is compared, and it checks the examples.
             let oldMatcher = URLMatcher(file: old.file, mode: mode)
             let newMatcher = URLMatcher(file: new.file, mode: mode)
-            compare(before, after, platform: platform, old: old, new: new, host: host, package: nil) { url in
-                let result = oldMatcher.match(url)
-                let updated = newMatcher.match(url)
-                return (Self.answer(result), Self.answer(updated))
+            compare(
+                DecisionList(apple: oldMatcher), DecisionList(apple: newMatcher), platform: platform, old: old,
+                new: new, host: host, package: nil
+            ) { url in
+                (
+                    Self.answer(oldMatcher.match(url, nearMissLimit: 0)),
+                    Self.answer(newMatcher.match(url, nearMissLimit: 0))
+                )
             }
         }
         compareAndroid(old: old, new: new, host: host)

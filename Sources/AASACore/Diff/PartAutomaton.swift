@@ -177,13 +177,11 @@ struct PartAutomaton: Hashable, Sendable {
         }
         /// The escapes of exactly `byte`.
         func escape(from state: Int, byte: UInt8, to target: Int? = nil) -> Int {
-            let digitsOf = String(byte, radix: 16, uppercase: true).leftPadded(to: 2)
+            let (high, low) = PercentEncoding.hexDigits(of: byte)
             let percent = newState()
             let middle = newState()
             let end = target ?? newState()
             edges[state].append(Edge(label: .scalar(0x25), target: percent))
-            let high = digitsOf.unicodeScalars.first!
-            let low = digitsOf.unicodeScalars.last!
             edges[percent].append(Edge(label: .set(digits(String(high) + String(high).lowercased())), target: middle))
             edges[middle].append(Edge(label: .set(digits(String(low) + String(low).lowercased())), target: end))
             return end
@@ -241,12 +239,5 @@ struct PartAutomaton: Hashable, Sendable {
         }
         guard folds else { return result }
         return result.union(result.flatMap(CaseFolding.preimage(of:)))
-    }
-}
-
-extension String {
-    /// The string with `0`s before it up to `width` characters (`A` → `0A`).
-    func leftPadded(to width: Int) -> String {
-        count >= width ? self : String(repeating: "0", count: width - count) + self
     }
 }

@@ -7,11 +7,7 @@
 /// Each combination narrows the rules still alive for the next part; at the end, the first live rule of each
 /// version decides (spec §2.2, §7.1). Branches in which no answer can differ (one answer on both sides, or the
 /// same live rules in the same order) are cut early, so an unchanged file costs one walk per part.
-public struct SemanticDiff {
-    /// The step budget of one comparison unless told otherwise: a few seconds at most, far more than real
-    /// configs need (the sample's take a few thousand steps).
-    public static let defaultBudget = 20_000_000
-
+struct SemanticDiff {
     /// One class of URLs: those decided by `oldRule` before and `newRule` after (`nil`: no rule matched).
     struct Found {
         var oldRule: Int?
@@ -65,7 +61,7 @@ public struct SemanticDiff {
         var alive: [Bool]
     }
 
-    init(old: DecisionList, new: DecisionList, budget: Int = Self.defaultBudget) {
+    init(old: DecisionList, new: DecisionList, budget: Int = DomainDiff.defaultBudget) {
         self.old = old
         self.new = new
         self.budget = budget
@@ -195,8 +191,8 @@ public struct SemanticDiff {
     /// Whether URLs in this branch can still be answered differently.
     private func canDiffer(_ alive: [Bool], from partIndex: Int) -> Bool {
         let count = old.rules.count
-        var before: Set<LinkAnswer> = [old.fallback]
-        var after: Set<LinkAnswer> = [new.fallback]
+        var before: Set<LinkAnswer> = [.web]
+        var after: Set<LinkAnswer> = [.web]
         var oldAlive: [Int] = []
         var newAlive: [Int] = []
         for index in alive.indices where alive[index] {
@@ -210,7 +206,7 @@ public struct SemanticDiff {
         }
         if before.count == 1 && before == after { return false }
         // The same rules in the same order on both sides (as far as the parts still to split go) answer alike.
-        guard old.fallback == new.fallback, oldAlive.count == newAlive.count else { return true }
+        guard oldAlive.count == newAlive.count else { return true }
         let remaining = Set(parts[partIndex...])
         for (a, b) in zip(oldAlive, newAlive) {
             guard answer(a) == answer(b),
@@ -270,8 +266,8 @@ public struct SemanticDiff {
         let count = old.rules.count
         let oldRule = alive[..<count].firstIndex(of: true)
         let newRule = alive[count...].firstIndex(of: true).map { $0 - count }
-        let from = oldRule.map { old.rules[$0].answer } ?? old.fallback
-        let to = newRule.map { new.rules[$0].answer } ?? new.fallback
+        let from = oldRule.map { old.rules[$0].answer } ?? .web
+        let to = newRule.map { new.rules[$0].answer } ?? .web
         guard from != to else { return }
         let key = ClassKey(old: oldRule, new: newRule)
         if found[key] == nil {

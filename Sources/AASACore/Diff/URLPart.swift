@@ -56,16 +56,9 @@ struct PartSpace: Hashable, Sendable {
     func urlText(_ text: [UInt32]) -> String {
         let string = String(String.UnicodeScalarView(text.compactMap(Unicode.Scalar.init)))
         if encoded { return string }
-        var result = ""
-        for byte in string.utf8 {
-            let scalar = Unicode.Scalar(byte)
-            if byte < 0x80, Self.unreserved.contains(scalar) || (part == .path && byte == 0x2F) {
-                result.unicodeScalars.append(scalar)
-            } else {
-                result += "%" + String(byte, radix: 16, uppercase: true).leftPadded(to: 2)
-            }
+        return PercentEncoding.encode(string) { byte in
+            !(byte < 0x80 && (Self.unreserved.contains(Unicode.Scalar(byte)) || (part == .path && byte == 0x2F)))
         }
-        return result
     }
 
     private static let unreserved = Set(

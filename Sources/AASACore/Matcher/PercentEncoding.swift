@@ -32,7 +32,11 @@ enum PercentEncoding {
     /// percent-encoded ASCII form (the form patterns are written in, spec §2.6) passes through unchanged.
     /// `extra` names one more ASCII byte to encode (a second `#` inside a fragment).
     static func encodeDisallowed(_ text: String, alsoEncoding extra: UInt8? = nil) -> String {
-        func needsEncoding(_ byte: UInt8) -> Bool { mustEncode(byte) || byte == extra }
+        encode(text) { mustEncode($0) || $0 == extra }
+    }
+
+    /// `text` with every UTF-8 byte for which `needsEncoding` holds written as `%XX` (upper-case hex).
+    static func encode(_ text: String, where needsEncoding: (UInt8) -> Bool) -> String {
         guard text.utf8.contains(where: needsEncoding) else { return text }
         var result = String.UnicodeScalarView()
         for byte in text.utf8 {
@@ -45,6 +49,11 @@ enum PercentEncoding {
             }
         }
         return String(result)
+    }
+
+    /// The upper-case hex digits of a byte's escape, high one first.
+    static func hexDigits(of byte: UInt8) -> (high: Unicode.Scalar, low: Unicode.Scalar) {
+        (hexDigits[Int(byte >> 4)], hexDigits[Int(byte & 0x0F)])
     }
 
     private static let hexDigits: [Unicode.Scalar] = Array("0123456789ABCDEF".unicodeScalars)

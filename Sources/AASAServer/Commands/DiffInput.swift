@@ -48,7 +48,7 @@ public struct DiffInput: Sendable {
             "universalLinks", "webCredentials", "appClips", "handoff", "android", "legacyFormat", "$schema",
             "smartAppBanner", "pages", "signing", "tests",
         ]
-        let keys = Set(root?.objectMembers.map(\.key) ?? [])
+        let keys: Set<String> = if case .object(let members)? = root { Set(members.map(\.key)) } else { [] }
         if (path as NSString).lastPathComponent == SiteConfigLoader.fileName || !keys.isDisjoint(with: siteKeys) {
             let domain = ((path as NSString).deletingLastPathComponent as NSString).lastPathComponent
             var input = DiffInput(kind: .siteFile)
@@ -94,12 +94,5 @@ public struct DiffInput: Sendable {
         } else {
             failures.append((domain.domain, domain.diagnostics.filter { $0.severity == .error }))
         }
-    }
-}
-
-extension JSONValue {
-    fileprivate var objectMembers: [(key: String, value: JSONValue)] {
-        if case .object(let members) = self { return members.map { ($0.key, $0.value.value) } }
-        return []
     }
 }

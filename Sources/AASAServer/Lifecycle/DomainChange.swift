@@ -14,23 +14,8 @@ public struct DomainChange: Sendable {
     /// The comparison of two published versions, rules named in site.json terms. The step budget is a tenth of
     /// the command's, so a reload of many changed domains stays quick; a comparison cut short says so in its notes.
     static func compare(_ old: PublishedDomain, _ new: PublishedDomain) -> DomainDiff {
-        DomainDiff(domain: new.domain, old: DiffSide(published: old), new: DiffSide(published: new), budget: 2_000_000)
-    }
-}
-
-extension DiffSide {
-    /// What a published version serves.
-    init(published domain: PublishedDomain) {
-        let file = domain.file
-        let assetLinks = domain.assetLinks.flatMap {
-            try? JSONParser().parse(SourceText(name: "assetlinks.json", bytes: $0)).root.value
-        }
-        self.init(
-            file: file, detailsSource: domain.detailsSource, assetLinks: assetLinks,
-            settings: [
-                "legacy form": (file.applinks?.details.contains { $0.appID != nil && $0.paths != nil } ?? false)
-                    ? "on" : "off",
-                "signing": domain.signedAssociationFile != nil ? "on" : "off", "cacheControl": domain.cacheControl,
-            ])
+        DomainDiff(
+            domain: new.domain, old: DiffSide(published: old), new: DiffSide(published: new),
+            budget: DomainDiff.defaultBudget / 10)
     }
 }

@@ -191,9 +191,7 @@ struct Match: ParsableCommand {
         var sites: [String: Site] = [:]
         for domain in loaded {
             guard domain.isPublishable, let generated = domain.generated else { continue }
-            let assetLinks = domain.assetLinks.flatMap {
-                try? JSONParser().parse(SourceText(name: "", bytes: $0.bytes)).root.value
-            }
+            let assetLinks = domain.assetLinks.flatMap { JSONValue.parse($0.bytes) }
             sites[domain.domain] = Site(
                 domain: domain.domain, file: generated.file, detailsSource: generated.detailsSource,
                 assetLinks: assetLinks)
@@ -271,9 +269,8 @@ struct Match: ParsableCommand {
         }
         // Whether each platform opens an app. iOS 9-12 counts only when the file has entries for it (a domain with
         // "legacyFormat": false has none, on purpose); Android's intent filters (`manifest`) are not known here.
-        let servesLegacy = site.file.applinks?.details.contains { $0.appID != nil && $0.paths != nil } ?? false
         var opens = [modern.verdict == .match]
-        if servesLegacy { opens.append(legacy.verdict == .match) }
+        if site.file.hasLegacyEntries { opens.append(legacy.verdict == .match) }
         if let android, android.verdict != .manifest { opens.append(android.verdict == .match) }
         let disagree = Set(opens).count > 1
         if json {
