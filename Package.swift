@@ -58,6 +58,11 @@ let package = Package(
                 "AASACore", "AASAOpenSSL", "AASAMicroHTTPD", "AASACurl",
                 .product(name: "Logging", package: "swift-log"),
             ],
+            // The admin dashboard, compiled into the binary (no bundle to install beside it).
+            resources: [
+                .embedInCode("Admin/Dashboard/dashboard.html"), .embedInCode("Admin/Dashboard/dashboard.css"),
+                .embedInCode("Admin/Dashboard/dashboard.js"),
+            ],
             swiftSettings: upcomingLanguageFeatures),
         // The only module importing libcurl: the client for outbound HTTPS (ACME, Apple's CDN, Google's API).
         .target(

@@ -82,6 +82,10 @@ import Testing
         let object = try #require(try JSONSerialization.jsonObject(with: Data(json.stdout.utf8)) as? [String: Any])
         #expect(object["disagree"] as? Bool == true)
         #expect((object["android"] as? [String: Any])?["verdict"] as? String == "match")
+        // The iOS rules are named in site.json terms, as on the dashboard.
+        let ios = try #require(object["ios"] as? [String: Any])
+        #expect(ios["siteRule"] as? String == "universalLinks.apps[0].rules[0]", "\(ios)")
+        #expect(object["legacyEntries"] as? Bool != nil)
         // --android alone, and `check` warns with the URL that shows it.
         let android = try aasa(
             ["match", "--config", config, "--android", "--json", "https://docs.example/a/edit"], in: directory.path)

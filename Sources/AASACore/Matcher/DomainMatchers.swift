@@ -1,35 +1,39 @@
-/// The served file of every published domain, so "which app opens this URL" can be answered for the
-/// configuration actually served.
+/// What every published domain serves, so "which app opens this URL" can be answered for the configuration
+/// actually served.
 ///
 /// A domain's file is parsed from the bytes served and its matcher compiled when a query names it (tens of
 /// microseconds): the answer is about exactly what is served, and keeping every domain's document and matcher
 /// cost memory for all of them, thousands with many domains, for an admin query that names one.
 public struct DomainMatchers: Sendable {
-    private let files: [String: [UInt8]]
+    private let domains: [String: PublishedDomain]
 
-    /// Keeps each domain's served file (its JSON bytes).
-    public init(served files: [String: [UInt8]]) {
-        self.files = files
+    /// Keeps each domain's served files (their bytes) and where its rules come from in site.json.
+    public init(published: [PublishedDomain]) {
+        domains = Dictionary(published.map { ($0.domain, $0) }, uniquingKeysWith: { first, _ in first })
     }
 
-    /// The domains that can be asked about.
-    public var domains: [String] { files.keys.sorted() }
+    /// The apps the served files of `domain` name (``PublishedDomain/servedApps``); empty for a domain not served.
+    public func servedApps(of domain: String) -> [(service: String, apps: [String])] {
+        domains[domain]?.servedApps ?? []
+    }
 
-    /// The matcher of the domain `url` names, or why there is none.
-    public func matcher(for url: String) -> Result<URLMatcher, MatchLookupError> {
+    /// The published domain `url` names, its served association file read back, or why there is none.
+    public func served(for url: String) -> Result<(PublishedDomain, AssociationFile), MatchLookupError> {
         guard let parsed = try? MatchURL(parsing: url), let host = parsed.host, parsed.scheme != nil else {
             return .failure(MatchLookupError(status: 400, message: "'\(url)' is not an absolute http(s) URL"))
         }
-        guard let domain = HostName.normalized(host), let bytes = files[domain] else {
+        guard let domain = HostName.normalized(host), let published = domains[domain] else {
             return .failure(MatchLookupError(status: 404, message: "no configured domain serves '\(host)'"))
         }
-        guard let file = AssociationFile.parse(SourceText(name: domain, bytes: bytes)).file else {
+        guard let file = AssociationFile.parse(SourceText(name: domain, bytes: published.associationFile)).file else {
             return .failure(MatchLookupError(status: 500, message: "the file served for \(domain) cannot be read back"))
         }
-        return .success(URLMatcher(file: file, mode: .modern))
+        return .success((published, file))
     }
 
-    /// The admin listener's `GET /match?url=…` answer: the match result as JSON, or a JSON error.
+    /// The admin listener's `GET /match?url=…` answer: iOS 13+'s match result as JSON
+    /// (``MatchResult/json(detailsSource:)``); with `platforms=all`, every platform side by side
+    /// (``PlatformVerdicts/json(detailsSource:)``, Android from the served assetlinks.json); or a JSON error.
     public func answer(rawQuery: String?) -> Response {
         let headers = [HTTPHeader("Content-Type", "application/json"), HTTPHeader("Cache-Control", "no-store")]
         guard let url = QueryString.value("url", in: rawQuery), !url.isEmpty else {
@@ -38,9 +42,17 @@ public struct DomainMatchers: Sendable {
                 body: Array(
                     #"{"error":"missing url parameter, e.g. /match?url=https%3A%2F%2Fshop.example%2Fbuy%2F1"}"#.utf8))
         }
-        switch matcher(for: url) {
-        case .success(let matcher):
-            return Response(status: 200, headers: headers, body: Array(matcher.match(url).json().utf8))
+        switch served(for: url) {
+        case .success((let published, let file)):
+            let json: String
+            if QueryString.value("platforms", in: rawQuery) == "all" {
+                json = PlatformVerdicts(
+                    url: url, file: file, assetLinks: published.assetLinks.flatMap(JSONValue.parse)
+                ).json(detailsSource: published.detailsSource)
+            } else {
+                json = URLMatcher(file: file, mode: .modern).match(url).json(detailsSource: published.detailsSource)
+            }
+            return Response(status: 200, headers: headers, body: Array(json.utf8))
         case .failure(let error):
             return Response(
                 status: error.status, headers: headers, body: Array("{\"error\":\(JSONText.quote(error.message))}".utf8)

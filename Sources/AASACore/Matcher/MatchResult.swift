@@ -72,14 +72,36 @@ public struct MatchResult: Sendable, Hashable {
 
     /// One compact JSON object with keys `url`, `verdict`, `appIDs`, `detailsIndex`, `componentIndex`,
     /// `ruleKind`, `rule`, `reason`, `nearMisses`, `notes`, in that order.
-    public func json() -> String {
-        "{\"url\":\(JSONText.quote(url)),\"verdict\":\(JSONText.quote(verdict.rawValue)),"
+    ///
+    /// With `detailsSource` (the file was generated from a site.json, ``AssociationGenerator/Output/detailsSource``),
+    /// a `siteRule` member follows `rule`, and each near miss has one too: the rule's place in site.json
+    /// (`universalLinks.apps[0].rules[2]`), `null` when it has none there (a legacy path).
+    public func json(detailsSource: [Int?]? = nil) -> String {
+        var siteRule = ""
+        if let detailsSource {
+            siteRule =
+                ",\"siteRule\":\(JSONText.string(Self.siteRule(detailsIndex, componentIndex, ruleKind, detailsSource)))"
+        }
+        let misses = nearMisses.map { miss in
+            guard let detailsSource else { return miss.json() }
+            let name = Self.siteRule(miss.detailsIndex, miss.componentIndex, miss.ruleKind, detailsSource)
+            return String(miss.json().dropLast()) + ",\"siteRule\":\(JSONText.string(name))}"
+        }
+        return "{\"url\":\(JSONText.quote(url)),\"verdict\":\(JSONText.quote(verdict.rawValue)),"
             + "\"appIDs\":\(JSONText.array(appIDs)),\"detailsIndex\":\(JSONText.number(detailsIndex)),"
             + "\"componentIndex\":\(JSONText.number(componentIndex)),"
-            + "\"ruleKind\":\(JSONText.string(ruleKind?.rawValue)),\"rule\":\(JSONText.string(rule)),"
+            + "\"ruleKind\":\(JSONText.string(ruleKind?.rawValue)),\"rule\":\(JSONText.string(rule))\(siteRule),"
             + "\"reason\":\(JSONText.quote(reason)),"
-            + "\"nearMisses\":[\(nearMisses.map { $0.json() }.joined(separator: ","))],"
+            + "\"nearMisses\":[\(misses.joined(separator: ","))],"
             + "\"notes\":\(JSONText.array(notes))}"
+    }
+
+    /// A component's place in site.json; `nil` for a legacy path or a details entry of no site.json app.
+    private static func siteRule(_ details: Int?, _ component: Int?, _ kind: RuleKind?, _ detailsSource: [Int?])
+        -> String?
+    {
+        guard let details, let component, kind == .component else { return nil }
+        return LinkTestChecker.siteRuleName(details: details, component: component, detailsSource: detailsSource)
     }
 
     /// ``json()`` with a `findings` array last: what `check` says about the file the verdict comes from.

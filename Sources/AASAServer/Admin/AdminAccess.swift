@@ -18,9 +18,10 @@ import Foundation
 /// names given with `--admin-host`. Port, case and a trailing dot are ignored. Anything else, and a request
 /// without `Host`, gets 421.
 ///
-/// **Token** (`--admin-token-file`): `/status`, `/fetches`, `/match` and `/metrics` then need
+/// **Token** (`--admin-token-file`): `/status`, `/fetches`, `/traffic`, `/match` and `/metrics` then need
 /// `Authorization: Bearer <token>` (401 with `WWW-Authenticate: Bearer` otherwise); `/healthz` and `/readyz`
-/// stay open for probes. The comparison takes the same time whatever the presented token.
+/// stay open for probes, and `/`, the dashboard, which holds no data: its script asks for the token and sends
+/// it with each request. The comparison takes the same time whatever the presented token.
 public struct AdminAccess: Sendable {
     /// Host names answered besides `localhost` and IP literals, normalised like a `Host` header.
     public var hostNames: Set<String>
@@ -28,7 +29,7 @@ public struct AdminAccess: Sendable {
     public var token: [UInt8]?
 
     /// The paths that need the token when one is set.
-    public static let protectedPaths: Set<String> = ["/status", "/fetches", "/match", "/metrics"]
+    public static let protectedPaths: Set<String> = ["/status", "/fetches", "/traffic", "/match", "/metrics"]
 
     /// Creates the access rules; `hostNames` are normalised (port, case, trailing dot ignored).
     public init(hostNames: [String] = [], token: [UInt8]? = nil) {

@@ -14,6 +14,8 @@ public final class AdminRoutes: RouteTable {
         public var recorder: TrafficRecorder
         /// Reload counts by result (`ok`, `errors`, `failed`).
         public var reloads: @Sendable () -> [String: Int]
+        /// The latest starts and reloads, newest first.
+        public var reloadHistory: @Sendable () -> [ServerStatus.ReloadRecord]
         /// Connection figures per public listener (`https`, `http`).
         public var listeners: @Sendable () -> [String: ListenerFigures]
         /// ACME's certificate status of each domain and its order counts by result; `nil` without `--acme`.
@@ -24,12 +26,14 @@ public final class AdminRoutes: RouteTable {
         /// Creates the live view.
         public init(
             recorder: TrafficRecorder, reloads: @escaping @Sendable () -> [String: Int] = { [:] },
+            reloadHistory: @escaping @Sendable () -> [ServerStatus.ReloadRecord] = { [] },
             listeners: @escaping @Sendable () -> [String: ListenerFigures] = { [:] },
             acme: (@Sendable () -> (statuses: [String: DomainCertificateStatus], orders: [String: Int]))? = nil,
             cdn: (@Sendable () -> [String: (apple: CDNObservation?, google: CDNObservation?)])? = nil
         ) {
             self.recorder = recorder
             self.reloads = reloads
+            self.reloadHistory = reloadHistory
             self.listeners = listeners
             self.acme = acme
             self.cdn = cdn
@@ -95,17 +99,17 @@ public final class AdminRoutes: RouteTable {
                     ? Response(status: 200, headers: plain, body: Array("ready\n".utf8))
                     : Response(status: 503, headers: plain, body: Array((reasons.joined(separator: "\n") + "\n").utf8)))
         preparedResponses = builder.responses
-        matchers = DomainMatchers(
-            served: Dictionary(
-                published.map { ($0.domain, $0.associationFile) }, uniquingKeysWith: { first, _ in first }))
+        matchers = DomainMatchers(published: published)
         serverStatus = status
         self.live = live
         self.access = access
     }
 
-    /// `/healthz` answers while the process is alive; `/readyz` once every domain is served; `/match?url=…`
-    /// says which app opens a URL and why; `/status` says what each domain and certificate serves;
-    /// `/metrics` counts requests (Prometheus); `/fetches?domain=D` lists recent association fetches.
+    /// `/` is the dashboard (``DashboardPage``); `/healthz` answers while the process is alive; `/readyz` once
+    /// every domain is served; `/match?url=…` says which app opens a URL and why; `/status` says what each domain
+    /// and certificate serves (``StatusQuery`` pages it); `/metrics` counts requests (Prometheus);
+    /// `/fetches?domain=D&client=C` lists recent association fetches; `/traffic` counts requests per minute of
+    /// the last hour by client class. docs/operations.md documents each.
     public func route(_ request: some HTTPRequest) -> RouteDecision {
         let path = request.withPath { String(decoding: $0, as: UTF8.self) }
         let verdict = request.withHeader("Host") { host in
@@ -118,16 +122,24 @@ public final class AdminRoutes: RouteTable {
         }
         guard request.method != .other else { return .prepared(notFound) }
         switch path {
+        case "/": return .dynamic(DashboardPage.response)
         case "/healthz": return .prepared(health)
         case "/readyz": return .prepared(readiness)
         case "/status":
             // Rendered per request: with thousands of domains the document is megabytes, kept for a rare query.
             guard let serverStatus else { return .prepared(notFound) }
-            return .dynamic(
-                Response(
-                    status: 200,
-                    headers: [HTTPHeader("Content-Type", "application/json"), HTTPHeader("Cache-Control", "no-store")],
-                    body: serverStatus.json(certificates: live?.acme?().statuses ?? [:], cdn: live?.cdn?() ?? [:])))
+            let query: StatusQuery
+            do {
+                query = try StatusQuery(rawQuery: request.rawQuery)
+            } catch {
+                return .dynamic(Self.json(status: 400, .members([("error", .string(error.description))])))
+            }
+            var view = ServerStatus.LiveView()
+            view.certificates = live?.acme?().statuses ?? [:]
+            view.cdn = live?.cdn?() ?? [:]
+            view.reloads = live?.reloadHistory() ?? []
+            view.apps = { [matchers] in matchers.servedApps(of: $0) }
+            return .dynamic(Self.json(bytes: serverStatus.json(query: query, live: view)))
         case "/match": return .dynamic(matchers.answer(rawQuery: request.rawQuery))
         case "/metrics":
             guard let live else { return .prepared(notFound) }
@@ -145,14 +157,63 @@ public final class AdminRoutes: RouteTable {
             let domain = QueryString.value("domain", in: request.rawQuery).flatMap(HostName.normalized)
             let limit =
                 QueryString.value("limit", in: request.rawQuery).flatMap(Int.init) ?? TrafficRecorder.fetchLogCapacity
-            let fetches = live.recorder.recentFetches(domain: domain, limit: max(0, limit))
-            return .dynamic(
-                Response(
-                    status: 200,
-                    headers: [HTTPHeader("Content-Type", "application/json"), HTTPHeader("Cache-Control", "no-store")],
-                    body: JSONWriter(style: .pretty).bytes(.array(fetches.map { JSONNode($0.jsonValue) }))))
+            var client: TrafficRecorder.ClientClass?
+            if let name = QueryString.value("client", in: request.rawQuery), !name.isEmpty {
+                guard let named = TrafficRecorder.ClientClass(rawValue: name) else {
+                    let classes = TrafficRecorder.ClientClass.allCases.map(\.rawValue).joined(separator: ", ")
+                    return .dynamic(
+                        Self.json(
+                            status: 400,
+                            .members([("error", .string("client=\(name): use one of \(classes)"))])))
+                }
+                client = named
+            }
+            let fetches = live.recorder.recentFetches(domain: domain, client: client, limit: max(0, limit))
+            return .dynamic(Self.json(.array(fetches.map { JSONNode($0.jsonValue) })))
+        case "/traffic":
+            guard let live else { return .prepared(notFound) }
+            return .dynamic(Self.json(Self.traffic(live.recorder.lastHour())))
         default: return .prepared(notFound)
         }
+    }
+
+    /// A JSON answer that is never cached.
+    private static func json(status: Int = 200, _ value: JSONValue) -> Response {
+        json(status: status, bytes: JSONWriter(style: .pretty).bytes(value))
+    }
+
+    /// A JSON document already written, never cached.
+    private static func json(status: Int = 200, bytes: [UInt8]) -> Response {
+        Response(
+            status: status,
+            headers: [HTTPHeader("Content-Type", "application/json"), HTTPHeader("Cache-Control", "no-store")],
+            body: bytes)
+    }
+
+    /// `/traffic`: `classes`, `now` and `minutes`, the last hour's requests per minute by client class, oldest
+    /// first; the last minute is the current one, still counting.
+    private static func traffic(_ minutes: [(start: Date, counts: [TrafficRecorder.ClientClass: Int])]) -> JSONValue {
+        let formatter = ServerStatus.makeFormatter()
+        let classes = TrafficRecorder.ClientClass.allCases
+        return .members([
+            ("classes", .strings(classes.map(\.rawValue))),
+            ("now", .string(formatter.string(from: Date()))),
+            (
+                "minutes",
+                .array(
+                    minutes.map { minute in
+                        JSONNode(
+                            .members([
+                                ("start", .string(formatter.string(from: minute.start))),
+                                (
+                                    "counts",
+                                    .members(
+                                        classes.map { ($0.rawValue, .number(Double(minute.counts[$0] ?? 0))) })
+                                ),
+                            ]))
+                    })
+            ),
+        ])
     }
 
     private func gauges(_ live: Live) -> Metrics.Gauges {

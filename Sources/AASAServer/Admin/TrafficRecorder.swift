@@ -2,6 +2,12 @@ public import AASACore
 public import Foundation
 import Synchronization
 
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
 /// Counts and records what clients fetch, for `/metrics`, `/fetches`, the access log and the `--dev`
 /// fetch printout. It observes every request on the public listeners (``RequestObserver``).
 ///
@@ -99,9 +105,10 @@ public final class TrafficRecorder: RequestObserver {
     /// them, and names are looked up only when `/metrics` is rendered.
     public let domainIDs = DomainIDs()
 
-    /// Request counts by ``packed(domainID:resource:status:client:)``: an `Int` key hashes without reading
-    /// the domain's name.
-    private let counters = Mutex<[Int: Int]>([:])
+    /// Request counts by ``packed(domainID:resource:status:client:)`` (an `Int` key hashes without reading
+    /// the domain's name), and the last hour's counts per minute and client class: one lock for both, taken
+    /// once per request.
+    private let counters = Mutex<(byKey: [Int: Int], minutes: MinuteCounts)>(([:], MinuteCounts()))
     private let domains = Mutex<Set<String>>([])
     /// A fetch as logged: its domain by number, named when the log is read (naming it on every request
     /// would touch one more object per domain).
@@ -144,7 +151,11 @@ public final class TrafficRecorder: RequestObserver {
             domainID = known.flatMap(domainIDs.existingID) ?? 0
         }
         let key = Self.packed(domainID: domainID, resource: resource, status: status, client: client)
-        counters.withLock { $0[key, default: 0] += 1 }
+        let minute = Self.currentMinute()
+        counters.withLock {
+            $0.byKey[key, default: 0] += 1
+            $0.minutes.count(client, minute: minute)
+        }
         if let accessLog {
             accessLog.write(
                 request, host: host ?? Self.host(of: request) ?? "-", status: status, bytes: bodyBytes, client: client)
@@ -175,8 +186,10 @@ public final class TrafficRecorder: RequestObserver {
             ?? request.tlsServerName.flatMap(HostName.normalized)
     }
 
-    /// The recent fetches, newest first, optionally of one domain.
-    public func recentFetches(domain: String? = nil, limit: Int = fetchLogCapacity) -> [Fetch] {
+    /// The recent fetches, newest first, optionally of one domain and one client class.
+    public func recentFetches(domain: String? = nil, client: ClientClass? = nil, limit: Int = fetchLogCapacity)
+        -> [Fetch]
+    {
         let (ring, next) = fetches.withLock { ($0.ring, $0.next) }
         let ordered =
             ring.count < Self.fetchLogCapacity
@@ -187,12 +200,14 @@ public final class TrafficRecorder: RequestObserver {
             fetch.domain = name ?? "unknown"
             return fetch
         }
-        return Array(named.filter { domain == nil || $0.domain == domain }.prefix(limit))
+        return Array(
+            named.filter { (domain == nil || $0.domain == domain) && (client == nil || $0.client == client) }
+                .prefix(limit))
     }
 
     /// Every request counter: domain, path, status, client class → count.
     func counts() -> [(CounterKey, Int)] {
-        let packed = counters.withLock { Array($0) }
+        let packed = counters.withLock { Array($0.byKey) }
         let names = domainIDs.names(of: packed.map { $0.key >> 24 })
         return zip(packed, names).map { counter, name in
             let key = counter.key
@@ -205,11 +220,36 @@ public final class TrafficRecorder: RequestObserver {
         }
     }
 
+    /// Requests per client class in each minute of the last hour, oldest first, ending with the current minute
+    /// (still counting): what the dashboard's traffic chart draws (`GET /traffic`).
+    public func lastHour() -> [(start: Date, counts: [ClientClass: Int])] {
+        let now = Self.currentMinute()
+        let minutes = counters.withLock { $0.minutes }
+        return ((now - MinuteCounts.capacity + 1)...now).map { minute in
+            let counts = minutes.counts(minute: minute)
+            return (
+                Date(timeIntervalSince1970: Double(minute * 60)),
+                Dictionary(uniqueKeysWithValues: zip(Self.clients, counts))
+            )
+        }
+    }
+
+    /// Minutes since the epoch from the coarse real-time clock: read on every request, so the cheapest clock.
+    static func currentMinute() -> Int {
+        var time = timespec()
+        #if os(Linux)
+            clock_gettime(CLOCK_REALTIME_COARSE, &time)
+        #else
+            clock_gettime(CLOCK_REALTIME, &time)
+        #endif
+        return time.tv_sec / 60
+    }
+
     /// One counter's key in an `Int`: domain number, status (three digits, or whatever a transport reported,
     /// kept to 16 bits), resource and client class.
     static func packed(domainID: Int, resource: Resource, status: Int, client: ClientClass) -> Int {
         let resourceIndex = resources.firstIndex(of: resource)!
-        let clientIndex = clients.firstIndex(of: client)!
+        let clientIndex = client.index
         return domainID << 24 | (status & 0xFFFF) << 8 | resourceIndex << 4 | clientIndex
     }
 
@@ -217,6 +257,47 @@ public final class TrafficRecorder: RequestObserver {
     /// builds a new array at every use, and this runs for every request).
     private static let resources = Resource.allCases
     private static let clients = ClientClass.allCases
+}
+
+/// Counts per client class for each of the last 60 minutes, in a ring indexed by minute.
+struct MinuteCounts {
+    static let capacity = 60
+    /// The minute each slot counts (minutes since the epoch); a slot of an older minute is stale.
+    private var minutes = [Int](repeating: -1, count: capacity)
+    /// ``TrafficRecorder/ClientClass/allCases``' counts of each slot, one after the other.
+    private var counts = [Int](repeating: 0, count: capacity * TrafficRecorder.ClientClass.allCases.count)
+
+    private static let classes = TrafficRecorder.ClientClass.allCases.count
+
+    /// Counts one request of `client` in `minute`, reusing the slot of the minute an hour before.
+    mutating func count(_ client: TrafficRecorder.ClientClass, minute: Int) {
+        let slot = minute % Self.capacity
+        if minutes[slot] != minute {
+            minutes[slot] = minute
+            for index in slot * Self.classes..<(slot + 1) * Self.classes { counts[index] = 0 }
+        }
+        counts[slot * Self.classes + client.index] += 1
+    }
+
+    /// The counts of `minute` in ``TrafficRecorder/ClientClass/allCases`` order; zeros for a minute not kept.
+    func counts(minute: Int) -> ArraySlice<Int> {
+        let slot = minute % Self.capacity
+        guard minutes[slot] == minute else { return ArraySlice(repeating: 0, count: Self.classes) }
+        return counts[slot * Self.classes..<(slot + 1) * Self.classes]
+    }
+}
+
+extension TrafficRecorder.ClientClass {
+    /// The class's position in `allCases`, without building the array per request.
+    var index: Int {
+        switch self {
+        case .appleCDN: 0
+        case .device: 1
+        case .google: 2
+        case .browser: 3
+        case .other: 4
+        }
+    }
 }
 
 extension TrafficRecorder.Fetch {

@@ -184,7 +184,8 @@ extension Server {
                     ServerStatus.DomainState(
                         domain: domain.domain, published: published[domain.domain] != nil,
                         lastGoodLoad: domainLoadTimes[domain.domain], errors: domain.diagnostics.errors,
-                        certificate: domainCertificates[domain.domain], lastChange: lastChanges[domain.domain])
+                        certificate: domainCertificates[domain.domain], lastChange: lastChanges[domain.domain],
+                        certificateFolder: certificates.coveringFolder[domain.domain])
                 }
                     + removedSince.map { name, since in
                         ServerStatus.DomainState(

@@ -32,7 +32,10 @@ public final class Server: Sendable {
     private let running = Mutex(Running())
     /// Counts requests and keeps the fetch log for `/metrics`, `/fetches`, the access log and `--dev`.
     public let recorder: TrafficRecorder
-    private let reloadCounts = Mutex<[String: Int]>([:])
+    /// Loads by result for `/metrics`, and the latest ones, newest first, for `/status`.
+    private let reloads = Mutex<(counts: [String: Int], history: [ServerStatus.ReloadRecord])>(([:], []))
+    /// How many loads `/status` lists.
+    static let reloadHistoryCapacity = 50
     /// What the loads decided. Start and reload hold this lock for the whole load, so reloads from SIGHUP
     /// and from the watcher never interleave and always build on the previous one's last good versions.
     private let catalog = Mutex(Catalog())
@@ -73,7 +76,8 @@ public final class Server: Sendable {
         }
         return AdminRoutes.Live(
             recorder: recorder,
-            reloads: { [weak self] in self?.reloadCounts.withLock { $0 } ?? [:] },
+            reloads: { [weak self] in self?.reloads.withLock { $0.counts } ?? [:] },
+            reloadHistory: { [weak self] in self?.reloads.withLock { $0.history } ?? [] },
             listeners: { [weak self] in
                 guard let self else { return [:] }
                 let listeners = running.withLock { [("https", $0.https), ("http", $0.http)] }
@@ -97,10 +101,18 @@ public final class Server: Sendable {
         return (acme.statuses, acme.orderCounts)
     }
 
-    /// Records a finished load for `/metrics` and tells the recorder which domains are served.
-    private func recordLoad(_ catalog: Catalog) {
-        if let result = catalog.status?.lastReload.result.rawValue {
-            reloadCounts.withLock { $0[result, default: 0] += 1 }
+    /// Records a finished load for `/metrics` and `/status`, and tells the recorder which domains are served.
+    private func recordLoad(_ catalog: Catalog, took duration: Duration, changed: [String]) {
+        if let outcome = catalog.status?.lastReload {
+            let record = ServerStatus.ReloadRecord(
+                time: outcome.time, trigger: outcome.trigger, result: outcome.result,
+                seconds: Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18,
+                errors: outcome.errors.count, warnings: outcome.warnings.count, changed: changed)
+            reloads.withLock { reloads in
+                reloads.counts[outcome.result.rawValue, default: 0] += 1
+                reloads.history.insert(record, at: 0)
+                if reloads.history.count > Self.reloadHistoryCapacity { reloads.history.removeLast() }
+            }
         }
         recorder.setDomains(catalog.published.keys)
     }
@@ -236,7 +248,7 @@ public final class Server: Sendable {
                 isConfigurationError: false)
         }
         self.catalog.withLock { $0 = catalog }
-        recordLoad(catalog)
+        recordLoad(catalog, took: clock.now - loadStarted, changed: [])
         running.withLock { $0 = started }
         FreedMemory.release()
         for listener in [("https", started.https), ("http", started.http), ("admin", started.admin)] {
@@ -380,7 +392,7 @@ public final class Server: Sendable {
             guard let change = catalog.lastChanges[name], change.time == load.time else { continue }
             logger.info("domain changed", metadata: ["domain": "\(name)", "summary": "\(change.diff.summary)"])
         }
-        recordLoad(catalog)
+        recordLoad(catalog, took: clock.now - reloadStarted, changed: transition.changed)
         scheduleRemovals(catalog)
         if let acme { plan(acme, catalog, at: load.time) }
         cdnMonitor.withLock { $0 }?.update(

@@ -22,6 +22,8 @@ public struct ServerStatus: Sendable {
         public var certificate: DomainCertificateStatus?
         /// What its most recent new version did to URLs; `nil` when it has not changed since the start.
         public var lastChange: DomainChange?
+        /// The certificate folder whose certificate covers it; `nil` when none does (or without HTTPS).
+        public var certificateFolder: String?
 
         /// Where the domain stands, as `/status` and `/metrics` (`aasa_domains{state}`) say it.
         public enum State: String, Sendable, CaseIterable {
@@ -87,6 +89,24 @@ public struct ServerStatus: Sendable {
         public var warnings: [Diagnostic] = []
     }
 
+    /// One start or reload, for the history `/status` keeps (``Server/reloadHistoryCapacity``).
+    public struct ReloadRecord: Sendable {
+        /// When it finished.
+        public var time: Date
+        /// What started it.
+        public var trigger: ReloadTrigger
+        /// How it ended.
+        public var result: LoadOutcome.Result
+        /// How long it took, from the first file read to the new tables served.
+        public var seconds: Double
+        /// How many errors it found.
+        public var errors: Int
+        /// How many warnings it found.
+        public var warnings: Int
+        /// The domains it published a new version of, sorted.
+        public var changed: [String]
+    }
+
     /// When the server started.
     public var started: Date
     /// The most recent start or reload.
@@ -96,103 +116,8 @@ public struct ServerStatus: Sendable {
     /// Every certificate folder, sorted by name (empty when HTTPS is off).
     public var certificates: [CertificateState]
 
-    /// The `/status` document: pretty-printed JSON, dates in ISO 8601 UTC; `certificates` (ACME's view, at request
-    /// time) replaces the domains' certificate status of the load.
-    ///
-    /// `cdn` (the background CDN check's latest observations) adds each checked domain's `cdn` member.
-    public func json(
-        certificates live: [String: DomainCertificateStatus] = [:],
-        cdn: [String: (apple: CDNObservation?, google: CDNObservation?)] = [:]
-    ) -> [UInt8] {
-        // One formatter for the whole document, and each distinct date formatted once: with thousands of
-        // domains, a formatter per date cost more than everything else in the document.
-        let formatter = Self.makeFormatter()
-        var formatted: [Date: String] = [:]
-        func date(_ value: Date?) -> JSONValue {
-            guard let value else { return .null }
-            if let text = formatted[value] { return .string(text) }
-            let text = formatter.string(from: value)
-            formatted[value] = text
-            return .string(text)
-        }
-        func diagnostics(_ values: [Diagnostic]) -> JSONValue { .strings(values.map(\.description)) }
-        func certificate(_ status: DomainCertificateStatus) -> JSONValue {
-            .members([
-                ("source", .string(status.source.rawValue)),
-                ("state", .string(status.state.rawValue)),
-                ("expiry", date(status.expiry)),
-                ("nextRenewal", date(status.nextRenewal)),
-                ("lastError", status.lastError.map { .string($0) } ?? .null),
-                ("lastProblem", status.lastProblem.map { .string($0) } ?? .null),
-            ])
-        }
-        let domainMembers = domains.map { state in
-            (
-                state.domain,
-                JSONValue.members(
-                    [
-                        ("state", .string(state.state.rawValue)),
-                        ("published", .bool(state.published)),
-                        ("lastGoodLoad", date(state.lastGoodLoad)),
-                        ("errors", diagnostics(state.errors)),
-                    ] + (state.removedSince.map { [("removedSince", date($0))] } ?? [])
-                        + (state.lastChange.map { change in
-                            [
-                                (
-                                    "lastChange",
-                                    JSONValue.members(
-                                        [("time", date(change.time)), ("summary", .string(change.diff.summary))]
-                                            + change.diff.members(limit: DomainChange.listed))
-                                )
-                            ]
-                        } ?? [])
-                        + ((live[state.domain] ?? state.certificate).map { [("certificate", certificate($0))] } ?? [])
-                        + (cdn[state.domain].map { pair in
-                            [
-                                (
-                                    "cdn",
-                                    JSONValue.members(
-                                        [("apple", pair.apple?.jsonValue(date: date) ?? .null)]
-                                            + (pair.google.map { [("google", $0.jsonValue(date: date))] } ?? []))
-                                )
-                            ]
-                        } ?? []))
-            )
-        }
-        let certificateMembers = certificates.map { state in
-            (
-                state.folder,
-                JSONValue.members([
-                    ("serving", .bool(state.serving)),
-                    ("names", .strings(state.names)),
-                    ("fingerprint", state.fingerprint.map { .string($0) } ?? .null),
-                    ("notAfter", date(state.notAfter)),
-                    ("lastGoodLoad", date(state.lastGoodLoad)),
-                    ("errors", diagnostics(state.errors)),
-                    ("warnings", diagnostics(state.warnings)),
-                ])
-            )
-        }
-        return JSONWriter(style: .pretty).bytes(
-            .members([
-                ("started", date(started)),
-                (
-                    "lastReload",
-                    .members([
-                        ("time", date(lastReload.time)),
-                        ("trigger", .string(lastReload.trigger.rawValue)),
-                        ("result", .string(lastReload.result.rawValue)),
-                        ("errors", diagnostics(lastReload.errors)),
-                        ("warnings", diagnostics(lastReload.warnings)),
-                    ])
-                ),
-                ("domains", .members(domainMembers)),
-                ("certificates", .members(certificateMembers)),
-            ]))
-    }
-
     /// `2025-01-31T12:00:00.123Z`: milliseconds, because reloads can follow each other within a second.
-    private static func makeFormatter() -> ISO8601DateFormatter {
+    static func makeFormatter() -> ISO8601DateFormatter {
         let formatter = ISO8601DateFormatter()
         formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
         formatter.timeZone = TimeZone(identifier: "UTC")

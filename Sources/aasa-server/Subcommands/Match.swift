@@ -104,7 +104,10 @@ struct Match: ParsableCommand {
             } else {
                 let result = URLMatcher(file: site.file, mode: legacy ? .legacy : .modern).match(url)
                 if result.verdict == .invalidURL { badInput = true }
-                print(json ? result.json() : Self.humanReport(result, detailsSource: site.detailsSource))
+                print(
+                    json
+                        ? result.json(detailsSource: site.detailsSource)
+                        : Self.humanReport(result, detailsSource: site.detailsSource))
             }
         }
         if badInput { throw ExitCode(2) }
@@ -262,30 +265,19 @@ struct Match: ParsableCommand {
 
     /// One URL on every platform: iOS 13+, iOS 9-12 and Android 15+, marked when they disagree.
     static func sideBySide(_ url: String, site: Site, json: Bool, packages: [String]) -> String {
-        let modern = URLMatcher(file: site.file, mode: .modern).match(url)
-        let legacy = URLMatcher(file: site.file, mode: .legacy).match(url)
-        let android = site.assetLinks.map {
-            AndroidMatcher(assetLinks: $0, packages: packages.isEmpty ? nil : packages).match(url)
-        }
-        // Whether each platform opens an app. iOS 9-12 counts only when the file has entries for it (a domain with
-        // "legacyFormat": false has none, on purpose); Android's intent filters (`manifest`) are not known here.
-        var opens = [modern.verdict == .match]
-        if site.file.hasLegacyEntries { opens.append(legacy.verdict == .match) }
-        if let android, android.verdict != .manifest { opens.append(android.verdict == .match) }
-        let disagree = Set(opens).count > 1
-        if json {
-            return "{\"url\":\(JSONText.quote(url)),\"ios\":\(modern.json()),\"iosLegacy\":\(legacy.json()),"
-                + "\"android\":\(android?.json() ?? "null"),\"disagree\":\(disagree)}"
-        }
+        let verdicts = PlatformVerdicts(
+            url: url, file: site.file, assetLinks: site.assetLinks, packages: packages.isEmpty ? nil : packages)
+        if json { return verdicts.json(detailsSource: site.detailsSource) }
         func ios(_ result: MatchResult) -> String {
             result.verdict.rawValue + (result.appIDs.isEmpty ? "" : " (\(result.appIDs.joined(separator: ", ")))")
         }
+        let (modern, legacy, android) = (verdicts.modern, verdicts.legacy, verdicts.android)
         let androidText =
             android.map {
                 $0.verdict.rawValue + ($0.verdict == .match ? " (\($0.packages.joined(separator: ", ")))" : "")
             } ?? "no assetlinks.json"
         var lines = [
-            url + (disagree ? "   <- the platforms disagree" : ""),
+            url + (verdicts.disagree ? "   <- the platforms disagree" : ""),
             "  iOS 13+:     \(ios(modern))  \(modern.reason)",
             "  iOS 9-12:    \(ios(legacy))  \(legacy.reason)",
             "  Android 15+: \(androidText)" + (android.map { "  \($0.reason)" } ?? ""),
