@@ -86,14 +86,7 @@ import Testing
                 """)
 
         // Try a URL: typed and submitted with Enter, the verdict of each platform and the deciding rule.
-        try page.evaluate("document.getElementById('try-url').focus()")
-        try page.type("https://shop.example/buy/shoes")
-        try page.press("Enter")
-        try page.wait(
-            for:
-                "document.querySelector('#try-result [data-platform=\"ios\"] .verdict')?.textContent.trim() === 'match'"
-        )
-        let answer = try #require(try page.evaluate("document.getElementById('try-result').innerText") as? String)
+        let answer = try Self.tryURL("https://shop.example/buy/shoes", in: page, expecting: "match")
         #expect(answer.contains("universalLinks.apps[0].rules[2]"), "\(answer)")
         #expect(answer.contains("/buy/*") && answer.contains("ABCDE12345.com.example.shop"))
         #expect(
@@ -101,14 +94,7 @@ import Testing
                 "document.querySelector('#try-result [data-platform=\"android\"] .verdict')?.textContent.trim()")
                 as? String == "manifest")
         // A near miss says which rule came closest and why it failed.
-        try page.evaluate("document.getElementById('try-url').select()")
-        try page.type("https://shop.example/help/12")
-        try page.press("Enter")
-        try page.wait(
-            for:
-                "document.querySelector('#try-result [data-platform=\"ios\"] .verdict')?.textContent.trim() === 'no-match'"
-        )
-        let miss = try #require(try page.evaluate("document.getElementById('try-result').innerText") as? String)
+        let miss = try Self.tryURL("https://shop.example/help/12", in: page, expecting: "no-match")
         #expect(miss.contains("universalLinks.apps[0].rules[4]") && miss.contains("articleNumber"), "\(miss)")
 
         // A domain row's Try button prefills the field.
@@ -136,6 +122,19 @@ import Testing
 
         try checkAccessibility(page, origin: origin)
         try screenshots(browser, origin: origin)
+    }
+
+    /// Types `url` into Try a URL (replacing what is there), presses Enter, waits for iOS 13+'s `verdict` and
+    /// returns the answer's text.
+    static func tryURL(_ url: String, in page: DevTools.Page, expecting verdict: String) throws -> String {
+        try page.evaluate("document.getElementById('try-url').select()")
+        try page.type(url)
+        try page.press("Enter")
+        try page.wait(
+            for:
+                "document.querySelector('#try-result [data-platform=\"ios\"] .verdict')?.textContent.trim() === '\(verdict)'"
+        )
+        return try #require(try page.evaluate("document.getElementById('try-result').innerText") as? String)
     }
 
     /// Labels, landmarks, headings and keyboard reach: what a screen reader and a keyboard user need.
