@@ -48,6 +48,10 @@ import Testing
         #expect(reloads.map { $0["trigger"] as? String } == ["manual", "start"])
         #expect(reloads[0]["result"] as? String == "errors" && reloads[0]["errors"] as? Int == 1)
         #expect((reloads[0]["seconds"] as? Double).map { $0 >= 0 && $0 < 60 } == true)
+        // The reload served shop.example unchanged: it keeps the time of the start.
+        let started = try #require(try json(live, "/status?q=shop").value as? [String: Any])
+        let shopState = (started["domains"] as? [String: [String: Any]])?["shop.example"]
+        #expect(shopState?["lastGoodLoad"] as? String == reloads[1]["time"] as? String)
 
         let shop = try #require(try json(live, "/status?q=SHOP").value as? [String: Any])
         let shopDomains = try #require(shop["domains"] as? [String: [String: Any]])

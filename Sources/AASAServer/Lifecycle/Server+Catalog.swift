@@ -94,7 +94,7 @@ extension Server {
     struct Catalog: Sendable {
         /// What each domain serves: its newest clean version.
         var published: [String: PublishedDomain] = [:]
-        /// When each published domain's served version was loaded.
+        /// When each published domain's served version was loaded (first: reloads that serve the same bytes keep it).
         var domainLoadTimes: [String: Date] = [:]
         /// The most recent load result of every domain folder.
         var loaded: [LoadedDomain] = []
@@ -142,6 +142,11 @@ extension Server {
                     || old?.signedAssociationFile != new?.signedAssociationFile
                     || old?.signedPaths != new?.signedPaths || old?.assetLinks != new?.assetLinks
                     || old?.pages != new?.pages || old?.hsts != new?.hsts
+            }
+            // A version served unchanged keeps the time it was first loaded: `/status`' `lastGoodLoad` says since
+            // when a domain serves what it serves, not when a reload last read its folder.
+            for (name, time) in domainLoadTimes where times[name] != nil && !changed.contains(name) {
+                times[name] = time
             }
             recordChanges(from: published, to: next, at: now)
             published = next

@@ -12,7 +12,8 @@ public struct ServerStatus: Sendable {
         public var domain: String
         /// Whether a version of the domain is served (the new one, or the last good one when the new one fails).
         public var published: Bool
-        /// When the version served was loaded; `nil` when no version ever loaded cleanly.
+        /// When the version served was first loaded (a reload serving the same bytes keeps it); `nil` when no
+        /// version ever loaded cleanly.
         public var lastGoodLoad: Date?
         /// The errors of the most recent load, compiler-style; empty when it loaded cleanly.
         public var errors: [Diagnostic]
