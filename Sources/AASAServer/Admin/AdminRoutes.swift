@@ -57,6 +57,7 @@ public final class AdminRoutes: RouteTable {
     /// Every prepared response, indexed by id.
     public let preparedResponses: [PreparedResponse]
     private let health: PreparedResponse
+    private let dashboard: PreparedResponse
     private let notFound: PreparedResponse
     private let readiness: PreparedResponse
     private let misdirected: PreparedResponse
@@ -75,6 +76,7 @@ public final class AdminRoutes: RouteTable {
         var builder = PreparedResponseBuilder()
         let plain = [HTTPHeader("Content-Type", "text/plain; charset=utf-8"), HTTPHeader("Cache-Control", "no-store")]
         health = builder.prepare(Response(status: 200, headers: plain, body: Array("ok\n".utf8)))
+        dashboard = builder.prepare(DashboardPage.response)
         notFound = builder.prepare(Response(status: 404, headers: plain, body: Array("not found\n".utf8)))
         misdirected = builder.prepare(
             Response(
@@ -122,7 +124,7 @@ public final class AdminRoutes: RouteTable {
         }
         guard request.method != .other else { return .prepared(notFound) }
         switch path {
-        case "/": return .dynamic(DashboardPage.response)
+        case "/": return .prepared(dashboard)
         case "/healthz": return .prepared(health)
         case "/readyz": return .prepared(readiness)
         case "/status":
