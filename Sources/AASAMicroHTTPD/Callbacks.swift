@@ -257,6 +257,7 @@ let connectionNotifyCallback: MHD_NotifyConnectionCallback = { cls, connection, 
             headerDeadline: registry.headerTimeout == 0 ? 0 : ConnectionState.now() &+ registry.headerTimeout)
         if socket != nil { registry.register(state) }
         socketContext.pointee = Unmanaged.passRetained(state).toOpaque()
+        HandshakeCork.start(connection, state: state)
     case .CONNECTION_NOTIFY_CLOSED:
         if let pointer = socketContext.pointee {
             let state = Unmanaged<ConnectionState>.fromOpaque(pointer)
