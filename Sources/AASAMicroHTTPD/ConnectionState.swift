@@ -31,8 +31,9 @@ final class ConnectionState: @unchecked Sendable {
     var forwardedClient: IPAddress?
     /// The TLS session while a response is corked (see ``TLSCork``), else `nil`.
     var corkedSession: OpaquePointer?
-    /// Whether the socket is corked until the server's first handshake flight is written (``HandshakeCork``).
-    var handshakeCorked = false
+    /// The TLS session while the socket is corked until the server's first handshake flight is written
+    /// (``HandshakeCork``), else `nil`.
+    var corkedHandshake: OpaquePointer?
 
     init(certificates: CertificateTable?, socket: Int32, headerDeadline: UInt64) {
         self.certificates = certificates

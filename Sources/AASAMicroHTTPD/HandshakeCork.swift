@@ -22,10 +22,12 @@ internal import CShims.MicroHTTPD
 /// ClientHello) find the queue empty and leave the cork. The kernel sends corked data after 200 ms at the latest,
 /// so nothing can stay behind the cork for longer, whatever a client does.
 ///
-/// The read and read-timeout functions replace GnuTLS's defaults (`recv` and `poll` on the socket) with the same
-/// calls, plus one flag check per read; the session's receive pointer is the connection's ``ConnectionState``
-/// (unretained: libmicrohttpd reports the connection closed, which releases the state, only after its last
-/// read), and its send pointer stays the socket, for GnuTLS's own `sendmsg`.
+/// While corked, the session's read and read-timeout functions are this type's: `recv` and `poll` on the socket,
+/// as GnuTLS's defaults, with the connection's ``ConnectionState`` as the receive pointer (unretained, as for
+/// ``certificateRetrieveCallback``: both run only during the handshake, while libmicrohttpd keeps the state). When
+/// the cork comes off, the session gets plain `recv` and `poll` on the socket for the rest of the connection, so
+/// nothing after the handshake reads the state or pays for the check. The send pointer stays the socket, for
+/// GnuTLS's own `sendmsg`.
 enum HandshakeCork {
     /// Corks a new TLS connection's socket and takes over its session's reads.
     static func start(_ connection: OpaquePointer, state: ConnectionState) {
@@ -36,31 +38,53 @@ enum HandshakeCork {
         var on: Int32 = 1
         guard setsockopt(state.socket, Int32(IPPROTO_TCP), TCP_CORK, &on, socklen_t(MemoryLayout<Int32>.size)) == 0
         else { return }
-        state.handshakeCorked = true
         let session = OpaquePointer(pointer)
-        gnutls_transport_set_ptr2(
-            session, Unmanaged.passUnretained(state).toOpaque(), UnsafeMutableRawPointer(bitPattern: Int(state.socket)))
-        gnutls_transport_set_pull_function(session, read)
-        gnutls_transport_set_pull_timeout_function(session, wait)
+        state.corkedHandshake = session
+        gnutls_transport_set_ptr2(session, Unmanaged.passUnretained(state).toOpaque(), socketPointer(state.socket))
+        gnutls_transport_set_pull_function(session, corkedRead)
+        gnutls_transport_set_pull_timeout_function(session, corkedWait)
     }
 
-    /// `recv`, uncorking first when the flight is written.
-    private static let read: gnutls_pull_func = { pointer, buffer, length in
+    /// `recv`, uncorking first once the flight is written.
+    private static let corkedRead: gnutls_pull_func = { pointer, buffer, length in
         let state = Unmanaged<ConnectionState>.fromOpaque(pointer!).takeUnretainedValue()
-        if state.handshakeCorked && !TLSCork.sendQueueIsEmpty(state.socket) {
-            var off: Int32 = 0
-            setsockopt(state.socket, Int32(IPPROTO_TCP), TCP_CORK, &off, socklen_t(MemoryLayout<Int32>.size))
-            state.handshakeCorked = false
+        if let session = state.corkedHandshake, !TLSCork.sendQueueIsEmpty(state.socket) {
+            uncork(session, state: state)
         }
         return recv(state.socket, buffer, length, 0)
     }
 
-    /// Waits up to `milliseconds` (`UInt32.max`: `GNUTLS_INDEFINITE_TIMEOUT`) for the socket to be readable, as
-    /// GnuTLS's default does: > 0 when it is, 0 on timeout, -1 on error.
+    private static let corkedWait: gnutls_pull_timeout_func = { pointer, milliseconds in
+        waitReadable(Unmanaged<ConnectionState>.fromOpaque(pointer!).takeUnretainedValue().socket, milliseconds)
+    }
+
+    /// Sends what the cork held and gives the session plain socket reads for the rest of the connection.
+    private static func uncork(_ session: OpaquePointer, state: ConnectionState) {
+        var off: Int32 = 0
+        setsockopt(state.socket, Int32(IPPROTO_TCP), TCP_CORK, &off, socklen_t(MemoryLayout<Int32>.size))
+        state.corkedHandshake = nil
+        gnutls_transport_set_ptr2(session, socketPointer(state.socket), socketPointer(state.socket))
+        gnutls_transport_set_pull_function(session, read)
+        gnutls_transport_set_pull_timeout_function(session, wait)
+    }
+
+    /// A socket as GnuTLS's transport pointer (`GNUTLS_INT_TO_POINTER`).
+    private static func socketPointer(_ socket: Int32) -> UnsafeMutableRawPointer? {
+        UnsafeMutableRawPointer(bitPattern: Int(socket))
+    }
+
+    private static let read: gnutls_pull_func = { pointer, buffer, length in
+        recv(Int32(truncatingIfNeeded: Int(bitPattern: pointer)), buffer, length, 0)
+    }
+
     private static let wait: gnutls_pull_timeout_func = { pointer, milliseconds in
-        let state = Unmanaged<ConnectionState>.fromOpaque(pointer!).takeUnretainedValue()
-        var descriptor = pollfd(fd: state.socket, events: Int16(POLLIN), revents: 0)
-        let timeout = milliseconds == UInt32.max ? -1 : Int32(clamping: milliseconds)
-        return poll(&descriptor, 1, timeout)
+        waitReadable(Int32(truncatingIfNeeded: Int(bitPattern: pointer)), milliseconds)
+    }
+
+    /// Waits up to `milliseconds` (`UInt32.max`: `GNUTLS_INDEFINITE_TIMEOUT`) for `socket` to be readable, as
+    /// GnuTLS's default does: > 0 when it is, 0 on timeout, -1 on error.
+    private static func waitReadable(_ socket: Int32, _ milliseconds: UInt32) -> Int32 {
+        var descriptor = pollfd(fd: socket, events: Int16(POLLIN), revents: 0)
+        return poll(&descriptor, 1, milliseconds == UInt32.max ? -1 : Int32(clamping: milliseconds))
     }
 }

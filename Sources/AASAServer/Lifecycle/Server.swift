@@ -106,7 +106,7 @@ public final class Server: Sendable {
         if let outcome = catalog.status?.lastReload {
             let record = ServerStatus.ReloadRecord(
                 time: outcome.time, trigger: outcome.trigger, result: outcome.result,
-                seconds: Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18,
+                seconds: duration.timeInterval,
                 errors: outcome.errors.count, warnings: outcome.warnings.count, changed: changed)
             reloads.withLock { reloads in
                 reloads.counts[outcome.result.rawValue, default: 0] += 1
