@@ -1,9 +1,12 @@
 #!/usr/bin/env python3
 """Checks the wiring of deploy/kubernetes against the Dockerfile: ports, probe paths, mount paths, the
 non-root user, private key file modes, selectors, the kustomization's resources, and the NetworkPolicy (public
-port open to all, admin port only to the monitoring namespace). `check-manifests.py [ROOT]` checks another
-checkout (the tests use it on altered copies). Prints one line per check and a final `N passed, M failed`
-line."""
+port open to all, admin port only to the monitoring namespace). When deploy/kubernetes/sharded exists, also
+checks the sharded variant (lines starting `sharded:`): its pods against deployment.yaml's, the shard variables
+and the per-pod Services against the StatefulSet, the router's shards.conf against the per-pod Services, the
+router's ports, the kustomization, and the NetworkPolicies (the shards' https only from the router).
+`check-manifests.py [ROOT]` checks another checkout (the tests use it on altered copies). Prints one line per
+check and a final `N passed, M failed` line."""
 import pathlib
 import re
 import sys
@@ -110,5 +113,271 @@ if policies:
           bool(admin_rules) and all(r.get("from") and all(
               set(peer) == {"namespaceSelector"} and peer["namespaceSelector"].get("matchLabels") == monitoring
               for peer in r["from"]) for r in admin_rules))
+
+# The sharded variant (deploy/kubernetes/sharded): a StatefulSet whose pod i serves shard i, its headless Service,
+# one ClusterIP Service per pod, and an nginx router whose shards.conf sends each SNI name to its shard's Service.
+sharded = root / "deploy" / "kubernetes" / "sharded"
+
+
+def nginx_parse(text):
+    """An nginx configuration as a list of (name, arguments, block), block None for a simple directive."""
+    tokens = [t for t in re.findall(r"""#[^\n]*|"(?:[^"\\]|\\.)*"|'(?:[^'\\]|\\.)*'|[{};]|[^\s{};"']+""", text)
+              if not t.startswith("#")]
+    stack, words = [[]], []
+    for token in tokens:
+        if token in ("{", ";"):
+            if not words:
+                raise ValueError(f"'{token}' without a directive")
+            directive = (words[0], words[1:], [] if token == "{" else None)
+            stack[-1].append(directive)
+            if token == "{":
+                stack.append(directive[2])
+            words = []
+        elif token == "}":
+            if words or len(stack) == 1:
+                raise ValueError("unexpected '}'")
+            stack.pop()
+        else:
+            words.append(token[1:-1] if token[0] in "\"'" else token)
+    if words or len(stack) != 1:
+        raise ValueError("unterminated directive or block")
+    return stack[0]
+
+
+def directives(block, name):
+    return [d for d in block or [] if d[0] == name]
+
+
+def container_port(container, port):
+    """A port given by name or number, as a number (None when the container has no such port)."""
+    numbers = {p.get("name"): p["containerPort"] for p in container.get("ports", [])}
+    return numbers.get(port) if isinstance(port, str) else port if port in numbers.values() else None
+
+
+def selects(selector, labels):
+    return bool(selector) and all(labels.get(k) == v for k, v in selector.items())
+
+
+if sharded.is_dir():
+    sdocs = {}
+    for path in sorted(sharded.glob("*.yaml")):
+        for doc in yaml.safe_load_all(path.read_text()):
+            if doc and "kind" in doc:
+                sdocs.setdefault(doc["kind"], []).append(doc)
+    statefulset = (sdocs.get("StatefulSet") or [{}])[0]
+    shard_replicas = statefulset.get("spec", {}).get("replicas", 1)
+    shard_labels = statefulset.get("spec", {}).get("template", {}).get("metadata", {}).get("labels", {})
+    shard_selector = statefulset.get("spec", {}).get("selector", {}).get("matchLabels", {})
+    shard_spec = statefulset.get("spec", {}).get("template", {}).get("spec", {})
+    shard_container = (shard_spec.get("containers") or [{}])[0]
+    services = {s["metadata"]["name"]: s for s in sdocs.get("Service", [])}
+    routers = sdocs.get("Deployment", [])
+    router = routers[0] if len(routers) == 1 else {}
+    router_labels = router.get("spec", {}).get("template", {}).get("metadata", {}).get("labels", {})
+    router_selector = router.get("spec", {}).get("selector", {}).get("matchLabels", {})
+    router_spec = router.get("spec", {}).get("template", {}).get("spec", {})
+    router_container = (router_spec.get("containers") or [{}])[0]
+    check("sharded: one StatefulSet and one router Deployment", len(sdocs.get("StatefulSet", [])) == 1
+          and len(routers) == 1)
+    check("sharded: deployment.yaml's selector selects neither the shard nor the router pods",
+          not selects(labels, shard_labels) and not selects(labels, router_labels))
+
+    # The shard pods are deployment.yaml's, so the two variants cannot drift apart.
+    shard_variables = {"AASA_SHARD_INDEX", "AASA_SHARD_COUNT", "AASA_SERVER_SHARD"}
+    probe_names = ("startupProbe", "livenessProbe", "readinessProbe")
+    aspects = [
+        ("image", lambda s, c: c.get("image")),
+        ("args", lambda s, c: c.get("args")),
+        ("env apart from the shard variables",
+         lambda s, c: [e for e in c.get("env", []) if e.get("name") not in shard_variables]),
+        ("ports", lambda s, c: c.get("ports")),
+        ("probes", lambda s, c: [c.get(n) for n in probe_names]),
+        ("volume mounts", lambda s, c: c.get("volumeMounts")),
+        ("volumes", lambda s, c: s.get("volumes")),
+        ("container securityContext", lambda s, c: c.get("securityContext")),
+        ("pod securityContext", lambda s, c: s.get("securityContext")),
+    ]
+    for aspect, value in aspects:
+        check(f"sharded: shard pods match deployment.yaml's {aspect}",
+              value(shard_spec, shard_container) == value(spec, container))
+
+    # The shard: AASA_SERVER_SHARD=$(index)/$(count), the index from the pod's ordinal, the count = replicas.
+    shard_env = shard_container.get("env", [])
+    names = [e.get("name") for e in shard_env]
+    shard_value = next((e.get("value", "") for e in shard_env if e.get("name") == "AASA_SERVER_SHARD"), "")
+    reference = re.fullmatch(r"\$\((\w+)\)/\$\((\w+)\)", shard_value)
+    check("sharded: AASA_SERVER_SHARD is $(INDEX)/$(COUNT) of variables defined before it",
+          reference is not None and all(v in names[:names.index("AASA_SERVER_SHARD")] for v in reference.groups()))
+    index_variable, count_variable = reference.groups() if reference else (None, None)
+    index_env = next((e for e in shard_env if e.get("name") == index_variable), {})
+    count_env = next((e for e in shard_env if e.get("name") == count_variable), {})
+    check("sharded: the shard index comes from the pod-index label",
+          index_env.get("valueFrom", {}).get("fieldRef", {}).get("fieldPath")
+          == "metadata.labels['apps.kubernetes.io/pod-index']")
+    check("sharded: the shard count equals the StatefulSet's replicas",
+          str(count_env.get("value")) == str(shard_replicas))
+    check("sharded: StatefulSet starts its shards in parallel",
+          statefulset.get("spec", {}).get("podManagementPolicy") == "Parallel")
+
+    # The headless Service, which the StatefulSet requires as its serviceName (the router does not use it).
+    headless_name = statefulset.get("spec", {}).get("serviceName")
+    headless = services.get(headless_name, {}).get("spec", {})
+    check("sharded: StatefulSet serviceName names a Service in sharded/", headless_name in services)
+    check("sharded: headless Service has clusterIP None", headless.get("clusterIP") == "None")
+    check("sharded: headless Service selects the StatefulSet's pods",
+          headless.get("selector") == shard_selector and selects(shard_selector, shard_labels))
+    check("sharded: headless Service publishes ready pods only", headless.get("publishNotReadyAddresses") is False)
+    shard_https = container_port(shard_container, "https")
+    check("sharded: headless Service exposes the shards' https port",
+          [(p.get("port"), container_port(shard_container, p.get("targetPort", p.get("port"))))
+           for p in headless.get("ports", [])] == [(shard_https, shard_https)])
+    shard_budgets = [b for b in sdocs.get("PodDisruptionBudget", [])
+                     if b["spec"].get("selector", {}).get("matchLabels") == shard_selector]
+    check("sharded: a PodDisruptionBudget selects the shard pods", len(shard_budgets) == 1)
+
+    # The per-pod Services: <statefulset>-<i> selects pod i alone by the label the StatefulSet controller sets,
+    # and has a cluster IP, which stays the same and exists while the pod is not ready (nginx resolves once).
+    statefulset_name = statefulset.get("metadata", {}).get("name")
+    pod_name_label = "statefulset.kubernetes.io/pod-name"
+    pod_services = {name: s.get("spec", {}) for name, s in services.items()
+                    if pod_name_label in (s.get("spec", {}).get("selector") or {})}
+    pod_names = [f"{statefulset_name}-{i}" for i in range(shard_replicas)]
+    check("sharded: one per-pod Service per StatefulSet replica, <statefulset>-0 to <statefulset>-<replicas-1>",
+          sorted(pod_services) == sorted(pod_names))
+    check("sharded: each per-pod Service selects only the shard pod of its name, by the pod-name label and the "
+          "StatefulSet's selector",
+          bool(pod_services) and all(
+              s["selector"][pod_name_label] == name and shard_selector.items() <= s["selector"].items()
+              and selects(s["selector"], {**shard_labels, pod_name_label: name})
+              for name, s in pod_services.items()))
+    check("sharded: each per-pod Service has a cluster IP (type ClusterIP, not headless)",
+          bool(pod_services) and all(s.get("type", "ClusterIP") == "ClusterIP" and s.get("clusterIP") != "None"
+                                     for s in pod_services.values()))
+    check("sharded: each per-pod Service has one port, to the shards' https port",
+          bool(pod_services) and all(
+              [container_port(shard_container, p.get("targetPort", p.get("port"))) for p in s.get("ports", [])]
+              == [shard_https] for s in pod_services.values()))
+
+    # The kustomization: every manifest, and the router's ConfigMap from nginx.conf and shards.conf.
+    skustomization = yaml.safe_load((sharded / "kustomization.yaml").read_text()) or {}
+    smanifests = {p.name for p in sharded.glob("*.yaml")} - {"kustomization.yaml"}
+    check("sharded: kustomization lists every manifest in sharded/",
+          set(skustomization.get("resources", [])) == smanifests)
+    router_volumes = {v["name"]: v for v in router_spec.get("volumes", [])}
+    config_mount = next((m for m in router_container.get("volumeMounts", [])
+                         if m.get("mountPath", "").rstrip("/") == "/etc/nginx"), {})
+    config_map = router_volumes.get(config_mount.get("name"), {}).get("configMap", {}).get("name")
+    generated = [g for g in skustomization.get("configMapGenerator", []) if g.get("name") == config_map]
+    check("sharded: kustomization generates the router's /etc/nginx ConfigMap from nginx.conf and shards.conf",
+          config_map is not None and len(generated) == 1
+          and sorted(generated[0].get("files", [])) == ["nginx.conf", "shards.conf"]
+          and all((sharded / f).is_file() for f in ("nginx.conf", "shards.conf")))
+
+    try:
+        nginx_conf = nginx_parse((sharded / "nginx.conf").read_text())
+        shards_conf = nginx_parse((sharded / "shards.conf").read_text())
+        parsed = True
+    except (OSError, ValueError):
+        nginx_conf, shards_conf, parsed = [], [], False
+    check("sharded: nginx.conf and shards.conf parse", parsed)
+    check("sharded: nginx.conf includes shards.conf at the top level",
+          any(d[1] in (["/etc/nginx/shards.conf"], ["shards.conf"]) for d in directives(nginx_conf, "include")))
+    writable = [m["mountPath"].rstrip("/") for m in router_container.get("volumeMounts", [])
+                if "emptyDir" in router_volumes.get(m.get("name"), {})]
+    pid = next((d[1][0] for d in directives(nginx_conf, "pid") if d[1]), "")
+    check("sharded: router has a read-only root filesystem and its pid file on an emptyDir",
+          router_container.get("securityContext", {}).get("readOnlyRootFilesystem") is True
+          and any(pid.startswith(w + "/") for w in writable))
+    check("sharded: router runs as non-root", router_spec.get("securityContext", {}).get("runAsNonRoot") is True)
+
+    # shards.conf: upstream aasa_shard_<i> is pod i, the map and split_clients send names only to them.
+    streams = directives(shards_conf, "stream")
+    check("sharded: shards.conf has one stream block", len(streams) == 1 and streams[0][2] is not None)
+    stream = streams[0][2] if streams else []
+    upstreams = {d[1][0]: d[2] for d in directives(stream, "upstream") if d[1]}
+    expected = [f"aasa_shard_{i}" for i in range(shard_replicas)]
+    check("sharded: shards.conf has one upstream per StatefulSet replica, aasa_shard_0 to aasa_shard_<replicas-1>",
+          sorted(upstreams) == sorted(expected) and len(directives(stream, "upstream")) == len(expected))
+    def pod_service_address(name):
+        """Upstream aasa_shard_<i>'s address: per-pod Service <statefulset>-<i>:<its port>."""
+        service = f"{statefulset_name}-{name.rsplit('_', 1)[1]}"
+        ports = pod_services.get(service, {}).get("ports", [])
+        return f"{service}:{ports[0].get('port')}" if len(ports) == 1 else None
+
+    check("sharded: each upstream aasa_shard_<i> is per-pod Service <statefulset>-<i>:<its port>",
+          bool(upstreams) and all(
+              re.fullmatch(r"aasa_shard_\d+", name) and pod_service_address(name) is not None
+              and [d[1] for d in directives(block, "server")] == [[pod_service_address(name)]]
+              for name, block in upstreams.items()))
+    splits = directives(stream, "split_clients")
+    split_entries = [d for d in (splits[0][2] or []) if d[1]] if len(splits) == 1 else []
+    check("sharded: split_clients has one entry per shard, one for each upstream",
+          bool(split_entries) and len(split_entries) == shard_replicas
+          and sorted(d[1][0] for d in split_entries) == sorted(expected) and split_entries[-1][0] == "*")
+    maps = [d for d in directives(stream, "map") if d[1][:1] == ["$ssl_preread_server_name"]]
+    map_entries = {d[0]: d[1] for d in (maps[0][2] or [])} if len(maps) == 1 else {}
+    split_variable = splits[0][1][1] if len(splits) == 1 and len(splits[0][1]) == 2 else None
+    check("sharded: the SNI map sends its names to upstreams and any other name to split_clients",
+          len(maps) == 1 and len(maps[0][1]) == 2 and map_entries.get("default") == [split_variable]
+          and all(v == [] if k == "hostnames" else k == "default" or (len(v) == 1 and v[0] in upstreams)
+                  for k, v in map_entries.items()))
+    servers = [d[2] for d in directives(stream, "server")]
+    server = servers[0] if len(servers) == 1 else []
+    check("sharded: the stream server reads the SNI name and proxies to the map's upstream",
+          len(servers) == 1 and [d[1] for d in directives(server, "ssl_preread")] == [["on"]]
+          and len(maps) == 1 and [d[1] for d in directives(server, "proxy_pass")] == [[maps[0][1][1]]])
+    listens = [d[1][0].rsplit(":", 1)[-1] for d in directives(server, "listen") if d[1]]
+    listen_port = int(listens[0]) if len(listens) == 1 and listens[0].isdigit() else None
+    check("sharded: shards.conf listens on the router container's port",
+          listen_port is not None and listen_port in [p["containerPort"] for p in router_container.get("ports", [])])
+    public = [s for s in services.values() if s["spec"].get("selector") == router_selector]
+    check("sharded: public Service selects the router pods and sends 443 to shards.conf's listen port",
+          len(public) == 1 and selects(router_selector, router_labels)
+          and [(p.get("port"), container_port(router_container, p.get("targetPort", p.get("port"))))
+               for p in public[0]["spec"].get("ports", [])] == [(443, listen_port)])
+    check("sharded: router probes connect to shards.conf's listen port",
+          all(container_port(router_container, router_container.get(n, {}).get("tcpSocket", {}).get("port"))
+              == listen_port for n in ("livenessProbe", "readinessProbe")))
+    check("sharded: several routers", router.get("spec", {}).get("replicas", 1) >= 2)
+    router_budgets = [b for b in sdocs.get("PodDisruptionBudget", [])
+                      if b["spec"].get("selector", {}).get("matchLabels") == router_selector]
+    check("sharded: a PodDisruptionBudget selects the router pods", len(router_budgets) == 1)
+
+    # NetworkPolicies: the shards' https only from the router, their admin port only from monitoring; the
+    # router's port from anywhere.
+    def spolicy(selector):
+        found = [p["spec"] for p in sdocs.get("NetworkPolicy", [])
+                 if p["spec"].get("podSelector", {}).get("matchLabels") == selector]
+        return found[0] if len(found) == 1 else None
+
+    def sadmits(policy, port_name, port_number):
+        return [r for r in policy.get("ingress", []) if not r.get("ports")
+                or any(p.get("port") in (port_name, port_number) for p in r["ports"])]
+
+    shard_policy = spolicy(shard_selector)
+    check("sharded: a NetworkPolicy selects the shard pods and governs ingress",
+          shard_policy is not None and "Ingress" in shard_policy.get("policyTypes", []))
+    shard_policy = shard_policy or {}
+    from_router = {"podSelector": {"matchLabels": router_selector}}
+    https_rules = sadmits(shard_policy, "https", shard_https)
+    check("sharded: shard NetworkPolicy admits the https port from the router pods",
+          any(from_router in r.get("from", []) for r in https_rules))
+    check("sharded: shard NetworkPolicy admits the https port only from the router pods",
+          bool(https_rules) and all(r.get("from") and all(peer == from_router for peer in r["from"])
+                                    for r in https_rules))
+    admin_rules = sadmits(shard_policy, "admin", container_port(shard_container, "admin"))
+    monitoring = {"kubernetes.io/metadata.name": "monitoring"}
+    check("sharded: shard NetworkPolicy admits the admin port from the monitoring namespace",
+          any(peer.get("namespaceSelector", {}).get("matchLabels") == monitoring
+              for r in admin_rules for peer in r.get("from", [])))
+    check("sharded: shard NetworkPolicy admits the admin port from nowhere else",
+          bool(admin_rules) and all(r.get("from") and all(
+              set(peer) == {"namespaceSelector"} and peer["namespaceSelector"].get("matchLabels") == monitoring
+              for peer in r["from"]) for r in admin_rules))
+    router_policy = spolicy(router_selector)
+    check("sharded: a NetworkPolicy selects the router pods and governs ingress",
+          router_policy is not None and "Ingress" in router_policy.get("policyTypes", []))
+    check("sharded: router NetworkPolicy admits its port from anywhere",
+          any(not r.get("from") for r in sadmits(router_policy or {}, "https", listen_port)))
 print(f"{passed} passed, {failed} failed")
 sys.exit(1 if failed else 0)

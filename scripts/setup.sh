@@ -2,13 +2,13 @@
 # Installs what building and testing aasa-server needs, only when it is missing.
 # Usage: scripts/setup.sh            build and run dependencies
 #        scripts/setup.sh --test     plus what the tests use (curl, openssl CLI, headless Chromium, testssl.sh,
-#                                    pebble and pebble-challtestsrv for ACME,
-#                                    Python jsonschema)
+#                                    pebble and pebble-challtestsrv for ACME, nginx with its stream
+#                                    module as the shard router, Python jsonschema)
 set -euo pipefail
 
 packages=(libmicrohttpd-dev libgnutls28-dev libssl-dev libcurl4-openssl-dev pkg-config)
 if [[ "${1:-}" == "--test" ]]; then
-    packages+=(curl openssl python3 iproute2 chromium testssl.sh pebble)
+    packages+=(curl openssl python3 iproute2 chromium testssl.sh pebble nginx libnginx-mod-stream)
 fi
 
 missing=()

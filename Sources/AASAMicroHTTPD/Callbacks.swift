@@ -125,14 +125,8 @@ let accessHandler: MHD_AccessHandlerCallback = { cls, connection, url, method, v
         if context.isTLS { TLSCork.cork(connection, bodyBytes: bodyBytes) }
         if let queued = snapshot.queue(prepared, secure: context.isTLS, on: connection) {
             result = queued
-        } else if let forms = prepared.transportForms,
-            let native = try? forms.form(
-                secure: context.isTLS, make: { try NativeResponse(prepared.response, secure: context.isTLS) })
-        {
-            // A response kept outside the table (a page rendered for one URL): built for the wire once.
-            result = native.queue(on: connection)
         } else {
-            // A response from another table (a router bug): still answer correctly, just not precomputed.
+            // A response libmicrohttpd refused to build (checked when its table was swapped in): answer anyway.
             result = queueDynamic(prepared.response, on: connection, context: context)
         }
     case .dynamic(let response):
@@ -311,7 +305,7 @@ let certificateRetrieveCallback:
             let state = ConnectionState.of(OpaquePointer(connection)),
             let table = state.certificates
         else { return -1 }
-        let credential = table.credentials[table.entryIndex(forServerName: state.serverName(of: session))]
+        let credential = table.credential(forServerName: state.serverName(of: session))
         certificates.pointee = credential.certificates
         certificateCount.pointee = credential.count
         privateKey.pointee = credential.privateKey

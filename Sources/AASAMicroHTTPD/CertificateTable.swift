@@ -2,13 +2,18 @@ internal import AASACore
 
 /// The certificates a TLS listener serves, chosen per connection by the client's SNI.
 ///
-/// Immutable: to change certificates, build a new table and pass it to ``HTTPListener/replaceCertificates(_:)``.
-/// Each table stays alive while any connection accepted under it is open (the connection retains it), so a
-/// replaced table is freed once its last connection closes.
+/// Immutable: to change certificates, make a new table (``updating(removing:adding:defaultID:)`` makes one from
+/// this one, sharing every name its changes do not touch) and pass it to ``HTTPListener/replaceCertificates(_:)``,
+/// which swaps it in atomically, so a handshake always sees one complete table. Each table stays alive while any
+/// connection accepted under it is open (the connection retains it), so a replaced table is freed once its last
+/// connection closes.
 public final class CertificateTable: Sendable {
     /// One certificate chain, its key, and the names it is served for: as PEM to import when the table is built,
     /// or as a credential imported before.
     public struct Entry: Sendable {
+        /// What names the entry in the table (the certificate folder it comes from); `nil`: its position in the
+        /// entries the table is made with.
+        public var id: String?
         /// Server names (`a.example`, or `*.example` for one label under it) that select this entry.
         public var names: [String]
         /// PEM chain, leaf first (a certbot `fullchain.pem`); empty in an entry made from a credential.
@@ -19,9 +24,16 @@ public final class CertificateTable: Sendable {
         public var staple: OCSPStaple?
         /// The credential imported before, which the table serves instead of importing the PEM.
         public let credential: GnuTLSCredential?
+        /// Whether the entry serves its names only while no other entry covers them (exactly or by a wildcard):
+        /// a stand-in, such as the temporary certificate of a domain waiting for its first ACME certificate.
+        public var isFallback = false
 
         /// An entry whose chain and key are imported when the table is built.
-        public init(names: [String], certificateChainPEM: [UInt8], privateKeyPEM: [UInt8], staple: OCSPStaple? = nil) {
+        public init(
+            id: String? = nil, names: [String], certificateChainPEM: [UInt8], privateKeyPEM: [UInt8],
+            staple: OCSPStaple? = nil
+        ) {
+            self.id = id
             self.names = names
             self.certificateChainPEM = certificateChainPEM
             self.privateKeyPEM = privateKeyPEM
@@ -31,7 +43,9 @@ public final class CertificateTable: Sendable {
 
         /// An entry served by `credential`, imported before: a table rebuilt for one changed certificate among
         /// thousands imports nothing else, and a server need not keep any certificate's bytes to rebuild it.
-        public init(names: [String], credential: GnuTLSCredential) {
+        public init(id: String? = nil, names: [String], credential: GnuTLSCredential, isFallback: Bool = false) {
+            self.id = id
+            self.isFallback = isFallback
             self.names = names
             certificateChainPEM = []
             privateKeyPEM = []
@@ -54,19 +68,44 @@ public final class CertificateTable: Sendable {
         }
     }
 
-    let credentials: [GnuTLSCredential]
-    private let exact: [String: Int]
-    private let wildcard: [String: Int]
-    /// Index of the entry served without SNI or for an unknown name.
-    public let defaultEntry: Int
+    /// One entry as the table keeps it.
+    private struct Stored: Sendable {
+        /// Its canonical names, to take them out when the entry goes.
+        var names: [String]
+        var credential: GnuTLSCredential
+        var isFallback: Bool
+    }
 
-    /// Builds the table, importing the entries given as PEM into GnuTLS (spread over every processor).
+    /// An entry listing a name, among the others listing it in order (fallbacks last, then by id): the first is
+    /// served.
+    private struct Candidate: Sendable {
+        var id: String
+        var credential: GnuTLSCredential
+        var isFallback: Bool
+
+        /// Whether this candidate is served before `other`.
+        func precedes(_ other: Candidate) -> Bool {
+            isFallback != other.isFallback ? !isFallback : id < other.id
+        }
+    }
+
+    private let entries: PersistentDictionary<String, Stored>
+    /// Exact names, and the parents of `*.` names, to the entries listing them.
+    private let exact: PersistentDictionary<String, [Candidate]>
+    private let wildcard: PersistentDictionary<String, [Candidate]>
+    /// The id of the entry served without SNI or for an unknown name.
+    public let defaultID: String
+    private let defaultCredential: GnuTLSCredential
+
+    /// Builds the table, importing the entries given as PEM into GnuTLS (spread over every processor). An entry
+    /// without an ``Entry/id`` is named by its position (``positionID(_:)``).
     ///
     /// - Parameter defaultEntry: index of the entry used when the client sends no SNI or a name no entry covers
     ///   (handshakes never fail for lack of a match).
-    /// - Throws: ``HTTPListenerError`` when the table is empty, the default index is out of range, or a chain or
-    ///   key cannot be imported or do not belong together (the error of the first such entry, in order).
-    public init(entries: [Entry], defaultEntry: Int = 0) throws {
+    /// - Throws: ``HTTPListenerError`` when the table is empty, the default index is out of range, two entries
+    ///   have one id, or a chain or key cannot be imported or do not belong together (the error of the first such
+    ///   entry, in order).
+    public convenience init(entries: [Entry], defaultEntry: Int = 0) throws {
         guard !entries.isEmpty else {
             throw HTTPListenerError(.invalidCertificateTable, "a TLS listener needs at least one certificate")
         }
@@ -75,58 +114,184 @@ public final class CertificateTable: Sendable {
                 .invalidCertificateTable,
                 "default certificate entry \(defaultEntry) does not exist (table has \(entries.count) entries)")
         }
-        var exact: [String: Int] = [:]
-        var wildcard: [String: Int] = [:]
-        let intermediates = SharedIntermediates()
-        let credentials = try (0..<entries.count).concurrentMap { index -> Result<GnuTLSCredential, any Error> in
-            let entry = entries[index]
-            if let credential = entry.credential { return .success(credential) }
-            return Result {
-                try GnuTLSCredential(
-                    chainPEM: entry.certificateChainPEM, keyPEM: entry.privateKeyPEM, staple: entry.staple,
-                    label: "certificate entry \(index) (\(entry.names.joined(separator: ", ")))",
-                    intermediates: intermediates)
+        var named = entries
+        for index in named.indices where named[index].id == nil { named[index].id = Self.positionID(index) }
+        let stored = try Self.imported(named)
+        var table = (
+            entries: PersistentDictionary<String, Stored>(), exact: [String: [Candidate]](),
+            wildcard: [String: [Candidate]]()
+        )
+        for (entry, kept) in zip(named, stored) {
+            guard table.entries[entry.id!] == nil else {
+                throw HTTPListenerError(.invalidCertificateTable, "two certificate entries are named '\(entry.id!)'")
             }
-        }.map { try $0.get() }
-        for (index, entry) in entries.enumerated() {
-            for name in entry.names {
-                let canonical = Self.canonical(name)
-                if canonical.hasPrefix("*.") {
-                    wildcard[String(canonical.dropFirst(2))] = wildcard[String(canonical.dropFirst(2))] ?? index
+            table.entries[entry.id!] = kept
+            for name in kept.names {
+                let candidate = Candidate(id: entry.id!, credential: kept.credential, isFallback: kept.isFallback)
+                if name.hasPrefix("*.") {
+                    table.wildcard[String(name.dropFirst(2)), default: []].append(candidate)
                 } else {
-                    exact[canonical] = exact[canonical] ?? index
+                    table.exact[name, default: []].append(candidate)
                 }
             }
         }
-        self.credentials = credentials
+        // Entries in id order for each name, as ``updating(removing:adding:defaultID:)`` keeps them.
+        func sorted(_ names: [String: [Candidate]]) -> PersistentDictionary<String, [Candidate]> {
+            PersistentDictionary(names.lazy.map { ($0.key, $0.value.sorted { $0.precedes($1) }) })
+        }
+        let defaultID = named[defaultEntry].id!
+        self.init(
+            entries: table.entries, exact: sorted(table.exact), wildcard: sorted(table.wildcard), defaultID: defaultID)
+    }
+
+    private init(
+        entries: PersistentDictionary<String, Stored>, exact: PersistentDictionary<String, [Candidate]>,
+        wildcard: PersistentDictionary<String, [Candidate]>, defaultID: String
+    ) {
+        self.entries = entries
         self.exact = exact
         self.wildcard = wildcard
-        self.defaultEntry = defaultEntry
+        self.defaultID = defaultID
+        defaultCredential = entries[defaultID]!.credential
+    }
+
+    /// A table with the entries `removing` names taken out and `adding` put in (an id in both is replaced), and
+    /// `defaultID` (or this table's default) served without SNI or for an unknown name. Only the names of the
+    /// entries changed are touched: the rest is shared with this table.
+    ///
+    /// - Throws: ``HTTPListenerError`` when an added entry has no id, its chain or key cannot be imported, the
+    ///   table would be empty, or the default entry would not be in it.
+    public func updating(removing: some Sequence<String>, adding: [Entry], defaultID: String? = nil) throws
+        -> CertificateTable
+    {
+        guard adding.allSatisfy({ $0.id != nil }) else {
+            throw HTTPListenerError(.invalidCertificateTable, "an entry added to a table needs an id")
+        }
+        let stored = try Self.imported(adding)
+        var entries = self.entries
+        var exact = self.exact
+        var wildcard = self.wildcard
+        func remove(_ id: String) {
+            guard let old = entries.removeValue(forKey: id) else { return }
+            for name in old.names {
+                if name.hasPrefix("*.") {
+                    let parent = String(name.dropFirst(2))
+                    wildcard[parent] = wildcard[parent]?.filter { $0.id != id }.nonEmpty
+                } else {
+                    exact[name] = exact[name]?.filter { $0.id != id }.nonEmpty
+                }
+            }
+        }
+        for id in removing { remove(id) }
+        for (entry, kept) in zip(adding, stored) {
+            let id = entry.id!
+            remove(id)
+            entries[id] = kept
+            let candidate = Candidate(id: id, credential: kept.credential, isFallback: kept.isFallback)
+            func insert(into list: inout [Candidate]) {
+                list.insert(candidate, at: list.firstIndex { candidate.precedes($0) } ?? list.endIndex)
+            }
+            for name in kept.names {
+                if name.hasPrefix("*.") {
+                    insert(into: &wildcard[String(name.dropFirst(2)), default: []])
+                } else {
+                    insert(into: &exact[name, default: []])
+                }
+            }
+        }
+        guard !entries.isEmpty else {
+            throw HTTPListenerError(.invalidCertificateTable, "a TLS listener needs at least one certificate")
+        }
+        let defaultID = defaultID ?? self.defaultID
+        guard entries[defaultID] != nil else {
+            throw HTTPListenerError(
+                .invalidCertificateTable, "the default certificate entry '\(defaultID)' is not in the table")
+        }
+        return CertificateTable(entries: entries, exact: exact, wildcard: wildcard, defaultID: defaultID)
+    }
+
+    /// Each entry's canonical names and credential: imported from PEM (spread over every processor, sharing
+    /// the intermediates the chains have in common) or taken as given.
+    private static func imported(_ entries: [Entry]) throws -> [Stored] {
+        let intermediates = SharedIntermediates()
+        return try (0..<entries.count).concurrentMap { index -> Result<Stored, any Error> in
+            let entry = entries[index]
+            let names = entry.names.map(canonical)
+            if let credential = entry.credential {
+                return .success(Stored(names: names, credential: credential, isFallback: entry.isFallback))
+            }
+            return Result {
+                Stored(
+                    names: names,
+                    credential: try GnuTLSCredential(
+                        chainPEM: entry.certificateChainPEM, keyPEM: entry.privateKeyPEM, staple: entry.staple,
+                        label:
+                            "certificate entry \(entry.id ?? String(index)) (\(entry.names.joined(separator: ", ")))",
+                        intermediates: intermediates), isFallback: entry.isFallback)
+            }
+        }.map { try $0.get() }
     }
 
     /// Number of entries.
-    public var count: Int { credentials.count }
+    public var count: Int { entries.count }
 
-    /// The entry served for `serverName`: exact name, else a `*.` entry for its parent, else the default.
+    /// The id of an entry given without one: its position, zero-padded so ids sort as positions do.
+    public static func positionID(_ index: Int) -> String {
+        let digits = String(index)
+        return String(repeating: "0", count: max(0, 8 - digits.count)) + digits
+    }
+
+    /// The ids of the entries, in no particular order.
+    public var ids: [String] { entries.keys }
+
+    /// The credential served for `serverName` (``entryID(forServerName:)``).
+    func credential(forServerName serverName: String?) -> GnuTLSCredential {
+        guard let serverName else { return defaultCredential }
+        return candidate(for: Self.canonical(serverName))?.credential ?? defaultCredential
+    }
+
+    /// The credential of the entry `id`, if the table has one.
+    public func credential(id: String) -> GnuTLSCredential? {
+        entries[id]?.credential
+    }
+
+    /// The id of the entry served for `serverName`: exact name, else a `*.` entry for its parent, else the default.
     ///
-    /// Names compare case-insensitively with one trailing dot ignored; the first entry listing a name wins.
-    public func entryIndex(forServerName serverName: String?) -> Int {
-        guard let serverName else { return defaultEntry }
-        let name = Self.canonical(serverName)
-        if let index = exact[name] { return index }
-        if let dot = name.firstIndex(of: "."), dot != name.startIndex,
-            let index = wildcard[String(name[name.index(after: dot)...])]
-        {
-            return index
+    /// Names compare case-insensitively with one trailing dot ignored; among entries listing one name, the first
+    /// id in sorted order wins.
+    public func entryID(forServerName serverName: String?) -> String {
+        serverName.flatMap(entryID(covering:)) ?? defaultID
+    }
+
+    /// The id of the entry whose names cover `name` (exact, else a `*.` name for its parent); `nil` when none
+    /// does and a handshake for it would get the default entry.
+    public func entryID(covering name: String) -> String? {
+        candidate(for: Self.canonical(name))?.id
+    }
+
+    /// The entry served for the canonical `name`: the first listing it exactly, else the first listing a `*.` name
+    /// for its parent; a fallback only when no other entry covers it either way.
+    private func candidate(for name: String) -> Candidate? {
+        let byName = exact[name]?.first
+        if let byName, !byName.isFallback { return byName }
+        var byWildcard: Candidate?
+        if let dot = name.firstIndex(of: "."), dot != name.startIndex {
+            byWildcard = wildcard[String(name[name.index(after: dot)...])]?.first
         }
-        return defaultEntry
+        if let byWildcard, !byWildcard.isFallback { return byWildcard }
+        return byName ?? byWildcard
     }
 
     /// Lowercased ASCII, one trailing dot removed.
-    static func canonical(_ name: String) -> String {
+    public static func canonical(_ name: String) -> String {
         var bytes = Array(name.utf8)
         if bytes.last == UInt8(ascii: ".") { bytes.removeLast() }
         for index in bytes.indices where bytes[index] >= 65 && bytes[index] <= 90 { bytes[index] += 32 }
         return String(decoding: bytes, as: UTF8.self)
     }
+}
+
+extension Array {
+    /// `nil` when empty.
+    fileprivate var nonEmpty: Self? { isEmpty ? nil : self }
 }

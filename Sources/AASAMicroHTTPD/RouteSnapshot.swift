@@ -1,89 +1,67 @@
 public import AASACore
 internal import CMicroHTTPD
 
-/// A route table with a native response built for each of its prepared responses.
+/// A route table whose new prepared responses have their native forms built.
 ///
 /// Immutable. Several listeners can serve one snapshot (``HTTPListener/init(configuration:snapshot:)``), so
 /// the HTTPS and the plain HTTP listener build each native response once between them. The access handler
 /// retains the current snapshot for the length of one handler call, so a concurrent
 /// ``HTTPListener/replaceRoutes(_:)`` never frees responses being looked up.
+///
+/// The native forms live in the prepared responses themselves (``PreparedResponse/transportForm(secure:make:)``):
+/// a table made from the previous one (a reload that changed a few domains) lists only its new responses, and
+/// the snapshot builds only theirs; every other response keeps the forms it has.
 public final class RouteSnapshot: Sendable {
-    /// What the access handler reads for one prepared response, kept side by side in one array so a request
-    /// touches one entry rather than three arrays and an object (at thousands of domains each is a cache miss).
-    ///
-    /// `@unchecked Sendable` for the same reason as ``NativeResponse``: the responses are never changed once
-    /// built, and libmicrohttpd queues one response on many connections from many threads.
-    struct Entry: @unchecked Sendable {
-        /// The prepared response's identity, to check that a `.prepared` decision belongs to this table.
-        let prepared: ObjectIdentifier
-        /// The `MHD_Response` for plain HTTP, owned by one of ``owners``.
-        let plain: OpaquePointer
-        /// The `MHD_Response` for TLS: the plain one unless the response has HTTPS-only headers (HSTS,
-        /// RFC 6797 §7.2: never sent over plain HTTP).
-        let secure: OpaquePointer
-        let status: UInt32
-    }
-
     /// The router.
     let table: any RouteTable
-    /// The table's prepared responses, kept alive for ``entries``.
-    let prepared: [PreparedResponse]
-    /// One entry per prepared response id.
-    let entries: [Entry]
-    /// Every native response the entries point into, each once.
-    let owners: [NativeResponse]
+    /// The native forms of the responses every domain sends alike (``PreparedResponse/isCommon``), by response,
+    /// plain and TLS: each is built once for all domains, and handed on to the next snapshot.
+    private let common: [Response: NativeResponse]
+    private let commonSecure: [Response: NativeResponse]
 
-    /// Builds every native response once; prepared responses with identical status, headers and body (every
-    /// domain's 404 and 405) share one, as libmicrohttpd responses are immutable and reference-counted.
+    /// Builds the native form of every response in `table.preparedResponses` (both forms when it has HTTPS-only
+    /// headers). Responses every domain sends alike share one form, found in `previous` or built once here.
     ///
-    /// - Throws: ``HTTPListenerError`` `invalid-response` when ids are not dense or a response cannot be built.
-    public init(_ table: some RouteTable) throws {
+    /// - Throws: ``HTTPListenerError`` `invalid-response` when a response cannot be built.
+    public init(_ table: some RouteTable, previous: RouteSnapshot? = nil) throws {
         self.table = table
-        let prepared = table.preparedResponses
-        var entries: [Entry] = []
-        entries.reserveCapacity(prepared.count)
-        var built: [Response: NativeResponse] = [:]
-        var builtSecure: [Response: NativeResponse] = [:]
-        for (index, response) in prepared.enumerated() {
-            guard response.id == index else {
-                throw HTTPListenerError(
-                    .invalidResponse,
-                    "prepared response at position \(index) has id \(response.id); ids must be dense and in order")
+        var common = previous?.common ?? [:]
+        var commonSecure = previous?.commonSecure ?? [:]
+        for prepared in table.preparedResponses {
+            let response = prepared.response
+            let plain = try prepared.transportForm(secure: false) {
+                try Self.form(response, secure: false, common: prepared.isCommon, in: &common)
             }
-            let plain = try Self.shared(response.response, secure: false, in: &built)
-            let secure =
-                response.response.httpsOnlyHeaders.isEmpty
-                ? plain : try Self.shared(response.response, secure: true, in: &builtSecure)
-            entries.append(
-                Entry(
-                    prepared: ObjectIdentifier(response), plain: plain.pointer, secure: secure.pointer,
-                    status: plain.status))
+            _ = try prepared.transportForm(secure: true) {
+                response.httpsOnlyHeaders.isEmpty
+                    ? plain : try Self.form(response, secure: true, common: prepared.isCommon, in: &commonSecure)
+            }
         }
-        self.prepared = prepared
-        self.entries = entries
-        owners = Array(built.values) + Array(builtSecure.values)
+        self.common = common
+        self.commonSecure = commonSecure
     }
 
-    /// The native response already built for an identical `response`, else a new one remembered in `built`.
-    private static func shared(
-        _ response: Response, secure: Bool, in built: inout [Response: NativeResponse]
+    /// The native form of `response`: for a common one, the form already built for an identical response.
+    private static func form(
+        _ response: Response, secure: Bool, common: Bool, in built: inout [Response: NativeResponse]
     ) throws -> NativeResponse {
+        guard common else { return try NativeResponse(response, secure: secure) }
         if let same = built[response] { return same }
         let made = try NativeResponse(response, secure: secure)
         built[response] = made
         return made
     }
 
-    /// Queues the native response built for `response` on `connection`; `nil` when `response` is not one of
-    /// this table's.
+    /// Queues the native form of `response` on `connection`, building it first if it has none yet (a response
+    /// made after the table, such as a page rendered for one URL); `nil` when it cannot be built.
     @inline(__always)
     func queue(_ response: PreparedResponse, secure: Bool, on connection: OpaquePointer) -> MHD_Result? {
-        let id = response.id
-        guard id >= 0, id < entries.count else { return nil }
-        return entries.withUnsafeBufferPointer { entries in
-            let entry = entries[id]
-            guard entry.prepared == ObjectIdentifier(response) else { return nil }
-            return MHD_queue_response(connection, entry.status, secure ? entry.secure : entry.plain)
+        if let native = response.transportForm(secure: secure, as: NativeResponse.self) {
+            return native.queue(on: connection)
         }
+        let built = try? response.transportForm(secure: secure) {
+            try NativeResponse(response.response, secure: secure)
+        }
+        return built?.queue(on: connection)
     }
 }

@@ -15,13 +15,15 @@ import Testing
                 pki.entry(["www.shop.test", "Other.Test."]).entry,
             ], defaultEntry: 0)
         #expect(table.count == 3)
-        #expect(table.entryIndex(forServerName: "www.shop.test") == 2)  // exact beats wildcard
-        #expect(table.entryIndex(forServerName: "api.shop.test") == 1)
-        #expect(table.entryIndex(forServerName: "API.SHOP.TEST.") == 1)
-        #expect(table.entryIndex(forServerName: "other.test") == 2)
-        #expect(table.entryIndex(forServerName: "shop.test") == 0)
-        #expect(table.entryIndex(forServerName: "a.b.shop.test") == 0)
-        #expect(table.entryIndex(forServerName: nil) == 0)
+        let entry = CertificateTable.positionID
+        #expect(table.entryID(forServerName: "www.shop.test") == entry(2))  // exact beats wildcard
+        #expect(table.entryID(forServerName: "api.shop.test") == entry(1))
+        #expect(table.entryID(forServerName: "API.SHOP.TEST.") == entry(1))
+        #expect(table.entryID(forServerName: "other.test") == entry(2))
+        #expect(table.entryID(forServerName: "shop.test") == entry(0))
+        #expect(table.entryID(covering: "shop.test") == nil)
+        #expect(table.entryID(forServerName: "a.b.shop.test") == entry(0))
+        #expect(table.entryID(forServerName: nil) == entry(0))
     }
 
     @Test func emptyTableAndBadDefaultAreRejected() throws {
@@ -41,7 +43,7 @@ import Testing
         var entries = [try pki.entry(["a.test"]).entry, try pki.entry(["b.test"]).entry]
         for index in entries.indices { entries[index].certificateChainPEM += caPEM }
         let table = try CertificateTable(entries: entries)
-        let (a, b) = (table.credentials[0], table.credentials[1])
+        let (a, b) = try (#require(table.credential(id: "00000000")), #require(table.credential(id: "00000001")))
         #expect(a.count == 2 && b.count == 2)
         #expect(a.certificates[1].cert.data == b.certificates[1].cert.data)
         #expect(a.certificates[1].pubkey == b.certificates[1].pubkey)
@@ -87,14 +89,52 @@ import Testing
         let first = try CertificateTable(entries: [CertificateTable.Entry(names: ["a.test"], credential: credential)])
         let second = try CertificateTable(
             entries: [b, CertificateTable.Entry(names: ["a.test", "www.a.test"], credential: credential)])
-        #expect(first.credentials[0] === credential && second.credentials[1] === credential)
-        #expect(second.entryIndex(forServerName: "www.a.test") == 1)
-        #expect(second.credentials[0] !== credential)
+        #expect(first.credential(id: "00000000") === credential && second.credential(id: "00000001") === credential)
+        #expect(second.entryID(forServerName: "www.a.test") == "00000001")
+        #expect(second.credential(id: "00000000") !== credential)
         #expect(credential.staple?.pointee.response.size == 2)
         // A key that is not the leaf's is refused at the import, with the code the server turns into a finding.
         let refused = #expect(throws: HTTPListenerError.self) {
             try GnuTLSCredential(chainPEM: a.certificateChainPEM, keyPEM: b.privateKeyPEM, label: "a")
         }
         #expect(refused?.code == .keyMismatch)
+    }
+
+    /// A reload changes a few certificates among thousands: the new table replaces, adds and removes entries by id,
+    /// keeps every other entry's credential, and the table it was made from still serves what it served.
+    @Test func updatingReplacesAddsAndRemovesEntriesByID() throws {
+        let pki = try TestPKI()
+        let a = try pki.entry(["a.test", "*.a.test"]).entry
+        let b = try pki.entry(["b.test"]).entry
+        let c = try pki.entry(["c.test", "b.test"]).entry
+        func named(_ id: String, _ entry: CertificateTable.Entry) -> CertificateTable.Entry {
+            var entry = entry
+            entry.id = id
+            return entry
+        }
+        let first = try CertificateTable(entries: [named("a", a), named("b", b)], defaultEntry: 0)
+        let kept = try #require(first.credential(id: "b"))
+        // "a" renewed for other names, "c" added (listing b.test too: "b" sorts first and keeps serving it).
+        let second = try first.updating(
+            removing: [], adding: [named("a", try pki.entry(["www.a.test"]).entry), named("c", c)])
+        #expect(second.count == 3)
+        #expect(second.credential(id: "b") === kept)
+        #expect(second.credential(id: "a") !== first.credential(id: "a"))
+        #expect(second.entryID(covering: "a.test") == nil)
+        #expect(second.entryID(covering: "x.a.test") == nil)
+        #expect(second.entryID(covering: "www.a.test") == "a")
+        #expect(second.entryID(covering: "b.test") == "b")
+        #expect(second.entryID(covering: "c.test") == "c")
+        // The first table is untouched.
+        #expect(first.entryID(covering: "x.a.test") == "a")
+        #expect(first.entryID(covering: "c.test") == nil)
+        // Removing "b" hands b.test to "c"; removing the default needs a new one.
+        let third = try second.updating(removing: ["b"], adding: [])
+        #expect(third.entryID(covering: "b.test") == "c")
+        let noDefault = #expect(throws: HTTPListenerError.self) { try third.updating(removing: ["a"], adding: []) }
+        #expect(noDefault?.code == .invalidCertificateTable)
+        let fourth = try third.updating(removing: ["a"], adding: [], defaultID: "c")
+        #expect(fourth.entryID(forServerName: "unknown.test") == "c")
+        #expect(fourth.ids.sorted() == ["c"])
     }
 }

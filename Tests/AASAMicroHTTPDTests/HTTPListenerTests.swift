@@ -29,14 +29,14 @@ import Testing
         let routes = TestRoutes(helloBody: "hello\n")
         let listener = try HTTPListener(configuration: testConfiguration(), routes: routes)
         defer { listener.stop(timeout: .zero) }
-        let forms = try #require(routes.kept.transportForms)
+        #expect(routes.kept.transportForm(secure: false, as: NativeResponse.self) == nil)
         for _ in 0..<3 {
             let (head, body) = splitResponse(try curl("/kept", port: listener.port).output)
             #expect(head.hasPrefix("HTTP/1.1 200") && head.contains("X-Route: kept"))
             #expect(body == "kept body\n")
         }
         // The listener stored its native form after the first request: asking again builds nothing.
-        let stored = forms.form(secure: false) { () -> NativeResponse in
+        let stored = routes.kept.transportForm(secure: false) { () -> NativeResponse in
             Issue.record("the native form was not kept")
             return try! NativeResponse(Response(status: 500))
         }

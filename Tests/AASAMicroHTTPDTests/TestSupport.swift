@@ -12,7 +12,7 @@ struct TestRoutes: RouteTable {
     let preparedResponses: [PreparedResponse]
     private let hello: PreparedResponse
     let kept = PreparedResponse(
-        kept: Response(status: 200, headers: [HTTPHeader("X-Route", "kept")], body: Array("kept body\n".utf8)))
+        Response(status: 200, headers: [HTTPHeader("X-Route", "kept")], body: Array("kept body\n".utf8)))
 
     init(helloBody: String) {
         var builder = PreparedResponseBuilder()

@@ -76,35 +76,66 @@ public struct DomainFolder: Sendable, Hashable {
         let excludedReal = excluded.compactMap(Confinement.realPath)
         let prefix = directory.hasSuffix("/") ? directory : directory + "/"
         var folders: [DomainFolder] = []
-        while let entry = readdir(stream) {
-            let name = withUnsafeBytes(of: entry.pointee.d_name) { raw in
+        while let item = readdir(stream) {
+            let name = withUnsafeBytes(of: item.pointee.d_name) { raw in
                 String(decoding: raw.prefix(while: { $0 != 0 }), as: UTF8.self)
             }
-            guard !name.hasPrefix(".") else { continue }
-            let path = prefix + name
-            var status = stat()
-            guard lstat(path, &status) == 0 else { continue }
-            let isLink = status.st_mode & S_IFMT == S_IFLNK
-            let realFolder: String?
-            switch status.st_mode & S_IFMT {
-            case S_IFDIR:
-                realFolder = realRoot == "/" ? "/" + name : realRoot + "/" + name
-            case S_IFLNK:
-                // A link to a folder (Kubernetes' ..data/<domain>, a deploy tool's release folder).
-                guard stat(path, &status) == 0, status.st_mode & S_IFMT == S_IFDIR else { continue }
-                realFolder = Confinement.realPath(path)
-            default:
+            guard let folder = Self.entry(name, prefix: prefix, realRoot: realRoot, excluded: excludedReal) else {
                 continue
             }
-            var folder = DomainFolder(
-                domain: name, file: path + "/" + SiteConfigLoader.fileName, realFolder: realFolder,
-                realRoot: realRoot, excluded: excludedReal)
-            folder.isLink = isLink
             folders.append(folder)
         }
         folders.sort { $0.domain < $1.domain }
         refuseShared(&folders)
         return folders
+    }
+
+    /// The domain folder `name` in `directory` as ``list(_:excluding:)`` finds it, without listing the others: what a
+    /// reload of one changed folder reads. `nil` when there is no such folder (or the entry is hidden, or not a
+    /// folder). A symlinked folder is found by listing them all: only the others' locations tell whether it leads
+    /// to (or into) one of theirs.
+    ///
+    /// Throws only when `directory` itself cannot be read.
+    public static func named(_ name: String, in directory: String, excluding excluded: [String] = [])
+        throws(Diagnostic) -> DomainFolder?
+    {
+        guard !name.isEmpty, !name.contains("/") else { return nil }
+        let prefix = directory.hasSuffix("/") ? directory : directory + "/"
+        var status = stat()
+        if lstat(prefix + name, &status) == 0, status.st_mode & S_IFMT == S_IFLNK {
+            return try list(directory, excluding: excluded).first { $0.domain == name }
+        }
+        guard let realRoot = Confinement.realPath(directory) else {
+            _ = try list(directory, excluding: excluded)  // the same error as a full listing's
+            return nil
+        }
+        return entry(name, prefix: prefix, realRoot: realRoot, excluded: excluded.compactMap(Confinement.realPath))
+    }
+
+    /// The entry `name` of the folder `prefix` (ending in `/`) as a domain folder, or `nil` when it is hidden, gone
+    /// or not a folder; not yet checked against the other folders (``refuseShared(_:)``).
+    private static func entry(_ name: String, prefix: String, realRoot: String, excluded: [String]) -> DomainFolder? {
+        guard !name.hasPrefix(".") else { return nil }
+        let path = prefix + name
+        var status = stat()
+        guard lstat(path, &status) == 0 else { return nil }
+        let isLink = status.st_mode & S_IFMT == S_IFLNK
+        let realFolder: String?
+        switch status.st_mode & S_IFMT {
+        case S_IFDIR:
+            realFolder = realRoot == "/" ? "/" + name : realRoot + "/" + name
+        case S_IFLNK:
+            // A link to a folder (Kubernetes' ..data/<domain>, a deploy tool's release folder).
+            guard stat(path, &status) == 0, status.st_mode & S_IFMT == S_IFDIR else { return nil }
+            realFolder = Confinement.realPath(path)
+        default:
+            return nil
+        }
+        var folder = DomainFolder(
+            domain: name, file: path + "/" + SiteConfigLoader.fileName, realFolder: realFolder, realRoot: realRoot,
+            excluded: excluded)
+        folder.isLink = isLink
+        return folder
     }
 
     /// Refuses every linked folder that resolves to another domain's folder or below it: one tenant's link must not

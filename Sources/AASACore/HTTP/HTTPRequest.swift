@@ -47,7 +47,10 @@ public enum RouteDecision: Sendable {
 
 /// Maps requests to responses. Implementations are immutable snapshots: a reload builds a new one.
 public protocol RouteTable: Sendable {
-    /// Every response this table can return as `.prepared`, indexed by ``PreparedResponse/id``.
+    /// The responses this table prepared that no table before it held: the transport builds their native forms
+    /// when the table is swapped in (``PreparedResponse/transportForm(secure:make:)``), so a broken one is found
+    /// then. A table made from another one lists only its new responses; a response it returns that is not
+    /// listed is built for the wire on first use.
     var preparedResponses: [PreparedResponse] { get }
     /// Decides the response for `request`. Called concurrently from transport threads.
     func route(_ request: some HTTPRequest) -> RouteDecision

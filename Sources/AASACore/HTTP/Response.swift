@@ -61,72 +61,71 @@ public struct Response: Sendable, Hashable {
 
 /// A response built once at load time and shared by every request that routes to it.
 ///
-/// `id` is dense within its ``RouteTable`` (0..<count), so a transport can keep its own native
-/// handle per prepared response in a plain array indexed by `id` (the hot path is precomputed).
+/// A transport keeps its native forms of the response in the response itself (``transportForm(secure:make:)``):
+/// built when a route table holding it is swapped in (or on first use), and kept for as long as the response
+/// lives, across reloads that keep its domain unchanged.
 public final class PreparedResponse: Sendable {
-    /// Position of this response in its table's ``RouteTable/preparedResponses``.
-    public let id: Int
     /// What is sent.
     public let response: Response
     /// The number (``DomainIDs``) of the configured domain this response belongs to, 0 for none (an unknown
     /// host): known when the table is built, so metrics label a request without parsing its Host a second
     /// time, and key on an `Int` rather than the name.
     public let domainID: Int
-    /// ``Response/status``, kept beside the handle so the hot path reads one object (the response's arrays
+    /// ``Response/status``, kept beside the forms so the hot path reads one object (the response's arrays
     /// live elsewhere, and at thousands of domains every object touched is a cache miss).
     public let status: Int
     /// `response.body.count`, for the same reason.
     public let bodyByteCount: Int
-    /// For a response kept outside any route table (``init(kept:domainID:)``), where the transport keeps the
-    /// native form it built on first use; `nil` for a table's responses, whose native forms the transport
-    /// builds with the table.
-    public let transportForms: TransportForms?
+    /// Whether every domain sends these same bytes (a 404, a 405): a transport may share one native form
+    /// between all of them.
+    public let isCommon: Bool
+    /// The transport's native forms for plain HTTP and TLS: retained object pointers, 0 until built.
+    private let plainForm = Atomic<UInt>(0)
+    private let secureForm = Atomic<UInt>(0)
 
-    /// Creates a prepared response; only ``PreparedResponseBuilder`` hands out ids.
-    init(id: Int, response: Response, domainID: Int) {
-        self.id = id
+    /// Creates a prepared response (``PreparedResponseBuilder`` prepares a table's).
+    public init(_ response: Response, domainID: Int = 0, isCommon: Bool = false) {
         self.response = response
         self.domainID = domainID
+        self.isCommon = isCommon
         status = response.status
         bodyByteCount = response.body.count
-        transportForms = nil
     }
 
-    /// A response built after the table, and kept for later requests (a page rendered for one URL,
-    /// ``RenderedPages``): its id is -1, and the transport builds its native form once, into
-    /// ``transportForms``.
-    public init(kept response: Response, domainID: Int = 0) {
-        id = -1
-        self.response = response
-        self.domainID = domainID
-        status = response.status
-        bodyByteCount = response.body.count
-        transportForms = TransportForms()
-    }
-}
-
-/// A transport's native forms of one kept ``PreparedResponse``: one for plain HTTP, one for TLS (which
-/// differ by the HTTPS-only headers).
-public final class TransportForms: Sendable {
-    private let forms = Mutex<(plain: (any AnyObject & Sendable)?, secure: (any AnyObject & Sendable)?)>((nil, nil))
-
-    /// The form kept for `secure`, or `make()`'s, kept from now on. `make` runs outside the lock; when two
-    /// threads race, both forms are equivalent and the first one stored stays.
-    public func form<Form: AnyObject & Sendable>(secure: Bool, make: () throws -> Form) rethrows -> Form {
-        let kept = forms.withLock { secure ? $0.secure : $0.plain }
-        if let kept = kept as? Form { return kept }
-        let made = try make()
-        return forms.withLock { forms in
-            if let first = (secure ? forms.secure : forms.plain) as? Form { return first }
-            if secure { forms.secure = made } else { forms.plain = made }
-            return made
+    deinit {
+        for bits in [plainForm.load(ordering: .acquiring), secureForm.load(ordering: .acquiring)] where bits != 0 {
+            Unmanaged<AnyObject>.fromOpaque(UnsafeRawPointer(bitPattern: bits)!).release()
         }
     }
+
+    /// The transport's native form for plain HTTP or TLS (`secure`), if one is kept.
+    @inline(__always)
+    public func transportForm<Form: AnyObject & Sendable>(secure: Bool, as _: Form.Type) -> Form? {
+        let bits = secure ? secureForm.load(ordering: .acquiring) : plainForm.load(ordering: .acquiring)
+        guard bits != 0 else { return nil }
+        return Unmanaged<Form>.fromOpaque(UnsafeRawPointer(bitPattern: bits)!).takeUnretainedValue()
+    }
+
+    /// The native form kept for `secure`, or `make()`'s, kept from now on. `make` runs without any lock; when two
+    /// threads race, both forms are equivalent and the first one stored stays.
+    public func transportForm<Form: AnyObject & Sendable>(secure: Bool, make: () throws -> Form) rethrows -> Form {
+        if let kept = transportForm(secure: secure, as: Form.self) { return kept }
+        let made = Unmanaged.passRetained(try make())
+        let bits = UInt(bitPattern: made.toOpaque())
+        let (stored, first) =
+            secure
+            ? secureForm.compareExchange(expected: 0, desired: bits, ordering: .acquiringAndReleasing)
+            : plainForm.compareExchange(expected: 0, desired: bits, ordering: .acquiringAndReleasing)
+        if stored { return made.takeUnretainedValue() }
+        made.release()
+        return Unmanaged<Form>.fromOpaque(UnsafeRawPointer(bitPattern: first)!).takeUnretainedValue()
+    }
 }
 
-/// Hands out dense ids while a route table is being built.
+/// Collects the responses a route table prepares, so the transport can build their native forms when the
+/// table is swapped in (``RouteTable/preparedResponses``).
 public struct PreparedResponseBuilder: Sendable {
-    /// Every response prepared so far, in id order.
+    /// Every response prepared so far, in order.
     public private(set) var responses: [PreparedResponse] = []
     /// The domain number stamped on responses prepared from now on (``PreparedResponse/domainID``), 0 for none.
     public var domainID = 0
@@ -136,11 +135,12 @@ public struct PreparedResponseBuilder: Sendable {
     /// Creates an empty builder.
     public init() {}
 
-    /// Registers `response` and returns its shared, immutable handle.
-    public mutating func prepare(_ response: Response) -> PreparedResponse {
+    /// Registers `response` and returns its shared, immutable handle; `common` when every domain sends the same
+    /// bytes (``PreparedResponse/isCommon``).
+    public mutating func prepare(_ response: Response, common: Bool = false) -> PreparedResponse {
         var response = response
         response.httpsOnlyHeaders += httpsOnlyHeaders
-        let prepared = PreparedResponse(id: responses.count, response: response, domainID: domainID)
+        let prepared = PreparedResponse(response, domainID: domainID, isCommon: common)
         responses.append(prepared)
         return prepared
     }

@@ -5,11 +5,16 @@
 /// microseconds): the answer is about exactly what is served, and keeping every domain's document and matcher
 /// cost memory for all of them, thousands with many domains, for an admin query that names one.
 public struct DomainMatchers: Sendable {
-    private let domains: [String: PublishedDomain]
+    private let domains: PersistentDictionary<String, PublishedDomain>
 
     /// Keeps each domain's served files (their bytes) and where its rules come from in site.json.
     public init(published: [PublishedDomain]) {
-        domains = Dictionary(published.map { ($0.domain, $0) }, uniquingKeysWith: { first, _ in first })
+        domains = PersistentDictionary(published.map { ($0.domain, $0) })
+    }
+
+    /// Shares the published domains a server keeps (a reload hands its dictionary over without copying it).
+    public init(published: PersistentDictionary<String, PublishedDomain>) {
+        domains = published
     }
 
     /// The apps the served files of `domain` name (``PublishedDomain/servedApps``); empty for a domain not served.

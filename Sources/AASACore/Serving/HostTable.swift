@@ -77,6 +77,16 @@ struct HostTable<Value: Sendable>: Sendable {
     /// How many names the table holds.
     var count: Int { values.count }
 
+    /// Every name and its value, in the order they were given.
+    var entries: [(name: String, value: Value)] {
+        var named = [(name: String, value: Value)?](repeating: nil, count: values.count)
+        for slot in slots where slot.tag != 0 {
+            let name = String(decoding: names[Int(slot.start)..<Int(slot.start + slot.length)], as: UTF8.self)
+            named[Int(slot.index)] = (name, values[Int(slot.index)])
+        }
+        return named.compactMap { $0 }
+    }
+
     private enum Probe {
         case found(Int)
         case empty(Int)
@@ -114,7 +124,7 @@ struct HostTable<Value: Sendable>: Sendable {
 
     /// A seeded hash over eight bytes at a time (multiply and fold, with a final mix so the low bits, which
     /// pick the slot, depend on every byte).
-    private static func hash(_ bytes: UnsafeRawBufferPointer, seed: UInt64) -> UInt64 {
+    static func hash(_ bytes: UnsafeRawBufferPointer, seed: UInt64) -> UInt64 {
         var hash = seed ^ (UInt64(bytes.count) &* 0x9E37_79B9_7F4A_7C15)
         var offset = 0
         while offset + 8 <= bytes.count {

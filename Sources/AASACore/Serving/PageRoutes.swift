@@ -1,3 +1,5 @@
+import Synchronization
+
 /// The routes of one domain's pages, touch-icon probes and landing page, built once per snapshot.
 ///
 /// Order (after the association file and any other well-known routes, which keep priority): the request
@@ -15,6 +17,11 @@ public struct PageRoutes: Sendable {
 
     private let domain: String
     private let domainID: Int
+    /// Which version of the domain's pages these routes serve, unique for the process: renderings are kept
+    /// under it, so a page edited by a reload is never answered with a rendering of its previous version from
+    /// the cache every version shares.
+    private let version = Self.versions.add(1, ordering: .relaxed).newValue
+    private static let versions = Atomic<UInt64>(0)
     private let banner: BannerConfig?
     private let files: [String: Resource]
     private let icons: [TouchIcon]
@@ -37,11 +44,11 @@ public struct PageRoutes: Sendable {
         rendered: RenderedPages = RenderedPages()
     ) {
         let plain = [HTTPHeader("Content-Type", "text/plain; charset=utf-8"), HTTPHeader("Cache-Control", "no-store")]
-        notFound = builder.prepare(Response(status: 404, headers: plain, body: Array("not found\n".utf8)))
+        notFound = builder.prepare(Response(status: 404, headers: plain, body: Array("not found\n".utf8)), common: true)
         methodNotAllowed = builder.prepare(
             Response(
                 status: 405, headers: plain + [HTTPHeader("Allow", "GET, HEAD")],
-                body: Array("method not allowed\n".utf8)))
+                body: Array("method not allowed\n".utf8)), common: true)
         self.domain = domain
         domainID = builder.domainID
         self.rendered = rendered
@@ -147,10 +154,11 @@ public struct PageRoutes: Sendable {
                 ? rendering.notModified : rendering.ok)
     }
 
-    /// What a spliced page depends on: this domain, the Host's port, the raw path and the query.
+    /// What a spliced page depends on: this version of this domain's pages, the Host's port, the raw path and the
+    /// query.
     private func renderingKey(_ request: some HTTPRequest) -> RenderedPages.Key {
         RenderedPages.Key(
-            domain: domain, port: request.withHeader("Host") { $0.flatMap(Self.port) },
+            version: version, port: request.withHeader("Host") { $0.flatMap(Self.port) },
             path: request.withPath { Array($0) }, query: request.rawQuery)
     }
 
@@ -174,8 +182,8 @@ public struct PageRoutes: Sendable {
             headers: [etag] + headers.filter { $0.name != "Content-Type" && $0.name != "X-Content-Type-Options" },
             httpsOnlyHeaders: httpsOnlyHeaders)
         return RenderedPages.Rendering(
-            ok: PreparedResponse(kept: ok, domainID: domainID),
-            notModified: PreparedResponse(kept: notModified, domainID: domainID),
+            ok: PreparedResponse(ok, domainID: domainID),
+            notModified: PreparedResponse(notModified, domainID: domainID),
             etag: Array(tag.utf8), lastModified: lastModified)
     }
 

@@ -7,15 +7,17 @@ import Synchronization
 /// building the response for the wire cost as much as serving it (about half of the server's CPU per page
 /// request under load, docs/benchmarks.md), and clients ask for the same few URLs over and over.
 ///
-/// One cache serves every domain of a route snapshot, so a reload starts it afresh. Its memory is bounded by
+/// One cache serves every domain, across reloads: a domain whose pages a reload changes renders under a new
+/// version, and its old renderings are dropped with the rest when the budget is reached. Its memory is bounded by
 /// ``budget`` bytes of bodies: when a new page would exceed it, every entry is dropped and filling starts
 /// again. A client asking for a new URL on every request (nothing to reuse) then costs one rendering each,
 /// as without the cache, and never more memory than the budget.
 public final class RenderedPages: Sendable {
-    /// What identifies one rendering: the URL, as far as a page depends on it (the same URL always routes to
-    /// the same page of a snapshot).
+    /// What identifies one rendering: the version of the domain's pages, and the URL as far as a page depends
+    /// on it (the same URL always routes to the same page of one version).
     struct Key: Hashable, Sendable {
-        let domain: String
+        /// The rendering routes' version (``PageRoutes``): a domain's edited pages get a new one.
+        let version: UInt64
         /// The `Host` header's port, which the page's URL keeps.
         let port: String?
         /// The raw request path, before normalisation.

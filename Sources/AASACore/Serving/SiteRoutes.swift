@@ -49,9 +49,10 @@ public struct PublishedDomain: Sendable {
     }
 }
 
-/// The public routes of every domain: an immutable snapshot built at load, swapped whole on reload
-///. A request does a host lookup and a few byte comparisons, and gets a response that was
-/// prepared when the snapshot was built.
+/// The public routes of every domain: an immutable snapshot built at load. A reload makes the next one from it
+/// (``updating(_:)``), rebuilding only the routes of the domains that changed; every other domain keeps its
+/// routes and their prepared responses. A request does a host lookup and a few byte comparisons, and gets a
+/// response that was prepared when its domain's routes were built.
 public final class SiteRoutes: RouteTable {
     /// Both paths Apple has fetched the file from (spec §3.1): serve identical bytes, never redirect.
     static let associationPaths: [[UInt8]] = [
@@ -84,63 +85,100 @@ public final class SiteRoutes: RouteTable {
         }
     }
 
-    /// Every prepared response, indexed by id.
+    /// What every version of the routes shares.
+    private struct Shared: Sendable {
+        let unknownHost: PreparedResponse
+        let misdirected: PreparedResponse
+        /// Banner pages rendered per URL (one cache for every domain, bounded in bytes).
+        let rendered: RenderedPages
+        /// The number stamped on each domain's responses.
+        let domainIDs: DomainIDs
+    }
+
+    /// The prepared responses of the domains this version built (all of them for the first version).
     public let preparedResponses: [PreparedResponse]
-    private let domains: HostTable<DomainRoutes>
-    private let unknownHost: PreparedResponse
-    private let misdirected: PreparedResponse
+    private let domains: HostDirectory<DomainRoutes>
+    private let shared: Shared
+
+    private static let plain = [
+        HTTPHeader("Content-Type", "text/plain; charset=utf-8"), HTTPHeader("Cache-Control", "no-store"),
+    ]
+    /// Every domain's 405 and 404 carry the same bytes: made once, their arrays shared by every domain's copy.
+    private static let methodNotAllowed = Response(
+        status: 405, headers: plain + [HTTPHeader("Allow", "GET, HEAD")], body: Array("method not allowed\n".utf8))
+    private static let notFound = Response(status: 404, headers: plain, body: Array("not found\n".utf8))
 
     /// Builds the routes for `published`; banner pages rendered per URL are kept in `rendered` (one cache for
     /// every domain, bounded in bytes); every response carries its domain's number from `domainIDs`.
-    public init(
+    public convenience init(
         _ published: [PublishedDomain], rendered: RenderedPages = RenderedPages(), domainIDs: DomainIDs = DomainIDs()
     ) {
         var builder = PreparedResponseBuilder()
-        let plain = [HTTPHeader("Content-Type", "text/plain; charset=utf-8"), HTTPHeader("Cache-Control", "no-store")]
         // Spec §10.6 #103: an unknown host gets a 404 that names no configured domain.
-        unknownHost = builder.prepare(Response(status: 404, headers: plain, body: Array("unknown host\n".utf8)))
+        let unknownHost = builder.prepare(
+            Response(status: 404, headers: Self.plain, body: Array("unknown host\n".utf8)))
         // RFC 9110 §15.5.20: the connection was set up for another name; the client retries on a new one.
-        misdirected = builder.prepare(
+        let misdirected = builder.prepare(
             Response(
-                status: 421, headers: plain,
+                status: 421, headers: Self.plain,
                 body: Array("misdirected request: the Host header names a different domain than TLS SNI\n".utf8)))
-        // Every domain's 405 and 404 carry the same bytes: made once, their arrays shared by every domain's copy.
-        let methodNotAllowed = Response(
-            status: 405, headers: plain + [HTTPHeader("Allow", "GET, HEAD")], body: Array("method not allowed\n".utf8))
-        let notFound = Response(status: 404, headers: plain, body: Array("not found\n".utf8))
-        var table: [(name: String, value: DomainRoutes)] = []
-        table.reserveCapacity(published.count)
-        for domain in published {
-            builder.domainID = domainIDs.id(for: domain.domain)
-            builder.httpsOnlyHeaders = domain.hsts.map { [HTTPHeader("Strict-Transport-Security", $0)] } ?? []
-            let unsigned = StaticResource(
-                body: domain.associationFile, contentType: "application/json", cacheControl: domain.cacheControl,
-                builder: &builder)
-            // Content type and body always agree, and each form has its own ETag (derived from its bytes).
-            let signed = domain.signedAssociationFile.map {
-                StaticResource(
-                    body: $0, contentType: "application/pkcs7-mime", cacheControl: domain.cacheControl,
-                    builder: &builder)
-            }
-            let routes = DomainRoutes(
-                association: domain.signedPaths == .both ? signed ?? unsigned : unsigned,
-                rootAssociation: signed ?? unsigned,
-                assetLinks: domain.assetLinks.map {
-                    StaticResource(
-                        body: $0, contentType: "application/json", cacheControl: domain.cacheControl,
-                        builder: &builder)
-                },
-                methodNotAllowed: builder.prepare(methodNotAllowed),
-                notFound: builder.prepare(notFound),
-                pages: domain.pages.map {
-                    PageRoutes(
-                        domain: domain.domain, pages: $0, file: domain.file, builder: &builder, rendered: rendered)
-                })
-            table.append((domain.domain, routes))
+        let shared = Shared(
+            unknownHost: unknownHost, misdirected: misdirected, rendered: rendered, domainIDs: domainIDs)
+        let table = published.map { ($0.domain, Self.routes(for: $0, shared: shared, builder: &builder)) }
+        self.init(domains: HostDirectory(table), shared: shared, prepared: builder.responses)
+    }
+
+    private init(domains: HostDirectory<DomainRoutes>, shared: Shared, prepared: [PreparedResponse]) {
+        self.domains = domains
+        self.shared = shared
+        preparedResponses = prepared
+    }
+
+    /// These routes with `changes` applied: a domain given with a version gets routes built for it (its
+    /// responses are this table's ``preparedResponses``), a domain given with `nil` is removed, and every other
+    /// domain keeps its routes, its prepared responses and the transport's native forms of them.
+    public func updating(_ changes: some Sequence<(domain: String, version: PublishedDomain?)>) -> SiteRoutes {
+        var builder = PreparedResponseBuilder()
+        let updates = changes.map { change in
+            (name: change.domain, value: change.version.map { Self.routes(for: $0, shared: shared, builder: &builder) })
         }
-        builder.httpsOnlyHeaders = []
-        domains = HostTable(table)
-        preparedResponses = builder.responses
+        return SiteRoutes(domains: domains.updating(updates), shared: shared, prepared: builder.responses)
+    }
+
+    /// The number of domains routed.
+    public var domainCount: Int { domains.count }
+
+    /// The routes of one domain, its responses prepared in `builder`.
+    private static func routes(for domain: PublishedDomain, shared: Shared, builder: inout PreparedResponseBuilder)
+        -> DomainRoutes
+    {
+        builder.domainID = shared.domainIDs.id(for: domain.domain)
+        builder.httpsOnlyHeaders = domain.hsts.map { [HTTPHeader("Strict-Transport-Security", $0)] } ?? []
+        defer {
+            builder.domainID = 0
+            builder.httpsOnlyHeaders = []
+        }
+        let unsigned = StaticResource(
+            body: domain.associationFile, contentType: "application/json", cacheControl: domain.cacheControl,
+            builder: &builder)
+        // Content type and body always agree, and each form has its own ETag (derived from its bytes).
+        let signed = domain.signedAssociationFile.map {
+            StaticResource(
+                body: $0, contentType: "application/pkcs7-mime", cacheControl: domain.cacheControl, builder: &builder)
+        }
+        return DomainRoutes(
+            association: domain.signedPaths == .both ? signed ?? unsigned : unsigned,
+            rootAssociation: signed ?? unsigned,
+            assetLinks: domain.assetLinks.map {
+                StaticResource(
+                    body: $0, contentType: "application/json", cacheControl: domain.cacheControl, builder: &builder)
+            },
+            methodNotAllowed: builder.prepare(methodNotAllowed, common: true),
+            notFound: builder.prepare(notFound, common: true),
+            pages: domain.pages.map {
+                PageRoutes(
+                    domain: domain.domain, pages: $0, file: domain.file, builder: &builder, rendered: shared.rendered)
+            })
     }
 
     /// Routes by Host (SNI when there is no Host), then by exact path; never redirects (spec §3.3).
@@ -151,8 +189,8 @@ public final class SiteRoutes: RouteTable {
         let serverName = request.tlsServerName
         let site: DomainRoutes
         switch lookUpHost(request, serverName: serverName) {
-        case .unknown: return .prepared(unknownHost)
-        case .misdirected: return .prepared(misdirected)
+        case .unknown: return .prepared(shared.unknownHost)
+        case .misdirected: return .prepared(shared.misdirected)
         case .found(let found): site = found
         }
         // Which resource, without copying one out (a copy retains each of its responses, and at thousands of

@@ -1,5 +1,6 @@
 public import AASACore
 import Foundation
+import Synchronization
 
 /// The operators' listener: loopback by default, never reachable through the public hosts, and answering
 /// only requests addressed to it by one of its names and, when a token is set, callers that present it
@@ -59,7 +60,9 @@ public final class AdminRoutes: RouteTable {
     private let health: PreparedResponse
     private let dashboard: PreparedResponse
     private let notFound: PreparedResponse
-    private let readiness: PreparedResponse
+    /// `/readyz`'s answer, made when first asked: it lists every domain not served, a walk over all of them that a
+    /// reload need not pay for.
+    private let readiness = Mutex<PreparedResponse?>(nil)
     private let misdirected: PreparedResponse
     private let unauthorized: PreparedResponse
     private let access: AdminAccess
@@ -70,7 +73,8 @@ public final class AdminRoutes: RouteTable {
     /// Builds the admin routes for the published domains and, when given, the server's status and live view;
     /// `access` decides which requests are answered at all.
     public init(
-        published: [PublishedDomain] = [], status: ServerStatus? = nil, live: Live? = nil,
+        published: PersistentDictionary<String, PublishedDomain> = PersistentDictionary(), status: ServerStatus? = nil,
+        live: Live? = nil,
         access: AdminAccess = AdminAccess()
     ) {
         var builder = PreparedResponseBuilder()
@@ -89,17 +93,6 @@ public final class AdminRoutes: RouteTable {
                 status: 401, headers: plain + [HTTPHeader("WWW-Authenticate", "Bearer")],
                 body: Array("unauthorized: this path needs Authorization: Bearer <token of --admin-token-file>\n".utf8))
         )
-        // Ready once every domain folder has a version being served; until then say which are not and why.
-        let notReady = (status?.domains ?? []).filter { !$0.published }
-        let reasons = notReady.map { domain in
-            "\(domain.domain): " + (domain.errors.first?.description ?? "not loaded yet")
-        }
-        readiness = builder.prepare(
-            status == nil
-                ? Response(status: 503, headers: plain, body: Array("starting\n".utf8))
-                : reasons.isEmpty
-                    ? Response(status: 200, headers: plain, body: Array("ready\n".utf8))
-                    : Response(status: 503, headers: plain, body: Array((reasons.joined(separator: "\n") + "\n").utf8)))
         preparedResponses = builder.responses
         matchers = DomainMatchers(published: published)
         serverStatus = status
@@ -126,7 +119,7 @@ public final class AdminRoutes: RouteTable {
         switch path {
         case "/": return .prepared(dashboard)
         case "/healthz": return .prepared(health)
-        case "/readyz": return .prepared(readiness)
+        case "/readyz": return .prepared(readinessResponse)
         case "/status":
             // Rendered per request: with thousands of domains the document is megabytes, kept for a rare query.
             guard let serverStatus else { return .prepared(notFound) }
@@ -218,13 +211,37 @@ public final class AdminRoutes: RouteTable {
         ])
     }
 
+    /// Ready once every domain folder has a version being served; until then say which are not and why.
+    private var readinessResponse: PreparedResponse {
+        if let made = readiness.withLock({ $0 }) { return made }
+        let plain = [HTTPHeader("Content-Type", "text/plain; charset=utf-8"), HTTPHeader("Cache-Control", "no-store")]
+        let notReady = (serverStatus?.domainStates.values ?? []).filter { !$0.published }.sorted {
+            $0.domain < $1.domain
+        }
+        let reasons = notReady.map { domain in
+            "\(domain.domain): " + (domain.errors.first?.description ?? "not loaded yet")
+        }
+        let made = PreparedResponse(
+            serverStatus == nil
+                ? Response(status: 503, headers: plain, body: Array("starting\n".utf8))
+                : reasons.isEmpty
+                    ? Response(status: 200, headers: plain, body: Array("ready\n".utf8))
+                    : Response(status: 503, headers: plain, body: Array((reasons.joined(separator: "\n") + "\n").utf8)))
+        return readiness.withLock { kept in
+            if let kept { return kept }
+            kept = made
+            return made
+        }
+    }
+
     private func gauges(_ live: Live) -> Metrics.Gauges {
         var gauges = Metrics.Gauges()
         gauges.reloads = live.reloads()
         gauges.listeners = live.listeners()
         gauges.acmeOrders = live.acme?().orders
         gauges.cdn = live.cdn?()
-        for domain in serverStatus?.domains ?? [] {
+        gauges.shard = serverStatus?.shard
+        for domain in serverStatus?.domainStates.values ?? [] {
             gauges.domainStates[domain.state, default: 0] += 1
             if let date = domain.lastGoodLoad { gauges.lastGoodLoad[domain.domain] = date }
         }

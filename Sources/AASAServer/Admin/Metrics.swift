@@ -14,6 +14,8 @@ struct Metrics {
         var acmeOrders: [String: Int]?
         /// The CDN check's latest observations by domain; `nil` without the check.
         var cdn: [String: (apple: CDNObservation?, google: CDNObservation?)]?
+        /// The shard the process is (`serve --shard`); `nil` when it serves every domain.
+        var shard: Shard?
     }
 
     static let version = "0.1.0"
@@ -42,6 +44,10 @@ struct Metrics {
                     ("client", key.client.rawValue),
                 ],
                 "\(value)")
+        }
+        if let shard = gauges.shard {
+            family("aasa_shard_info", "gauge", "The shard this process serves (serve --shard INDEX/COUNT); always 1.")
+            sample("aasa_shard_info", [("index", "\(shard.index)"), ("count", "\(shard.count)")], "1")
         }
         family("aasa_reloads_total", "counter", "Configuration loads by result (ok, errors, failed).")
         for result in ["ok", "errors", "failed"] {

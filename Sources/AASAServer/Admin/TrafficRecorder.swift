@@ -109,7 +109,7 @@ public final class TrafficRecorder: RequestObserver {
     /// the domain's name), and the last hour's counts per minute and client class: one lock for both, taken
     /// once per request.
     private let counters = Mutex<(byKey: [Int: Int], minutes: MinuteCounts)>(([:], MinuteCounts()))
-    private let domains = Mutex<Set<String>>([])
+    private let domains = Mutex(PersistentDictionary<String, PublishedDomain>())
     /// A fetch as logged: its domain by number, named when the log is read (naming it on every request
     /// would touch one more object per domain).
     private struct LoggedFetch {
@@ -128,10 +128,10 @@ public final class TrafficRecorder: RequestObserver {
         self.onFetch = onFetch
     }
 
-    /// The domains counted under their own name; any other host counts as `unknown`.
-    public func setDomains(_ names: some Sequence<String>) {
-        let set = Set(names)
-        domains.withLock { $0 = set }
+    /// The domains counted under their own name (any other host counts as `unknown`): the published ones a server
+    /// keeps, shared without a copy.
+    public func setDomains(_ published: PersistentDictionary<String, PublishedDomain>) {
+        domains.withLock { $0 = published }
     }
 
     /// Counts the request; association fetches also go to the fetch log.
@@ -147,7 +147,7 @@ public final class TrafficRecorder: RequestObserver {
             domainID = prepared.domainID
         } else {
             host = Self.host(of: request)
-            let known = host.flatMap { host in domains.withLock { $0.contains(host) } ? host : nil }
+            let known = host.flatMap { host in domains.withLock { $0[host] != nil } ? host : nil }
             domainID = known.flatMap(domainIDs.existingID) ?? 0
         }
         let key = Self.packed(domainID: domainID, resource: resource, status: status, client: client)

@@ -144,12 +144,16 @@ public struct CertificateDirectory: Sendable {
     /// folder this way too, so it reports exactly what the server refuses), and the PEM bytes are let go at once instead of being held for every folder
     /// until the SNI table is built (18 MiB at 10,000 folders, freed after the load in pieces too small to give
     /// back to the system; docs/benchmarks.md).
-    public func loadFolders(now: Date = Date(), known: [String: KnownFolder] = [:], importing: Bool = false)
-        -> [Folder]
-    {
+    ///
+    /// With `only`, just the folders of those names are read (what a reload of a few changed folders needs); a name
+    /// with no folder is left out, as in a full listing.
+    public func loadFolders(
+        now: Date = Date(), known: [String: KnownFolder] = [:], importing: Bool = false, only: Set<String>? = nil
+    ) -> [Folder] {
         let manager = FileManager.default
-        guard let names = try? manager.contentsOfDirectory(atPath: path) else { return [] }
+        guard let names = only.map(Array.init) ?? (try? manager.contentsOfDirectory(atPath: path)) else { return [] }
         let folderNames = names.sorted().filter { name in
+            guard !name.isEmpty, !name.contains("/") else { return false }
             guard !name.hasPrefix("."), name != Self.devCAFolder, name != ACMEAccount.folderName else { return false }
             var isDirectory: ObjCBool = false
             return manager.fileExists(atPath: path + "/" + name, isDirectory: &isDirectory) && isDirectory.boolValue

@@ -41,17 +41,15 @@ struct SigningCertificates: Sendable {
     }
 
     /// The certificates a load serves (`certificates`, read from `directory`): a domain signs with its own folder's
-    /// certificate, else one whose names cover it, as the SNI table picks them.
+    /// certificate, else the one covering it, as the SNI table picks it.
     static func served(_ certificates: Server.Certificates, directory: String) -> SigningCertificates {
-        let states = Dictionary(certificates.states.map { ($0.folder, $0) }, uniquingKeysWith: { first, _ in first })
-        let served = certificates.served.values.sorted { $0.folderName < $1.folderName }
-        return SigningCertificates { domain in
-            if let own = states[domain], !own.errors.isEmpty {
+        SigningCertificates { domain in
+            if let own = certificates.states[domain], !own.errors.isEmpty {
                 return .failure(unusable(domain, directory: directory, reasons: own.errors))
             }
             guard
-                let certificate = served.first(where: { $0.folderName == domain })
-                    ?? served.first(where: { $0.subjectAlternativeNames.covers(hostname: domain) })
+                let certificate = certificates.served[domain]
+                    ?? certificates.coveringFolder[domain].flatMap({ certificates.served[$0] })
             else { return .failure(notCovered(domain, directory: directory)) }
             let folder = directory + "/" + certificate.folderName
             let chainPath = folder + "/fullchain.pem"

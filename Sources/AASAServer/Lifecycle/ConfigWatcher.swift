@@ -6,14 +6,17 @@ import Synchronization
     import Glibc
 #endif
 
-/// Watches the config and certificate folders with inotify and calls `onChange` once a burst of changes settles.
+/// Watches the config and certificate folders with inotify and calls `onChange` once a burst of changes settles,
+/// with what changed (``FolderChanges``): the entries below each root (domain folders, certificate folders) whose
+/// files changed, so a reload reads only those, or everything when the watcher cannot tell.
 ///
 /// Covers what operators actually do: editing, adding and removing `<domain>/site.json` or whole folders;
 /// certbot renewals (new files under `archive/`, symlinks switched in `live/<name>/`); and Kubernetes
 /// ConfigMap and Secret updates, which write a new hidden folder and rename a new `..data` symlink over the
 /// old one. Every folder is watched through symlinks (no `IN_DONT_FOLLOW`), and so is every symlinked file
 /// inside a watched folder; the watches are renewed before each reload, so a folder that appeared or was
-/// swapped is watched from then on.
+/// swapped is watched from then on. Renewal walks only the entries that changed, so its cost follows the change,
+/// not the number of domains.
 ///
 /// Lifecycle: ``init(roots:quietPeriod:maximumDelay:logger:onChange:)`` opens inotify and adds the
 /// watches, so changes made from then on are not missed; ``start()`` starts the thread that waits in `poll()`;
@@ -30,19 +33,53 @@ public final class ConfigWatcher: Sendable {
     private let quietPeriod: Duration
     private let maximumDelay: Duration
     private let logger: Logger
-    private let onChange: @Sendable () -> Void
+    private let onChange: @Sendable (FolderChanges) -> Void
     private let watches = Mutex(WatchTable())
     private let lifecycle = Mutex(Lifecycle())
 
     /// Kernel thread id of the running thread, for tests that check it is gone after ``stop()``.
     let threadID = Atomic<Int32>(0)
 
-    /// What a watch descriptor stands for.
+    /// What a watch descriptor stands for. inotify gives one descriptor per inode, so two paths leading to one
+    /// file (two symlinks to a shared target) share it, and an event on it counts for each of its owners.
     private struct WatchTable {
-        /// Watch descriptor → the entry names that matter in it (`nil`: all of them).
-        var names: [Int32: Set<String>?] = [:]
+        /// Watch descriptor → what its events are about.
+        var owners: [Int32: Set<Owner>] = [:]
+        /// The descriptors watching each entry below a root, to drop when the entry is watched anew.
+        var byEntry: [Owner: Set<Int32>] = [:]
+        /// Changes seen since the last call of `onChange`.
+        var pending = FolderChanges()
         /// Whether running out of watches was already logged.
         var reportedLimit = false
+
+        /// Records `wd` as watching for `owner`.
+        mutating func add(_ wd: Int32, for owner: Owner) {
+            owners[wd, default: []].insert(owner)
+            byEntry[owner, default: []].insert(wd)
+        }
+
+        /// Forgets every watch of `owner`; returns the descriptors no owner needs any more.
+        mutating func drop(_ owner: Owner) -> [Int32] {
+            var unused: [Int32] = []
+            for wd in byEntry.removeValue(forKey: owner) ?? [] {
+                owners[wd]?.remove(owner)
+                if owners[wd]?.isEmpty == true {
+                    owners[wd] = nil
+                    unused.append(wd)
+                }
+            }
+            return unused
+        }
+    }
+
+    /// What a watch's events are about.
+    private enum Owner: Hashable {
+        /// The folder holding root `index`: only events naming the root count, and they may change anything.
+        case parent(root: Int)
+        /// Root `index` itself: an event names the entry it is about.
+        case root(Int)
+        /// The entry `name` directly below root `index`, or anything inside it.
+        case entry(root: Int, name: String)
     }
 
     private struct Lifecycle {
@@ -63,11 +100,11 @@ public final class ConfigWatcher: Sendable {
     ///     yet is watched for from its parent.
     ///   - quietPeriod: how long events must stop before `onChange` runs.
     ///   - maximumDelay: the longest `onChange` waits after the first event of a burst.
-    ///   - onChange: runs on the watcher's thread, one call at a time.
+    ///   - onChange: runs on the watcher's thread, one call at a time, with what changed since the last call.
     /// - Throws: a `POSIXError` when inotify or the wake-up pipe cannot be created (e.g. the per-user instance limit).
     public init(
         roots: [String], quietPeriod: Duration = .milliseconds(250), maximumDelay: Duration = .seconds(1),
-        logger: Logger, onChange: @escaping @Sendable () -> Void
+        logger: Logger, onChange: @escaping @Sendable (FolderChanges) -> Void
     ) throws {
         let inotify = inotify_init1(Int32(IN_NONBLOCK) | Int32(IN_CLOEXEC))
         guard inotify >= 0 else { throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO) }
@@ -163,14 +200,18 @@ public final class ConfigWatcher: Sendable {
                 debouncer.record(at: .now)
             }
             if debouncer.fire(at: .now) {
+                let changes = watches.withLock { table in
+                    defer { table.pending = FolderChanges() }
+                    return table.pending
+                }
                 // Watch new folders before loading, so nothing written into them after this point is missed.
-                renewWatches()
-                onChange()
+                renewWatches(for: changes)
+                onChange(changes)
             }
         }
     }
 
-    /// Reads every queued event; returns whether any of them can change what a load reads.
+    /// Reads every queued event into the pending changes; returns whether any of them can change what a load reads.
     private func drainEvents(into buffer: inout [UInt8]) -> Bool {
         var relevant = false
         while true {
@@ -180,31 +221,48 @@ public final class ConfigWatcher: Sendable {
             buffer.withUnsafeBytes { bytes in
                 var offset = 0
                 let header = MemoryLayout<inotify_event>.size
-                while offset + header <= count {
-                    let wd = bytes.loadUnaligned(fromByteOffset: offset, as: Int32.self)
-                    let mask = bytes.loadUnaligned(fromByteOffset: offset + 4, as: UInt32.self)
-                    let length = Int(bytes.loadUnaligned(fromByteOffset: offset + 12, as: UInt32.self))
-                    let nameBytes = bytes[(offset + header)..<min(count, offset + header + length)]
-                    let name = String(decoding: nameBytes.prefix { $0 != 0 }, as: UTF8.self)
-                    offset += header + length
-                    if mask & UInt32(IN_Q_OVERFLOW) != 0 {
-                        relevant = true  // events were lost: anything may have changed
-                    } else if mask & UInt32(IN_IGNORED) != 0 {
-                        _ = watches.withLock { $0.names.removeValue(forKey: wd) }
-                    } else if isRelevant(wd: wd, name: name) {
-                        relevant = true
+                watches.withLock { table in
+                    while offset + header <= count {
+                        let wd = bytes.loadUnaligned(fromByteOffset: offset, as: Int32.self)
+                        let mask = bytes.loadUnaligned(fromByteOffset: offset + 4, as: UInt32.self)
+                        let length = Int(bytes.loadUnaligned(fromByteOffset: offset + 12, as: UInt32.self))
+                        let nameBytes = bytes[(offset + header)..<min(count, offset + header + length)]
+                        let name = String(decoding: nameBytes.prefix { $0 != 0 }, as: UTF8.self)
+                        offset += header + length
+                        if mask & UInt32(IN_Q_OVERFLOW) != 0 {
+                            table.pending.everything = true  // events were lost: anything may have changed
+                            relevant = true
+                        } else if mask & UInt32(IN_IGNORED) != 0 {
+                            for owner in table.owners.removeValue(forKey: wd) ?? [] { table.byEntry[owner]?.remove(wd) }
+                        } else if record(name: name, owners: table.owners[wd] ?? [], into: &table.pending) {
+                            relevant = true
+                        }
                     }
                 }
             }
         }
     }
 
-    private func isRelevant(wd: Int32, name: String) -> Bool {
-        watches.withLock { table in
-            guard let names = table.names[wd] else { return false }
-            guard let names else { return true }
-            return name.isEmpty || names.contains(name)
+    /// Adds what an event naming `name` on a watch of `owners` changed to `changes`; returns whether it matters.
+    private func record(name: String, owners: Set<Owner>, into changes: inout FolderChanges) -> Bool {
+        var relevant = false
+        for owner in owners {
+            switch owner {
+            case .parent(let root):
+                // The root itself was created, removed or swapped: nothing below it can be trusted.
+                guard name == URL(fileURLWithPath: roots[root]).lastPathComponent else { continue }
+                changes.everything = true
+            case .root(let root):
+                if name.isEmpty { continue }
+                // A hidden entry of the root is no domain; but Kubernetes' `..data` swap behind a root mounted
+                // whole changes every entry whose link leads through it.
+                if name.hasPrefix(".") { changes.everything = true } else { changes.insert(name, below: root) }
+            case .entry(let root, let entry):
+                changes.insert(entry, below: root)
+            }
+            relevant = true
         }
+        return relevant
     }
 
     /// Names the thread for `top -H`, `ps -L` and debuggers. Through procfs: Glibc's `pthread_setname_np` is
@@ -228,57 +286,77 @@ public final class ConfigWatcher: Sendable {
 
     // MARK: Watches
 
-    /// Watches every folder that matters now and drops the watches of folders that no longer do.
+    /// Watches every folder that matters now and drops the watches of folders that no longer do: below each root
+    /// only the entries in `changes`, or all of them when it says everything may have changed.
     ///
     /// Adding a watch on a path whose inode is already watched returns the same descriptor, so renewing
     /// is cheap; a path that now resolves elsewhere (a swapped `..data` or a renewed certbot link) gets a new one.
-    private func renewWatches() {
-        var wanted: [Int32: Set<String>?] = [:]
-        func add(_ path: String, names: Set<String>? = nil) {
+    private func renewWatches(for changes: FolderChanges = FolderChanges(everything: true)) {
+        var unused: [Int32] = []
+        func add(_ path: String, for owner: Owner, table: inout WatchTable) {
             let wd = inotify_add_watch(inotify, path, Self.mask)
             guard wd >= 0 else {
                 if errno == ENOSPC { reportWatchLimit(path) }
                 return  // ENOENT: removed since it was listed; its parent's watch saw that
             }
-            if let existing = wanted[wd] {
-                if let existing, let names { wanted[wd] = existing.union(names) } else { wanted[wd] = .some(nil) }
-            } else {
-                wanted[wd] = .some(names)
-            }
+            table.add(wd, for: owner)
         }
-        for root in roots {
-            let url = URL(fileURLWithPath: root)
-            // The parent sees the root itself being created, removed or replaced by a symlink swap.
-            add(url.deletingLastPathComponent().path, names: [url.lastPathComponent])
-            add(root)
-            for child in Self.visibleEntries(root) where Self.isDirectory(child) {
-                add(child)
-                // Symlinked files (Kubernetes' `site.json -> ..data/site.json`, certbot's `live/` links):
-                // watching the link path watches the target, so edits made through any other path count.
-                for file in Self.visibleEntries(child) where Self.isSymlink(file) { add(file) }
-                // A domain's pages/ (and a landing template beside it) are read on every load: watch every
-                // folder below the domain folder too, with the same symlink rule, a bounded depth and no loops.
-                // Symlinks leading out of the domain folder are not followed: the loader does not serve them.
-                let domainReal = URL(fileURLWithPath: child).resolvingSymlinksInPath().path + "/"
-                var visited: Set<String> = []
-                var pending = Self.visibleEntries(child).filter(Self.isDirectory).map { ($0, 1) }
-                while let (folder, depth) = pending.popLast() {
-                    let real = URL(fileURLWithPath: folder).resolvingSymlinksInPath().path
-                    guard depth <= 32, visited.count < 4096, real.hasPrefix(domainReal), visited.insert(real).inserted
-                    else { continue }
-                    add(folder)
-                    let entries = Self.visibleEntries(folder)
-                    for file in entries where Self.isSymlink(file) && !Self.isDirectory(file) { add(file) }
-                    pending += entries.filter(Self.isDirectory).map { ($0, depth + 1) }
+        for (index, root) in roots.enumerated() {
+            let entries =
+                changes.everything
+                ? Set(Self.visibleEntries(root).map { URL(fileURLWithPath: $0).lastPathComponent })
+                : changes.entries(below: index)
+            let watched = watches.withLock { table in
+                changes.everything
+                    ? Set(
+                        table.byEntry.keys.compactMap { owner -> String? in
+                            if case .entry(index, let name) = owner { return name }
+                            return nil
+                        }) : []
+            }
+            // Every entry's subtree, listed outside the lock (a full renewal lists every domain folder).
+            let subtrees = entries.union(watched).sorted().map { name in
+                (name, Self.isDirectory(root + "/" + name) ? Self.watchedPaths(below: root + "/" + name) : [])
+            }
+            watches.withLock { table in
+                // The parent sees the root itself being created, removed or replaced by a symlink swap.
+                unused += table.drop(.parent(root: index)) + table.drop(.root(index))
+                add(
+                    URL(fileURLWithPath: root).deletingLastPathComponent().path, for: .parent(root: index),
+                    table: &table)
+                add(root, for: .root(index), table: &table)
+                for (name, paths) in subtrees {
+                    unused += table.drop(.entry(root: index, name: name))
+                    for path in paths { add(path, for: .entry(root: index, name: name), table: &table) }
                 }
+                // A descriptor dropped by one owner and added again by another is still needed.
+                unused = unused.filter { table.owners[$0] == nil }
             }
         }
-        let stale = watches.withLock { table -> [Int32] in
-            let stale = table.names.keys.filter { wanted[$0] == nil }
-            table.names = wanted
-            return stale
+        for wd in Set(unused) { inotify_rm_watch(inotify, wd) }
+    }
+
+    /// The paths to watch for one entry of a root: the folder, the symlinked files in it (Kubernetes'
+    /// `site.json -> ..data/site.json`, certbot's `live/` links: watching the link path watches the target, so
+    /// edits made through any other path count), and every folder below it (a domain's pages/ and a landing
+    /// template beside them are read on every load) with the same symlink rule, a bounded depth and no loops.
+    /// Symlinks leading out of the entry's folder are not followed: the loader does not serve them.
+    private static func watchedPaths(below child: String) -> [String] {
+        var paths = [child]
+        paths += visibleEntries(child).filter(isSymlink)
+        let domainReal = URL(fileURLWithPath: child).resolvingSymlinksInPath().path + "/"
+        var visited: Set<String> = []
+        var pending = visibleEntries(child).filter(isDirectory).map { ($0, 1) }
+        while let (folder, depth) = pending.popLast() {
+            let real = URL(fileURLWithPath: folder).resolvingSymlinksInPath().path
+            guard depth <= 32, visited.count < 4096, real.hasPrefix(domainReal), visited.insert(real).inserted
+            else { continue }
+            paths.append(folder)
+            let entries = visibleEntries(folder)
+            paths += entries.filter { isSymlink($0) && !isDirectory($0) }
+            pending += entries.filter(isDirectory).map { ($0, depth + 1) }
         }
-        for wd in stale { inotify_rm_watch(inotify, wd) }
+        return paths
     }
 
     private func reportWatchLimit(_ path: String) {

@@ -49,55 +49,57 @@ extension Server {
 
     /// The last good certificate of every certificate folder, the SNI table made of them, and what the most
     /// recent load found. Apart from the domains' part of the ``Catalog``, so the two load side by side.
+    ///
+    /// Persistent dictionaries: a load starts from a copy of the previous certificates and changes the folders it
+    /// read, which copies a few buckets, not every folder's entry.
     struct Certificates: Sendable {
         /// What each certificate folder serves: its newest good certificate.
-        var served: [String: ServedCertificate] = [:]
+        var served = PersistentDictionary<String, ServedCertificate>()
         /// The most recent state of every certificate folder.
-        var states: [ServerStatus.CertificateState] = []
+        var states = PersistentDictionary<String, ServerStatus.CertificateState>()
         /// The domains no certificate covers that get a temporary self-signed one while ACME obtains theirs
-        /// (``TemporaryCertificates``), sorted.
-        var temporary: [String] = []
-        /// The SNI table built from ``served`` and ``temporary``; a new object whenever they change.
+        /// (``TemporaryCertificates``).
+        var temporary: Set<String> = []
+        /// The SNI table of ``served`` and ``temporary``; a new object whenever they change.
         var table: CertificateTable?
-        /// The folder of the certificate covering each configured domain, as the last load found it.
-        var coveringFolder: [String: String] = [:]
+        /// The folder of the certificate covering each configured domain (the entry its handshakes get), as the
+        /// last load found it.
+        var coveringFolder = PersistentDictionary<String, String>()
 
-        /// What each domain's handshakes get, by the certificates served: `files` (ACME reports its own domains
-        /// over this, ``ACMEManager/statuses``).
-        func domainStatus(_ domains: [String], at now: Date) -> [String: DomainCertificateStatus] {
-            guard table != nil else { return [:] }
-            var statuses: [String: DomainCertificateStatus] = [:]
-            statuses.reserveCapacity(domains.count)
-            for domain in domains {
-                let covering =
-                    served[domain].flatMap { $0.subjectAlternativeNames.covers(hostname: domain) ? $0 : nil }
-                    ?? coveringFolder[domain].flatMap { served[$0] }
-                let problem: String? =
-                    switch covering {
-                    case nil: "no certificate in the certificate folder covers \(domain)"
-                    case let covering? where covering.notAfter <= now:
-                        "the certificate of \(domain) (folder '\(covering.folderName)') has expired"
-                    default: nil
-                    }
-                statuses[domain] = DomainCertificateStatus(
-                    source: .files, state: problem == nil ? .valid : .failed, expiry: covering?.notAfter,
-                    lastError: problem)
-            }
-            return statuses
+        /// The table entry id of a temporary certificate: no folder name has a `/`.
+        static func temporaryID(_ domain: String) -> String { "/temporary/" + domain }
+
+        /// What `domain`'s handshakes get, by the certificates served: `files` (ACME reports its own domains
+        /// over this, ``ACMEManager/statuses``); `nil` without HTTPS.
+        func domainStatus(_ domain: String, at now: Date) -> DomainCertificateStatus? {
+            guard table != nil else { return nil }
+            let covering = coveringFolder[domain].flatMap { served[$0] }
+            let problem: String? =
+                switch covering {
+                case nil: "no certificate in the certificate folder covers \(domain)"
+                case let covering? where covering.notAfter <= now:
+                    "the certificate of \(domain) (folder '\(covering.folderName)') has expired"
+                default: nil
+                }
+            return DomainCertificateStatus(
+                source: .files, state: problem == nil ? .valid : .failed, expiry: covering?.notAfter,
+                lastError: problem)
         }
     }
 
     /// The last good version of every domain and certificate folder, and what the most recent load found.
     ///
     /// A load never replaces a good version with a broken one: a domain or certificate folder that fails
-    /// keeps what it had, and the failure is recorded for ``ServerStatus``.
+    /// keeps what it had, and the failure is recorded for ``ServerStatus``. Persistent dictionaries, so the
+    /// routes and status handed to the listeners share them with the catalog, and the next load changes only
+    /// what it read.
     struct Catalog: Sendable {
         /// What each domain serves: its newest clean version.
-        var published: [String: PublishedDomain] = [:]
+        var published = PersistentDictionary<String, PublishedDomain>()
         /// When each published domain's served version was loaded (first: reloads that serve the same bytes keep it).
-        var domainLoadTimes: [String: Date] = [:]
+        var domainLoadTimes = PersistentDictionary<String, Date>()
         /// The most recent load result of every domain folder.
-        var loaded: [LoadedDomain] = []
+        var loaded = PersistentDictionary<String, LoadedDomain>()
         /// Domains whose folder disappeared while they were published, and when that was first seen: they keep being
         /// served until ``ServerConfiguration/removalGrace`` has passed.
         var removedSince: [String: Date] = [:]
@@ -106,141 +108,154 @@ extension Server {
         /// The status after the most recent load.
         var status: ServerStatus?
         /// The last change of each domain that changed since the start: when, and what it did to URLs.
-        var lastChanges: [String: DomainChange] = [:]
+        var lastChanges = PersistentDictionary<String, DomainChange>()
+        /// The shard the server is, for the status.
+        var shard: Shard?
+        /// The public routes of ``published`` and the snapshot the listeners serve them from, once built.
+        var routes: (site: SiteRoutes, snapshot: RouteSnapshot)?
 
-        /// Takes in a fresh load of the config folder: clean domains replace their published version, broken
-        /// ones keep theirs, and folders that disappeared are unpublished once they have been gone for
-        /// `removalGrace` (until then they keep being served). Returns the domains whose served bytes changed.
-        mutating func apply(_ loaded: [LoadedDomain], at now: Date, removalGrace: Duration = .zero) -> [String] {
-            var next: [String: PublishedDomain] = [:]
-            var times: [String: Date] = [:]
-            next.reserveCapacity(loaded.count)
-            times.reserveCapacity(loaded.count)
+        /// Takes in a fresh load of domain folders: clean domains replace their published version, broken ones keep
+        /// theirs, and folders that disappeared are unpublished once they have been gone for `removalGrace` (until
+        /// then they keep being served). With `complete`, `loaded` is every folder, and every domain missing from it
+        /// disappeared; otherwise the folders that disappeared are `absent`, and every other domain is as it was.
+        /// Returns the domains whose served bytes changed.
+        mutating func apply(
+            _ loaded: [LoadedDomain], absent: [String] = [], complete: Bool = true, at now: Date,
+            removalGrace: Duration = .zero
+        ) -> [String] {
+            var changed: [String] = []
+            var replaced: [(PublishedDomain, PublishedDomain)] = []
             for domain in loaded {
-                if let fresh = domain.published {
-                    next[domain.domain] = fresh
-                    times[domain.domain] = now
-                } else if let previous = published[domain.domain] {
-                    next[domain.domain] = previous  // keep the last good version
-                    times[domain.domain] = domainLoadTimes[domain.domain]
+                self.loaded[domain.domain] = domain
+                removedSince[domain.domain] = nil
+                // A broken version keeps the last good one.
+                guard let fresh = domain.published else { continue }
+                let old = published[domain.domain]
+                if let old, Self.serveSame(old, fresh) { continue }
+                published[domain.domain] = fresh
+                // `lastGoodLoad` says since when a domain serves what it serves, not when a reload last read it.
+                domainLoadTimes[domain.domain] = now
+                changed.append(domain.domain)
+                if let old { replaced.append((old, fresh)) }
+            }
+            var gone = Set(absent)
+            if complete {
+                let present = Set(loaded.map(\.domain))
+                gone = Set(self.loaded.keys.filter { !present.contains($0) })
+                    .union(removedSince.keys.filter { !present.contains($0) })
+            }
+            for name in gone {
+                self.loaded[name] = nil
+                guard published[name] != nil else { continue }
+                let since = removedSince[name] ?? now
+                if now.timeIntervalSince(since) < removalGrace.timeInterval {
+                    removedSince[name] = since
+                } else {
+                    removedSince[name] = nil
+                    published[name] = nil
+                    domainLoadTimes[name] = nil
+                    lastChanges[name] = nil
+                    changed.append(name)
                 }
             }
-            let present = Set(loaded.map(\.domain))
-            var removing: [String: Date] = [:]
-            for (name, version) in published where !present.contains(name) {
-                let since = removedSince[name] ?? now
-                guard now.timeIntervalSince(since) < removalGrace.timeInterval else { continue }
-                next[name] = version
-                times[name] = domainLoadTimes[name]
-                removing[name] = since
-            }
-            removedSince = removing
-            let changed = Set(next.keys).union(published.keys).filter { name in
-                let old = published[name]
-                let new = next[name]
-                return old?.associationFile != new?.associationFile || old?.cacheControl != new?.cacheControl
-                    || old?.signedAssociationFile != new?.signedAssociationFile
-                    || old?.signedPaths != new?.signedPaths || old?.assetLinks != new?.assetLinks
-                    || old?.pages != new?.pages || old?.hsts != new?.hsts
-            }
-            // A version served unchanged keeps the time it was first loaded: `/status`' `lastGoodLoad` says since
-            // when a domain serves what it serves, not when a reload last read its folder.
-            for (name, time) in domainLoadTimes where times[name] != nil && !changed.contains(name) {
-                times[name] = time
-            }
-            recordChanges(from: published, to: next, at: now)
-            published = next
-            domainLoadTimes = times
-            self.loaded = loaded
+            recordChanges(replaced, at: now)
             return changed.sorted()
+        }
+
+        /// Whether two versions of a domain serve the same bytes with the same settings.
+        private static func serveSame(_ old: PublishedDomain, _ new: PublishedDomain) -> Bool {
+            old.associationFile == new.associationFile && old.cacheControl == new.cacheControl
+                && old.signedAssociationFile == new.signedAssociationFile && old.signedPaths == new.signedPaths
+                && old.assetLinks == new.assetLinks && old.pages == new.pages && old.hsts == new.hsts
         }
 
         /// What each new version of a domain does to URLs, compared with the version it replaces (``DomainDiff``):
         /// only domains whose association file, assetlinks.json or their serving settings changed.
-        private mutating func recordChanges(
-            from old: [String: PublishedDomain], to new: [String: PublishedDomain], at now: Date
-        ) {
-            let compared = new.compactMap { name, version -> (PublishedDomain, PublishedDomain)? in
-                guard let previous = old[name],
-                    previous.associationFile != version.associationFile || previous.assetLinks != version.assetLinks
-                        || previous.cacheControl != version.cacheControl
-                        || (previous.signedAssociationFile == nil) != (version.signedAssociationFile == nil)
-                else { return nil }
-                return (previous, version)
+        private mutating func recordChanges(_ replaced: [(PublishedDomain, PublishedDomain)], at now: Date) {
+            let compared = replaced.filter { previous, version in
+                previous.associationFile != version.associationFile || previous.assetLinks != version.assetLinks
+                    || previous.cacheControl != version.cacheControl
+                    || (previous.signedAssociationFile == nil) != (version.signedAssociationFile == nil)
             }
             for diff in compared.concurrentMap({ DomainChange.compare($0.0, $0.1) }) {
                 lastChanges[diff.domain] = DomainChange(time: now, diff: diff)
             }
-            lastChanges = lastChanges.filter { new[$0.key] != nil }
         }
 
-        /// The status as of this catalog.
-        func makeStatus(
-            started: Date, trigger: ReloadTrigger, at now: Date, errors: [Diagnostic], warnings: [Diagnostic] = [],
+        /// Brings the status up to date after a load at `now` that found `diagnostics` (`failed`: the config folder
+        /// could not be listed): the states of `domains` (every domain's when `nil`) and of every certificate folder;
+        /// the other domains keep theirs. The load's outcome counts every finding still standing, not only those of
+        /// the folders it read: a reload of one folder reports the errors of the others as a reload of all would.
+        mutating func updateStatus(
+            domains: [String]?, started: Date, trigger: ReloadTrigger, at now: Date, diagnostics: [Diagnostic],
             failed: Bool
-        ) -> ServerStatus {
-            let result: ServerStatus.LoadOutcome.Result = failed ? .failed : errors.isEmpty ? .ok : .errors
-            let domainCertificates = certificates.domainStatus(loaded.map(\.domain), at: now)
-            return ServerStatus(
-                started: started,
-                lastReload: ServerStatus.LoadOutcome(
-                    time: now, trigger: trigger, result: result, errors: errors, warnings: warnings),
-                domains: (loaded.map { domain in
-                    ServerStatus.DomainState(
-                        domain: domain.domain, published: published[domain.domain] != nil,
-                        lastGoodLoad: domainLoadTimes[domain.domain], errors: domain.diagnostics.errors,
-                        certificate: domainCertificates[domain.domain], lastChange: lastChanges[domain.domain],
-                        certificateFolder: certificates.coveringFolder[domain.domain])
-                }
-                    + removedSince.map { name, since in
+        ) {
+            var states = domains == nil ? PersistentDictionary() : status?.domainStates ?? PersistentDictionary()
+            var findings = domains == nil ? PersistentDictionary() : status?.domainFindings ?? PersistentDictionary()
+            for name in domains ?? (loaded.keys + removedSince.keys) {
+                if let domain = loaded[name] {
+                    states[name] = ServerStatus.DomainState(
+                        domain: name, published: published[name] != nil, lastGoodLoad: domainLoadTimes[name],
+                        errors: domain.diagnostics.errors, certificate: certificates.domainStatus(name, at: now),
+                        lastChange: lastChanges[name], certificateFolder: certificates.coveringFolder[name])
+                    let standing = domain.diagnostics.filter { $0.severity != .note }
+                    findings[name] = standing.isEmpty ? nil : standing
+                } else {
+                    states[name] = removedSince[name].map { since in
                         ServerStatus.DomainState(
                             domain: name, published: true, lastGoodLoad: domainLoadTimes[name], errors: [],
                             removedSince: since)
-                    }).sorted { $0.domain < $1.domain },
-                certificates: certificates.states)
+                    }
+                    findings[name] = nil
+                }
+            }
+            let certificateFindings = certificates.states.values.flatMap { $0.errors + $0.warnings }
+            let standing = findings.values.flatMap { $0 } + certificateFindings
+            // Findings of no folder (the development CA's key, a refused certificate table) are this load's.
+            let described = Set(standing.map(\.description))
+            let general = diagnostics.filter { !described.contains($0.description) }
+            let errors = failed ? diagnostics.errors : standing.errors + general.errors
+            let result: ServerStatus.LoadOutcome.Result = failed ? .failed : errors.isEmpty ? .ok : .errors
+            status = ServerStatus(
+                started: started,
+                lastReload: ServerStatus.LoadOutcome(
+                    time: now, trigger: trigger, result: result, errors: errors,
+                    warnings: standing.warnings + general.warnings),
+                domainStates: states, domainFindings: findings, certificateStates: certificates.states)
+            status?.shard = shard
         }
     }
 
-    /// Reads the certificate folder into `catalog`, keeping each folder's last good certificate when its new
-    /// files fail, and builds a new SNI table when anything changed. Returns every finding.
+    /// Reads the certificate folder (or, with `only`, just those folders) into `catalog`, keeping each folder's last
+    /// good certificate when its new files fail, and updates the SNI table with what changed (``updateTable``).
+    /// Returns every finding.
     ///
-    /// `domains` are the configured domain names: they choose the default certificate and are warned about
-    /// when no certificate covers them. Nothing else of the domains is needed, so this runs while they load.
-    /// When no certificate at all is usable, the catalog keeps its table (at start there is none, and the
-    /// start fails with the returned errors).
-    func loadCertificates(into catalog: inout Certificates, domains: [String], at now: Date) -> [Diagnostic] {
+    /// `domains` are the domains whose coverage is worked out besides those of the changed certificates' names:
+    /// they are warned about when no certificate covers them, and with ACME get a temporary certificate.
+    /// `allDomains` gives every configured domain (default: `domains`), asked for only when every coverage must be
+    /// redone. When no
+    /// certificate at all is usable, the catalog keeps its table (at start there is none, and the start fails with
+    /// the returned errors).
+    func loadCertificates(
+        into catalog: inout Certificates, domains: [String], only: Set<String>? = nil,
+        allDomains: (() -> [String])? = nil, at now: Date
+    ) -> [Diagnostic] {
         let directory = CertificateDirectory(
             path: configuration.certificateDirectory, refusesExposedKeys: configuration.refusesExposedPrivateKeys)
+        var known: [String: CertificateDirectory.KnownFolder] = [:]
+        for name in only ?? Set(catalog.served.keys) { known[name] = catalog.served[name]?.known }
         // Each new certificate is imported into GnuTLS as its folder is read: one GnuTLS refuses is that folder's
         // error, and the folder keeps its last good certificate.
-        let folders = directory.loadFolders(now: now, known: catalog.served.mapValues(\.known), importing: true)
-        var selection = CertificateSelection(folders: folders, previous: catalog, now: now)
-        let certificates = selection.certificates
-        let coverage = CertificateNameIndex(subjectAlternativeNames: certificates.map(\.subjectAlternativeNames))
-        var uncovered: [String] = []
-        catalog.coveringFolder.removeAll(keepingCapacity: true)
-        for domain in domains {
-            if let index = coverage.firstIndex(covering: domain) {
-                catalog.coveringFolder[domain] = certificates[index].folderName
-            } else {
-                uncovered.append(domain)
-            }
-        }
-        // With ACME, a domain no certificate covers gets a temporary one until its own is issued.
-        let temporary =
-            configuration.acme == nil
-            ? [] : uncovered.compactMap { domain in temporaryCertificates.credential(for: domain).map { (domain, $0) } }
-        temporaryCertificates.keep(only: Set(temporary.map(\.0)))
-        selection.changed = selection.changed || temporary.map(\.0) != catalog.temporary
-        var diagnostics = (directory.devCAKeyFinding().map { [$0] } ?? []) + selection.diagnostics
+        let folders = directory.loadFolders(now: now, known: known, importing: true, only: only)
+        let selection = CertificateSelection(folders: folders, read: only, previous: catalog, now: now)
+        let diagnostics = (directory.devCAKeyFinding().map { [$0] } ?? []) + selection.diagnostics
         for folder in selection.keptLastGood {
             logger.warning(
                 "certificate folder failed to load; serving its last good certificate",
                 metadata: ["folder": "\(folder)"])
         }
         log(diagnostics)
-        catalog.states = selection.states
-        guard !certificates.isEmpty || !temporary.isEmpty else {
+        func noCertificate() -> [Diagnostic] {
             let missing = Diagnostic(
                 .error, rule: .noCertificates, "no usable certificate in '\(configuration.certificateDirectory)'",
                 file: configuration.certificateDirectory,
@@ -248,50 +263,132 @@ extension Server {
                     "add <domain>/fullchain.pem and privkey.pem, run `aasa-server certs dev`, start with --dev, or obtain certificates with --acme"
             )
             logger.error("no usable certificate; keeping the current ones", metadata: ["diagnostic": "\(missing)"])
+            catalog.states = selection.states
             return diagnostics + [missing]
         }
-        guard selection.changed else {
-            catalog.served = selection.served
-            return diagnostics
-        }
-        let defaultIndex = CertificateSelection.defaultIndex(certificates, coverage: coverage, domains: domains)
-        if configuration.acme == nil {
-            for domain in uncovered {
-                logger.warning(
-                    "no certificate covers this domain; clients will get the default certificate and fail to verify it",
-                    metadata: ["domain": "\(domain)", "default": "\(certificates[defaultIndex].folderName)"])
-            }
-        }
+        guard !selection.served.isEmpty || configuration.acme != nil else { return noCertificate() }
+        var next = catalog
+        next.served = selection.served
+        next.states = selection.states
         do {
-            let entries =
-                certificates.map(Server.tableEntry)
-                + temporary.map { CertificateTable.Entry(names: [$0], credential: $1) }
-            catalog.table = try CertificateTable(
-                entries: entries, defaultEntry: certificates.isEmpty ? 0 : defaultIndex)
-            catalog.served = selection.served
-            catalog.temporary = temporary.map(\.0)
+            try updateTable(
+                &next, previous: catalog, changed: selection.changed, domains: domains,
+                allDomains: allDomains ?? { domains })
         } catch {
             let failure = Diagnostic(
                 .error, rule: .certificateInvalid, (error as? HTTPListenerError)?.reason ?? "\(error)")
             logger.error("certificates not reloaded; keeping the current ones", metadata: ["diagnostic": "\(failure)"])
-            diagnostics.append(failure)
+            catalog.states = selection.states
+            return diagnostics + [failure]
         }
+        guard next.table != nil else { return noCertificate() }
+        catalog = next
         return diagnostics
+    }
+
+    /// Brings the SNI table of `certificates` (whose ``Certificates/served`` is already the new one; `previous` is
+    /// the one before) up to date with the folders in `changed` (new, replaced or gone), works out which
+    /// certificate covers each of `domains` and of the names the changed certificates list (every domain's when a
+    /// wildcard changed, or at the first load), and gives the uncovered ones a temporary certificate with ACME.
+    /// Leaves the table `nil` when there is no certificate at all to serve.
+    private func updateTable(
+        _ certificates: inout Certificates, previous: Certificates, changed: Set<String>, domains: [String],
+        allDomains: () -> [String]
+    ) throws {
+        let entries = changed.compactMap { certificates.served[$0].map(Server.tableEntry) }
+        let gone = changed.filter { certificates.served[$0] == nil }
+        let names = changed.flatMap { (previous.served[$0]?.names ?? []) + (certificates.served[$0]?.names ?? []) }
+        let redoAll = previous.table == nil || names.contains { $0.hasPrefix("*.") }
+        var table = previous.table
+        var redoDefault = false
+        if let current = table, !changed.isEmpty {
+            let keep = !gone.contains(current.defaultID)
+            table = try current.updating(
+                removing: gone, adding: entries,
+                defaultID: keep
+                    ? nil : certificates.served.keys.min() ?? certificates.temporary.first.map(Certificates.temporaryID)
+            )
+            // A temporary certificate is the default only until a real one is served.
+            redoDefault =
+                !keep || changed.contains(CertificateDirectory.defaultFolder)
+                || (current.defaultID.hasPrefix("/") && !certificates.served.isEmpty)
+        } else if table == nil, !certificates.served.isEmpty {
+            table = try CertificateTable(entries: certificates.served.values.map(Server.tableEntry))
+            redoDefault = true
+        }
+        if redoDefault, let current = table,
+            let preferred = Self.defaultID(certificates, domains: allDomains(), table: current),
+            preferred != current.defaultID
+        {
+            table = try current.updating(removing: [], adding: [], defaultID: preferred)
+        }
+        let recomputed = redoAll ? allDomains() : Array(Set(domains + names.map(CertificateTable.canonical)))
+        var uncovered: [String] = []
+        for domain in recomputed {
+            let folder = table?.entryID(covering: domain).flatMap { $0.hasPrefix("/") ? nil : $0 }
+            certificates.coveringFolder[domain] = folder
+            if folder == nil { uncovered.append(domain) }
+        }
+        // With ACME, a domain no certificate covers gets a temporary one until its own is issued.
+        var temporary = certificates.temporary
+        var adding: [CertificateTable.Entry] = []
+        var removing: [String] = []
+        for domain in recomputed where certificates.coveringFolder[domain] != nil && temporary.remove(domain) != nil {
+            removing.append(Certificates.temporaryID(domain))
+        }
+        if configuration.acme != nil {
+            for domain in uncovered where !temporary.contains(domain) {
+                guard let credential = temporaryCertificates.credential(for: domain) else { continue }
+                temporary.insert(domain)
+                adding.append(
+                    CertificateTable.Entry(
+                        id: Certificates.temporaryID(domain), names: [domain], credential: credential, isFallback: true)
+                )
+            }
+        } else if let table {
+            for domain in uncovered {
+                logger.warning(
+                    "no certificate covers this domain; clients will get the default certificate and fail to verify it",
+                    metadata: ["domain": "\(domain)", "default": "\(table.defaultID)"])
+            }
+        }
+        if let current = table, !adding.isEmpty || !removing.isEmpty {
+            let defaultID =
+                removing.contains(current.defaultID)
+                ? Self.defaultID(certificates, domains: allDomains(), table: current) ?? adding.first?.id : nil
+            table = try current.updating(removing: removing, adding: adding, defaultID: defaultID)
+        } else if table == nil, !adding.isEmpty {
+            table = try CertificateTable(entries: adding)
+        }
+        temporaryCertificates.keep(only: temporary)
+        certificates.temporary = temporary
+        certificates.table = table
+    }
+
+    /// The entry for clients without (or with an unknown) SNI: certs/default/, else the certificate of the
+    /// first domain (by name) one covers, else the first certificate.
+    private static func defaultID(_ certificates: Certificates, domains: [String], table: CertificateTable) -> String? {
+        if certificates.served[CertificateDirectory.defaultFolder] != nil { return CertificateDirectory.defaultFolder }
+        return domains.sorted().lazy.compactMap { table.entryID(covering: $0) }.first { !$0.hasPrefix("/") }
+            ?? certificates.served.keys.min()
     }
 
     /// Which certificate each folder serves after a load: its new one, or its last good one when the new files
     /// fail (GnuTLS's refusals among them), and what to report about each.
     private struct CertificateSelection {
-        var served: [String: ServedCertificate] = [:]
-        var states: [ServerStatus.CertificateState] = []
+        var served: PersistentDictionary<String, ServedCertificate>
+        var states: PersistentDictionary<String, ServerStatus.CertificateState>
         var diagnostics: [Diagnostic] = []
         /// Folders whose new files failed, so their last good certificate stays.
         var keptLastGood: [String] = []
-        /// Whether the table must be rebuilt.
-        var changed: Bool
+        /// The folders whose served certificate is new, or gone.
+        var changed: Set<String> = []
 
-        init(folders: [CertificateDirectory.Folder], previous catalog: Certificates, now: Date) {
-            changed = catalog.table == nil
+        /// `folders` are the folders found among those `read` (every folder when `nil`); the others keep what
+        /// `catalog` had.
+        init(folders: [CertificateDirectory.Folder], read: Set<String>?, previous catalog: Certificates, now: Date) {
+            served = read == nil ? PersistentDictionary() : catalog.served
+            states = read == nil ? PersistentDictionary() : catalog.states
             for folder in folders {
                 let findings = folder.diagnostics
                 let previous = catalog.served[folder.name]
@@ -308,41 +405,30 @@ extension Server {
                         current = previous
                     } else {
                         current = ServedCertificate(certificate, credential: credential, loadedAt: now)
-                        changed = true
+                        changed.insert(folder.name)
                     }
                 }
                 diagnostics += findings
                 if current == nil, previous != nil { keptLastGood.append(folder.name) }
                 let serving = current ?? previous
                 served[folder.name] = serving
-                states.append(
-                    ServerStatus.CertificateState(
-                        folder: folder.name, names: serving?.names ?? [], serving: serving != nil,
-                        fingerprint: serving?.fingerprint, notAfter: serving?.notAfter, lastGoodLoad: serving?.loadedAt,
-                        errors: findings.errors, warnings: findings.warnings))
+                states[folder.name] = ServerStatus.CertificateState(
+                    folder: folder.name, names: serving?.names ?? [], serving: serving != nil,
+                    fingerprint: serving?.fingerprint, notAfter: serving?.notAfter, lastGoodLoad: serving?.loadedAt,
+                    errors: findings.errors, warnings: findings.warnings)
             }
-            changed = changed || Set(served.keys) != Set(catalog.served.keys)
-        }
-
-        /// The certificates to serve, sorted by folder name: the order of the table's entries.
-        var certificates: [ServedCertificate] {
-            served.values.sorted { $0.folderName < $1.folderName }
-        }
-
-        /// The entry for clients without (or with an unknown) SNI: certs/default/, else the certificate of the
-        /// first domain, else the first certificate. `coverage` indexes `certificates`: one lookup per domain,
-        /// because asking every certificate about every domain is quadratic in the domain count.
-        static func defaultIndex(_ certificates: [ServedCertificate], coverage: CertificateNameIndex, domains: [String])
-            -> Int
-        {
-            certificates.firstIndex { $0.folderName == CertificateDirectory.defaultFolder }
-                ?? domains.lazy.compactMap { coverage.firstIndex(covering: $0) }.first
-                ?? 0
+            // Folders read and not found are gone.
+            let found = Set(folders.map(\.name))
+            for name in read ?? Set(catalog.served.keys) where !found.contains(name) {
+                if catalog.served[name] != nil { changed.insert(name) }
+                served[name] = nil
+                states[name] = nil
+            }
         }
     }
 
     /// The SNI table's entry for a certificate in service: its credential is the current table's.
     static func tableEntry(_ certificate: ServedCertificate) -> CertificateTable.Entry {
-        CertificateTable.Entry(names: certificate.names, credential: certificate.credential)
+        CertificateTable.Entry(id: certificate.folderName, names: certificate.names, credential: certificate.credential)
     }
 }

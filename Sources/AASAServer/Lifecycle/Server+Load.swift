@@ -2,19 +2,54 @@ import AASACore
 import AASAMicroHTTPD
 import Foundation
 
-/// The one load path. A start and every reload read the folders the same way (``Server/load(after:at:)``, a
-/// ``Server/Load`` value), turn the previous state plus that load into the next one the same way
-/// (``Server/Catalog/applying(_:trigger:removalGrace:)``), and build what the listeners serve from it the same way
-/// (``Server/routes(for:)``). The start publishes into new listeners, a reload into the running ones.
+/// The one load path. A start and every reload read the folders the same way (``Server/load(after:scope:at:)``,
+/// a ``Server/Load`` value), turn the previous state plus that load into the next one the same way
+/// (``Server/Catalog/apply(_:trigger:removalGrace:)``), and build what the listeners serve from it the same way
+/// (``Server/routes(for:changed:)``). The start publishes into new listeners, a reload into the running ones.
+///
+/// A reload reads what changed: the folders the file watcher saw change (``LoadScope``), or every folder (SIGHUP,
+/// the end of a removal grace, events the watcher lost), each compared with its stamps and re-parsed only when its
+/// bytes differ. Either way only the domains whose served bytes changed get new routes, and only the certificates
+/// that changed new SNI entries: the cost of a reload follows the change, not the number of domains.
 extension Server {
+    /// Which folders a load reads.
+    struct LoadScope: Sendable {
+        /// The domain folders to read by name; `nil`: every one (and every folder missing is gone).
+        var domains: Set<String>?
+        /// The certificate folders to read by name; `nil`: every one.
+        var certificates: Set<String>?
+
+        /// Every folder: the start, SIGHUP, a removal grace ending, changes the watcher cannot name.
+        static let everything = LoadScope(domains: nil, certificates: nil)
+
+        /// What the watcher saw change: the entries of the config folder (root 0) and of the certificate folder
+        /// (root 1).
+        init(_ changes: FolderChanges) {
+            if changes.everything {
+                self = .everything
+            } else {
+                self.init(domains: changes.entries(below: 0), certificates: changes.entries(below: 1))
+            }
+        }
+
+        init(domains: Set<String>?, certificates: Set<String>?) {
+            self.domains = domains
+            self.certificates = certificates
+        }
+    }
+
     /// What one load of the config folder and the certificate folder found.
     struct Load: Sendable {
         /// When the load started: the time its versions are stamped with.
         var time: Date
-        /// Every domain folder, loaded and signed; a failure only when the config folder cannot be listed.
+        /// What it read.
+        var scope: LoadScope
+        /// The domain folders read, loaded and signed; a failure only when the config folder cannot be listed.
         var domains: Result<[LoadedDomain], Diagnostic>
-        /// The certificate folder read into the previous certificates (a new SNI table when anything changed),
-        /// and its findings; `nil` without an HTTPS listener.
+        /// The domains in scope whose folders are gone (a load of every folder finds them by their absence).
+        var absent: [String] = []
+        /// The certificate folders read into the previous certificates, and their findings; `nil` without an HTTPS
+        /// listener.
         var certificates: (Certificates, [Diagnostic])?
     }
 
@@ -29,102 +64,173 @@ extension Server {
         var certificatesChanged: Bool
     }
 
-    /// Reads the config folder and the certificate folder, as the start and every reload do: the domains and the
-    /// certificates side by side (``concurrently(_:_:)``), each reusing what `previous` kept of the last load; then
-    /// the domains that sign their file are signed with the certificates just read.
-    func load(after previous: Catalog, at now: Date) -> Load {
-        let folders = Result { () throws(Diagnostic) in
-            try DomainFolder.list(configuration.configDirectory, excluding: [configuration.certificateDirectory])
+    /// Reads the folders `scope` names (every folder for ``LoadScope/everything``), each reusing what `previous`
+    /// kept of the last load when its files did not change; then the domains that sign their file are signed with
+    /// the certificates just read. A full load reads the domains and the certificates side by side
+    /// (``concurrently(_:_:)``); a partial one reads the certificates first, because a changed certificate brings
+    /// the domains it covers along (to be signed with it, and their status).
+    func load(after previous: Catalog, scope: LoadScope = .everything, at now: Date) -> Load {
+        let excluded = [configuration.certificateDirectory]
+        guard let names = scope.domains else {
+            let folders = Result { () throws(Diagnostic) in
+                try DomainFolder.list(configuration.configDirectory, excluding: excluded).filter(owns)
+            }
+            // The SNI table needs only the domains' names: the folder listing's, or the last load's without one.
+            let all = (try? folders.get())?.map(\.domain) ?? previous.loaded.keys
+            let (certificates, loaded) = concurrently(
+                certificateLoader(previous.certificates, domains: all, only: scope.certificates, at: now)
+            ) {
+                folders.map { loadDomains($0, reusing: previous.loaded) }
+            }
+            return signed(Load(time: now, scope: scope, domains: loaded, certificates: certificates))
         }
-        // The SNI table needs only the domains' names: the folder listing's, or the last load's without one.
-        let names = (try? folders.get())?.map(\.domain) ?? previous.loaded.map(\.domain)
-        let (certificates, loaded) = concurrently(certificateLoader(previous.certificates, domains: names, at: now)) {
-            folders.map { loadDomains($0, reusing: previous.loaded) }
+        let certificates = certificateLoader(
+            previous.certificates, domains: names.filter(owns), only: scope.certificates,
+            allDomains: { previous.loaded.keys }, at: now)()
+        // The domains of the certificates read come along: their coverage may have changed, and so may what they
+        // sign with.
+        var read = names
+        if let changedCertificates = scope.certificates, !changedCertificates.isEmpty {
+            for (domain, folder) in previous.certificates.coveringFolder where changedCertificates.contains(folder) {
+                read.insert(domain)
+            }
+            if let next = certificates?.0 {
+                for name in changedCertificates { read.formUnion(next.served[name]?.names ?? []) }
+            }
+            read.formUnion(changedCertificates)
         }
-        // The certificate folder, read once for the SNI table, also gives the domains that sign their file the
-        // certificates they sign with (without HTTPS the signer reads the folder itself).
-        let served = certificates.map {
-            SigningCertificates.served($0.0, directory: configuration.certificateDirectory)
+        var folders: [DomainFolder] = []
+        var absent: [String] = []
+        do {
+            for name in read.sorted() where owns(name) {
+                if let folder = try DomainFolder.named(name, in: configuration.configDirectory, excluding: excluded) {
+                    folders.append(folder)
+                } else if previous.loaded[name] != nil || previous.removedSince[name] != nil {
+                    absent.append(name)
+                }
+            }
+        } catch {
+            return Load(time: now, scope: scope, domains: .failure(error), certificates: certificates)
         }
-        let domains = loaded.map { signer.sign($0, now: now, certificates: served) }
-        return Load(time: now, domains: domains, certificates: certificates)
+        return signed(
+            Load(
+                time: now, scope: scope, domains: .success(loadDomains(folders, reusing: previous.loaded)),
+                absent: absent, certificates: certificates))
     }
 
-    /// Loads every domain folder (``DomainFolder/list(_:excluding:)``), as `SiteConfigLoader.loadAll` does, on
-    /// every processor at once: with thousands of domains this is most of a start or reload. A domain whose
-    /// site.json did not change since `previous` was loaded keeps that result
-    /// (``SiteConfigLoader/loadDomain(_:reusing:)``). All domains' pages share one ``PagesBudget``.
-    private func loadDomains(_ folders: [DomainFolder], reusing previous: [LoadedDomain]) -> [LoadedDomain] {
+    /// Whether this process serves `domain` (``ServerConfiguration/shard``).
+    private func owns(_ domain: String) -> Bool {
+        configuration.shard?.owns(domain) ?? true
+    }
+
+    private func owns(_ folder: DomainFolder) -> Bool {
+        owns(folder.domain)
+    }
+
+    /// `load` with the domains that sign their file signed, with the certificates it read (without HTTPS the signer
+    /// reads the folder itself).
+    private func signed(_ load: Load) -> Load {
+        var load = load
+        let served = load.certificates.map {
+            SigningCertificates.served($0.0, directory: configuration.certificateDirectory)
+        }
+        load.domains = load.domains.map { signer.sign($0, now: load.time, certificates: served) }
+        return load
+    }
+
+    /// Loads `folders` (``DomainFolder/list(_:excluding:)``), as `SiteConfigLoader.loadAll` does, on every processor
+    /// at once: with thousands of domains this is most of a start. A domain whose site.json did not change since
+    /// `previous` was loaded keeps that result (``SiteConfigLoader/loadDomain(_:reusing:)``). All domains' pages
+    /// share one ``PagesBudget``.
+    private func loadDomains(_ folders: [DomainFolder], reusing previous: PersistentDictionary<String, LoadedDomain>)
+        -> [LoadedDomain]
+    {
         let loader = {
             var loader = SiteConfigLoader()
             loader.pages.budget = PagesBudget(limit: configuration.pagesMemory)
             return loader
         }()
-        let known = Dictionary(previous.map { ($0.domain, $0) }, uniquingKeysWith: { first, _ in first })
         return folders.concurrentMap {
-            loader.loadDomain($0, reusing: known[$0.domain]).keptBetweenLoads()
+            loader.loadDomain($0, reusing: previous[$0.domain]).keptBetweenLoads()
         }
     }
 
-    /// The certificate half of a load, to run beside ``loadDomains(_:reusing:)`` (``concurrently(_:_:)``):
-    /// `previous` with the certificate folder read into it, and the findings; `nil` without an HTTPS listener.
+    /// The certificate half of a load: `previous` with the certificate folders read into it (`only` those, or
+    /// every one), and the findings; `nil` without an HTTPS listener. `domains` are the domains whose coverage to
+    /// work out; `allDomains` every configured domain, for when all coverage must be redone.
     ///
-    /// Neither half needs the other (the SNI table needs only the domain names, which the folder listing
-    /// gives), and at 10,000 domains each alone keeps both cores busy only part of the time.
-    private func certificateLoader(_ previous: Certificates, domains: [String], at now: Date)
-        -> @Sendable () -> (Certificates, [Diagnostic])?
-    {
+    /// Neither half of a full load needs the other (the SNI table needs only the domain names, which the folder
+    /// listing gives), and at 10,000 domains each alone keeps both cores busy only part of the time.
+    private func certificateLoader(
+        _ previous: Certificates, domains: [String], only: Set<String>?, allDomains: (@Sendable () -> [String])? = nil,
+        at now: Date
+    ) -> @Sendable () -> (Certificates, [Diagnostic])? {
         { [self] in
             guard configuration.httpsPort != nil else { return nil }
             var certificates = previous
-            let diagnostics = loadCertificates(into: &certificates, domains: domains, at: now)
+            let diagnostics = loadCertificates(
+                into: &certificates, domains: domains, only: only, allDomains: allDomains, at: now)
             return (certificates, diagnostics)
         }
     }
 
     /// What the listeners serve for `catalog`: one route snapshot for both public listeners (its native responses
     /// built once between them) and the admin routes, whose `/status` and `/match` describe the same catalog.
-    func routes(for catalog: Catalog) throws -> (public: RouteSnapshot, admin: AdminRoutes) {
-        let published = Array(catalog.published.values)
-        let site = SiteRoutes(published, domainIDs: recorder.domainIDs)
+    /// `changed` are the domains whose routes must be built anew (with the catalog's previous routes); `nil`:
+    /// build every domain's.
+    func routes(for catalog: Catalog, changed: [String]?) throws -> (
+        site: SiteRoutes, snapshot: RouteSnapshot, public: RouteSnapshot, admin: AdminRoutes
+    ) {
+        let site: SiteRoutes
+        if let changed, let previous = catalog.routes {
+            site = previous.site.updating(changed.map { ($0, catalog.published[$0]) })
+        } else {
+            site = SiteRoutes(catalog.published.values, domainIDs: recorder.domainIDs)
+        }
+        let snapshot = try RouteSnapshot(site, previous: catalog.routes?.snapshot)
         let store = acme?.challenges
         let webroot = configuration.acmeWebroot.map(WebrootChallenges.init(root:))
-        let snapshot =
+        // The challenge routes wrap the site's without preparing anything of their own for each domain.
+        let served =
             try store == nil && webroot == nil
-            ? RouteSnapshot(site) : RouteSnapshot(ChallengeRoutes(site, store: store, webroot: webroot))
+            ? snapshot
+            : RouteSnapshot(ChallengeRoutes(site, store: store, webroot: webroot), previous: snapshot)
         let admin = AdminRoutes(
-            published: published, status: catalog.status, live: live, access: configuration.adminAccess)
-        return (snapshot, admin)
+            published: catalog.published, status: catalog.status, live: live, access: configuration.adminAccess)
+        return (site, snapshot, served, admin)
     }
 }
 
 extension Server.Catalog {
-    /// The catalog after `load`: clean domains replace their published version, broken ones keep theirs, folders
-    /// gone for `removalGrace` are unpublished, each certificate folder keeps its last good certificate, and the
-    /// status describes the load. `self` is the previous state (an empty catalog at start).
-    func applying(_ load: Server.Load, trigger: ReloadTrigger, removalGrace: Duration) -> (Self, Server.Transition) {
-        var next = self
+    /// Takes in `load` (see ``apply(_:absent:complete:at:removalGrace:)``): clean domains replace their published
+    /// version, broken ones keep theirs, folders gone for `removalGrace` are unpublished, each certificate folder
+    /// keeps its last good certificate, and the status describes the load.
+    mutating func apply(_ load: Server.Load, trigger: ReloadTrigger, removalGrace: Duration) -> Server.Transition {
         var diagnostics: [Diagnostic] = []
         var changed: [String] = []
         var failed = false
+        var read: [String]?
         switch load.domains {
         case .success(let loaded):
             diagnostics = loaded.flatMap(\.diagnostics)
-            changed = next.apply(loaded, at: load.time, removalGrace: removalGrace)
+            let complete = load.scope.domains == nil
+            changed = apply(
+                loaded, absent: load.absent, complete: complete, at: load.time, removalGrace: removalGrace)
+            if !complete { read = loaded.map(\.domain) + load.absent }
         case .failure(let error):
             diagnostics = [error]
             failed = true
+            read = []
         }
-        if let (certificates, certificateDiagnostics) = load.certificates {
-            next.certificates = certificates
+        let table = certificates.table
+        if let (next, certificateDiagnostics) = load.certificates {
+            certificates = next
             diagnostics += certificateDiagnostics
         }
-        next.status = next.makeStatus(
-            started: status?.started ?? load.time, trigger: trigger, at: load.time, errors: diagnostics.errors,
-            warnings: diagnostics.warnings, failed: failed)
-        let transition = Server.Transition(
-            diagnostics: diagnostics, changed: changed,
-            certificatesChanged: next.certificates.table !== certificates.table)
-        return (next, transition)
+        updateStatus(
+            domains: read.map { Array(Set($0 + changed)) }, started: status?.started ?? load.time, trigger: trigger,
+            at: load.time, diagnostics: diagnostics, failed: failed)
+        return Server.Transition(
+            diagnostics: diagnostics, changed: changed, certificatesChanged: certificates.table !== table)
     }
 }

@@ -114,7 +114,7 @@ public final class Server: Sendable {
                 if reloads.history.count > Self.reloadHistoryCapacity { reloads.history.removeLast() }
             }
         }
-        recorder.setDomains(catalog.published.keys)
+        recorder.setDomains(catalog.published)
     }
 
     deinit {
@@ -128,18 +128,27 @@ public final class Server: Sendable {
     /// The bound admin port, if on and started.
     public var adminPort: UInt16? { running.withLock { $0.admin?.port } }
     /// The domains currently published.
-    public var publishedDomains: [String] { catalog.withLock { $0.published.keys.sorted() } }
+    public var publishedDomains: [String] { catalog.withLock { $0.published.keys }.sorted() }
     /// The services (``AssociationFile/services``) each published domain's served file declares, by domain: what
     /// `serve --dev` prints entitlement lines for.
     public var publishedServices: [String: [String]] {
-        let files = catalog.withLock { $0.published.mapValues(\.associationFile) }
-        return files.mapValues { AssociationFile.parse(SourceText(name: "", bytes: $0)).file?.services ?? [] }
+        let published = catalog.withLock { $0.published }
+        return published.dictionary.mapValues {
+            AssociationFile.parse(SourceText(name: "", bytes: $0.associationFile)).file?.services ?? []
+        }
     }
     /// The most recent load result of every domain folder, as the server keeps it (``LoadedDomain/keptBetweenLoads()``:
     /// the serving settings of each config, not its rules, apps or tests).
-    public var loadedDomains: [LoadedDomain] { catalog.withLock { $0.loaded } }
+    public var loadedDomains: [LoadedDomain] {
+        catalog.withLock { $0.loaded }.values.sorted { $0.domain < $1.domain }
+    }
     /// What is served and what the last load found (also served as the admin listener's `/status`).
     public var status: ServerStatus? { catalog.withLock { $0.status } }
+    /// The public routes being served: the last reload's version, whose ``SiteRoutes/preparedResponses`` are
+    /// those of the domains it rebuilt.
+    var siteRoutes: SiteRoutes? { catalog.withLock { $0.routes?.site } }
+    /// The SNI table being served.
+    var certificateTable: CertificateTable? { catalog.withLock { $0.certificates.table } }
     /// The file watcher, while the server runs with ``ServerConfiguration/watchForChanges``.
     var watcher: ConfigWatcher? { running.withLock { $0.watcher } }
 
@@ -195,7 +204,8 @@ public final class Server: Sendable {
                 "no domain folders found; every request will get 404",
                 metadata: ["config": "\(configuration.configDirectory)"])
         }
-        let (catalog, _) = Catalog().applying(load, trigger: .start, removalGrace: configuration.removalGrace)
+        var catalog = Catalog(shard: configuration.shard)
+        _ = catalog.apply(load, trigger: .start, removalGrace: configuration.removalGrace)
         guard loaded.isEmpty || !catalog.published.isEmpty else {
             throw StartupError(
                 diagnostics: diagnostics.errors + [
@@ -213,7 +223,8 @@ public final class Server: Sendable {
         var started = Running(watcher: watcher)
         do {
             // One snapshot for both public listeners: its native responses are built once between them.
-            let (snapshot, adminRoutes) = try routes(for: catalog)
+            let (site, siteSnapshot, snapshot, adminRoutes) = try routes(for: catalog, changed: nil)
+            catalog.routes = (site, siteSnapshot)
             let bound = boundSockets.withLock { bound in
                 defer { bound = [:] }
                 return bound
@@ -324,7 +335,7 @@ public final class Server: Sendable {
     /// Tells the ACME manager the domains and certificates `catalog` holds.
     private func plan(_ acme: ACMEManager, _ catalog: Catalog, at now: Date) {
         acme.update(
-            domains: catalog.loaded.map(\.domain),
+            domains: catalog.loaded.keys,
             certificates: catalog.certificates.served.values.map {
                 ACMEManager.ServedCertificate(
                     folder: $0.folderName, subjectAlternativeNames: $0.subjectAlternativeNames, notBefore: $0.notBefore,
@@ -365,18 +376,24 @@ public final class Server: Sendable {
 
     /// Reloads configs and certificates: each domain that loads cleanly is republished, a domain that
     /// fails keeps its last good version, and so does a certificate folder; certificates change for new
-    /// connections only. Returns every finding of the load.
+    /// connections only. Reads every folder, comparing each with its stamps; only what changed is republished.
+    /// Returns every finding of the load.
     ///
     /// Safe to call from any thread; concurrent reloads run one after the other.
     @discardableResult
     public func reload(trigger: ReloadTrigger = .manual) -> [Diagnostic] {
-        catalog.withLock { catalog in reload(&catalog, trigger: trigger) }
+        catalog.withLock { catalog in reload(&catalog, scope: .everything, trigger: trigger) }
     }
 
-    private func reload(_ catalog: inout Catalog, trigger: ReloadTrigger) -> [Diagnostic] {
+    /// Reloads the folders the file watcher saw change (``FolderChanges``): every folder when it cannot tell.
+    func reload(_ changes: FolderChanges, trigger: ReloadTrigger = .fileChange) {
+        catalog.withLock { catalog in _ = reload(&catalog, scope: LoadScope(changes), trigger: trigger) }
+    }
+
+    private func reload(_ catalog: inout Catalog, scope: LoadScope, trigger: ReloadTrigger) -> [Diagnostic] {
         let clock = ContinuousClock()
         let reloadStarted = clock.now
-        let load = self.load(after: catalog, at: Date())
+        let load = self.load(after: catalog, scope: scope, at: Date())
         switch load.domains {
         case .success(let loaded):
             log(loaded.flatMap(\.diagnostics))
@@ -384,9 +401,8 @@ public final class Server: Sendable {
             logger.error(
                 "reload failed; keeping the current configuration", metadata: ["diagnostic": "\(error.description)"])
         }
-        let (next, transition) = catalog.applying(load, trigger: trigger, removalGrace: configuration.removalGrace)
-        publish(next, certificatesChanged: transition.certificatesChanged)
-        catalog = next
+        let transition = catalog.apply(load, trigger: trigger, removalGrace: configuration.removalGrace)
+        publish(&catalog, changed: transition.changed, certificatesChanged: transition.certificatesChanged)
         // What each new version does to URLs (``DomainChange``); an edit that changes nothing says so.
         for name in transition.changed {
             guard let change = catalog.lastChanges[name], change.time == load.time else { continue }
@@ -397,7 +413,7 @@ public final class Server: Sendable {
         if let acme { plan(acme, catalog, at: load.time) }
         cdnMonitor.withLock { $0 }?.update(
             domains: catalog.published.keys.sorted(), changed: transition.changed, now: load.time)
-        FreedMemory.release()
+        if scope.domains == nil { FreedMemory.release() }
         logger.info(
             "reload",
             metadata: [
@@ -436,16 +452,20 @@ public final class Server: Sendable {
         return "\(milliseconds / 1000)." + String(repeating: "0", count: 3 - fraction.count) + fraction
     }
 
-    /// Swaps the catalog's routes and certificates into the running listeners.
-    private func publish(_ catalog: Catalog, certificatesChanged: Bool) {
+    /// Swaps the catalog's routes (the domains in `changed` rebuilt) and certificates into the running listeners,
+    /// and keeps the routes in the catalog for the next reload to build on.
+    private func publish(_ catalog: inout Catalog, changed: [String], certificatesChanged: Bool) {
         let listeners = running.withLock { (https: $0.https, http: $0.http, admin: $0.admin) }
         do {
             // Build both tables before swapping either, and swap the admin one first: /status and /match
             // are never behind what the public hosts serve.
-            let (routes, admin) = try self.routes(for: catalog)
+            let (site, snapshot, routes, admin) = try self.routes(for: catalog, changed: changed)
             try listeners.admin?.replaceRoutes(admin)
             for listener in [listeners.https, listeners.http].compactMap({ $0 }) { listener.replaceRoutes(routes) }
+            catalog.routes = (site, snapshot)
         } catch {
+            // The next reload builds every domain's routes afresh rather than on routes never served.
+            catalog.routes = nil
             logger.error("could not publish the reloaded routes", metadata: ["reason": "\(error)"])
         }
         if certificatesChanged, let https = listeners.https, let table = catalog.certificates.table {
@@ -470,8 +490,8 @@ public final class Server: Sendable {
             return try ConfigWatcher(
                 roots: roots, quietPeriod: configuration.reloadQuietPeriod,
                 maximumDelay: configuration.reloadMaximumDelay, logger: logger
-            ) { [weak self] in
-                self?.reload(trigger: .fileChange)
+            ) { [weak self] changes in
+                self?.reload(changes)
             }
         } catch {
             logger.warning(

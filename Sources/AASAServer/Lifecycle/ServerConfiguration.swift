@@ -66,6 +66,10 @@ public struct ServerConfiguration: Sendable {
     /// The longest a reload waits after the first change of a burst, however long the burst lasts.
     public var reloadMaximumDelay: Duration = .seconds(1)
 
+    /// The shard this process is (`serve --shard I/N`): it serves only the domains whose name hashes to it
+    /// (``Shard``); `nil`: every domain.
+    public var shard: Shard?
+
     /// Obtain and renew certificates by ACME (`serve --acme`); `nil`: certificates come from the folder only.
     public var acme: ACMESettings?
     /// The folder whose `.well-known/acme-challenge/` files the public listeners answer (`--acme-webroot`), for

@@ -47,6 +47,10 @@ extension ServerStatus {
             ("reloads", .array(live.reloads.map { JSONNode($0.jsonValue(date: date)) })),
             ("summary", summary(at: live.now)),
         ]
+        if let shard {
+            members.append(
+                ("shard", .members([("index", .number(Double(shard.index))), ("count", .number(Double(shard.count)))])))
+        }
         if query.isPaged {
             members.append(
                 (

@@ -112,10 +112,33 @@ public struct ServerStatus: Sendable {
     public var started: Date
     /// The most recent start or reload.
     public var lastReload: LoadOutcome
+    /// The shard this process is (`serve --shard`), `nil` when it serves every domain.
+    public var shard: Shard?
+    /// Every domain folder's state, by name: kept from one load to the next, and changed only for the folders a
+    /// load read.
+    public var domainStates: PersistentDictionary<String, DomainState>
+    /// The errors and warnings of each domain folder that has any, from its most recent load.
+    public var domainFindings: PersistentDictionary<String, [Diagnostic]>
+    /// Every certificate folder's state, by name (empty when HTTPS is off).
+    public var certificateStates: PersistentDictionary<String, CertificateState>
+
     /// Every domain folder, sorted by name.
-    public var domains: [DomainState]
+    public var domains: [DomainState] { domainStates.values.sorted { $0.domain < $1.domain } }
     /// Every certificate folder, sorted by name (empty when HTTPS is off).
-    public var certificates: [CertificateState]
+    public var certificates: [CertificateState] { certificateStates.values.sorted { $0.folder < $1.folder } }
+
+    /// A status of the domain and certificate folders' states.
+    public init(
+        started: Date, lastReload: LoadOutcome, domainStates: PersistentDictionary<String, DomainState>,
+        domainFindings: PersistentDictionary<String, [Diagnostic]> = PersistentDictionary(),
+        certificateStates: PersistentDictionary<String, CertificateState> = PersistentDictionary()
+    ) {
+        self.started = started
+        self.lastReload = lastReload
+        self.domainStates = domainStates
+        self.domainFindings = domainFindings
+        self.certificateStates = certificateStates
+    }
 
     /// `2025-01-31T12:00:00.123Z`: milliseconds, because reloads can follow each other within a second.
     static func makeFormatter() -> ISO8601DateFormatter {

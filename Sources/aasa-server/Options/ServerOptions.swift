@@ -139,6 +139,13 @@ struct ServerOptions: ParsableArguments {
 
     @Option(
         help: ArgumentHelp(
+            "Serve only the domains whose name hashes to shard INDEX of COUNT (0-based, e.g. a StatefulSet's pod "
+                + "ordinal), behind a router that sends each domain to its shard: `aasa-server shards nginx` "
+                + "prints one (env: AASA_SERVER_SHARD).", valueName: "index/count"))
+    var shard: String?
+
+    @Option(
+        help: ArgumentHelp(
             "Seconds a domain whose folder disappeared keeps being served before it is unpublished, so a git "
                 + "checkout or an rsync that replaces folders never publishes a transient 404 "
                 + "(env: AASA_SERVER_REMOVAL_GRACE).", valueName: "seconds"))
@@ -201,6 +208,7 @@ struct ServerOptions: ParsableArguments {
         }
         if trustedProxies == nil { trustedProxies = Environment.optional("TRUSTED_PROXIES") }
         if acmeWebroot == nil { acmeWebroot = Environment.optional("ACME_WEBROOT") }
+        if shard == nil { shard = Environment.optional("SHARD") }
         if cdnCheckInterval == nil { cdnCheckInterval = Environment.optional("CDN_CHECK_INTERVAL") }
         if appleCdn == nil { appleCdn = Environment.optional("APPLE_CDN") }
         if googleDal == nil { googleDal = Environment.optional("GOOGLE_DAL") }
@@ -238,6 +246,13 @@ struct ServerOptions: ParsableArguments {
         if idleTimeout < 0 { throw ValidationError("--idle-timeout must be 0 (never) or more seconds") }
         if maxRequestHead < 4096 || maxRequestHead > 1 << 20 {  // libmicrohttpd's pool per connection
             throw ValidationError("--max-request-head must be between 4096 and 1048576 bytes")
+        }
+        if let shard {
+            do {
+                _ = try Shard(parsing: shard)
+            } catch {
+                throw ValidationError("--shard: \(error.description)")
+            }
         }
         if !(removalGrace >= 0 && removalGrace <= 86_400) {
             throw ValidationError("--removal-grace must be between 0 and 86400 seconds")
@@ -296,6 +311,7 @@ struct ServerOptions: ParsableArguments {
         configuration.refusesExposedPrivateKeys = strict || Environment.flag("STRICT")
         configuration.refusesToStartWithErrors = configuration.refusesExposedPrivateKeys
         configuration.removalGrace = .milliseconds(Int64(removalGrace * 1000))
+        configuration.shard = try shard.map { text throws in try Shard(parsing: text) }
         configuration.pagesMemory = pagesMemory << 20
         configuration.acme = acme ? acmeOptions.settings : nil
         configuration.acmeWebroot = acmeWebroot

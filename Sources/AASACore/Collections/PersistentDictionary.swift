@@ -1,0 +1,96 @@
+/// A dictionary whose copies share storage bucket by bucket: changing one key of a copy copies one small bucket
+/// (and an array of bucket references), not the whole dictionary.
+///
+/// For what a reload hands to the listeners and keeps changing afterwards (every domain's published version, the
+/// SNI table's names): the snapshot being served and the next one share every bucket no change touched, so the
+/// cost of a reload follows the number of changes, not of domains. Buckets are immutable once shared and changed
+/// in place while only one dictionary holds them (as `Dictionary` is). The bucket count doubles as the dictionary
+/// grows, keeping buckets at most ``bucketCapacity`` entries on average.
+public struct PersistentDictionary<Key: Hashable & Sendable, Value: Sendable>: Sendable {
+    /// One bucket's entries. `@unchecked Sendable`: its dictionary is changed only while one dictionary holds it
+    /// (`isKnownUniquelyReferenced`), and a dictionary being changed is not shared with another thread.
+    private final class Bucket: @unchecked Sendable {
+        var items: [Key: Value]
+        init(_ items: [Key: Value] = [:]) { self.items = items }
+    }
+
+    /// Average entries per bucket before the bucket count doubles.
+    public static var bucketCapacity: Int { 64 }
+
+    private var buckets: [Bucket] = [Bucket()]
+    /// The number of entries.
+    public private(set) var count = 0
+
+    /// An empty dictionary.
+    public init() {}
+
+    /// A dictionary of `entries`; a key given twice keeps its last value.
+    public init(_ entries: some Sequence<(Key, Value)>) {
+        for (key, value) in entries { self[key] = value }
+    }
+
+    /// Whether the dictionary is empty.
+    public var isEmpty: Bool { count == 0 }
+
+    /// The value for `key`; assigning `nil` removes it.
+    public subscript(key: Key) -> Value? {
+        get { buckets[index(of: key)].items[key] }
+        set {
+            let index = index(of: key)
+            if !isKnownUniquelyReferenced(&buckets[index]) { buckets[index] = Bucket(buckets[index].items) }
+            let bucket = buckets[index]
+            let before = bucket.items.count
+            bucket.items[key] = newValue
+            count += bucket.items.count - before
+            if count > buckets.count * Self.bucketCapacity { grow() }
+        }
+    }
+
+    /// The value for `key`, or `defaultValue`, for in-place updates (`dictionary[key, default: 0] += 1`).
+    public subscript(key: Key, default defaultValue: @autoclosure () -> Value) -> Value {
+        get { self[key] ?? defaultValue() }
+        set { self[key] = newValue }
+    }
+
+    /// Removes `key`, returning its value.
+    @discardableResult
+    public mutating func removeValue(forKey key: Key) -> Value? {
+        let value = self[key]
+        if value != nil { self[key] = nil }
+        return value
+    }
+
+    /// Every key, in no particular order.
+    public var keys: [Key] { buckets.flatMap { $0.items.keys } }
+
+    /// Every value, in no particular order.
+    public var values: [Value] { buckets.flatMap { $0.items.values } }
+
+    /// A `Dictionary` with the same entries.
+    public var dictionary: [Key: Value] {
+        var result: [Key: Value] = [:]
+        result.reserveCapacity(count)
+        for bucket in buckets { result.merge(bucket.items) { _, new in new } }
+        return result
+    }
+
+    private func index(of key: Key) -> Int {
+        key.hashValue & (buckets.count - 1)
+    }
+
+    /// Doubles the bucket count and moves every entry to its new bucket.
+    private mutating func grow() {
+        let old = buckets
+        buckets = (0..<old.count * 2).map { _ in Bucket() }
+        for bucket in old {
+            for (key, value) in bucket.items { buckets[index(of: key)].items[key] = value }
+        }
+    }
+}
+
+extension PersistentDictionary: Sequence {
+    /// Iterates the entries bucket by bucket, in no particular order.
+    public func makeIterator() -> some IteratorProtocol<(key: Key, value: Value)> {
+        buckets.lazy.flatMap { $0.items.lazy.map { (key: $0.key, value: $0.value) } }.makeIterator()
+    }
+}

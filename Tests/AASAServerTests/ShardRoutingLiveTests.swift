@@ -1,0 +1,312 @@
+import AASACore
+import AASATestSupport
+import Foundation
+import Logging
+import Testing
+
+@testable import AASAServer
+
+/// Debian's nginx with its stream module as the TLS-passthrough router in front of the shards, on a free port,
+/// running the configuration `aasa-server shards nginx` printed; stopped when released.
+final class NginxRouter: @unchecked Sendable {
+    static let executable = "/usr/sbin/nginx"
+    static let streamModule = "/usr/lib/nginx/modules/ngx_stream_module.so"
+
+    /// Whether nginx and its stream module are installed (`scripts/setup.sh --test` installs both).
+    static var isInstalled: Bool {
+        FileManager.default.isExecutableFile(atPath: executable) && FileManager.default.fileExists(atPath: streamModule)
+    }
+
+    /// The port the router listens on.
+    let port: UInt16
+    private let process = Process()
+    private let logFile: String
+
+    /// Starts nginx with `include` (the generated `stream {}` file) in `directory`, and waits until it accepts
+    /// connections on `port`.
+    init(directory: String, include: String, port: UInt16) throws {
+        self.port = port
+        logFile = directory + "/nginx.log"
+        let configuration = directory + "/nginx.conf"
+        let text = """
+            load_module \(Self.streamModule);
+            pid \(directory)/nginx.pid;
+            error_log stderr;
+            events {}
+            include \(include);
+
+            """
+        try text.write(toFile: configuration, atomically: true, encoding: .utf8)
+        _ = FileManager.default.createFile(atPath: logFile, contents: nil)
+        process.executableURL = URL(fileURLWithPath: Self.executable)
+        // -e: nginx's own messages before the configuration is read go to stderr too, not to /var/log/nginx.
+        process.arguments = ["-e", "stderr", "-p", directory + "/", "-c", configuration, "-g", "daemon off;"]
+        process.standardOutput = FileHandle(forWritingAtPath: logFile)
+        process.standardError = FileHandle(forWritingAtPath: logFile)
+        try process.run()
+        for _ in 0..<200 {
+            if Self.accepts(port: port) { return }
+            guard process.isRunning else { break }
+            usleep(50_000)
+        }
+        throw Failure(description: "nginx did not listen on 127.0.0.1:\(port): \(log)")
+    }
+
+    deinit {
+        if process.isRunning {
+            process.terminate()
+            process.waitUntilExit()
+        }
+    }
+
+    /// What nginx printed.
+    var log: String { (try? String(contentsOfFile: logFile, encoding: .utf8)) ?? "" }
+
+    /// Whether something accepts TCP connections on 127.0.0.1:`port`.
+    static func accepts(port: UInt16) -> Bool {
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        guard fd >= 0 else { return false }
+        defer { close(fd) }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        address.sin_port = port.bigEndian
+        let connected = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+            }
+        }
+        return connected == 0
+    }
+
+    /// Why the router could not be used.
+    struct Failure: Error, CustomStringConvertible {
+        var description: String
+    }
+}
+
+/// Issue 24's test of sharding on one machine: two shards (in-process servers with `shard` set) behind Debian's
+/// nginx as the router, 1,000 domains each with its own file and certificate.
+@Suite(.serialized) struct ShardRoutingLiveTests {
+    static let count = 2
+    static let domains = (1...1000).map { ShardRoutingLiveTests.domain($0) }
+    static let path = "/.well-known/apple-app-site-association"
+
+    /// `shard-0001.example` for 1.
+    static func domain(_ number: Int) -> String {
+        let digits = String(number)
+        return "shard-" + String(repeating: "0", count: max(0, 4 - digits.count)) + digits + ".example"
+    }
+
+    /// A site.json whose generated file names the domain, so every domain's file differs.
+    static func siteJSON(_ domain: String) -> String {
+        let app = domain.replacingOccurrences(of: "-", with: "").replacingOccurrences(of: ".example", with: "")
+        return #"{"webCredentials": ["ABCDE12345.com.example.\#(app)"]}"#
+    }
+
+    /// The bytes a shard must serve as `domain`'s association file.
+    static func generated(_ domain: String) throws -> [UInt8] {
+        let loaded = SiteConfigLoader().loadDomain(
+            domain: domain, source: SourceText(name: "site.json", bytes: Array(siteJSON(domain).utf8)))
+        return try #require(loaded.generated?.bytes, "\(loaded.diagnostics)")
+    }
+
+    /// Starts shard `index` of ``count`` on free loopback ports (HTTPS and admin), reloading only when told.
+    static func startShard(_ index: Int, config: String, certs: String) throws -> Server {
+        var configuration = ServerConfiguration()
+        configuration.configDirectory = config
+        configuration.certificateDirectory = certs
+        configuration.bindAddress = "127.0.0.1"
+        configuration.httpsPort = 0
+        configuration.httpPort = nil
+        configuration.adminPort = 0
+        configuration.threadPoolSize = 2
+        configuration.watchForChanges = false
+        configuration.shard = try Shard(index: index, count: count)
+        var logger = Logger(label: "shard-\(index)")
+        logger.logLevel = .warning
+        let server = Server(configuration: configuration, logger: logger)
+        try server.start()
+        return server
+    }
+
+    /// A shard's `/status` document.
+    static func status(_ server: Server) throws -> [String: Any] {
+        let answer = try HTTPProbe.get(port: server.adminPort ?? 0, host: "127.0.0.1", path: "/status")
+        #expect(answer.status == 200)
+        return try #require(try JSONSerialization.jsonObject(with: Data(answer.body)) as? [String: Any])
+    }
+
+    /// Fetches each domain's association file through the router with one curl process (16 transfers at a time,
+    /// each its own connection and TLS handshake with the domain as SNI), verifying every certificate against the
+    /// dev CA and the domain's name; returns what went wrong, one line per failing domain.
+    static func fetchThroughRouter(
+        _ domains: [String], port: UInt16, caFile: String, expected: [String: [UInt8]], scratch: String
+    ) throws -> [String] {
+        let outputs = scratch + "/fetched-\(UUID().uuidString)"
+        try FileManager.default.createDirectory(atPath: outputs, withIntermediateDirectories: true)
+        var lines = [
+            "--parallel", "--parallel-max 16", "--silent", "--no-progress-meter", "--max-time 20", "--proto =https",
+            "--cacert \"\(caFile)\"", #"--write-out "%{exitcode} %{http_code} %{url_effective}\n""#,
+        ]
+        for domain in domains {
+            lines.append("--resolve \"\(domain):\(port):127.0.0.1\"")
+            lines.append("--url \"https://\(domain):\(port)\(path)\"")
+            lines.append("--output \"\(outputs)/\(domain)\"")
+        }
+        let configFile = outputs + ".curlrc"
+        try (lines.joined(separator: "\n") + "\n").write(toFile: configFile, atomically: true, encoding: .utf8)
+        let run = try Command.run("curl", ["--config", configFile], timeout: 120)
+        var results: [String: (exit: String, status: String)] = [:]
+        for line in run.stdout.split(separator: "\n") {
+            let fields = line.split(separator: " ")
+            guard fields.count == 3, fields[2].hasPrefix("https://") else { continue }
+            let host = fields[2].dropFirst("https://".count).prefix { $0 != ":" }
+            results[String(host)] = (String(fields[0]), String(fields[1]))
+        }
+        var failures: [String] = []
+        for domain in domains {
+            guard let result = results[domain] else {
+                failures.append("\(domain): no transfer (\(run.stderr.prefix(200)))")
+                continue
+            }
+            // curl's exit status 60 is a certificate that does not verify for the name.
+            guard result.exit == "0", result.status == "200" else {
+                failures.append("\(domain): curl exit \(result.exit), HTTP \(result.status)")
+                continue
+            }
+            let body = FileManager.default.contents(atPath: outputs + "/" + domain).map { [UInt8]($0) }
+            if body != expected[domain] {
+                failures.append("\(domain): not its own file: \(String(decoding: body ?? [], as: UTF8.self))")
+            }
+        }
+        return failures
+    }
+
+    @Test func theCommandExpandsTheTemplateAndRefusesWhatCannotWork() throws {
+        let binary = RepositoryPaths.executable
+        let sample = try Command.run(
+            binary, ["shards", "nginx", "--count", "3", "--config", RepositoryPaths.siteConfig])
+        #expect(sample.status == 0, "\(sample.stderr)")
+        #expect(sample.stdout.hasPrefix("# Generated by: aasa-server shards nginx --count 3 --config "))
+        #expect(sample.stdout.contains("        links.example aasa_shard_0;\n        shop.example aasa_shard_1;\n"))
+        #expect(sample.stdout.contains("        33.33% aasa_shard_1;\n        * aasa_shard_2;\n"))
+        #expect(sample.stdout.contains("    upstream aasa_shard_2 {\n        server aasa-server-shard-2:8443;\n"))
+        #expect(sample.stdout.contains("        listen 8443;\n"))
+
+        let directory = TemporaryDirectory("aasa-shards-cli")
+        try directory.write("ok.example/site.json", Self.siteJSON("ok.example"))
+        try directory.write("Bad_Name/site.json", Self.siteJSON("ok.example"))
+        let skipping = try Command.run(
+            binary, ["shards", "nginx", "--count", "1", "--config", directory.path, "--upstream", "10.0.0.1:8443"])
+        #expect(skipping.status == 0, "\(skipping.stderr)")
+        #expect(skipping.stdout.contains("        ok.example aasa_shard_0;\n"))
+        #expect(skipping.stdout.contains("        server 10.0.0.1:8443;\n"))
+        #expect(!skipping.stdout.contains("Bad_Name") && !skipping.stdout.contains("bad_name"))
+        #expect(skipping.stderr.contains("warning: [domain-name]") && skipping.stderr.contains("left out of the map"))
+
+        let missing = try Command.run(
+            binary, ["shards", "nginx", "--count", "2", "--config", directory.path + "/none"])
+        #expect(missing.status == 2)
+        #expect(missing.stderr.contains("cannot list the config folder"), "\(missing.stderr)")
+        #expect(missing.stdout.isEmpty)
+
+        let refused: [([String], String)] = [
+            (["--count", "0"], "the shard count must be 1...100"),
+            (["--count", "101"], "the shard count must be 1...100"),
+            (["--count", "3", "--upstream", "a:1", "--upstream", "b:2"], "give --upstream once as a template"),
+            (["--count", "2", "--upstream", "a:1"], "and no {index}"),
+            (["--count", "2", "--upstream", "a b {index}"], "is not a host:port"),
+            (["--count", "2", "--listen", "80; include /etc/passwd"], "is not a port or address:port"),
+        ]
+        for (arguments, message) in refused {
+            let result = try Command.run(
+                binary, ["shards", "nginx", "--config", RepositoryPaths.siteConfig] + arguments)
+            #expect(result.status == 64, "\(arguments): \(result.stderr)")
+            #expect(result.stderr.contains(message), "\(arguments): \(result.stderr)")
+            #expect(result.stdout.isEmpty)
+        }
+    }
+
+    @Test(
+        .enabled(
+            if: NginxRouter.isInstalled,
+            "nginx or its stream module is missing: run scripts/setup.sh --test (nginx libnginx-mod-stream)"))
+    func twoShardsBehindNginxServeEveryDomainAndANewDomainLandsOnExactlyOne() throws {
+        let directory = TemporaryDirectory("aasa-shards")
+        let config = directory.path + "/site-config"
+        let certs = directory.path + "/certs"
+        var expected: [String: [UInt8]] = [:]
+        for domain in Self.domains {
+            try directory.write("site-config/\(domain)/site.json", Self.siteJSON(domain))
+            expected[domain] = try Self.generated(domain)
+        }
+        let caFile = try DevCertificates(certificateDirectory: certs).ensure(names: Self.domains).caCertificatePath
+        let servers = try (0..<Self.count).map { try Self.startShard($0, config: config, certs: certs) }
+        defer { servers.forEach { $0.stop(timeout: .seconds(1)) } }
+        let ports = servers.map { $0.httpsPort ?? 0 }
+        #expect(!ports.contains(0))
+
+        // The router's configuration, as an operator makes it.
+        let routerPort = freePort()
+        #expect(FileManager.default.isExecutableFile(atPath: RepositoryPaths.executable), "build aasa-server first")
+        let generated = try Command.run(
+            RepositoryPaths.executable,
+            ["shards", "nginx", "--count", String(Self.count), "--config", config]
+                + ports.flatMap { ["--upstream", "127.0.0.1:\($0)"] } + ["--listen", "127.0.0.1:\(routerPort)"])
+        #expect(generated.status == 0, "\(generated.stderr)")
+        #expect(generated.stderr.isEmpty, "\(generated.stderr)")
+        let routerConfig = try directory.write("router.conf", generated.stdout)
+        let router = try NginxRouter(directory: directory.path, include: routerConfig, port: routerPort)
+
+        // Every domain gets its own file, over a certificate that verifies for its name, through the router.
+        let failures = try Self.fetchThroughRouter(
+            Self.domains, port: router.port, caFile: caFile, expected: expected, scratch: directory.path)
+        #expect(failures.isEmpty, "\(failures.count) of \(Self.domains.count) failed: \(failures.prefix(10))")
+
+        // Each shard lists only its own domains, and together they list every domain once.
+        var owners: [String: Int] = [:]
+        for (index, server) in servers.enumerated() {
+            let status = try Self.status(server)
+            let shard = status["shard"] as? [String: Any]
+            #expect(shard?["index"] as? Int == index, "\(String(describing: shard))")
+            #expect(shard?["count"] as? Int == Self.count)
+            for domain in (status["domains"] as? [String: Any] ?? [:]).keys {
+                #expect(owners[domain] == nil, "\(domain) is on shards \(owners[domain] ?? -1) and \(index)")
+                owners[domain] = index
+            }
+            let metrics = try HTTPProbe.get(port: server.adminPort ?? 0, host: "127.0.0.1", path: "/metrics").text
+            #expect(metrics.contains(#"aasa_shard_info{index="\#(index)",count="\#(Self.count)"} 1"#))
+        }
+        #expect(Set(owners.keys) == Set(Self.domains))
+        let misplaced = owners.filter { Shard.index(of: $0.key, count: Self.count) != $0.value }
+        #expect(misplaced.isEmpty, "\(misplaced.prefix(10))")
+        #expect(owners.values.filter { $0 == 0 }.count > 400 && owners.values.filter { $0 == 1 }.count > 400)
+
+        // A shard does not answer for another's domain.
+        let elsewhere = try #require(Self.domains.first { Shard.index(of: $0, count: Self.count) == 1 })
+        let direct = try Curl.request(
+            "https://\(elsewhere):\(ports[0])\(Self.path)", resolve: (elsewhere, ports[0]), extra: ["-k"])
+        #expect(direct.status == 404, "\(direct.status) \(direct.error)")
+
+        // A domain added after the router's configuration was made: published by exactly the shard the hash
+        // names, and reached through the router's split_clients, which computes the same hash. It belongs to the
+        // second shard, so a router that sent unmapped names to the first would fail here.
+        let added = Self.domain(1001)
+        #expect(Shard.index(of: added, count: Self.count) == 1)
+        #expect(!generated.stdout.contains(added))
+        try directory.write("site-config/\(added)/site.json", Self.siteJSON(added))
+        expected[added] = try Self.generated(added)
+        _ = try DevCertificates(certificateDirectory: certs).ensure(names: [added])
+        for server in servers {
+            let diagnostics = server.reload()
+            #expect(!diagnostics.hasErrors, "\(diagnostics)")
+        }
+        #expect(servers.map { $0.publishedDomains.contains(added) } == [false, true])
+        #expect(servers.map { $0.publishedDomains.count }.reduce(0, +) == Self.domains.count + 1)
+        let afterReload = try Self.fetchThroughRouter(
+            [added, Self.domains[0]], port: router.port, caFile: caFile, expected: expected, scratch: directory.path)
+        #expect(afterReload.isEmpty, "\(afterReload)")
+        #expect(!router.log.contains("[emerg]") && !router.log.contains("[error]"), "\(router.log)")
+    }
+}
