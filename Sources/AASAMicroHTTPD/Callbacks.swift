@@ -251,6 +251,7 @@ let connectionNotifyCallback: MHD_NotifyConnectionCallback = { cls, connection, 
             headerDeadline: registry.headerTimeout == 0 ? 0 : ConnectionState.now() &+ registry.headerTimeout)
         if socket != nil { registry.register(state) }
         socketContext.pointee = Unmanaged.passRetained(state).toOpaque()
+        context.sessionTickets?.enable(on: connection)
         HandshakeCork.start(connection, state: state)
     case .CONNECTION_NOTIFY_CLOSED:
         if let pointer = socketContext.pointee {

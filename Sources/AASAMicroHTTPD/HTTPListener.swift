@@ -51,6 +51,7 @@ public final class HTTPListener: Sendable {
         self.configuration = configuration
         let context = try ListenerContext(
             routes: snapshot, certificates: configuration.tls?.certificates,
+            sessionTicketLifetime: configuration.tls?.sessionTicketLifetime,
             logHandler: configuration.logHandler, observer: configuration.observer,
             headerTimeout: configuration.headerTimeout, trustedProxies: configuration.trustedProxies,
             forwardedClientLimit: configuration.forwardedClientLimit)

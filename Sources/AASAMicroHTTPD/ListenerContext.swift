@@ -13,6 +13,8 @@ final class ListenerContext: Sendable {
     let certificates: Mutex<CertificateTable?>
     /// Whether the listener serves TLS (fixed at start; only the certificates themselves change).
     let isTLS: Bool
+    /// The ticket keys of a TLS listener that resumes sessions.
+    let sessionTickets: SessionTickets?
     /// Where libmicrohttpd's diagnostics go.
     let logHandler: @Sendable (String) -> Void
     /// Told about every answered request (metrics, logs), if set.
@@ -33,7 +35,8 @@ final class ListenerContext: Sendable {
     let tooManyRequests: NativeResponse
 
     init(
-        routes: RouteSnapshot, certificates: CertificateTable?, logHandler: @escaping @Sendable (String) -> Void,
+        routes: RouteSnapshot, certificates: CertificateTable?, sessionTicketLifetime: Duration? = nil,
+        logHandler: @escaping @Sendable (String) -> Void,
         observer: (any RequestObserver)? = nil, headerTimeout: Duration = .zero, trustedProxies: [IPNetwork] = [],
         forwardedClientLimit: Int = 0
     ) throws {
@@ -56,6 +59,7 @@ final class ListenerContext: Sendable {
         self.routes = Mutex(routes)
         self.certificates = Mutex(certificates)
         self.isTLS = certificates != nil
+        self.sessionTickets = certificates == nil ? nil : sessionTicketLifetime.map(SessionTickets.init(lifetime:))
         self.logHandler = logHandler
     }
 

@@ -19,15 +19,17 @@ public final class RouteSnapshot: Sendable {
     private let common: [Response: NativeResponse]
     private let commonSecure: [Response: NativeResponse]
 
-    /// Builds the native form of every response in `table.preparedResponses` (both forms when it has HTTPS-only
-    /// headers). Responses every domain sends alike share one form, found in `previous` or built once here.
+    /// Builds the native form of every 200 response in `table.preparedResponses` (both forms when it has HTTPS-only
+    /// headers): the bodies clients come for. Responses every domain sends alike share one form, found in
+    /// `previous` or built once here. The others (a file's 304, which most domains are never asked for) are built
+    /// on first use: at 100,000 domains they would hold about 90 MB of libmicrohttpd responses for nothing.
     ///
     /// - Throws: ``HTTPListenerError`` `invalid-response` when a response cannot be built.
     public init(_ table: some RouteTable, previous: RouteSnapshot? = nil) throws {
         self.table = table
         var common = previous?.common ?? [:]
         var commonSecure = previous?.commonSecure ?? [:]
-        for prepared in table.preparedResponses {
+        for prepared in table.preparedResponses where prepared.status == 200 || prepared.isCommon {
             let response = prepared.response
             let plain = try prepared.transportForm(secure: false) {
                 try Self.form(response, secure: false, common: prepared.isCommon, in: &common)

@@ -16,6 +16,9 @@ public struct TLSConfiguration: Sendable {
     public var certificates: CertificateTable
     /// GnuTLS priority string; see ``modernPriorities``.
     public var priorities: String
+    /// TLS 1.3 session tickets: how long each ticket key is used and each ticket valid (``SessionTickets``);
+    /// `nil`: no tickets, every connection makes a full handshake.
+    public var sessionTicketLifetime: Duration? = .seconds(3600)
 
     /// Creates TLS settings.
     public init(certificates: CertificateTable, priorities: String = TLSConfiguration.modernPriorities) {

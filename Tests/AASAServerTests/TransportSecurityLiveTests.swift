@@ -145,6 +145,44 @@ func stapleReport(port: UInt16, serverName: String, caFile: String) throws -> St
         #expect(try live.fetch("links.example").status == 200)
     }
 
+    /// What `openssl s_client` says of a handshake for `domain`, saving the session (and its ticket) to
+    /// `sessionOut` or offering the one in `sessionIn`: "New" or "Reused", with the answer to a request.
+    static func handshake(_ live: LiveServer, _ domain: String, sessionOut: String? = nil, sessionIn: String? = nil)
+        throws -> String
+    {
+        var arguments = [
+            "s_client", "-connect", "127.0.0.1:\(live.https)", "-servername", domain, "-CAfile", live.caFile,
+            "-ign_eof",
+        ]
+        if let sessionOut { arguments += ["-sess_out", sessionOut] }
+        if let sessionIn { arguments += ["-sess_in", sessionIn] }
+        let request =
+            "GET /.well-known/apple-app-site-association HTTP/1.1\r\nHost: \(domain)\r\nConnection: close\r\n\r\n"
+        return try Command.run("openssl", arguments, input: Array(request.utf8), timeout: 20).stdout
+    }
+
+    /// A client that reconnects resumes with the TLS 1.3 ticket of its last connection (no certificate, no
+    /// signature) and is served as on a full handshake; with tickets off, every handshake is a full one.
+    @Test func aReconnectingClientResumesItsSessionWithATicket() throws {
+        let scratch = TemporaryDirectory("aasa-tickets")
+        let session = scratch.path + "/session.pem"
+        let live = try LiveServer()
+        let first = try Self.handshake(live, "shop.example", sessionOut: session)
+        #expect(first.contains("New, TLSv1.3") && first.contains("HTTP/1.1 200"), "\(first)")
+        #expect(FileManager.default.fileExists(atPath: session), "the server sent no ticket")
+        let resumed = try Self.handshake(live, "shop.example", sessionIn: session)
+        #expect(resumed.contains("Reused, TLSv1.3"), "\(resumed)")
+        #expect(resumed.contains("HTTP/1.1 200") && resumed.contains("applinks"))
+
+        let off = try LiveServer(configure: { $0.sessionTicketLifetime = nil })
+        let noTicket = scratch.path + "/none.pem"
+        _ = try Self.handshake(off, "shop.example", sessionOut: noTicket)
+        #expect(!FileManager.default.fileExists(atPath: noTicket), "a ticket was sent with tickets off")
+        // A ticket of another server (other keys) is not accepted: a full handshake, still served.
+        let foreign = try Self.handshake(off, "shop.example", sessionIn: session)
+        #expect(foreign.contains("New, TLSv1.3") && foreign.contains("HTTP/1.1 200"), "\(foreign)")
+    }
+
     @Test func aValidOCSPResponseIsStapledForClientsThatAskForIt() throws {
         let scratch = TemporaryDirectory("aasa-ocsp")
         let fixture = try OCSPFixture(folder: scratch.path + "/pki", domain: "shop.example")

@@ -293,10 +293,11 @@ public final class ConfigWatcher: Sendable {
     /// is cheap; a path that now resolves elsewhere (a swapped `..data` or a renewed certbot link) gets a new one.
     private func renewWatches(for changes: FolderChanges = FolderChanges(everything: true)) {
         var unused: [Int32] = []
+        var refused: String?
         func add(_ path: String, for owner: Owner, table: inout WatchTable) {
             let wd = inotify_add_watch(inotify, path, Self.mask)
             guard wd >= 0 else {
-                if errno == ENOSPC { reportWatchLimit(path) }
+                if errno == ENOSPC, refused == nil { refused = path }
                 return  // ENOENT: removed since it was listed; its parent's watch saw that
             }
             table.add(wd, for: owner)
@@ -334,6 +335,8 @@ public final class ConfigWatcher: Sendable {
             }
         }
         for wd in Set(unused) { inotify_rm_watch(inotify, wd) }
+        // Reported outside the table's lock, which reporting takes.
+        if let refused { reportWatchLimit(refused) }
     }
 
     /// The paths to watch for one entry of a root: the folder, the symlinked files in it (Kubernetes'

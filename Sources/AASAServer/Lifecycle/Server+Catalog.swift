@@ -57,6 +57,8 @@ extension Server {
         var served = PersistentDictionary<String, ServedCertificate>()
         /// The most recent state of every certificate folder.
         var states = PersistentDictionary<String, ServerStatus.CertificateState>()
+        /// The errors and warnings of each certificate folder that has any, from its most recent load.
+        var findings = PersistentDictionary<String, [Diagnostic]>()
         /// The domains no certificate covers that get a temporary self-signed one while ACME obtains theirs
         /// (``TemporaryCertificates``).
         var temporary: Set<String> = []
@@ -65,6 +67,30 @@ extension Server {
         /// The folder of the certificate covering each configured domain (the entry its handshakes get), as the
         /// last load found it.
         var coveringFolder = PersistentDictionary<String, String>()
+        /// The domains each certificate folder covers besides the one it is named after: ``coveringFolder`` the
+        /// other way round (``domains(coveredBy:)``), so a reload that changes a certificate finds the domains it
+        /// covers without a walk over every domain. Most folders cover just their own domain, and need no entry.
+        var otherCoveredDomains = PersistentDictionary<String, Set<String>>()
+
+        /// Records that `folder` covers `domain` (`nil`: no folder does), in both directions.
+        mutating func setCovering(_ domain: String, by folder: String?) {
+            let old = coveringFolder[domain]
+            guard old != folder else { return }
+            if let old, old != domain {
+                var domains = otherCoveredDomains[old] ?? []
+                domains.remove(domain)
+                otherCoveredDomains[old] = domains.isEmpty ? nil : domains
+            }
+            if let folder, folder != domain { otherCoveredDomains[folder, default: []].insert(domain) }
+            coveringFolder[domain] = folder
+        }
+
+        /// The domains the certificate of `folder` covers.
+        func domains(coveredBy folder: String) -> Set<String> {
+            var domains = otherCoveredDomains[folder] ?? []
+            if coveringFolder[folder] == folder { domains.insert(folder) }
+            return domains
+        }
 
         /// The table entry id of a temporary certificate: no folder name has a `/`.
         static func temporaryID(_ domain: String) -> String { "/temporary/" + domain }
@@ -209,8 +235,7 @@ extension Server {
                     findings[name] = nil
                 }
             }
-            let certificateFindings = certificates.states.values.flatMap { $0.errors + $0.warnings }
-            let standing = findings.values.flatMap { $0 } + certificateFindings
+            let standing = findings.values.flatMap { $0 } + certificates.findings.values.flatMap { $0 }
             // Findings of no folder (the development CA's key, a refused certificate table) are this load's.
             let described = Set(standing.map(\.description))
             let general = diagnostics.filter { !described.contains($0.description) }
@@ -264,12 +289,14 @@ extension Server {
             )
             logger.error("no usable certificate; keeping the current ones", metadata: ["diagnostic": "\(missing)"])
             catalog.states = selection.states
+            catalog.findings = selection.findings
             return diagnostics + [missing]
         }
         guard !selection.served.isEmpty || configuration.acme != nil else { return noCertificate() }
         var next = catalog
         next.served = selection.served
         next.states = selection.states
+        next.findings = selection.findings
         do {
             try updateTable(
                 &next, previous: catalog, changed: selection.changed, domains: domains,
@@ -279,6 +306,7 @@ extension Server {
                 .error, rule: .certificateInvalid, (error as? HTTPListenerError)?.reason ?? "\(error)")
             logger.error("certificates not reloaded; keeping the current ones", metadata: ["diagnostic": "\(failure)"])
             catalog.states = selection.states
+            catalog.findings = selection.findings
             return diagnostics + [failure]
         }
         guard next.table != nil else { return noCertificate() }
@@ -323,10 +351,14 @@ extension Server {
             table = try current.updating(removing: [], adding: [], defaultID: preferred)
         }
         let recomputed = redoAll ? allDomains() : Array(Set(domains + names.map(CertificateTable.canonical)))
+        if redoAll {
+            certificates.coveringFolder = PersistentDictionary()
+            certificates.otherCoveredDomains = PersistentDictionary()
+        }
         var uncovered: [String] = []
         for domain in recomputed {
             let folder = table?.entryID(covering: domain).flatMap { $0.hasPrefix("/") ? nil : $0 }
-            certificates.coveringFolder[domain] = folder
+            certificates.setCovering(domain, by: folder)
             if folder == nil { uncovered.append(domain) }
         }
         // With ACME, a domain no certificate covers gets a temporary one until its own is issued.
@@ -378,6 +410,8 @@ extension Server {
     private struct CertificateSelection {
         var served: PersistentDictionary<String, ServedCertificate>
         var states: PersistentDictionary<String, ServerStatus.CertificateState>
+        /// The errors and warnings of each folder that has any.
+        var findings: PersistentDictionary<String, [Diagnostic]>
         var diagnostics: [Diagnostic] = []
         /// Folders whose new files failed, so their last good certificate stays.
         var keptLastGood: [String] = []
@@ -389,6 +423,7 @@ extension Server {
         init(folders: [CertificateDirectory.Folder], read: Set<String>?, previous catalog: Certificates, now: Date) {
             served = read == nil ? PersistentDictionary() : catalog.served
             states = read == nil ? PersistentDictionary() : catalog.states
+            findings = read == nil ? PersistentDictionary() : catalog.findings
             for folder in folders {
                 let findings = folder.diagnostics
                 let previous = catalog.served[folder.name]
@@ -416,6 +451,8 @@ extension Server {
                     folder: folder.name, names: serving?.names ?? [], serving: serving != nil,
                     fingerprint: serving?.fingerprint, notAfter: serving?.notAfter, lastGoodLoad: serving?.loadedAt,
                     errors: findings.errors, warnings: findings.warnings)
+                let standing = findings.filter { $0.severity != .note }
+                self.findings[folder.name] = standing.isEmpty ? nil : standing
             }
             // Folders read and not found are gone.
             let found = Set(folders.map(\.name))
@@ -423,6 +460,7 @@ extension Server {
                 if catalog.served[name] != nil { changed.insert(name) }
                 served[name] = nil
                 states[name] = nil
+                findings[name] = nil
             }
         }
     }

@@ -91,8 +91,8 @@ extension Server {
         // sign with.
         var read = names
         if let changedCertificates = scope.certificates, !changedCertificates.isEmpty {
-            for (domain, folder) in previous.certificates.coveringFolder where changedCertificates.contains(folder) {
-                read.insert(domain)
+            for folder in changedCertificates {
+                read.formUnion(previous.certificates.domains(coveredBy: folder))
             }
             if let next = certificates?.0 {
                 for name in changedCertificates { read.formUnion(next.served[name]?.names ?? []) }

@@ -230,9 +230,10 @@ public final class Server: Sendable {
                 return bound
             }
             if let port = configuration.httpsPort, let table = catalog.certificates.table {
+                var tls = TLSConfiguration(certificates: table)
+                tls.sessionTicketLifetime = configuration.sessionTicketLifetime
                 var listener = listenerConfiguration(
-                    port: port, address: configuration.bindAddress, tls: TLSConfiguration(certificates: table),
-                    observed: true)
+                    port: port, address: configuration.bindAddress, tls: tls, observed: true)
                 listener.boundSockets = bound["https"]
                 started.https = try HTTPListener(configuration: listener, snapshot: snapshot)
             }

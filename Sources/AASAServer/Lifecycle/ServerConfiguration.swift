@@ -37,6 +37,9 @@ public struct ServerConfiguration: Sendable {
     /// requests from these addresses, the named client is what the access log, the fetch log and the
     /// per-client limit see. Empty: those headers are ignored.
     public var trustedProxies: [IPNetwork] = []
+    /// How long each TLS 1.3 session ticket key is used and each ticket valid; `nil` turns resumption off
+    /// (`AASAMicroHTTPD.TLSConfiguration.sessionTicketLifetime`).
+    public var sessionTicketLifetime: Duration? = .seconds(3600)
     /// Seconds a connection may stay silent before it is closed.
     public var idleTimeoutSeconds: Int = 15
     /// The deadline for a complete request head (TLS handshake included), however actively the client

@@ -139,6 +139,13 @@ struct ServerOptions: ParsableArguments {
 
     @Option(
         help: ArgumentHelp(
+            "Seconds each TLS 1.3 session ticket key is used (a fresh random key per period, the old one erased) "
+                + "and each ticket valid, so reconnecting clients resume without a full handshake; 0 turns "
+                + "resumption off (env: AASA_SERVER_SESSION_TICKET_LIFETIME).", valueName: "seconds"))
+    var sessionTicketLifetime: Int = Environment.value("SESSION_TICKET_LIFETIME", 3600)
+
+    @Option(
+        help: ArgumentHelp(
             "Serve only the domains whose name hashes to shard INDEX of COUNT (0-based, e.g. a StatefulSet's pod "
                 + "ordinal), behind a router that sends each domain to its shard: `aasa-server shards nginx` "
                 + "prints one (env: AASA_SERVER_SHARD).", valueName: "index/count"))
@@ -247,6 +254,9 @@ struct ServerOptions: ParsableArguments {
         if maxRequestHead < 4096 || maxRequestHead > 1 << 20 {  // libmicrohttpd's pool per connection
             throw ValidationError("--max-request-head must be between 4096 and 1048576 bytes")
         }
+        if sessionTicketLifetime != 0 && !(60...604_800).contains(sessionTicketLifetime) {
+            throw ValidationError("--session-ticket-lifetime must be 0 (off) or between 60 and 604800 seconds")
+        }
         if let shard {
             do {
                 _ = try Shard(parsing: shard)
@@ -311,6 +321,8 @@ struct ServerOptions: ParsableArguments {
         configuration.refusesExposedPrivateKeys = strict || Environment.flag("STRICT")
         configuration.refusesToStartWithErrors = configuration.refusesExposedPrivateKeys
         configuration.removalGrace = .milliseconds(Int64(removalGrace * 1000))
+        configuration.sessionTicketLifetime =
+            sessionTicketLifetime == 0 ? nil : .seconds(sessionTicketLifetime)
         configuration.shard = try shard.map { text throws in try Shard(parsing: text) }
         configuration.pagesMemory = pagesMemory << 20
         configuration.acme = acme ? acmeOptions.settings : nil
