@@ -3,14 +3,15 @@
 // A keep-alive connection carries one SNI for its whole life (and a server may answer 421 when Host names
 // another configured domain), so wrk, which sends one SNI for all its connections, cannot spread HTTPS
 // over domains. This client gives every connection the next host name of the list (round robin over all
-// threads) as both SNI and Host, makes a full TLS handshake (no session resumption), sends N keep-alive
+// threads) as both SNI and Host, makes a full TLS handshake (or, with RESUME 1, resumes the session of the
+// thread's previous connection when it was for the same host: TLS 1.3 tickets), sends N keep-alive
 // requests (the last with `Connection: close`), closes, and starts over. N = 1 measures handshakes; a larger N mostly requests.
 // Each connection checks that the certificate presented covers its host name (no signature checks, like wrk).
 //
 // Build: cc -O2 -o sni-load sni-load.c -lssl -lcrypto -lpthread
-// Usage: sni-load ADDRESS PORT HOSTS_FILE PATH CONNECTIONS SECONDS REQUESTS_PER_CONNECTION
+// Usage: sni-load ADDRESS PORT HOSTS_FILE PATH CONNECTIONS SECONDS REQUESTS_PER_CONNECTION [RESUME]
 // Prints one line: connections=… requests=… seconds=… rps=… cps=… non2xx=… errors=… wrongcert=… p50ms=… p99ms=…
-// (percentiles of the time per connection, from connect to its last response).
+// resumed=… (percentiles of the time per connection, from connect to its last response; resumed connections).
 #define _GNU_SOURCE
 #include <arpa/inet.h>
 #include <netinet/in.h>
@@ -33,10 +34,11 @@ static char **hosts;
 static size_t host_count;
 static const char *path;
 static int requests_per_connection;
+static int resume;
 static double deadline;
 static SSL_CTX *context;
 static atomic_size_t next_host;
-static atomic_long connections, requests, non2xx, errors, wrongcert;
+static atomic_long connections, requests, non2xx, errors, wrongcert, resumed;
 
 // Durations of the connections that completed (connect to last response, in seconds), for percentiles.
 static pthread_mutex_t durations_lock = PTHREAD_MUTEX_INITIALIZER;
@@ -99,6 +101,9 @@ static int read_response(SSL *ssl, char *buffer, size_t size) {
 static void *worker(void *unused) {
     (void)unused;
     char buffer[65536], request[1024];
+    // The session of this thread's last connection, and its host: what RESUME offers the next one.
+    SSL_SESSION *session = NULL;
+    const char *session_host = NULL;
     while (now() < deadline) {
         const char *host = hosts[atomic_fetch_add(&next_host, 1) % host_count];
         int fd = socket(AF_INET, SOCK_STREAM, 0);
@@ -112,10 +117,16 @@ static void *worker(void *unused) {
         ssl = SSL_new(context);
         SSL_set_tlsext_host_name(ssl, host);
         SSL_set_fd(ssl, fd);
+        if (resume && session && session_host == host) SSL_set_session(ssl, session);
         if (SSL_connect(ssl) != 1) goto failed;
-        X509 *peer = SSL_get1_peer_certificate(ssl);
-        if (!peer || X509_check_host(peer, host, 0, 0, NULL) != 1) atomic_fetch_add(&wrongcert, 1);
-        X509_free(peer);
+        if (SSL_session_reused(ssl)) {
+            atomic_fetch_add(&resumed, 1);
+        } else {
+            // A resumed session presents no certificate; a full handshake's must cover the host.
+            X509 *peer = SSL_get1_peer_certificate(ssl);
+            if (!peer || X509_check_host(peer, host, 0, 0, NULL) != 1) atomic_fetch_add(&wrongcert, 1);
+            X509_free(peer);
+        }
         atomic_fetch_add(&connections, 1);
         int length = snprintf(request, sizeof request, "GET %s HTTP/1.1\r\nHost: %s\r\n\r\n", path, host);
         // The last request of a connection says so, and the server closes it, as wrk -H 'Connection: close' does.
@@ -132,6 +143,14 @@ static void *worker(void *unused) {
             if (status < 200 || status > 399) atomic_fetch_add(&non2xx, 1);
         }
         record_duration(now() - started);
+        if (resume) {  // the ticket came with the responses (TLS 1.3 sends it after the handshake)
+            SSL_SESSION *next = SSL_get1_session(ssl);
+            if (next) {
+                SSL_SESSION_free(session);
+                session = next;
+                session_host = host;
+            }
+        }
         SSL_free(ssl);
         close(fd);
         continue;
@@ -141,12 +160,14 @@ static void *worker(void *unused) {
         if (ssl) SSL_free(ssl);
         close(fd);
     }
+    SSL_SESSION_free(session);
     return NULL;
 }
 
 int main(int argc, char **argv) {
-    if (argc != 8) {
-        fprintf(stderr, "usage: %s ADDRESS PORT HOSTS_FILE PATH CONNECTIONS SECONDS REQUESTS_PER_CONNECTION\n", argv[0]);
+    if (argc != 8 && argc != 9) {
+        fprintf(stderr, "usage: %s ADDRESS PORT HOSTS_FILE PATH CONNECTIONS SECONDS REQUESTS_PER_CONNECTION [RESUME]\n",
+                argv[0]);
         return 2;
     }
     server.sin_family = AF_INET;
@@ -169,6 +190,7 @@ int main(int argc, char **argv) {
     int threads = atoi(argv[5]);
     double seconds = atof(argv[6]);
     requests_per_connection = atoi(argv[7]);
+    resume = argc == 9 && atoi(argv[8]) == 1;
     context = SSL_CTX_new(TLS_client_method());
     SSL_CTX_set_session_cache_mode(context, SSL_SESS_CACHE_OFF);
     pthread_t *ids = calloc((size_t)threads, sizeof *ids);
@@ -179,8 +201,8 @@ int main(int argc, char **argv) {
     double elapsed = now() - start;
     qsort(durations, duration_count, sizeof *durations, compare_doubles);
     printf("connections=%ld requests=%ld seconds=%.3f rps=%.1f cps=%.1f non2xx=%ld errors=%ld wrongcert=%ld "
-           "p50ms=%.2f p99ms=%.2f\n",
+           "p50ms=%.2f p99ms=%.2f resumed=%ld\n",
            connections, requests, elapsed, requests / elapsed, connections / elapsed, non2xx, errors, wrongcert,
-           percentile(50) * 1000, percentile(99) * 1000);
+           percentile(50) * 1000, percentile(99) * 1000, resumed);
     return 0;
 }

@@ -137,6 +137,8 @@ extension Server {
         var lastChanges = PersistentDictionary<String, DomainChange>()
         /// The shard the server is, for the status.
         var shard: Shard?
+        /// The errors and warnings of each domain folder that has any, from its most recent load.
+        var domainFindings = PersistentDictionary<String, [Diagnostic]>()
         /// The public routes of ``published`` and the snapshot the listeners serve them from, once built.
         var routes: (site: SiteRoutes, snapshot: RouteSnapshot)?
 
@@ -209,33 +211,19 @@ extension Server {
         }
 
         /// Brings the status up to date after a load at `now` that found `diagnostics` (`failed`: the config folder
-        /// could not be listed): the states of `domains` (every domain's when `nil`) and of every certificate folder;
-        /// the other domains keep theirs. The load's outcome counts every finding still standing, not only those of
-        /// the folders it read: a reload of one folder reports the errors of the others as a reload of all would.
+        /// could not be listed), whose domain folders were `domains` (every one when `nil`). The load's outcome counts
+        /// every finding still standing, not only those of the folders it read: a reload of one folder reports the
+        /// errors of the others as a reload of all would.
         mutating func updateStatus(
             domains: [String]?, started: Date, trigger: ReloadTrigger, at now: Date, diagnostics: [Diagnostic],
             failed: Bool
         ) {
-            var states = domains == nil ? PersistentDictionary() : status?.domainStates ?? PersistentDictionary()
-            var findings = domains == nil ? PersistentDictionary() : status?.domainFindings ?? PersistentDictionary()
-            for name in domains ?? (loaded.keys + removedSince.keys) {
-                if let domain = loaded[name] {
-                    states[name] = ServerStatus.DomainState(
-                        domain: name, published: published[name] != nil, lastGoodLoad: domainLoadTimes[name],
-                        errors: domain.diagnostics.errors, certificate: certificates.domainStatus(name, at: now),
-                        lastChange: lastChanges[name], certificateFolder: certificates.coveringFolder[name])
-                    let standing = domain.diagnostics.filter { $0.severity != .note }
-                    findings[name] = standing.isEmpty ? nil : standing
-                } else {
-                    states[name] = removedSince[name].map { since in
-                        ServerStatus.DomainState(
-                            domain: name, published: true, lastGoodLoad: domainLoadTimes[name], errors: [],
-                            removedSince: since)
-                    }
-                    findings[name] = nil
-                }
+            if domains == nil { domainFindings = PersistentDictionary() }
+            for name in domains ?? loaded.keys {
+                let standing = loaded[name]?.diagnostics.filter { $0.severity != .note } ?? []
+                domainFindings[name] = standing.isEmpty ? nil : standing
             }
-            let standing = findings.values.flatMap { $0 } + certificates.findings.values.flatMap { $0 }
+            let standing = domainFindings.values.flatMap { $0 } + certificates.findings.values.flatMap { $0 }
             // Findings of no folder (the development CA's key, a refused certificate table) are this load's.
             let described = Set(standing.map(\.description))
             let general = diagnostics.filter { !described.contains($0.description) }
@@ -246,7 +234,9 @@ extension Server {
                 lastReload: ServerStatus.LoadOutcome(
                     time: now, trigger: trigger, result: result, errors: errors,
                     warnings: standing.warnings + general.warnings),
-                domainStates: states, domainFindings: findings, certificateStates: certificates.states)
+                catalog: ServerStatus.Source(
+                    loaded: loaded, published: published, domainLoadTimes: domainLoadTimes, removedSince: removedSince,
+                    lastChanges: lastChanges, certificates: certificates))
             status?.shard = shard
         }
     }

@@ -114,30 +114,53 @@ public struct ServerStatus: Sendable {
     public var lastReload: LoadOutcome
     /// The shard this process is (`serve --shard`), `nil` when it serves every domain.
     public var shard: Shard?
-    /// Every domain folder's state, by name: kept from one load to the next, and changed only for the folders a
-    /// load read.
-    public var domainStates: PersistentDictionary<String, DomainState>
-    /// The errors and warnings of each domain folder that has any, from its most recent load.
-    public var domainFindings: PersistentDictionary<String, [Diagnostic]>
+    /// What the domain states are read from: a status is a view of the load it describes, sharing the catalog's
+    /// dictionaries rather than keeping a state per domain beside them.
+    let catalog: Source
     /// Every certificate folder's state, by name (empty when HTTPS is off).
-    public var certificateStates: PersistentDictionary<String, CertificateState>
+    public var certificateStates: PersistentDictionary<String, CertificateState> { catalog.certificates.states }
 
     /// Every domain folder, sorted by name.
-    public var domains: [DomainState] { domainStates.values.sorted { $0.domain < $1.domain } }
+    public var domains: [DomainState] { domainStates.sorted { $0.domain < $1.domain } }
+    /// Every domain folder, in no particular order.
+    public var domainStates: [DomainState] {
+        (catalog.loaded.keys + catalog.removedSince.keys).compactMap(domainState)
+    }
+    /// The number of domain folders.
+    public var domainCount: Int { catalog.loaded.count + catalog.removedSince.count }
     /// Every certificate folder, sorted by name (empty when HTTPS is off).
     public var certificates: [CertificateState] { certificateStates.values.sorted { $0.folder < $1.folder } }
 
-    /// A status of the domain and certificate folders' states.
-    public init(
-        started: Date, lastReload: LoadOutcome, domainStates: PersistentDictionary<String, DomainState>,
-        domainFindings: PersistentDictionary<String, [Diagnostic]> = PersistentDictionary(),
-        certificateStates: PersistentDictionary<String, CertificateState> = PersistentDictionary()
-    ) {
+    /// The state of the domain folder `name`, if there is one.
+    public func domainState(_ name: String) -> DomainState? {
+        if let domain = catalog.loaded[name] {
+            return DomainState(
+                domain: name, published: catalog.published[name] != nil, lastGoodLoad: catalog.domainLoadTimes[name],
+                errors: domain.diagnostics.errors,
+                certificate: catalog.certificates.domainStatus(name, at: lastReload.time),
+                lastChange: catalog.lastChanges[name], certificateFolder: catalog.certificates.coveringFolder[name])
+        }
+        return catalog.removedSince[name].map { since in
+            DomainState(
+                domain: name, published: true, lastGoodLoad: catalog.domainLoadTimes[name], errors: [],
+                removedSince: since)
+        }
+    }
+
+    /// The parts of a ``Server/Catalog`` the domain states are made of, as of one load.
+    struct Source: Sendable {
+        var loaded: PersistentDictionary<String, LoadedDomain>
+        var published: PersistentDictionary<String, PublishedDomain>
+        var domainLoadTimes: PersistentDictionary<String, Date>
+        var removedSince: [String: Date]
+        var lastChanges: PersistentDictionary<String, DomainChange>
+        var certificates: Server.Certificates
+    }
+
+    init(started: Date, lastReload: LoadOutcome, catalog: Source) {
         self.started = started
         self.lastReload = lastReload
-        self.domainStates = domainStates
-        self.domainFindings = domainFindings
-        self.certificateStates = certificateStates
+        self.catalog = catalog
     }
 
     /// `2025-01-31T12:00:00.123Z`: milliseconds, because reloads can follow each other within a second.
