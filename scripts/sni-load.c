@@ -143,7 +143,9 @@ static void *worker(void *unused) {
             if (status < 200 || status > 399) atomic_fetch_add(&non2xx, 1);
         }
         record_duration(now() - started);
-        if (resume) {  // the ticket came with the responses (TLS 1.3 sends it after the handshake)
+        // A session freed without a shutdown is marked not resumable; the server has sent its close_notify.
+        SSL_shutdown(ssl);
+        if (resume) {  // the ticket came before the responses (TLS 1.3 sends it after the handshake)
             SSL_SESSION *next = SSL_get1_session(ssl);
             if (next) {
                 SSL_SESSION_free(session);
@@ -192,7 +194,10 @@ int main(int argc, char **argv) {
     requests_per_connection = atoi(argv[7]);
     resume = argc == 9 && atoi(argv[8]) == 1;
     context = SSL_CTX_new(TLS_client_method());
-    SSL_CTX_set_session_cache_mode(context, SSL_SESS_CACHE_OFF);
+    // Resuming, OpenSSL must keep the tickets a TLS 1.3 server sends after the handshake (in the connection's
+    // session, not in a cache of its own); otherwise no session is kept at all.
+    SSL_CTX_set_session_cache_mode(
+        context, resume ? SSL_SESS_CACHE_CLIENT | SSL_SESS_CACHE_NO_INTERNAL_STORE : SSL_SESS_CACHE_OFF);
     pthread_t *ids = calloc((size_t)threads, sizeof *ids);
     double start = now();
     deadline = start + seconds;

@@ -6,7 +6,7 @@ import Testing
 @Suite struct HelpTextTests {
     @Test(arguments: [
         [], ["serve"], ["check"], ["match"], ["import"], ["sign"], ["certs", "dev"], ["certs", "acme"], ["cdn"],
-        ["healthcheck"],
+        ["healthcheck"], ["shards", "nginx"], ["diff"],
     ])
     func noParagraphBreaksMidSentence(command: [String]) throws {
         // Wide enough that the parser wraps nothing: every line break left is the text's own.
