@@ -70,6 +70,17 @@ import Testing
         #expect(try Self.lastReload(live)["changed"] as? [String] == ["d3.example"])
         #expect(try live.fetch("d4.example").status == 200)
         #expect(live.server.publishedDomains.count == 22)
+        // A stray file beside the domain folders is no domain: reloaded for, and nothing changes.
+        let reloads = try #require(try live.status()["reloads"] as? [[String: Any]]).count
+        let entries = live.server.certificateTable?.count
+        _ = try live.directory.write("site-config/README.md", "notes")
+        try Self.eventually("a reload for the stray file") {
+            (try live.status()["reloads"] as? [[String: Any]])?.count ?? 0 > reloads
+        }
+        #expect(try Self.lastReload(live)["changed"] as? [String] == [])
+        #expect(try Self.lastReload(live)["result"] as? String == "ok")
+        #expect(live.server.certificateTable?.count == entries)
+        #expect((try live.status()["domains"] as? [String: Any])?["README.md"] == nil)
     }
 
     /// A renewed certificate replaces its own SNI entry: the new table keeps every other certificate's credential,

@@ -64,19 +64,9 @@ final class NginxRouter: @unchecked Sendable {
 
     /// Whether something accepts TCP connections on 127.0.0.1:`port`.
     static func accepts(port: UInt16) -> Bool {
-        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        guard fd >= 0 else { return false }
-        defer { close(fd) }
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        address.sin_port = port.bigEndian
-        let connected = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
-            }
-        }
-        return connected == 0
+        guard let fd = try? HTTPProbe.connect(port: port) else { return false }
+        close(fd)
+        return true
     }
 
     /// Why the router could not be used.

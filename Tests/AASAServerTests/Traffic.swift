@@ -2,6 +2,10 @@ import AASATestSupport
 import Foundation
 import Synchronization
 
+#if canImport(Glibc)
+    import Glibc
+#endif
+
 /// One answer as a client saw it: status and body bytes.
 struct Answer: Hashable, Sendable, CustomStringConvertible {
     var status: Int
@@ -26,23 +30,33 @@ enum HTTPProbe {
         var description: String
     }
 
-    /// `GET path` on 127.0.0.1:`port` with `Host: host`; the whole response is read and its length checked.
-    static func get(port: UInt16, host: String, path: String) throws -> Answer {
+    /// A TCP socket connected to 127.0.0.1:`port`; the caller closes it.
+    static func connect(port: UInt16) throws -> Int32 {
         let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         guard fd >= 0 else { throw Failure(description: "socket: \(String(cString: strerror(errno)))") }
-        defer { close(fd) }
-        var timeout = timeval(tv_sec: 5, tv_usec: 0)
-        setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
         var address = sockaddr_in()
         address.sin_family = sa_family_t(AF_INET)
         address.sin_addr.s_addr = inet_addr("127.0.0.1")
         address.sin_port = port.bigEndian
         let connected = withUnsafePointer(to: &address) {
             $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+                Glibc.connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
             }
         }
-        guard connected == 0 else { throw Failure(description: "connect: \(String(cString: strerror(errno)))") }
+        guard connected == 0 else {
+            let reason = String(cString: strerror(errno))
+            close(fd)
+            throw Failure(description: "connect: \(reason)")
+        }
+        return fd
+    }
+
+    /// `GET path` on 127.0.0.1:`port` with `Host: host`; the whole response is read and its length checked.
+    static func get(port: UInt16, host: String, path: String) throws -> Answer {
+        let fd = try connect(port: port)
+        defer { close(fd) }
+        var timeout = timeval(tv_sec: 5, tv_usec: 0)
+        setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
         let request = Array("GET \(path) HTTP/1.1\r\nHost: \(host)\r\nConnection: close\r\n\r\n".utf8)
         guard request.withUnsafeBytes({ send(fd, $0.baseAddress, $0.count, 0) }) == request.count else {
             throw Failure(description: "send: \(String(cString: strerror(errno)))")

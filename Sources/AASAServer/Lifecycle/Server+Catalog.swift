@@ -248,12 +248,13 @@ extension Server {
     /// `domains` are the domains whose coverage is worked out besides those of the changed certificates' names:
     /// they are warned about when no certificate covers them, and with ACME get a temporary certificate.
     /// `allDomains` gives every configured domain (default: `domains`), asked for only when every coverage must be
-    /// redone. When no
+    /// redone; `isConfigured` tells those from other names the certificates list (default: whether `domains` has
+    /// it). When no
     /// certificate at all is usable, the catalog keeps its table (at start there is none, and the start fails with
     /// the returned errors).
     func loadCertificates(
         into catalog: inout Certificates, domains: [String], only: Set<String>? = nil,
-        allDomains: (() -> [String])? = nil, at now: Date
+        allDomains: (() -> [String])? = nil, isConfigured: ((String) -> Bool)? = nil, at now: Date
     ) -> [Diagnostic] {
         let directory = CertificateDirectory(
             path: configuration.certificateDirectory, refusesExposedKeys: configuration.refusesExposedPrivateKeys)
@@ -290,7 +291,7 @@ extension Server {
         do {
             try updateTable(
                 &next, previous: catalog, changed: selection.changed, domains: domains,
-                allDomains: allDomains ?? { domains })
+                allDomains: allDomains ?? { domains }, isConfigured: isConfigured ?? Set(domains).contains)
         } catch {
             let failure = Diagnostic(
                 .error, rule: .certificateInvalid, (error as? HTTPListenerError)?.reason ?? "\(error)")
@@ -311,7 +312,7 @@ extension Server {
     /// Leaves the table `nil` when there is no certificate at all to serve.
     private func updateTable(
         _ certificates: inout Certificates, previous: Certificates, changed: Set<String>, domains: [String],
-        allDomains: () -> [String]
+        allDomains: () -> [String], isConfigured: (String) -> Bool
     ) throws {
         let entries = changed.compactMap { certificates.served[$0].map(Server.tableEntry) }
         let gone = changed.filter { certificates.served[$0] == nil }
@@ -340,7 +341,8 @@ extension Server {
         {
             table = try current.updating(removing: [], adding: [], defaultID: preferred)
         }
-        let recomputed = redoAll ? allDomains() : Array(Set(domains + names.map(CertificateTable.canonical)))
+        let recomputed =
+            redoAll ? allDomains() : Array(Set(domains + names.map(CertificateTable.canonical).filter(isConfigured)))
         if redoAll {
             certificates.coveringFolder = PersistentDictionary()
             certificates.otherCoveredDomains = PersistentDictionary()

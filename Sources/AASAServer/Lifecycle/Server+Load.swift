@@ -77,45 +77,60 @@ extension Server {
             }
             // The SNI table needs only the domains' names: the folder listing's, or the last load's without one.
             let all = (try? folders.get())?.map(\.domain) ?? previous.loaded.keys
+            let configured = Set(all)
             let (certificates, loaded) = concurrently(
-                certificateLoader(previous.certificates, domains: all, only: scope.certificates, at: now)
+                certificateLoader(
+                    previous.certificates, domains: all, only: scope.certificates,
+                    isConfigured: { configured.contains($0) }, at: now)
             ) {
                 folders.map { loadDomains($0, reusing: previous.loaded) }
             }
             return signed(Load(time: now, scope: scope, domains: loaded, certificates: certificates))
         }
-        let certificates = certificateLoader(
-            previous.certificates, domains: names.filter(owns), only: scope.certificates,
-            allDomains: { previous.loaded.keys }, at: now)()
-        // The domains of the certificates read come along: their coverage may have changed, and so may what they
-        // sign with.
-        var read = names
-        if let changedCertificates = scope.certificates, !changedCertificates.isEmpty {
-            for folder in changedCertificates {
-                read.formUnion(previous.certificates.domains(coveredBy: folder))
-            }
-            if let next = certificates?.0 {
-                for name in changedCertificates { read.formUnion(next.served[name]?.names ?? []) }
-            }
-            read.formUnion(changedCertificates)
-        }
-        var folders: [DomainFolder] = []
-        var absent: [String] = []
-        do {
-            for name in read.sorted() where owns(name) {
+        // The domain folders named, found or gone; then those of the domains a changed certificate covers, which
+        // come along: their coverage may have changed, and so may what they sign with.
+        var folders: [String: DomainFolder] = [:]
+        var absent: Set<String> = []
+        func resolve(_ names: some Sequence<String>) throws(Diagnostic) {
+            for name in names where owns(name) && folders[name] == nil && !absent.contains(name) {
                 if let folder = try DomainFolder.named(name, in: configuration.configDirectory, excluding: excluded) {
-                    folders.append(folder)
+                    folders[name] = folder
                 } else if previous.loaded[name] != nil || previous.removedSince[name] != nil {
-                    absent.append(name)
+                    absent.insert(name)
                 }
+            }
+        }
+        var certificates: (Certificates, [Diagnostic])?
+        do {
+            try resolve(names)
+            let (found, gone) = (Set(folders.keys), absent)
+            // Only configured domains get coverage (and, with ACME, a temporary certificate): not a stray file of
+            // the config folder, nor a name a certificate lists that no domain folder has.
+            let configured: @Sendable (String) -> Bool = { name in
+                found.contains(name) || (previous.loaded[name] != nil && !gone.contains(name))
+            }
+            certificates = certificateLoader(
+                previous.certificates, domains: Array(found), only: scope.certificates,
+                allDomains: {
+                    previous.loaded.keys.filter { !gone.contains($0) } + found.subtracting(previous.loaded.keys)
+                },
+                isConfigured: configured, at: now)()
+            if let changed = scope.certificates, !changed.isEmpty {
+                var covered = changed
+                for folder in changed { covered.formUnion(previous.certificates.domains(coveredBy: folder)) }
+                if let next = certificates?.0 {
+                    for folder in changed { covered.formUnion(next.served[folder]?.names ?? []) }
+                }
+                try resolve(covered.filter(configured).sorted())
             }
         } catch {
             return Load(time: now, scope: scope, domains: .failure(error), certificates: certificates)
         }
+        let loaded = loadDomains(folders.values.sorted { $0.domain < $1.domain }, reusing: previous.loaded)
         return signed(
             Load(
-                time: now, scope: scope, domains: .success(loadDomains(folders, reusing: previous.loaded)),
-                absent: absent, certificates: certificates))
+                time: now, scope: scope, domains: .success(loaded), absent: absent.sorted(), certificates: certificates)
+        )
     }
 
     /// Whether this process serves `domain` (``ServerConfiguration/shard``).
@@ -157,19 +172,21 @@ extension Server {
 
     /// The certificate half of a load: `previous` with the certificate folders read into it (`only` those, or
     /// every one), and the findings; `nil` without an HTTPS listener. `domains` are the domains whose coverage to
-    /// work out; `allDomains` every configured domain, for when all coverage must be redone.
+    /// work out; `allDomains` every configured domain, for when all coverage must be redone; `isConfigured` tells a
+    /// configured domain from another name a certificate lists.
     ///
     /// Neither half of a full load needs the other (the SNI table needs only the domain names, which the folder
     /// listing gives), and at 10,000 domains each alone keeps both cores busy only part of the time.
     private func certificateLoader(
         _ previous: Certificates, domains: [String], only: Set<String>?, allDomains: (@Sendable () -> [String])? = nil,
-        at now: Date
+        isConfigured: @escaping @Sendable (String) -> Bool, at now: Date
     ) -> @Sendable () -> (Certificates, [Diagnostic])? {
         { [self] in
             guard configuration.httpsPort != nil else { return nil }
             var certificates = previous
             let diagnostics = loadCertificates(
-                into: &certificates, domains: domains, only: only, allDomains: allDomains, at: now)
+                into: &certificates, domains: domains, only: only, allDomains: allDomains, isConfigured: isConfigured,
+                at: now)
             return (certificates, diagnostics)
         }
     }
