@@ -29,7 +29,7 @@ final class SessionTickets: Sendable {
     private let current = Mutex<Key?>(nil)
 
     /// One ticket key, erased when released.
-    private final class Key: @unchecked Sendable {
+    final class Key: @unchecked Sendable {
         let bytes: UnsafeMutablePointer<UInt8>
         let created: ContinuousClock.Instant
 
@@ -62,16 +62,19 @@ final class SessionTickets: Sendable {
             let pointer = info.pointee.tls_session
         else { return }
         let session = OpaquePointer(pointer)
-        let now = ContinuousClock.now
-        // The replaced key is released (and erased) outside the lock, once no session is being handed it.
-        let key = current.withLock { current -> Key? in
+        guard let key = key(at: .now) else { return }
+        var datum = gnutls_datum_t(data: key.bytes, size: UInt32(Self.keySize))
+        guard gnutls_session_ticket_enable_server(session, &datum) == 0 else { return }
+        gnutls_db_set_cache_expiration(session, Int32(lifetime.components.seconds))
+    }
+
+    /// The key for connections accepted at `now`: the current one, or a new one once its period is over. A
+    /// replaced key is erased when the last session being handed it has it copied.
+    func key(at now: ContinuousClock.Instant) -> Key? {
+        current.withLock { current in
             if let key = current, now - key.created < lifetime { return key }
             current = Key(at: now)
             return current
         }
-        guard let key else { return }
-        var datum = gnutls_datum_t(data: key.bytes, size: UInt32(Self.keySize))
-        guard gnutls_session_ticket_enable_server(session, &datum) == 0 else { return }
-        gnutls_db_set_cache_expiration(session, Int32(lifetime.components.seconds))
     }
 }

@@ -100,7 +100,6 @@ import Testing
         let shard = try Shard(parsing: text)
         #expect(shard == (try Shard(index: index, count: count)))
         #expect(shard.description == "\(index)/\(count)")
-        #expect(Shard(argument: text) == shard)
     }
 
     /// Texts that are not a shard, the code and part of the message.
@@ -121,6 +120,5 @@ import Testing
             #expect(error.code == code, "\(text)")
             #expect(error.description.contains(message), "\(error.description)")
         }
-        #expect(Shard(argument: text) == nil)
     }
 }

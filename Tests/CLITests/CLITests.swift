@@ -372,4 +372,20 @@ import Testing
         #expect(output.status == 64)
         #expect(output.stderr.contains("AASA_SERVER_HTTPS_PORT=https is not a valid UInt16"), "\(output.stderr)")
     }
+
+    /// `--shard` and `--session-ticket-lifetime` are checked before anything is read, from the flag or its variable.
+    @Test func aShardOrTicketLifetimeOutOfRangeIsAUsageError() throws {
+        let flag = try Command.run(RepositoryPaths.executable, ["serve", "--shard", "2/2"])
+        #expect(flag.status == 64)
+        #expect(flag.stderr.contains("--shard: shard 2/2: the shard index must be 0..<2"), "\(flag.stderr)")
+        let variable = try Command.run(
+            RepositoryPaths.executable, ["serve"],
+            environment: ProcessInfo.processInfo.environment.merging(["AASA_SERVER_SHARD": "1/0"]) { _, new in new })
+        #expect(variable.status == 64)
+        #expect(variable.stderr.contains("the shard count must be 1...100"), "\(variable.stderr)")
+        let lifetime = try Command.run(RepositoryPaths.executable, ["serve", "--session-ticket-lifetime", "30"])
+        #expect(lifetime.status == 64)
+        #expect(
+            lifetime.stderr.contains("--session-ticket-lifetime must be 0 (off) or between 60"), "\(lifetime.stderr)")
+    }
 }

@@ -9,17 +9,21 @@
 public struct PersistentDictionary<Key: Hashable & Sendable, Value: Sendable>: Sendable {
     /// One bucket's entries. `@unchecked Sendable`: its dictionary is changed only while one dictionary holds it
     /// (`isKnownUniquelyReferenced`), and a dictionary being changed is not shared with another thread.
-    private final class Bucket: @unchecked Sendable {
-        var items: [Key: Value]
-        init(_ items: [Key: Value] = [:]) { self.items = items }
+    @usableFromInline
+    final class Bucket: @unchecked Sendable {
+        @usableFromInline var items: [Key: Value]
+        @usableFromInline init(_ items: [Key: Value] = [:]) { self.items = items }
     }
 
     /// Average entries per bucket before the bucket count doubles.
-    public static var bucketCapacity: Int { 64 }
+    @inlinable public static var bucketCapacity: Int { 64 }
 
-    private var buckets: [Bucket] = [Bucket()]
+    // Inlinable, so each user of the dictionary gets it specialised for its key and value: unspecialised, every
+    // lookup copies the value through a value witness, which for a large struct costs more than the lookup.
+    @usableFromInline var buckets: [Bucket] = [Bucket()]
+    @usableFromInline var storedCount = 0
     /// The number of entries.
-    public private(set) var count = 0
+    @inlinable public var count: Int { storedCount }
 
     /// An empty dictionary.
     public init() {}
@@ -33,6 +37,7 @@ public struct PersistentDictionary<Key: Hashable & Sendable, Value: Sendable>: S
     public var isEmpty: Bool { count == 0 }
 
     /// The value for `key`; assigning `nil` removes it.
+    @inlinable
     public subscript(key: Key) -> Value? {
         get { buckets[index(of: key)].items[key] }
         set {
@@ -41,8 +46,8 @@ public struct PersistentDictionary<Key: Hashable & Sendable, Value: Sendable>: S
             let bucket = buckets[index]
             let before = bucket.items.count
             bucket.items[key] = newValue
-            count += bucket.items.count - before
-            if count > buckets.count * Self.bucketCapacity { grow() }
+            storedCount += bucket.items.count - before
+            if storedCount > buckets.count * Self.bucketCapacity { grow() }
         }
     }
 
@@ -60,11 +65,17 @@ public struct PersistentDictionary<Key: Hashable & Sendable, Value: Sendable>: S
         return value
     }
 
+    /// Whether `key` has a value, without copying the value.
+    @inlinable
+    public func contains(_ key: Key) -> Bool {
+        buckets[index(of: key)].items.index(forKey: key) != nil
+    }
+
     /// Every key, in no particular order.
-    public var keys: [Key] { buckets.flatMap { $0.items.keys } }
+    @inlinable public var keys: [Key] { buckets.flatMap { $0.items.keys } }
 
     /// Every value, in no particular order.
-    public var values: [Value] { buckets.flatMap { $0.items.values } }
+    @inlinable public var values: [Value] { buckets.flatMap { $0.items.values } }
 
     /// A `Dictionary` with the same entries.
     public var dictionary: [Key: Value] {
@@ -74,12 +85,14 @@ public struct PersistentDictionary<Key: Hashable & Sendable, Value: Sendable>: S
         return result
     }
 
-    private func index(of key: Key) -> Int {
+    @inlinable
+    func index(of key: Key) -> Int {
         key.hashValue & (buckets.count - 1)
     }
 
     /// Doubles the bucket count and moves every entry to its new bucket.
-    private mutating func grow() {
+    @usableFromInline
+    mutating func grow() {
         let old = buckets
         buckets = (0..<old.count * 2).map { _ in Bucket() }
         for bucket in old {

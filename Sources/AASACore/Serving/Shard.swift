@@ -48,12 +48,6 @@ public struct Shard: Sendable, Hashable, CustomStringConvertible {
         try self.init(index: index, count: count)
     }
 
-    /// The shard written `I/N`, or `nil` when ``init(parsing:)`` would throw (for swift-argument-parser).
-    public init?(argument text: String) {
-        guard let shard = try? Shard(parsing: text) else { return nil }
-        self = shard
-    }
-
     /// `I/N`.
     public var description: String { "\(index)/\(count)" }
 

@@ -215,9 +215,7 @@ public final class AdminRoutes: RouteTable {
     private var readinessResponse: PreparedResponse {
         if let made = readiness.withLock({ $0 }) { return made }
         let plain = [HTTPHeader("Content-Type", "text/plain; charset=utf-8"), HTTPHeader("Cache-Control", "no-store")]
-        let notReady = (serverStatus?.domainStates ?? []).filter { !$0.published }.sorted {
-            $0.domain < $1.domain
-        }
+        let notReady = (serverStatus?.domains ?? []).filter { !$0.published }
         let reasons = notReady.map { domain in
             "\(domain.domain): " + (domain.errors.first?.description ?? "not loaded yet")
         }
@@ -241,7 +239,7 @@ public final class AdminRoutes: RouteTable {
         gauges.acmeOrders = live.acme?().orders
         gauges.cdn = live.cdn?()
         gauges.shard = serverStatus?.shard
-        for domain in serverStatus?.domainStates ?? [] {
+        for domain in serverStatus?.domains ?? [] {
             gauges.domainStates[domain.state, default: 0] += 1
             if let date = domain.lastGoodLoad { gauges.lastGoodLoad[domain.domain] = date }
         }

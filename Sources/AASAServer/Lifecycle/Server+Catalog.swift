@@ -95,6 +95,9 @@ extension Server {
         /// The table entry id of a temporary certificate: no folder name has a `/`.
         static func temporaryID(_ domain: String) -> String { "/temporary/" + domain }
 
+        /// The certificate folder a table entry id names; `nil` for a temporary certificate's.
+        static func folder(ofEntry id: String) -> String? { id.hasPrefix("/") ? nil : id }
+
         /// What `domain`'s handshakes get, by the certificates served: `files` (ACME reports its own domains
         /// over this, ``ACMEManager/statuses``); `nil` without HTTPS.
         func domainStatus(_ domain: String, at now: Date) -> DomainCertificateStatus? {
@@ -236,7 +239,7 @@ extension Server {
                     warnings: standing.warnings + general.warnings),
                 catalog: ServerStatus.Source(
                     loaded: loaded, published: published, domainLoadTimes: domainLoadTimes, removedSince: removedSince,
-                    lastChanges: lastChanges, certificates: certificates))
+                    lastChanges: lastChanges, certificates: certificates, domainFindings: domainFindings))
             status?.shard = shard
         }
     }
@@ -330,7 +333,7 @@ extension Server {
             // A temporary certificate is the default only until a real one is served.
             redoDefault =
                 !keep || changed.contains(CertificateDirectory.defaultFolder)
-                || (current.defaultID.hasPrefix("/") && !certificates.served.isEmpty)
+                || (Certificates.folder(ofEntry: current.defaultID) == nil && !certificates.served.isEmpty)
         } else if table == nil, !certificates.served.isEmpty {
             table = try CertificateTable(entries: certificates.served.values.map(Server.tableEntry))
             redoDefault = true
@@ -349,7 +352,7 @@ extension Server {
         }
         var uncovered: [String] = []
         for domain in recomputed {
-            let folder = table?.entryID(covering: domain).flatMap { $0.hasPrefix("/") ? nil : $0 }
+            let folder = table?.entryID(covering: domain).flatMap(Certificates.folder(ofEntry:))
             certificates.setCovering(domain, by: folder)
             if folder == nil { uncovered.append(domain) }
         }
@@ -393,8 +396,8 @@ extension Server {
     /// first domain (by name) one covers, else the first certificate.
     private static func defaultID(_ certificates: Certificates, domains: [String], table: CertificateTable) -> String? {
         if certificates.served[CertificateDirectory.defaultFolder] != nil { return CertificateDirectory.defaultFolder }
-        return domains.sorted().lazy.compactMap { table.entryID(covering: $0) }.first { !$0.hasPrefix("/") }
-            ?? certificates.served.keys.min()
+        return domains.sorted().lazy.compactMap { table.entryID(covering: $0).flatMap(Certificates.folder(ofEntry:)) }
+            .first ?? certificates.served.keys.min()
     }
 
     /// Which certificate each folder serves after a load: its new one, or its last good one when the new files

@@ -1,5 +1,6 @@
 public import AASACore
 public import Foundation
+import Synchronization
 
 /// What the server is serving and what went wrong lately: the admin listener's `GET /status`.
 ///
@@ -120,23 +121,43 @@ public struct ServerStatus: Sendable {
     /// Every certificate folder's state, by name (empty when HTTPS is off).
     public var certificateStates: PersistentDictionary<String, CertificateState> { catalog.certificates.states }
 
-    /// Every domain folder, sorted by name.
-    public var domains: [DomainState] { domainStates.sorted { $0.domain < $1.domain } }
-    /// Every domain folder, in no particular order.
-    public var domainStates: [DomainState] {
-        (catalog.loaded.keys + catalog.removedSince.keys).compactMap(domainState)
+    /// The states, sorted, once made: the first request after a load makes them, the others (each page of
+    /// `/status`, `/metrics`, `/readyz`) read them. Shared by every copy of this status.
+    private let made = Made()
+
+    private final class Made: Sendable {
+        let states = Mutex<(domains: [DomainState], certificates: [CertificateState])?>(nil)
     }
+
+    /// Every domain folder, sorted by name.
+    public var domains: [DomainState] { madeStates.domains }
+    /// Every certificate folder, sorted by name (empty when HTTPS is off).
+    public var certificates: [CertificateState] { madeStates.certificates }
     /// The number of domain folders.
     public var domainCount: Int { catalog.loaded.count + catalog.removedSince.count }
-    /// Every certificate folder, sorted by name (empty when HTTPS is off).
-    public var certificates: [CertificateState] { certificateStates.values.sorted { $0.folder < $1.folder } }
+
+    private var madeStates: (domains: [DomainState], certificates: [CertificateState]) {
+        if let states = made.states.withLock({ $0 }) { return states }
+        // Made outside the lock: two first requests at once each make the same states, and one is kept.
+        let states = (
+            domains: (catalog.loaded.keys + catalog.removedSince.keys).compactMap(domainState).sorted {
+                $0.domain < $1.domain
+            },
+            certificates: certificateStates.values.sorted { $0.folder < $1.folder }
+        )
+        return made.states.withLock { kept in
+            if let kept { return kept }
+            kept = states
+            return states
+        }
+    }
 
     /// The state of the domain folder `name`, if there is one.
     public func domainState(_ name: String) -> DomainState? {
-        if let domain = catalog.loaded[name] {
+        if catalog.loaded.contains(name) {
             return DomainState(
-                domain: name, published: catalog.published[name] != nil, lastGoodLoad: catalog.domainLoadTimes[name],
-                errors: domain.diagnostics.errors,
+                domain: name, published: catalog.published.contains(name), lastGoodLoad: catalog.domainLoadTimes[name],
+                errors: catalog.domainFindings[name]?.errors ?? [],
                 certificate: catalog.certificates.domainStatus(name, at: lastReload.time),
                 lastChange: catalog.lastChanges[name], certificateFolder: catalog.certificates.coveringFolder[name])
         }
@@ -155,6 +176,8 @@ public struct ServerStatus: Sendable {
         var removedSince: [String: Date]
         var lastChanges: PersistentDictionary<String, DomainChange>
         var certificates: Server.Certificates
+        /// The errors and warnings of each domain folder that has any.
+        var domainFindings: PersistentDictionary<String, [Diagnostic]>
     }
 
     init(started: Date, lastReload: LoadOutcome, catalog: Source) {
