@@ -245,6 +245,7 @@ final class FakeEndpoint: RouteTable, @unchecked Sendable {
             check.caFile = fake.caFile
             check.requestsPerSecond = 20
             configuration.cdnCheck = check
+            configuration.removalGrace = .zero
         })
         let shop = try live.expectedFile("shop.example")
         fake.set("/a/v1/shop.example", .init(body: String(decoding: shop, as: UTF8.self), delay: 0.3))
@@ -275,5 +276,24 @@ final class FakeEndpoint: RouteTable, @unchecked Sendable {
         #expect(metrics.contains(#"aasa_apple_cdn_state{domain="shop.example",state="in-sync"} 1"#))
         #expect(metrics.contains(#"aasa_apple_cdn_last_check_timestamp_seconds{domain="shop.example"}"#))
         #expect(served > 3)
+
+        // A reload hands the check only what changed: a domain gone is no longer checked, a new one is.
+        try FileManager.default.removeItem(atPath: live.configDirectory + "/links.example")
+        _ = try live.directory.write("site-config/new.example/site.json", #"{"webCredentials": ["ABCDE12345.com.x"]}"#)
+        fake.set("/a/v1/new.example", .init(body: Self.older, delay: 0))
+        live.server.reload()
+        let reloaded = try HTTPProbe.get(port: live.admin, host: "127.0.0.1", path: "/metrics").text
+        #expect(!reloaded.contains(#"aasa_apple_cdn_state{domain="links.example""#), "\(reloaded)")
+        var newState: String?
+        let newDeadline = Date().addingTimeInterval(20)
+        repeat {
+            let domains = try live.status()["domains"] as? [String: Any]
+            newState =
+                (((domains?["new.example"] as? [String: Any])?["cdn"] as? [String: Any])?["apple"] as? [String: Any])?[
+                    "state"] as? String
+            if newState == "stale" { break }
+            usleep(100_000)
+        } while Date() < newDeadline
+        #expect(newState == "stale")
     }
 }

@@ -75,19 +75,46 @@ public final class CDNMonitor: @unchecked Sendable {
         condition.lock()
         var next: [String: Entry] = [:]
         for domain in domains {
-            // The first check at a point of the interval fixed per domain: starts do not bunch the checks up.
-            let first = settings.interval.timeInterval * RenewalSchedule.spread(domain, Date(timeIntervalSince1970: 0))
-            var entry = entries[domain] ?? Entry(due: now.addingTimeInterval(first), publishedSince: now)
-            if changed.contains(domain) {
-                entry.due = min(entry.due, now.addingTimeInterval(settings.afterChange.timeInterval))
-                entry.publishedSince = now
-            }
-            next[domain] = entry
+            next[domain] = schedule(domain, changed: changed.contains(domain), now: now)
         }
         entries = next
         observed = observed.filter { next[$0.key] != nil }
         condition.unlock()
         condition.broadcast()
+    }
+
+    /// Takes in a reload without a walk over every domain: each domain of `changed` (new, with a new version, or
+    /// gone, as `isServed` says) is checked ``Settings/afterChange`` from `now`, or dropped; every other domain keeps
+    /// its schedule.
+    public func update(changed: [String], isServed: (String) -> Bool, now: Date = Date()) {
+        condition.lock()
+        for domain in changed {
+            if isServed(domain) {
+                entries[domain] = schedule(domain, changed: true, now: now)
+            } else {
+                entries[domain] = nil
+                observed[domain] = nil
+            }
+        }
+        condition.unlock()
+        condition.broadcast()
+    }
+
+    /// `domain`'s entry from now on: its schedule, a new one at a point of the interval fixed per domain (starts
+    /// do not bunch the checks up), brought forward to ``Settings/afterChange`` from `now` when it `changed`. Called
+    /// with the condition's lock held.
+    private func schedule(_ domain: String, changed: Bool, now: Date) -> Entry {
+        var entry =
+            entries[domain]
+            ?? Entry(
+                due: now.addingTimeInterval(
+                    settings.interval.timeInterval * RenewalSchedule.spread(domain, Date(timeIntervalSince1970: 0))),
+                publishedSince: now)
+        if changed {
+            entry.due = min(entry.due, now.addingTimeInterval(settings.afterChange.timeInterval))
+            entry.publishedSince = now
+        }
+        return entry
     }
 
     /// Starts the checking thread.

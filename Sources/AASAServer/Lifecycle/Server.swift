@@ -412,8 +412,9 @@ public final class Server: Sendable {
         recordLoad(catalog, took: clock.now - reloadStarted, changed: transition.changed)
         scheduleRemovals(catalog)
         if let acme { plan(acme, catalog, at: load.time) }
+        let published = catalog.published
         cdnMonitor.withLock { $0 }?.update(
-            domains: catalog.published.keys.sorted(), changed: transition.changed, now: load.time)
+            changed: transition.changed, isServed: { published.contains($0) }, now: load.time)
         if scope.domains == nil { FreedMemory.release() }
         logger.info(
             "reload",
