@@ -69,7 +69,7 @@ final class SessionTickets: Sendable {
     }
 
     /// The key for connections accepted at `now`: the current one, or a new one once its period is over. A
-    /// replaced key is erased when the last session being handed it has it copied.
+    /// replaced key is erased once no connection being accepted still holds it.
     func key(at now: ContinuousClock.Instant) -> Key? {
         current.withLock { current in
             if let key = current, now - key.created < lifetime { return key }
