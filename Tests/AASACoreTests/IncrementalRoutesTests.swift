@@ -23,8 +23,16 @@ import Testing
                 reference[key] = step
             }
             if step == 10_000 { snapshot = (persistent, reference) }
+            // Room reserved ahead of the entries, as a start does, changes nothing that can be seen.
+            if step == 5_000 { persistent.reserveCapacity(40_000) }
         }
         #expect(persistent.count == reference.count)
+        for index in 0..<5_000 {
+            let key = "k\(index)"
+            #expect(persistent[key] == reference[key] && persistent.contains(key) == (reference[key] != nil))
+        }
+        let built = PersistentDictionary(reference.map { ($0.key, $0.value) })
+        #expect(built.dictionary == reference && built.count == reference.count)
         #expect(persistent.dictionary == reference)
         #expect(Set(persistent.keys) == Set(reference.keys))
         #expect(Dictionary(uniqueKeysWithValues: persistent.map { ($0.key, $0.value) }) == reference)

@@ -6,13 +6,62 @@
 /// cost of a reload follows the number of changes, not of domains. Buckets are immutable once shared and changed
 /// in place while only one dictionary holds them (as `Dictionary` is). The bucket count doubles as the dictionary
 /// grows, keeping buckets at most ``bucketCapacity`` entries on average.
+///
+/// A bucket keeps its entries dense, in two arrays, and hashes only each key's position: a hash table is between
+/// three eighths and three quarters full, and the values this holds are large (a domain's load result is 640
+/// bytes), so values stored in the table's slots would leave as much memory empty as they fill.
 public struct PersistentDictionary<Key: Hashable & Sendable, Value: Sendable>: Sendable {
-    /// One bucket's entries. `@unchecked Sendable`: its dictionary is changed only while one dictionary holds it
+    /// One bucket's entries. `@unchecked Sendable`: it is changed only while one dictionary holds it
     /// (`isKnownUniquelyReferenced`), and a dictionary being changed is not shared with another thread.
     @usableFromInline
     final class Bucket: @unchecked Sendable {
-        @usableFromInline var items: [Key: Value]
-        @usableFromInline init(_ items: [Key: Value] = [:]) { self.items = items }
+        /// Each key's position in ``keys`` and ``values``.
+        @usableFromInline var positions: [Key: Int]
+        @usableFromInline var keys: [Key]
+        @usableFromInline var values: [Value]
+
+        @usableFromInline init(capacity: Int = 0) {
+            positions = Dictionary(minimumCapacity: capacity)
+            keys = []
+            values = []
+            keys.reserveCapacity(capacity)
+            values.reserveCapacity(capacity)
+        }
+
+        @usableFromInline init(copying other: Bucket) {
+            positions = other.positions
+            keys = other.keys
+            values = other.values
+        }
+
+        @inlinable func value(for key: Key) -> Value? {
+            positions[key].map { values[$0] }
+        }
+
+        /// Sets or removes `key`'s value; returns the change in the entry count (-1, 0 or 1).
+        @inlinable func set(_ key: Key, _ value: Value?) -> Int {
+            if let position = positions[key] {
+                if let value {
+                    values[position] = value
+                    return 0
+                }
+                positions[key] = nil
+                let last = keys.count - 1
+                if position != last {
+                    keys.swapAt(position, last)
+                    values.swapAt(position, last)
+                    positions[keys[position]] = position
+                }
+                keys.removeLast()
+                values.removeLast()
+                return -1
+            }
+            guard let value else { return 0 }
+            positions[key] = keys.count
+            keys.append(key)
+            values.append(value)
+            return 1
+        }
     }
 
     /// Average entries per bucket before the bucket count doubles.
@@ -30,6 +79,7 @@ public struct PersistentDictionary<Key: Hashable & Sendable, Value: Sendable>: S
 
     /// A dictionary of `entries`; a key given twice keeps its last value.
     public init(_ entries: some Sequence<(Key, Value)>) {
+        reserveCapacity(entries.underestimatedCount)
         for (key, value) in entries { self[key] = value }
     }
 
@@ -39,15 +89,12 @@ public struct PersistentDictionary<Key: Hashable & Sendable, Value: Sendable>: S
     /// The value for `key`; assigning `nil` removes it.
     @inlinable
     public subscript(key: Key) -> Value? {
-        get { buckets[index(of: key)].items[key] }
+        get { buckets[index(of: key)].value(for: key) }
         set {
             let index = index(of: key)
-            if !isKnownUniquelyReferenced(&buckets[index]) { buckets[index] = Bucket(buckets[index].items) }
-            let bucket = buckets[index]
-            let before = bucket.items.count
-            bucket.items[key] = newValue
-            storedCount += bucket.items.count - before
-            if storedCount > buckets.count * Self.bucketCapacity { grow() }
+            if !isKnownUniquelyReferenced(&buckets[index]) { buckets[index] = Bucket(copying: buckets[index]) }
+            storedCount += buckets[index].set(key, newValue)
+            if storedCount > buckets.count * Self.bucketCapacity { grow(toHold: storedCount) }
         }
     }
 
@@ -68,20 +115,28 @@ public struct PersistentDictionary<Key: Hashable & Sendable, Value: Sendable>: S
     /// Whether `key` has a value, without copying the value.
     @inlinable
     public func contains(_ key: Key) -> Bool {
-        buckets[index(of: key)].items.index(forKey: key) != nil
+        buckets[index(of: key)].positions[key] != nil
+    }
+
+    /// Makes room for `count` entries at once, so that adding them does not redistribute the entries as the
+    /// bucket count doubles on the way (a start adds every domain to an empty dictionary).
+    public mutating func reserveCapacity(_ count: Int) {
+        if count > buckets.count * Self.bucketCapacity { grow(toHold: count) }
     }
 
     /// Every key, in no particular order.
-    @inlinable public var keys: [Key] { buckets.flatMap { $0.items.keys } }
+    @inlinable public var keys: [Key] { buckets.flatMap(\.keys) }
 
     /// Every value, in no particular order.
-    @inlinable public var values: [Value] { buckets.flatMap { $0.items.values } }
+    @inlinable public var values: [Value] { buckets.flatMap(\.values) }
 
     /// A `Dictionary` with the same entries.
     public var dictionary: [Key: Value] {
         var result: [Key: Value] = [:]
         result.reserveCapacity(count)
-        for bucket in buckets { result.merge(bucket.items) { _, new in new } }
+        for bucket in buckets {
+            for (key, value) in zip(bucket.keys, bucket.values) { result[key] = value }
+        }
         return result
     }
 
@@ -90,13 +145,23 @@ public struct PersistentDictionary<Key: Hashable & Sendable, Value: Sendable>: S
         key.hashValue & (buckets.count - 1)
     }
 
-    /// Doubles the bucket count and moves every entry to its new bucket.
+    /// Doubles the bucket count until `count` entries average at most half of ``bucketCapacity`` per bucket,
+    /// and moves every entry to its new bucket. Each bucket is sized for the entries it receives plus its share
+    /// (and a quarter more) of the entries still to come, when `count` reserves room ahead.
     @usableFromInline
-    mutating func grow() {
+    mutating func grow(toHold count: Int) {
+        var bucketCount = buckets.count * 2
+        while count > bucketCount * Self.bucketCapacity / 2 { bucketCount *= 2 }
         let old = buckets
-        buckets = (0..<old.count * 2).map { _ in Bucket() }
+        let mask = bucketCount - 1
+        var sizes = [Int](repeating: 0, count: bucketCount)
         for bucket in old {
-            for (key, value) in bucket.items { buckets[index(of: key)].items[key] = value }
+            for key in bucket.keys { sizes[key.hashValue & mask] += 1 }
+        }
+        let ahead = (count - storedCount) * 5 / 4 / bucketCount
+        buckets = sizes.map { Bucket(capacity: $0 + ahead) }
+        for bucket in old {
+            for (key, value) in zip(bucket.keys, bucket.values) { _ = buckets[key.hashValue & mask].set(key, value) }
         }
     }
 }
@@ -104,6 +169,8 @@ public struct PersistentDictionary<Key: Hashable & Sendable, Value: Sendable>: S
 extension PersistentDictionary: Sequence {
     /// Iterates the entries bucket by bucket, in no particular order.
     public func makeIterator() -> some IteratorProtocol<(key: Key, value: Value)> {
-        buckets.lazy.flatMap { $0.items.lazy.map { (key: $0.key, value: $0.value) } }.makeIterator()
+        buckets.lazy.flatMap { bucket in
+            zip(bucket.keys, bucket.values).lazy.map { (key: $0.0, value: $0.1) }
+        }.makeIterator()
     }
 }

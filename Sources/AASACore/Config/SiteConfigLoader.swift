@@ -194,11 +194,12 @@ public struct SiteConfigLoader: Sendable {
         loaded.diagnostics += loaded.assetLinks?.diagnostics ?? []
         let generated = AssociationContext.generated(output, site: context)
         loaded.diagnostics += AssociationLinter.standard.lint(generated)
-        // VariableRule already reports bad variable definitions on the config itself.
-        loaded.diagnostics += URLMatcher.diagnostics(
-            for: output.file, in: generated,
-            skipping: [.invalidVariableName, .variableValueContainsVariable, .invalidVariableUsed])
-        loaded.diagnostics += LinkTestChecker().check(context, generated: output)
+        // One compilation of the generated file gives its pattern problems and runs the tests. VariableRule
+        // already reports bad variable definitions on the config itself.
+        let matcher = URLMatcher(file: output.file)
+        loaded.diagnostics += matcher.diagnostics(
+            in: generated, skipping: [.invalidVariableName, .variableValueContainsVariable, .invalidVariableUsed])
+        loaded.diagnostics += LinkTestChecker().check(context, generated: output, matcher: matcher)
         // In file order, as a compiler reports: stable sort keeps same-place findings in check order.
         loaded.diagnostics = loaded.diagnostics.enumerated().sorted { a, b in
             (a.element.line, a.element.column, a.offset) < (b.element.line, b.element.column, b.offset)

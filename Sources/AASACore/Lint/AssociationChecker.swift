@@ -60,7 +60,12 @@ extension URLMatcher {
     static func diagnostics(
         for file: AssociationFile, in context: AssociationContext, skipping: Set<PatternDiagnostic.Code> = []
     ) -> [Diagnostic] {
-        URLMatcher(file: file).compileDiagnostics.compactMap { problem in
+        URLMatcher(file: file).diagnostics(in: context, skipping: skipping)
+    }
+
+    /// This matcher's pattern problems as diagnostics of `context`, leaving out those in `skipping`.
+    func diagnostics(in context: AssociationContext, skipping: Set<PatternDiagnostic.Code> = []) -> [Diagnostic] {
+        compileDiagnostics.compactMap { problem in
             guard !skipping.contains(problem.code) else { return nil }
             return context.diagnostic(
                 problem.severity == .error ? .error : .warning, rule: problem.code.rule, problem.message,

@@ -215,7 +215,7 @@ public final class AdminRoutes: RouteTable {
     private var readinessResponse: PreparedResponse {
         if let made = readiness.withLock({ $0 }) { return made }
         let plain = [HTTPHeader("Content-Type", "text/plain; charset=utf-8"), HTTPHeader("Cache-Control", "no-store")]
-        let notReady = (serverStatus?.domains ?? []).filter { !$0.published }
+        let notReady = serverStatus?.unpublishedDomains ?? []
         let reasons = notReady.map { domain in
             "\(domain.domain): " + (domain.errors.first?.description ?? "not loaded yet")
         }

@@ -156,6 +156,10 @@ extension Server {
         ) -> [String] {
             var changed: [String] = []
             var replaced: [(PublishedDomain, PublishedDomain)] = []
+            // A start adds every domain at once: room for them up front, not a redistribution at each doubling.
+            self.loaded.reserveCapacity(loaded.count)
+            published.reserveCapacity(loaded.count)
+            domainLoadTimes.reserveCapacity(loaded.count)
             for domain in loaded {
                 self.loaded[domain.domain] = domain
                 removedSince[domain.domain] = nil
@@ -349,6 +353,7 @@ extension Server {
         if redoAll {
             certificates.coveringFolder = PersistentDictionary()
             certificates.otherCoveredDomains = PersistentDictionary()
+            certificates.coveringFolder.reserveCapacity(recomputed.count)
         }
         var uncovered: [String] = []
         for domain in recomputed {
@@ -419,6 +424,8 @@ extension Server {
             served = read == nil ? PersistentDictionary() : catalog.served
             states = read == nil ? PersistentDictionary() : catalog.states
             findings = read == nil ? PersistentDictionary() : catalog.findings
+            served.reserveCapacity(folders.count)
+            states.reserveCapacity(folders.count)
             for folder in folders {
                 let findings = folder.diagnostics
                 let previous = catalog.served[folder.name]

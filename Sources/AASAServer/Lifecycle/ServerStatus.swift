@@ -133,6 +133,11 @@ public struct ServerStatus: Sendable {
     public var domains: [DomainState] { madeStates.domains }
     /// Every certificate folder, sorted by name (empty when HTTPS is off).
     public var certificates: [CertificateState] { madeStates.certificates }
+    /// The domain folders nothing is served for, sorted by name: what `/readyz` waits for. Found from the catalog
+    /// without making every domain's state.
+    public var unpublishedDomains: [DomainState] {
+        catalog.loaded.keys.filter { !catalog.published.contains($0) }.sorted().compactMap(domainState)
+    }
     /// The number of domain folders.
     public var domainCount: Int { catalog.loaded.count + catalog.removedSince.count }
 
