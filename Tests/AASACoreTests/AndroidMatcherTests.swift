@@ -221,4 +221,15 @@ import Testing
     func rulesBothPlatformsReadAlikeGetNoWarning(rule: String) {
         #expect(Self.warning(rule) == nil, "\(rule)")
     }
+
+    /// An app's own `rules` are written for Android: no Apple rule reads them, so there is nothing to differ from.
+    @Test func anAppsOwnRulesGetNoWarning() {
+        let site = loadSite(
+            #"""
+            {"android": {"apps": [{"package": "com.example.app",
+               "fingerprints": ["14:6D:E9:83:C5:73:06:50:D8:EE:B9:95:2F:34:FC:64:16:A0:83:42:E6:1D:BE:A8:8A:04:96:B2:3F:CF:44:E5"],
+               "rules": [{"path": "*/terms/*", "exclude": true}, {"path": "/*/edit"}]}]}}
+            """#)
+        #expect(!site.diagnostics.contains { $0.rule == .androidWildcardDiffers }, "\(site.diagnostics)")
+    }
 }

@@ -104,9 +104,9 @@ import Testing
                 + "\(counts[.refused] ?? 0) refused; findings by rule: \(rules.sorted { $0.key < $1.key })")
         let total: Int = counts.values.reduce(0, +)
         #expect(total == 40)
-        // 039.json's `{"/": "*/terms/*", "exclude": true}` excludes /a/terms/x on iOS but not on Android 15+, whose
-        // first `*` stops at the path's leading slash: an `android-wildcard-differs` warning.
-        #expect(counts[.imported] == 11 && counts[.importedWithWarnings] == 17 && counts[.refused] == 12)
-        #expect(rules["android-wildcard-differs"] == 1)
+        // 039.json's dynamic rules become the app's own `rules`, written for Android: no Apple rule reads them, so
+        // no `android-wildcard-differs` warning.
+        #expect(counts[.imported] == 12 && counts[.importedWithWarnings] == 16 && counts[.refused] == 12, "\(counts)")
+        #expect(rules["android-wildcard-differs"] == nil)
     }
 }

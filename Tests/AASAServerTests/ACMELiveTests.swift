@@ -136,6 +136,11 @@ final class ACMELiveServer: @unchecked Sendable {
         }
         #expect(try Self.mode(live.certsDirectory + "/acme/account.key") == 0o600)
         #expect(live.server?.acme?.orderCounts["valid"] == 2)
+        // A client without SNI gets the first configured domain's certificate, whichever was issued first.
+        let withoutName = try Command.run(
+            "openssl", ["s_client", "-connect", "127.0.0.1:\(live.https)", "-noservername"], input: Array("Q\n".utf8),
+            timeout: 15)
+        #expect(try LiveReloadTests.fingerprint(pem: withoutName.stdout) == live.fileFingerprint("links.example"))
         // /status and /metrics say the same.
         let status = try HTTPProbe.get(port: live.server!.adminPort!, host: "127.0.0.1", path: "/status")
         #expect(status.text.contains(#""source": "acme""#) && status.text.contains(#""nextRenewal": "20"#))

@@ -103,12 +103,28 @@ final class FakeEndpoint: RouteTable, @unchecked Sendable {
                 headers: [HTTPHeader("Age", "600"), HTTPHeader("Cache-Control", "max-age=3600")], body: Self.reordered))
         #expect(inSync.state == .inSync && inSync.age == 600 && inSync.cacheControl == "max-age=3600")
         #expect(abs((inSync.nextRefresh ?? .distantPast).timeIntervalSinceNow - 3000) < 60)
+        #expect(
+            inSync.summary.contains("age 600s; cache-control: max-age=3600; next refresh by 20"), "\(inSync.summary)")
         // Stale: says which services and app entries differ.
         let stale = Self.check(fake, .init(body: Self.older))
         #expect(stale.state == .stale)
         #expect(
             stale.differences.contains("applinks rules of ABCDE12345.com.example.app differ"), "\(stale.differences)")
         #expect(stale.differences.contains { $0.hasPrefix("-webcredentials") }, "\(stale.differences)")
+        // ...and which URLs devices get another answer for until the CDN refreshes (the semantic diff), in the line
+        // the command prints and the log keeps.
+        #expect(stale.urlChanges.count == 2, "\(stale.urlChanges)")
+        #expect(
+            stale.urlChanges.contains {
+                $0.contains("ABCDE12345.com.example.app until the CDN refreshes, then the web")
+                    && $0.contains("(e.g. https://shop.example/shop")
+            }, "\(stale.urlChanges)")
+        #expect(
+            stale.urlChanges.contains {
+                $0.contains("the web until the CDN refreshes, then ABCDE12345.com.example.app")
+                    && $0.contains("(e.g. https://shop.example/buy")
+            }, "\(stale.urlChanges)")
+        #expect(stale.summary.contains("URLs answered differently: "), "\(stale.summary)")
         // Failed, with Apple's headers verbatim and a hint for the well-known causes.
         for (reason, hint) in [
             ("SWCERR00101 Bad HTTP Response: 403", "AASA-Bot"), ("SWCERR00301 Timeout", "in time"),

@@ -388,4 +388,44 @@ import Testing
         #expect(
             lifetime.stderr.contains("--session-ticket-lifetime must be 0 (off) or between 60"), "\(lifetime.stderr)")
     }
+
+    /// A bad value from a variable names the variable to fix; a trust-anchor file that is not there is a usage
+    /// error, not a check that fails later as unreachable.
+    @Test func aBadValueFromAVariableNamesItAndAMissingTrustFileIsAUsageError() throws {
+        func environment(_ extra: [String: String]) -> [String: String] {
+            ProcessInfo.processInfo.environment.merging(extra) { _, new in new }
+        }
+        let interval = try Command.run(
+            RepositoryPaths.executable, ["serve"], environment: environment(["AASA_SERVER_CDN_CHECK_INTERVAL": "5s"]))
+        #expect(interval.status == 64)
+        #expect(
+            interval.stderr.contains("--cdn-check-interval '5s'")
+                && interval.stderr.contains("(the value comes from AASA_SERVER_CDN_CHECK_INTERVAL)"),
+            "\(interval.stderr)")
+        let url = try Command.run(
+            RepositoryPaths.executable, ["serve"], environment: environment(["AASA_SERVER_APPLE_CDN": "ftp://x"]))
+        #expect(url.status == 64)
+        #expect(
+            url.stderr.contains(
+                "--apple-cdn 'ftp://x' is not an http(s) URL (the value comes from AASA_SERVER_APPLE_CDN)"),
+            "\(url.stderr)")
+        // Given on the command line, the flag alone is named.
+        let flag = try Command.run(
+            RepositoryPaths.executable, ["serve", "--acme-retry-min", "0"],
+            environment: environment(["AASA_SERVER_ACME_RETRY_MIN": "0"]))
+        #expect(flag.status == 64 && !flag.stderr.contains("comes from"), "\(flag.stderr)")
+        let retry = try Command.run(
+            RepositoryPaths.executable, ["serve"], environment: environment(["AASA_SERVER_ACME_RETRY_MIN": "0"]))
+        #expect(retry.stderr.contains("(the value comes from AASA_SERVER_ACME_RETRY_MIN)"), "\(retry.stderr)")
+        let both = try Command.run(
+            RepositoryPaths.executable, ["certs", "acme", "--standalone", "--acme-webroot", "/tmp"])
+        #expect(both.status == 64 && both.stderr.contains("one way, not both"), "\(both.stderr)")
+        for arguments in [
+            ["serve", "--cdn-cacert", "/nonexistent/ca.pem"], ["cdn", "--cacert", "/nonexistent/ca.pem"],
+        ] {
+            let missing = try Command.run(RepositoryPaths.executable, arguments)
+            #expect(missing.status == 64, "\(arguments)")
+            #expect(missing.stderr.contains("'/nonexistent/ca.pem' is not a readable file"), "\(missing.stderr)")
+        }
+    }
 }

@@ -106,7 +106,11 @@ public struct AssetLinksGenerator: Sendable {
             android.percentEncoded = nil
             android.comment = nil
             if case .whole = android.query { android.query = nil }
-            if let url = WildcardDifference.witness(apple: rule, android: android, domain: site.domain) {
+            // Only a rule mirrored from an Apple entry (`rulesFrom`) has an Apple reading to differ from: the app's
+            // own `rules` are written for Android.
+            if app.rules == nil,
+                let url = WildcardDifference.witness(apple: rule, android: android, domain: site.domain)
+            {
                 diagnostics.append(
                     site.diagnostic(
                         .warning, rule: .androidWildcardDiffers,

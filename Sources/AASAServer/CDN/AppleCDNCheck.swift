@@ -72,6 +72,7 @@ public struct AppleCDNCheck: Sendable {
             } else {
                 observation.state = .stale
                 observation.differences = JSONEquivalence.associationDifferences(served: ours, copy: copy)
+                observation.urlChanges = Self.urlChanges(domain: domain, copy: copy, served: ours)
             }
         case 404, 405:
             // 405 is what the CDN answers for a domain it does not know (spec §3.7).
@@ -88,6 +89,27 @@ public struct AppleCDNCheck: Sendable {
         }
         return observation
     }
+
+    /// What devices get from the CDN's copy that they will get otherwise once it holds the served file, by the
+    /// semantic diff of the two as iOS 13+ reads them (the copy is the old version): one line per class of URLs,
+    /// with an example, at most ``urlChangesListed``.
+    static func urlChanges(domain: String, copy: JSONValue, served: JSONValue) -> [String] {
+        let diff = DomainDiff(
+            domain: domain, old: DiffSide(appleFile: AssociationFile.readAsDevice(copy).file),
+            new: DiffSide(appleFile: AssociationFile.readAsDevice(served).file), budget: DomainDiff.defaultBudget / 10)
+        var lines = diff.changes.prefix(urlChangesListed).map { change in
+            let apps = { (apps: [String]) in apps.isEmpty ? "the web" : apps.joined(separator: ", ") }
+            return "\(change.description): \(apps(change.from)) until the CDN refreshes, then \(apps(change.to))"
+                + (change.examples.first.map { " (e.g. \($0))" } ?? "")
+        }
+        if diff.changes.count > urlChangesListed {
+            lines.append("and \(diff.changes.count - urlChangesListed) more classes of URLs")
+        }
+        return lines + diff.notes
+    }
+
+    /// How many classes of URLs a stale copy lists.
+    static let urlChangesListed = 5
 
     /// `max-age` of a `Cache-Control` value.
     static func maxAge(_ cacheControl: String?) -> Int? {

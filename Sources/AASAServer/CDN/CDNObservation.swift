@@ -48,6 +48,9 @@ public struct CDNObservation: Sendable, Equatable {
     /// For `stale`: which services, app entries, packages or fingerprints differ (`+` only in the copy, `-` only
     /// in what is served).
     public var differences: [String] = []
+    /// For Apple's `stale`: the classes of URLs whose answer on iOS 13+ differs between the copy and what is
+    /// served (the semantic diff, ``DomainDiff``), each with an example; empty when no URL's answer differs.
+    public var urlChanges: [String] = []
     /// Since when what is served now has been published, when known.
     public var publishedSince: Date?
     /// The copy's `Age` (seconds) and `Cache-Control` headers, and when it is due to be refreshed by them.
@@ -73,7 +76,8 @@ public struct CDNObservation: Sendable, Equatable {
             ("state", .string(state.rawValue)), ("checked", date(checked)), ("url", .string(url)),
             ("status", status.map { .number(Double($0)) } ?? .null), ("failureReason", text(failureReason)),
             ("failureDetails", text(failureDetails)), ("tryDirect", text(tryDirect)), ("hint", text(hint)),
-            ("differences", .strings(differences)), ("publishedSince", date(publishedSince)),
+            ("differences", .strings(differences)), ("urlChanges", .strings(urlChanges)),
+            ("publishedSince", date(publishedSince)),
             ("age", age.map { .number(Double($0)) } ?? .null), ("cacheControl", text(cacheControl)),
             ("nextRefresh", date(nextRefresh)), ("error", text(error)),
         ])
@@ -87,8 +91,20 @@ public struct CDNObservation: Sendable, Equatable {
         if let failureDetails { parts.append("details: \(failureDetails)") }
         if let tryDirect { parts.append("try direct: \(tryDirect)") }
         if !differences.isEmpty { parts.append("differs: " + differences.joined(separator: "; ")) }
+        if state == .stale {
+            parts.append(
+                urlChanges.isEmpty
+                    ? "no URL's answer differs" : "URLs answered differently: " + urlChanges.joined(separator: "; "))
+        }
         if let error { parts.append(error) }
         if let hint { parts.append("hint: \(hint)") }
+        let formatter = ISO8601DateFormatter()
+        if let publishedSince, state == .stale {
+            parts.append("served since \(formatter.string(from: publishedSince))")
+        }
+        if let age { parts.append("age \(age)s") }
+        if let cacheControl { parts.append("cache-control: \(cacheControl)") }
+        if let nextRefresh { parts.append("next refresh by \(formatter.string(from: nextRefresh))") }
         return parts.joined(separator: "; ")
     }
 }

@@ -334,10 +334,21 @@ extension Server {
                 defaultID: keep
                     ? nil : certificates.served.keys.min() ?? certificates.temporary.first.map(Certificates.temporaryID)
             )
-            // A temporary certificate is the default only until a real one is served.
+            // A temporary certificate is the default only until a real one is served, and a certificate for a
+            // domain that sorts first becomes the default when it arrives (ACME issues them in no set order).
+            let defaultNames = Certificates.folder(ofEntry: current.defaultID).flatMap {
+                certificates.served[$0]?.names
+            }
+            let first = defaultNames?.filter(isConfigured).min()
             redoDefault =
-                !keep || changed.contains(CertificateDirectory.defaultFolder)
+                !keep || redoAll || changed.contains(CertificateDirectory.defaultFolder)
                 || (Certificates.folder(ofEntry: current.defaultID) == nil && !certificates.served.isEmpty)
+                || certificates.served[CertificateDirectory.defaultFolder] == nil
+                    && changed.contains { folder in
+                        (certificates.served[folder]?.names ?? []).contains { name in
+                            isConfigured(name) && first.map { name < $0 } ?? true
+                        }
+                    }
         } else if table == nil, !certificates.served.isEmpty {
             table = try CertificateTable(entries: certificates.served.values.map(Server.tableEntry))
             redoDefault = true

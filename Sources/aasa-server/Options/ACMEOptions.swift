@@ -47,6 +47,10 @@ struct ACMEOptions: ParsableArguments {
     var acmeConcurrency: Int = Environment.value("ACME_CONCURRENCY", 3)
 
     mutating func validate() throws {
+        try Environment.naming { try checkValues() }
+    }
+
+    private mutating func checkValues() throws {
         if acmeEmail == nil { acmeEmail = Environment.optional("ACME_EMAIL") }
         if acmeDirectory == nil { acmeDirectory = Environment.optional("ACME_DIRECTORY") }
         if acmeCaFile == nil { acmeCaFile = Environment.optional("ACME_CA_FILE") }

@@ -1,3 +1,4 @@
+import ArgumentParser
 import Foundation
 import Synchronization
 
@@ -39,4 +40,31 @@ enum Environment {
 
     /// The values that could not be read, e.g. `AASA_SERVER_HTTPS_PORT=abc is not a valid UInt16`.
     static var invalidValues: [String] { problems.withLock { $0 } }
+
+    /// Runs an options group's checks; an error about an option (`--name …`) whose value came from its variable
+    /// rather than the command line says so, naming the variable to fix.
+    static func naming(arguments: [String] = CommandLine.arguments, _ checks: () throws -> Void) throws {
+        do {
+            try checks()
+        } catch let error as ValidationError {
+            let message = error.message
+            guard let start = message.range(of: "--")?.lowerBound else { throw error }
+            let option = message[start...].prefix { $0 == "-" || $0.isLetter || $0.isNumber }
+            let variable = prefix + option.dropFirst(2).uppercased().replacingOccurrences(of: "-", with: "_")
+            let given = arguments.contains { $0 == option || $0.hasPrefix(option + "=") }
+            guard !given, ProcessInfo.processInfo.environment[variable] != nil else { throw error }
+            throw ValidationError(message + " (the value comes from \(variable))")
+        }
+    }
+
+    /// Refuses `path`, given to `option`, unless it is a file this process can read.
+    static func requireReadableFile(_ path: String?, option: String) throws {
+        guard let path else { return }
+        var isDirectory: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory), !isDirectory.boolValue,
+            FileManager.default.isReadableFile(atPath: path)
+        else {
+            throw ValidationError("\(option) '\(path)' is not a readable file: give the PEM file of the CAs to trust")
+        }
+    }
 }

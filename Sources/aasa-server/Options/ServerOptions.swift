@@ -205,6 +205,10 @@ struct ServerOptions: ParsableArguments {
     }
 
     mutating func validate() throws {
+        try Environment.naming { try checkValues() }
+    }
+
+    private mutating func checkValues() throws {
         // Options without a flag fall back to their AASA_SERVER_* variable.
         if httpPort == nil { httpPort = Environment.optional("HTTP_PORT") }
         if bind == nil { bind = Environment.optional("BIND") }
@@ -227,10 +231,11 @@ struct ServerOptions: ParsableArguments {
                 "--cdn-check-interval '\(interval)' is not a duration from 1m to 30d: write 10m, 6h or 1d (0 turns it off)"
             )
         }
-        for url in [appleCdn, googleDal].compactMap({ $0 })
-        where !url.hasPrefix("https://") && !url.hasPrefix("http://") {
-            throw ValidationError("'\(url)' is not an http(s) URL")
+        for (option, url) in [("--apple-cdn", appleCdn), ("--google-dal", googleDal)]
+        where url.map({ !$0.hasPrefix("https://") && !$0.hasPrefix("http://") }) ?? false {
+            throw ValidationError("\(option) '\(url ?? "")' is not an http(s) URL")
         }
+        try Environment.requireReadableFile(cdnCacert, option: "--cdn-cacert")
         acme = acme || Environment.flag("ACME")
         if let invalid = Environment.invalidValues.first { throw ValidationError(invalid) }
         for name in adminHosts where HostName.normalized(name) == nil || name.contains(",") {

@@ -50,9 +50,11 @@ struct CDN: ParsableCommand {
     var json = false
 
     func validate() throws {
-        for url in [appleCdn, googleDal] where !(url.hasPrefix("https://") || url.hasPrefix("http://")) {
-            throw ValidationError("'\(url)' is not an http(s) URL")
+        for (option, url) in [("--apple-cdn", appleCdn), ("--google-dal", googleDal)]
+        where !(url.hasPrefix("https://") || url.hasPrefix("http://")) {
+            throw ValidationError("\(option) '\(url)' is not an http(s) URL")
         }
+        try Environment.requireReadableFile(cacert, option: "--cacert")
         if !(timeout > 0 && timeout <= 300) { throw ValidationError("--timeout must be between 0 and 300 seconds") }
     }
 

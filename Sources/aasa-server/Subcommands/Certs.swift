@@ -112,10 +112,14 @@ struct Certs: ParsableCommand {
             for domain in domains where SiteConfigLoader.domainNameProblem(domain.lowercased()) != nil {
                 throw ValidationError("'\(domain)' is not a host name")
             }
-            if standalone == (acmeWebroot != nil) {
-                throw ValidationError(
-                    "say how the CA's challenges are answered: --standalone (a listener of this command's own on "
-                        + "--http-port) or --acme-webroot DIR (a running `serve --acme-webroot DIR` answers)")
+            let ways =
+                "--standalone (a listener of this command's own on --http-port) or --acme-webroot DIR (a running "
+                + "`serve --acme-webroot DIR` answers)"
+            if standalone && acmeWebroot != nil {
+                throw ValidationError("answer the CA's challenges one way, not both: \(ways)")
+            }
+            if !standalone && acmeWebroot == nil {
+                throw ValidationError("say how the CA's challenges are answered: \(ways)")
             }
         }
 
