@@ -29,25 +29,50 @@ public final class RouteSnapshot: Sendable {
         self.table = table
         var common = previous?.common ?? [:]
         var commonSecure = previous?.commonSecure ?? [:]
+        var own: [PreparedResponse] = []
         for prepared in table.preparedResponses where prepared.status == 200 || prepared.isCommon {
+            guard prepared.isCommon else {
+                own.append(prepared)
+                continue
+            }
             let response = prepared.response
             let plain = try prepared.transportForm(secure: false) {
-                try Self.form(response, secure: false, common: prepared.isCommon, in: &common)
+                try Self.form(response, secure: false, in: &common)
             }
             _ = try prepared.transportForm(secure: true) {
                 response.httpsOnlyHeaders.isEmpty
-                    ? plain : try Self.form(response, secure: true, common: prepared.isCommon, in: &commonSecure)
+                    ? plain : try Self.form(response, secure: true, in: &commonSecure)
             }
         }
+        // Each domain's own responses are independent of the others': a full table's are built on every processor.
+        let build = { @Sendable (prepared: PreparedResponse) -> HTTPListenerError? in
+            do {
+                let plain = try prepared.transportForm(secure: false) {
+                    try NativeResponse(prepared.response, secure: false)
+                }
+                _ = try prepared.transportForm(secure: true) {
+                    prepared.response.httpsOnlyHeaders.isEmpty
+                        ? plain : try NativeResponse(prepared.response, secure: true)
+                }
+                return nil
+            } catch {
+                return error as? HTTPListenerError ?? HTTPListenerError(.invalidResponse, "\(error)")
+            }
+        }
+        let failures = own.count < Self.concurrentFrom ? own.map(build) : own.concurrentMap(build)
+        if let failure = failures.lazy.compactMap({ $0 }).first { throw failure }
         self.common = common
         self.commonSecure = commonSecure
     }
 
-    /// The native form of `response`: for a common one, the form already built for an identical response.
-    private static func form(
-        _ response: Response, secure: Bool, common: Bool, in built: inout [Response: NativeResponse]
-    ) throws -> NativeResponse {
-        guard common else { return try NativeResponse(response, secure: secure) }
+    /// From how many responses a snapshot builds them on every processor rather than on the calling thread (a
+    /// reload of a few domains is quicker without handing work to other threads).
+    static let concurrentFrom = 256
+
+    /// The native form of a common `response`: the form already built for an identical response, or a new one.
+    private static func form(_ response: Response, secure: Bool, in built: inout [Response: NativeResponse]) throws
+        -> NativeResponse
+    {
         if let same = built[response] { return same }
         let made = try NativeResponse(response, secure: secure)
         built[response] = made

@@ -66,20 +66,16 @@ public struct DomainFolder: Sendable, Hashable {
     public static func list(_ directory: String, excluding excluded: [String] = []) throws(Diagnostic)
         -> [DomainFolder]
     {
-        guard let realRoot = Confinement.realPath(directory), let stream = opendir(directory) else {
+        guard let realRoot = Confinement.realPath(directory), let names = DirectoryListing.names(in: directory) else {
             let reason = String(cString: strerror(errno))
             throw Diagnostic(
                 .error, rule: .configFolder, "cannot list the config folder '\(directory)': \(reason)",
                 file: directory, hint: "pass --config with a folder holding <domain>/site.json")
         }
-        defer { closedir(stream) }
         let excludedReal = excluded.compactMap(Confinement.realPath)
         let prefix = directory.hasSuffix("/") ? directory : directory + "/"
         var folders: [DomainFolder] = []
-        while let item = readdir(stream) {
-            let name = withUnsafeBytes(of: item.pointee.d_name) { raw in
-                String(decoding: raw.prefix(while: { $0 != 0 }), as: UTF8.self)
-            }
+        for name in names {
             guard let folder = Self.entry(name, prefix: prefix, realRoot: realRoot, excluded: excludedReal) else {
                 continue
             }
@@ -142,9 +138,13 @@ public struct DomainFolder: Sendable, Hashable {
     /// reach another's files. The real folder a link leads to stays, and so does a folder that merely holds another's
     /// real location.
     private static func refuseShared(_ folders: inout [DomainFolder]) {
+        guard folders.contains(where: \.isLink) else { return }
         var owners: [String: Int] = [:]
         for folder in folders { if let real = folder.confinement?.folder { owners[real, default: 0] += 1 } }
-        for index in folders.indices {
+        // A folder that is not a link is the config folder's own entry: nothing between it and the config folder
+        // can be another domain's (a link to the config folder itself, or outside it, is refused already), and no
+        // other folder is it. Only links need the walk, which at 100,000 domains would be most of the listing.
+        for index in folders.indices where folders[index].isLink {
             guard let real = folders[index].confinement?.folder else { continue }
             var shared = owners[real, default: 0] > 1 && folders[index].isLink ? real : nil
             var ancestor = Substring(real)

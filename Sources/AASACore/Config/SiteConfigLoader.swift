@@ -141,7 +141,7 @@ public struct SiteConfigLoader: Sendable {
             return LoadedDomain(
                 domain: domain, file: file, diagnostics: [refusal.diagnostic(file, what: Self.fileName)])
         }
-        let entries = (try? FileManager.default.contentsOfDirectory(atPath: folder.path)) ?? []
+        let entries = DirectoryListing.names(in: folder.path) ?? []
         let stamp = SourceStamp(bytes: read.bytes, modified: read.modified, folderEntries: entries)
         if let stamp, let previous, previous.source == stamp, previous.domain == domain, previous.file == file,
             previous.config?.signing?.enabled != true

@@ -1,18 +1,19 @@
+import Synchronization
+
 /// One resource served with fixed bytes: its 200 response, its 304 answer, and its ETag.
-public struct StaticResource: Sendable {
+public final class StaticResource: Sendable {
     /// The full response for `GET` and `HEAD`.
     public let ok: PreparedResponse
-    /// The `304 Not Modified` answer for a matching `If-None-Match`.
-    public let notModified: PreparedResponse
     /// The strong ETag as sent, quotes included (the same string as the `ETag` headers').
     public let etag: String
+    /// The 304, a retained object pointer once made, 0 until then.
+    private let notModifiedSlot = Atomic<UInt>(0)
 
     /// Prepares the responses for `body` with `contentType` and `cacheControl`.
     ///
     /// The ETag is derived from the bytes, so every replica and every reload gives the same tag for the
-    /// same content, and `If-None-Match` works across a fleet behind one load balancer. Every header list is
-    /// one literal, so its array has exactly the room it needs: a server keeps two of them per resource for
-    /// every domain.
+    /// same content, and `If-None-Match` works across a fleet behind one load balancer. The header list is
+    /// one literal, so its array has exactly the room it needs: a server keeps one per resource for every domain.
     public init(body: [UInt8], contentType: String, cacheControl: String, builder: inout PreparedResponseBuilder) {
         let tag = "\"" + String(SHA256.hex(body).prefix(32)) + "\""
         etag = tag
@@ -24,8 +25,31 @@ public struct StaticResource: Sendable {
                     HTTPHeader("Cache-Control", cacheControl), HTTPHeader("X-Content-Type-Options", "nosniff"),
                 ],
                 body: body))
-        notModified = builder.prepare(
-            Response(status: 304, headers: [HTTPHeader("ETag", tag), HTTPHeader("Cache-Control", cacheControl)]))
+    }
+
+    deinit {
+        let bits = notModifiedSlot.load(ordering: .acquiring)
+        if bits != 0 { Unmanaged<PreparedResponse>.fromOpaque(UnsafeRawPointer(bitPattern: bits)!).release() }
+    }
+
+    /// The `304 Not Modified` answer for a matching `If-None-Match`: the 200's `ETag` and `Cache-Control` (and
+    /// HTTPS-only headers), no body. Made on first use and kept: most domains' files are never asked for
+    /// conditionally, and at 100,000 domains two 304s each would hold about 45 MB. When two threads race, both
+    /// make the same response and the first one stored stays.
+    public var notModified: PreparedResponse {
+        let bits = notModifiedSlot.load(ordering: .acquiring)
+        if bits != 0 {
+            return Unmanaged<PreparedResponse>.fromOpaque(UnsafeRawPointer(bitPattern: bits)!).takeUnretainedValue()
+        }
+        var response = Response(
+            status: 304, headers: ok.response.headers.filter { $0.name == "ETag" || $0.name == "Cache-Control" })
+        response.httpsOnlyHeaders = ok.response.httpsOnlyHeaders
+        let made = Unmanaged.passRetained(PreparedResponse(response, domainID: ok.domainID))
+        let (stored, first) = notModifiedSlot.compareExchange(
+            expected: 0, desired: UInt(bitPattern: made.toOpaque()), ordering: .acquiringAndReleasing)
+        if stored { return made.takeUnretainedValue() }
+        made.release()
+        return Unmanaged<PreparedResponse>.fromOpaque(UnsafeRawPointer(bitPattern: first)!).takeUnretainedValue()
     }
 
     /// The 200 or, when `ifNoneMatch` names this resource's tag, the 304 (RFC 9110 §13.1.2).
