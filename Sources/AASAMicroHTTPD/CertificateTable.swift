@@ -284,6 +284,8 @@ public final class CertificateTable: Sendable {
 
     /// Lowercased ASCII, one trailing dot removed.
     public static func canonical(_ name: String) -> String {
+        // Most names are canonical already: the same string, not a copy per name the table keeps.
+        if name.utf8.last != UInt8(ascii: "."), !name.utf8.contains(where: { $0 >= 65 && $0 <= 90 }) { return name }
         var bytes = Array(name.utf8)
         if bytes.last == UInt8(ascii: ".") { bytes.removeLast() }
         for index in bytes.indices where bytes[index] >= 65 && bytes[index] <= 90 { bytes[index] += 32 }

@@ -100,11 +100,26 @@ import Testing
                 return prepared.domainID
             }
             #expect(domainID(host: "a.example") == a)
-            #expect(domainID(host: "b.example", path: "/nothing-here") == b)
+            // One 404 serves every domain without HTTPS-only headers: its request is counted under its Host.
+            #expect(domainID(host: "b.example", path: "/nothing-here") == PreparedResponse.domainFromHost)
             #expect(domainID(host: "c.example") == 0, "an unknown host's 404 belongs to no domain")
-            #expect(Set(table.preparedResponses.map(\.domainID)) == [0, a, b])
+            #expect(Set(table.preparedResponses.map(\.domainID)) == [0, a, b, PreparedResponse.domainFromHost])
         }
         #expect(ids.existingID(for: "c.example") == nil, "looking a name up does not number it")
         #expect(ids.id(for: "c.example") == b + 1)
+        // A domain that sends HSTS sends it on its 404 too: that 404 is its own, with its number.
+        let strict = try #require(
+            loadSite(
+                #"{"webCredentials": ["ABCDE12345.com.example.app"], "hsts": {"maxAge": 600}}"#, domain: "s.example"
+            )
+            .published)
+        let routes = SiteRoutes([strict], domainIDs: ids)
+        guard case .prepared(let notFound) = routes.route(FakeRequest(path: "/x", headers: ["Host": "s.example"]))
+        else {
+            Issue.record("no prepared 404")
+            return
+        }
+        #expect(notFound.status == 404 && notFound.domainID == ids.existingID(for: "s.example"))
+        #expect(notFound.response.httpsOnlyHeaders.contains { $0.name == "Strict-Transport-Security" })
     }
 }

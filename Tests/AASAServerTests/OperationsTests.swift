@@ -31,6 +31,11 @@ import Testing
         _ = try Curl.request(
             "https://nope.example:\(live.https)/x", resolve: ("nope.example", live.https),
             extra: ["-k", "-A", "AASA-Bot/1.0.0"])
+        // A 404 and a 405 of a known domain: one response object serves every domain, each counted under its own.
+        _ = try live.get("links.example", "/missing", headers: ["User-Agent: AASA-Bot/1.0.0"])
+        _ = try Curl.request(
+            "https://shop.example:\(live.https)\(Self.path)", resolve: ("shop.example", live.https),
+            extra: ["-k", "-A", "AASA-Bot/1.0.0", "-X", "POST"])
         let metrics = try Curl.request("http://127.0.0.1:\(live.admin)/metrics")
         #expect(metrics.status == 200)
         #expect(metrics.headers["content-type"]?.hasPrefix("text/plain; version=0.0.4") == true)
@@ -44,6 +49,8 @@ import Testing
                 metrics.text, domain: "links.example", path: "/apple-app-site-association", status: 200,
                 client: "apple-cdn") == 1)
         #expect(metric(metrics.text, domain: "unknown", path: "other", status: 404, client: "apple-cdn") == 1)
+        #expect(metric(metrics.text, domain: "links.example", path: "other", status: 404, client: "apple-cdn") == 1)
+        #expect(metric(metrics.text, domain: "shop.example", path: Self.path, status: 405, client: "apple-cdn") == 1)
         #expect(metrics.text.contains("aasa_reloads_total{result=\"ok\"} 1"))
         #expect(metrics.text.contains("aasa_certificate_expiry_seconds{certificate=\"shop.example\"} "))
         #expect(metrics.text.contains("aasa_domain_last_good_load_timestamp_seconds{domain=\"links.example\"} "))

@@ -16,7 +16,13 @@ public struct LoadedDomain: Sendable {
     /// The `site.json` path as the user named it.
     public var file: String
     /// The decoded config, when decoding succeeded.
-    public var config: SiteConfig?
+    public var config: SiteConfig? {
+        get { configStorage?.value }
+        set { configStorage = newValue.map(OutOfLine.init) }
+    }
+    /// Out of line (a config is 368 bytes), and between loads shared by the domains whose kept settings are equal
+    /// (``keptBetweenLoads(sharing:)``): a server keeps one result per domain.
+    var configStorage: OutOfLine<SiteConfig>?
     /// The generated file, when the config is valid.
     public var generated: AssociationGenerator.Output?
     /// Everything found: parse errors, validation, generation warnings.
@@ -42,11 +48,12 @@ public struct LoadedDomain: Sendable {
     /// the decoded rules, apps and link tests, nor the generated document. Those have done their work (generated
     /// the bytes, run the tests, whose findings are in ``diagnostics``), and a result reused for an unchanged
     /// site.json keeps its findings. A server holds one result per domain, and the decoded model is about 2 KiB of
-    /// each.
-    public func keptBetweenLoads() -> LoadedDomain {
+    /// each. With `settings`, the kept settings are those of an earlier result with equal ones when there is one:
+    /// most domains of a server serve with the same few settings.
+    public func keptBetweenLoads(sharing settings: SharedSettings? = nil) -> LoadedDomain {
         var kept = self
-        kept.config = config?.servingSettings
-        kept.generated?.file = AssociationFile()
+        kept.configStorage = config.map { settings?.shared($0.servingSettings) ?? OutOfLine($0.servingSettings) }
+        kept.generated = generated?.withoutDocument()
         return kept
     }
 

@@ -9,7 +9,13 @@ public struct AssociationGenerator: Sendable {
     /// The generated file and what was noticed while making it.
     public struct Output: Sendable {
         /// The document.
-        public var file: AssociationFile
+        public var file: AssociationFile {
+            get { fileStorage.value }
+            set { fileStorage = OutOfLine(newValue) }
+        }
+        /// Out of line: a server keeps an output per domain without its document (``withoutDocument()``), and the
+        /// document inline would be 144 bytes of each.
+        private var fileStorage: OutOfLine<AssociationFile>
         /// The compact bytes served.
         public var bytes: [UInt8]
         /// Warnings (rules left out of the legacy form, size) and errors (size over the limit).
@@ -17,6 +23,23 @@ public struct AssociationGenerator: Sendable {
         /// For each `applinks.details` entry, the `universalLinks.apps` index it was made from, or `nil`
         /// for a trailing legacy entry that repeats another (so findings are reported once, at the source).
         public var detailsSource: [Int?] = []
+
+        /// An output of `file`, served as `bytes`.
+        public init(file: AssociationFile, bytes: [UInt8], diagnostics: [Diagnostic], detailsSource: [Int?] = []) {
+            fileStorage = OutOfLine(file)
+            self.bytes = bytes
+            self.diagnostics = diagnostics
+            self.detailsSource = detailsSource
+        }
+
+        /// This output with an empty document (one shared by all), for what a server keeps between loads.
+        public func withoutDocument() -> Output {
+            var output = self
+            output.fileStorage = Self.noDocument
+            return output
+        }
+
+        private static let noDocument = OutOfLine(AssociationFile())
     }
 
     /// Creates a generator.

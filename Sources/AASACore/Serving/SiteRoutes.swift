@@ -90,6 +90,10 @@ public final class SiteRoutes: RouteTable {
     private struct Shared: Sendable {
         let unknownHost: PreparedResponse
         let misdirected: PreparedResponse
+        /// The 405 and 404 of every domain without HTTPS-only headers: one pair for all of them, counted under
+        /// the domain the request's Host names (``PreparedResponse/domainFromHost``).
+        let methodNotAllowed: PreparedResponse
+        let notFound: PreparedResponse
         /// Banner pages rendered per URL (one cache for every domain, bounded in bytes).
         let rendered: RenderedPages
         /// The number stamped on each domain's responses.
@@ -123,8 +127,13 @@ public final class SiteRoutes: RouteTable {
             Response(
                 status: 421, headers: Self.plain,
                 body: Array("misdirected request: the Host header names a different domain than TLS SNI\n".utf8)))
+        builder.domainID = PreparedResponse.domainFromHost
+        let methodNotAllowed = builder.prepare(Self.methodNotAllowed, common: true)
+        let notFound = builder.prepare(Self.notFound, common: true)
+        builder.domainID = 0
         let shared = Shared(
-            unknownHost: unknownHost, misdirected: misdirected, rendered: rendered, domainIDs: domainIDs)
+            unknownHost: unknownHost, misdirected: misdirected, methodNotAllowed: methodNotAllowed, notFound: notFound,
+            rendered: rendered, domainIDs: domainIDs)
         // Each domain's routes on every processor at once (their ETags are SHA-256 digests of the files): at
         // 100,000 domains, one after the other, this was seconds of a start with one core busy.
         let built = published.concurrentMap { domain in
@@ -182,8 +191,10 @@ public final class SiteRoutes: RouteTable {
                 StaticResource(
                     body: $0, contentType: "application/json", cacheControl: domain.cacheControl, builder: &builder)
             },
-            methodNotAllowed: builder.prepare(methodNotAllowed, common: true),
-            notFound: builder.prepare(notFound, common: true),
+            // A domain with HSTS sends it on its 404 and 405 too: those are its own.
+            methodNotAllowed: domain.hsts == nil
+                ? shared.methodNotAllowed : builder.prepare(methodNotAllowed, common: true),
+            notFound: domain.hsts == nil ? shared.notFound : builder.prepare(notFound, common: true),
             pages: domain.pages.map {
                 PageRoutes(
                     domain: domain.domain, pages: $0, file: domain.file, builder: &builder, rendered: shared.rendered)

@@ -143,7 +143,7 @@ public final class TrafficRecorder: RequestObserver {
         // keep the domain's number; its name is looked up when they are read.
         let domainID: Int
         var host: String?
-        if let prepared {
+        if let prepared, prepared.domainID != PreparedResponse.domainFromHost {
             domainID = prepared.domainID
         } else {
             host = Self.host(of: request)

@@ -44,8 +44,8 @@ struct SigningCertificates: Sendable {
     /// certificate, else the one covering it, as the SNI table picks it.
     static func served(_ certificates: Server.Certificates, directory: String) -> SigningCertificates {
         SigningCertificates { domain in
-            if let own = certificates.states[domain], !own.errors.isEmpty {
-                return .failure(unusable(domain, directory: directory, reasons: own.errors))
+            if let errors = certificates.findings[domain]?.errors, !errors.isEmpty {
+                return .failure(unusable(domain, directory: directory, reasons: errors))
             }
             guard
                 let certificate = certificates.served[domain]

@@ -165,8 +165,9 @@ extension Server {
             loader.pages.budget = PagesBudget(limit: configuration.pagesMemory)
             return loader
         }()
+        let settings = SharedSettings()
         return folders.concurrentMap {
-            loader.loadDomain($0, reusing: previous[$0.domain]).keptBetweenLoads()
+            loader.loadDomain($0, reusing: previous[$0.domain]).keptBetweenLoads(sharing: settings)
         }
     }
 

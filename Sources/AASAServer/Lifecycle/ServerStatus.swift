@@ -118,8 +118,8 @@ public struct ServerStatus: Sendable {
     /// What the domain states are read from: a status is a view of the load it describes, sharing the catalog's
     /// dictionaries rather than keeping a state per domain beside them.
     let catalog: Source
-    /// Every certificate folder's state, by name (empty when HTTPS is off).
-    public var certificateStates: PersistentDictionary<String, CertificateState> { catalog.certificates.states }
+    /// The state of the certificate folder `folder`, if there is one (none when HTTPS is off).
+    public func certificateState(_ folder: String) -> CertificateState? { catalog.certificates.state(folder) }
 
     /// The states, sorted, once made: the first request after a load makes them, the others (each page of
     /// `/status`, `/metrics`, `/readyz`) read them. Shared by every copy of this status.
@@ -148,7 +148,7 @@ public struct ServerStatus: Sendable {
             domains: (catalog.loaded.keys + catalog.removedSince.keys).compactMap(domainState).sorted {
                 $0.domain < $1.domain
             },
-            certificates: certificateStates.values.sorted { $0.folder < $1.folder }
+            certificates: catalog.certificates.states.sorted { $0.folder < $1.folder }
         )
         return made.states.withLock { kept in
             if let kept { return kept }
