@@ -121,6 +121,8 @@ public final class CertificateTable: Sendable {
             entries: PersistentDictionary<String, Stored>(), exact: [String: [Candidate]](),
             wildcard: [String: [Candidate]]()
         )
+        table.entries.reserveCapacity(named.count)
+        table.exact.reserveCapacity(named.count)
         for (entry, kept) in zip(named, stored) {
             guard table.entries[entry.id!] == nil else {
                 throw HTTPListenerError(.invalidCertificateTable, "two certificate entries are named '\(entry.id!)'")
@@ -137,7 +139,9 @@ public final class CertificateTable: Sendable {
         }
         // Entries in id order for each name, as ``updating(removing:adding:defaultID:)`` keeps them.
         func sorted(_ names: [String: [Candidate]]) -> PersistentDictionary<String, [Candidate]> {
-            PersistentDictionary(names.lazy.map { ($0.key, $0.value.sorted { $0.precedes($1) }) })
+            // A name most often has one certificate: its array as it is, not a sorted copy.
+            PersistentDictionary(
+                names.lazy.map { ($0.key, $0.value.count < 2 ? $0.value : $0.value.sorted { $0.precedes($1) }) })
         }
         let defaultID = named[defaultEntry].id!
         self.init(
@@ -216,7 +220,8 @@ public final class CertificateTable: Sendable {
         let intermediates = SharedIntermediates()
         return try (0..<entries.count).concurrentMap { index -> Result<Stored, any Error> in
             let entry = entries[index]
-            let names = entry.names.map(canonical)
+            // The entry's own array when its names are canonical already (the usual case): one array per certificate.
+            let names = entry.names.allSatisfy { canonical($0) == $0 } ? entry.names : entry.names.map(canonical)
             if let credential = entry.credential {
                 return .success(Stored(names: names, credential: credential, isFallback: entry.isFallback))
             }

@@ -62,7 +62,9 @@ public enum ConfinedFile {
         guard size <= maximumBytes else { return .failure(.tooLarge(size: size, cap: maximumBytes)) }
         // Back to blocking reads: a regular file never waits, and O_NONBLOCK was only for the open.
         _ = fcntl(descriptor, F_SETFL, 0)
-        var bytes = [UInt8](repeating: 0, count: size + 1)
+        // The size fstat gave, and not a byte more: a file that grows meanwhile is read as it was (no second read
+        // to find its end, which for a domain's three files is three system calls of a start).
+        var bytes = [UInt8](repeating: 0, count: size)
         var count = 0
         while count < bytes.count {
             let got = bytes.withUnsafeMutableBytes { systemRead(descriptor, $0.baseAddress! + count, $0.count - count) }

@@ -334,13 +334,13 @@ extension Server {
         _ certificates: inout Certificates, previous: Certificates, changed: Set<String>, domains: [String],
         allDomains: () -> [String], isConfigured: (String) -> Bool
     ) throws {
-        let entries = changed.compactMap { certificates.served[$0].map(Server.tableEntry) }
-        let gone = changed.filter { certificates.served[$0] == nil }
         let names = changed.flatMap { (previous.served[$0]?.names ?? []) + (certificates.served[$0]?.names ?? []) }
         let redoAll = previous.table == nil || names.contains { $0.hasPrefix("*.") }
         var table = previous.table
         var redoDefault = false
         if let current = table, !changed.isEmpty {
+            let entries = changed.compactMap { certificates.served[$0].map(Server.tableEntry) }
+            let gone = changed.filter { certificates.served[$0] == nil }
             let keep = !gone.contains(current.defaultID)
             table = try current.updating(
                 removing: gone, adding: entries,
