@@ -6,10 +6,10 @@
 
 /// The names in a folder, read with `readdir`: what `FileManager.contentsOfDirectory` gives, without its cost
 /// (at 100,000 domains, listing every domain folder through Foundation was 1 % of a start).
-enum DirectoryListing {
+public enum DirectoryListing {
     /// The names of the entries of `path` other than `.` and `..`, in the order the file system gives them; `nil`
     /// (with `errno` set) when `path` cannot be listed.
-    static func names(in path: String) -> [String]? {
+    public static func names(in path: String) -> [String]? {
         guard let stream = opendir(path) else { return nil }
         defer { closedir(stream) }
         var names: [String] = []

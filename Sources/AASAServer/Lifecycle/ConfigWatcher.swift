@@ -1,3 +1,4 @@
+import AASACore
 import Foundation
 public import Logging
 import Synchronization
@@ -44,9 +45,9 @@ public final class ConfigWatcher: Sendable {
     /// file (two symlinks to a shared target) share it, and an event on it counts for each of its owners.
     private struct WatchTable {
         /// Watch descriptor → what its events are about.
-        var owners: [Int32: Set<Owner>] = [:]
+        var owners: [Int32: FewValues<Owner>] = [:]
         /// The descriptors watching each entry below a root, to drop when the entry is watched anew.
-        var byEntry: [Owner: Set<Int32>] = [:]
+        var byEntry: [Owner: FewValues<Int32>] = [:]
         /// Changes seen since the last call of `onChange`.
         var pending = FolderChanges()
         /// Whether running out of watches was already logged.
@@ -54,19 +55,16 @@ public final class ConfigWatcher: Sendable {
 
         /// Records `wd` as watching for `owner`.
         mutating func add(_ wd: Int32, for owner: Owner) {
-            owners[wd, default: []].insert(owner)
-            byEntry[owner, default: []].insert(wd)
+            if owners[wd] == nil { owners[wd] = FewValues(owner) } else { owners[wd]?.insert(owner) }
+            if byEntry[owner] == nil { byEntry[owner] = FewValues(wd) } else { byEntry[owner]?.insert(wd) }
         }
 
         /// Forgets every watch of `owner`; returns the descriptors no owner needs any more.
         mutating func drop(_ owner: Owner) -> [Int32] {
             var unused: [Int32] = []
-            for wd in byEntry.removeValue(forKey: owner) ?? [] {
-                owners[wd]?.remove(owner)
-                if owners[wd]?.isEmpty == true {
-                    owners[wd] = nil
-                    unused.append(wd)
-                }
+            for wd in byEntry.removeValue(forKey: owner) ?? FewValues(-1) where wd >= 0 {
+                owners[wd] = owners[wd]?.removing(owner)
+                if owners[wd] == nil { unused.append(wd) }
             }
             return unused
         }
@@ -233,8 +231,10 @@ public final class ConfigWatcher: Sendable {
                             table.pending.everything = true  // events were lost: anything may have changed
                             relevant = true
                         } else if mask & UInt32(IN_IGNORED) != 0 {
-                            for owner in table.owners.removeValue(forKey: wd) ?? [] { table.byEntry[owner]?.remove(wd) }
-                        } else if record(name: name, owners: table.owners[wd] ?? [], into: &table.pending) {
+                            for owner in table.owners.removeValue(forKey: wd).map(Array.init) ?? [] {
+                                table.byEntry[owner] = table.byEntry[owner]?.removing(wd)
+                            }
+                        } else if let owners = table.owners[wd], record(name: name, owners: owners, into: &table.pending) {
                             relevant = true
                         }
                     }
@@ -244,7 +244,7 @@ public final class ConfigWatcher: Sendable {
     }
 
     /// Adds what an event naming `name` on a watch of `owners` changed to `changes`; returns whether it matters.
-    private func record(name: String, owners: Set<Owner>, into changes: inout FolderChanges) -> Bool {
+    private func record(name: String, owners: FewValues<Owner>, into changes: inout FolderChanges) -> Bool {
         var relevant = false
         for owner in owners {
             switch owner {
@@ -305,7 +305,7 @@ public final class ConfigWatcher: Sendable {
         for (index, root) in roots.enumerated() {
             let entries =
                 changes.everything
-                ? Set(Self.visibleEntries(root).map { URL(fileURLWithPath: $0).lastPathComponent })
+                ? Set((DirectoryListing.names(in: root) ?? []).filter { !$0.hasPrefix(".") })
                 : changes.entries(below: index)
             let watched = watches.withLock { table in
                 changes.everything
@@ -315,8 +315,9 @@ public final class ConfigWatcher: Sendable {
                             return nil
                         }) : []
             }
-            // Every entry's subtree, listed outside the lock (a full renewal lists every domain folder).
-            let subtrees = entries.union(watched).sorted().map { name in
+            // Every entry's subtree, listed outside the lock and on every processor (a full renewal lists every
+            // domain folder, and a start waits for it).
+            let subtrees = entries.union(watched).sorted().concurrentMap { name in
                 (name, Self.isDirectory(root + "/" + name) ? Self.watchedPaths(below: root + "/" + name) : [])
             }
             watches.withLock { table in
@@ -346,10 +347,26 @@ public final class ConfigWatcher: Sendable {
     /// Symlinks leading out of the entry's folder are not followed: the loader does not serve them.
     private static func watchedPaths(below child: String) -> [String] {
         var paths = [child]
-        paths += visibleEntries(child).filter(isSymlink)
+        // One listing and one lstat per entry: most folders hold only site.json (or a certificate's two files),
+        // and at 100,000 domains this runs for 200,000 folders before a start reads anything.
+        var folders: [String] = []
+        for entry in visibleEntries(child) {
+            var info = stat()
+            guard lstat(entry, &info) == 0 else { continue }
+            switch info.st_mode & S_IFMT {
+            case S_IFLNK:
+                paths.append(entry)
+                if isDirectory(entry) { folders.append(entry) }
+            case S_IFDIR:
+                folders.append(entry)
+            default:
+                break
+            }
+        }
+        guard !folders.isEmpty else { return paths }
         let domainReal = URL(fileURLWithPath: child).resolvingSymlinksInPath().path + "/"
         var visited: Set<String> = []
-        var pending = visibleEntries(child).filter(isDirectory).map { ($0, 1) }
+        var pending = folders.map { ($0, 1) }
         while let (folder, depth) = pending.popLast() {
             let real = URL(fileURLWithPath: folder).resolvingSymlinksInPath().path
             guard depth <= 32, visited.count < 4096, real.hasPrefix(domainReal), visited.insert(real).inserted
@@ -376,7 +393,7 @@ public final class ConfigWatcher: Sendable {
     /// Entries of `folder` that a load reads: hidden ones (`..data`, `..2024_…`) are reached through their
     /// visible symlinks instead.
     private static func visibleEntries(_ folder: String) -> [String] {
-        let names = (try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? []
+        let names = DirectoryListing.names(in: folder) ?? []
         return names.filter { !$0.hasPrefix(".") }.map { folder + "/" + $0 }
     }
 
