@@ -234,7 +234,9 @@ public final class ConfigWatcher: Sendable {
                             for owner in table.owners.removeValue(forKey: wd).map(Array.init) ?? [] {
                                 table.byEntry[owner] = table.byEntry[owner]?.removing(wd)
                             }
-                        } else if let owners = table.owners[wd], record(name: name, owners: owners, into: &table.pending) {
+                        } else if let owners = table.owners[wd],
+                            record(name: name, owners: owners, into: &table.pending)
+                        {
                             relevant = true
                         }
                     }
