@@ -61,8 +61,9 @@ public final class ConfigWatcher: Sendable {
 
         /// Forgets every watch of `owner`; returns the descriptors no owner needs any more.
         mutating func drop(_ owner: Owner) -> [Int32] {
+            guard let watching = byEntry.removeValue(forKey: owner) else { return [] }
             var unused: [Int32] = []
-            for wd in byEntry.removeValue(forKey: owner) ?? FewValues(-1) where wd >= 0 {
+            for wd in watching {
                 owners[wd] = owners[wd]?.removing(owner)
                 if owners[wd] == nil { unused.append(wd) }
             }
