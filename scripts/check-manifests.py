@@ -35,6 +35,27 @@ def check(what, ok):
     failed += not ok
 
 
+def admitted(policy, port_name, port_number):
+    """The ingress rules of a NetworkPolicy spec admitting a container port, by name or number (a rule without
+    ports admits all)."""
+    return [r for r in policy.get("ingress", []) if not r.get("ports")
+            or any(p.get("port") in (port_name, port_number) for p in r["ports"])]
+
+
+MONITORING = {"kubernetes.io/metadata.name": "monitoring"}
+
+
+def check_admin_only_from_monitoring(prefix, admin_rules):
+    """The admin port is reached from the monitoring namespace, and from nothing else."""
+    check(f"{prefix}NetworkPolicy admits the admin port from the monitoring namespace",
+          any(peer.get("namespaceSelector", {}).get("matchLabels") == MONITORING
+              for r in admin_rules for peer in r.get("from", [])))
+    check(f"{prefix}NetworkPolicy admits the admin port from nowhere else",
+          bool(admin_rules) and all(r.get("from") and all(
+              set(peer) == {"namespaceSelector"} and peer["namespaceSelector"].get("matchLabels") == MONITORING
+              for peer in r["from"]) for r in admin_rules))
+
+
 deployment = docs["Deployment"][0]
 spec = deployment["spec"]["template"]["spec"]
 container = spec["containers"][0]
@@ -95,24 +116,9 @@ if policies:
     policy = policies[0]["spec"]
     check("NetworkPolicy selects the Deployment's pods", policy["podSelector"].get("matchLabels") == labels)
     check("NetworkPolicy governs ingress", "Ingress" in policy.get("policyTypes", []))
-    rules = policy.get("ingress", [])
-
-    def admits(port_name, port_number):
-        """The rules admitting the container port, by name or number (a rule without ports admits all)."""
-        return [r for r in rules if not r.get("ports")
-                or any(p.get("port") in (port_name, port_number) for p in r["ports"])]
-
-    https_rules = admits("https", ports.get("https"))
+    https_rules = admitted(policy, "https", ports.get("https"))
     check("NetworkPolicy admits the https port from anywhere", any(not r.get("from") for r in https_rules))
-    admin_rules = admits("admin", ports.get("admin"))
-    monitoring = {"kubernetes.io/metadata.name": "monitoring"}
-    check("NetworkPolicy admits the admin port from the monitoring namespace",
-          any(peer.get("namespaceSelector", {}).get("matchLabels") == monitoring
-              for r in admin_rules for peer in r.get("from", [])))
-    check("NetworkPolicy admits the admin port from nowhere else",
-          bool(admin_rules) and all(r.get("from") and all(
-              set(peer) == {"namespaceSelector"} and peer["namespaceSelector"].get("matchLabels") == monitoring
-              for peer in r["from"]) for r in admin_rules))
+    check_admin_only_from_monitoring("", admitted(policy, "admin", ports.get("admin")))
 
 # The sharded variant (deploy/kubernetes/sharded): a StatefulSet whose pod i serves shard i, its headless Service,
 # one ClusterIP Service per pod, and an nginx router whose shards.conf sends each SNI name to its shard's Service.
@@ -350,34 +356,23 @@ if sharded.is_dir():
                  if p["spec"].get("podSelector", {}).get("matchLabels") == selector]
         return found[0] if len(found) == 1 else None
 
-    def sadmits(policy, port_name, port_number):
-        return [r for r in policy.get("ingress", []) if not r.get("ports")
-                or any(p.get("port") in (port_name, port_number) for p in r["ports"])]
-
     shard_policy = spolicy(shard_selector)
     check("sharded: a NetworkPolicy selects the shard pods and governs ingress",
           shard_policy is not None and "Ingress" in shard_policy.get("policyTypes", []))
     shard_policy = shard_policy or {}
     from_router = {"podSelector": {"matchLabels": router_selector}}
-    https_rules = sadmits(shard_policy, "https", shard_https)
+    https_rules = admitted(shard_policy, "https", shard_https)
     check("sharded: shard NetworkPolicy admits the https port from the router pods",
           any(from_router in r.get("from", []) for r in https_rules))
     check("sharded: shard NetworkPolicy admits the https port only from the router pods",
           bool(https_rules) and all(r.get("from") and all(peer == from_router for peer in r["from"])
                                     for r in https_rules))
-    admin_rules = sadmits(shard_policy, "admin", container_port(shard_container, "admin"))
-    monitoring = {"kubernetes.io/metadata.name": "monitoring"}
-    check("sharded: shard NetworkPolicy admits the admin port from the monitoring namespace",
-          any(peer.get("namespaceSelector", {}).get("matchLabels") == monitoring
-              for r in admin_rules for peer in r.get("from", [])))
-    check("sharded: shard NetworkPolicy admits the admin port from nowhere else",
-          bool(admin_rules) and all(r.get("from") and all(
-              set(peer) == {"namespaceSelector"} and peer["namespaceSelector"].get("matchLabels") == monitoring
-              for peer in r["from"]) for r in admin_rules))
+    check_admin_only_from_monitoring(
+        "sharded: shard ", admitted(shard_policy, "admin", container_port(shard_container, "admin")))
     router_policy = spolicy(router_selector)
     check("sharded: a NetworkPolicy selects the router pods and governs ingress",
           router_policy is not None and "Ingress" in router_policy.get("policyTypes", []))
     check("sharded: router NetworkPolicy admits its port from anywhere",
-          any(not r.get("from") for r in sadmits(router_policy or {}, "https", listen_port)))
+          any(not r.get("from") for r in admitted(router_policy or {}, "https", listen_port)))
 print(f"{passed} passed, {failed} failed")
 sys.exit(1 if failed else 0)

@@ -221,7 +221,7 @@ public final class CertificateTable: Sendable {
         return try (0..<entries.count).concurrentMap { index -> Result<Stored, any Error> in
             let entry = entries[index]
             // The entry's own array when its names are canonical already (the usual case): one array per certificate.
-            let names = entry.names.allSatisfy { canonical($0) == $0 } ? entry.names : entry.names.map(canonical)
+            let names = entry.names.allSatisfy(isCanonical) ? entry.names : entry.names.map(canonical)
             if let credential = entry.credential {
                 return .success(Stored(names: names, credential: credential, isFallback: entry.isFallback))
             }
@@ -290,11 +290,16 @@ public final class CertificateTable: Sendable {
     /// Lowercased ASCII, one trailing dot removed.
     public static func canonical(_ name: String) -> String {
         // Most names are canonical already: the same string, not a copy per name the table keeps.
-        if name.utf8.last != UInt8(ascii: "."), !name.utf8.contains(where: { $0 >= 65 && $0 <= 90 }) { return name }
+        if isCanonical(name) { return name }
         var bytes = Array(name.utf8)
         if bytes.last == UInt8(ascii: ".") { bytes.removeLast() }
         for index in bytes.indices where bytes[index] >= 65 && bytes[index] <= 90 { bytes[index] += 32 }
         return String(decoding: bytes, as: UTF8.self)
+    }
+
+    /// Whether `name` is its own ``canonical(_:)`` form: no upper-case ASCII letter, no trailing dot.
+    static func isCanonical(_ name: String) -> Bool {
+        name.utf8.last != UInt8(ascii: ".") && !name.utf8.contains { $0 >= 65 && $0 <= 90 }
     }
 }
 

@@ -39,9 +39,8 @@ extension DomainDiff {
         ]
         for change in changes {
             lines.append("  \(change.kind.rawValue)  \(change.platform)  \(change.description)")
-            let apps = { (apps: [String]) in apps.isEmpty ? "the web" : apps.joined(separator: ", ") }
-            lines.append("    was:      \(apps(change.from))")
-            lines.append("    now:      \(apps(change.to))")
+            lines.append("    was:      \(change.opensBefore)")
+            lines.append("    now:      \(change.opensNow)")
             lines.append("    old rule: \(change.oldRule?.description ?? "none matched")")
             lines.append("    new rule: \(change.newRule?.description ?? "none matches")")
             for (index, example) in change.examples.enumerated() {

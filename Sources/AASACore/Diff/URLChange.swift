@@ -25,6 +25,15 @@ public struct URLChange: Sendable, Hashable {
     public var oldRule: RuleReference?
     public var newRule: RuleReference?
 
+    /// What opened the URLs before, in words: the apps, or `the web`.
+    public var opensBefore: String { Self.opens(from) }
+    /// What opens them now, in words.
+    public var opensNow: String { Self.opens(to) }
+
+    private static func opens(_ apps: [String]) -> String {
+        apps.isEmpty ? "the web" : apps.joined(separator: ", ")
+    }
+
     /// The kind of a change from `from` to `to`, which differ.
     static func kind(from: LinkAnswer, to: LinkAnswer) -> Kind {
         switch (from, to) {

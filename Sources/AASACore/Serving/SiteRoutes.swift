@@ -135,7 +135,7 @@ public final class SiteRoutes: RouteTable {
             unknownHost: unknownHost, misdirected: misdirected, methodNotAllowed: methodNotAllowed, notFound: notFound,
             rendered: rendered, domainIDs: domainIDs)
         // Each domain's routes on every processor at once (their ETags are SHA-256 digests of the files): at
-        // 100,000 domains, one after the other, this was seconds of a start with one core busy.
+        // 100,000 domains, one after the other, they take seconds of a start with one core busy.
         let built = published.concurrentMap { domain in
             var builder = PreparedResponseBuilder()
             let routes = Self.routes(for: domain, shared: shared, builder: &builder)

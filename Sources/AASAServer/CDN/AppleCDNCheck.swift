@@ -98,8 +98,7 @@ public struct AppleCDNCheck: Sendable {
             domain: domain, old: DiffSide(appleFile: AssociationFile.readAsDevice(copy).file),
             new: DiffSide(appleFile: AssociationFile.readAsDevice(served).file), budget: DomainDiff.defaultBudget / 10)
         var lines = diff.changes.prefix(urlChangesListed).map { change in
-            let apps = { (apps: [String]) in apps.isEmpty ? "the web" : apps.joined(separator: ", ") }
-            return "\(change.description): \(apps(change.from)) until the CDN refreshes, then \(apps(change.to))"
+            "\(change.description): \(change.opensBefore) until the CDN refreshes, then \(change.opensNow)"
                 + (change.examples.first.map { " (e.g. \($0))" } ?? "")
         }
         if diff.changes.count > urlChangesListed {

@@ -195,7 +195,7 @@ public struct CertificateDirectory: Sendable {
         let keyPath = folder + "/privkey.pem"
         /// A file the folder must have: its bytes, or `nil` with the finding (missing, or refused by the reader).
         func required(_ path: String, cap: Int, missing hint: String) -> [UInt8]? {
-            // Named only when something is wrong: Foundation's path parsing cost 1 % of a start at 100,000 domains.
+            // Named only when something is wrong: Foundation's path parsing costs 1 % of a start at 100,000 domains.
             var name: String { path.split(separator: "/").last.map(String.init) ?? path }
             switch read(path, cap: cap) {
             case .success(let bytes):

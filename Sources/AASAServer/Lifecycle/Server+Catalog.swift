@@ -60,7 +60,7 @@ extension Server {
 
         /// The state of the certificate folder `folder` after the most recent load, made from what it serves and
         /// what was found in it (a folder that serves nothing has an error); `nil` for no such folder. Made when
-        /// asked rather than kept beside them: 17 MB at 100,000 folders.
+        /// asked rather than kept beside them: about 17 MB at 100,000 folders.
         func state(_ folder: String) -> ServerStatus.CertificateState? {
             let serving = served[folder]
             let found = findings[folder] ?? []
