@@ -32,12 +32,14 @@ public struct CertificateSummary: Sendable {
     public var notBefore: Date
     /// End of the leaf's validity.
     public var notAfter: Date
-    /// SHA-256 over the leaf's DER as uppercase hex pairs joined by `:` (as ``X509Certificate/sha256Fingerprint``).
+    /// SHA-256 over the leaf's DER (as ``X509Certificate/sha256Fingerprint``).
     ///
     /// Made when the chain is read, on the thread reading it, instead of keeping the DER for it: a server keeps
     /// what it reads of every certificate folder until the load ends, and the DER was 0.5 KiB of each, freed
     /// in pieces too small to give back to the system (docs/benchmarks.md).
-    public var sha256Fingerprint: String
+    public var fingerprint: SHA256Fingerprint
+    /// The fingerprint as uppercase hex pairs joined by `:`.
+    public var sha256Fingerprint: String { fingerprint.description }
     /// How many certificates the chain holds, the leaf included.
     public var certificateCount: Int
 
@@ -115,7 +117,7 @@ public struct CertificateSummary: Sendable {
         self.subjectCommonName = try Self.commonName(subject)
         self.notBefore = notBefore
         self.notAfter = notAfter
-        sha256Fingerprint = SHA256.fingerprint(der)
+        fingerprint = SHA256Fingerprint(der: der)
         self.certificateCount = count
     }
 

@@ -124,7 +124,7 @@ public final class X509Certificate: @unchecked Sendable {
 
     /// SHA-256 over the DER encoding as uppercase hex pairs joined by `:` (as `openssl x509 -fingerprint -sha256`).
     public var sha256Fingerprint: String {
-        (try? derEncoded()).map(SHA256.fingerprint) ?? ""
+        (try? derEncoded()).map { SHA256Fingerprint(der: $0).description } ?? ""
     }
 
     /// The certificate as PEM text.

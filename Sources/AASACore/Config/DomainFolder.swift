@@ -66,7 +66,8 @@ public struct DomainFolder: Sendable, Hashable {
     public static func list(_ directory: String, excluding excluded: [String] = []) throws(Diagnostic)
         -> [DomainFolder]
     {
-        guard let realRoot = Confinement.realPath(directory), let names = DirectoryListing.names(in: directory) else {
+        guard let realRoot = Confinement.realPath(directory), let entries = DirectoryListing.entries(in: directory)
+        else {
             let reason = String(cString: strerror(errno))
             throw Diagnostic(
                 .error, rule: .configFolder, "cannot list the config folder '\(directory)': \(reason)",
@@ -75,10 +76,11 @@ public struct DomainFolder: Sendable, Hashable {
         let excludedReal = excluded.compactMap(Confinement.realPath)
         let prefix = directory.hasSuffix("/") ? directory : directory + "/"
         var folders: [DomainFolder] = []
-        for name in names {
-            guard let folder = Self.entry(name, prefix: prefix, realRoot: realRoot, excluded: excludedReal) else {
-                continue
-            }
+        for listed in entries {
+            guard
+                let folder = Self.entry(
+                    listed.name, kind: listed.kind, prefix: prefix, realRoot: realRoot, excluded: excludedReal)
+            else { continue }
             folders.append(folder)
         }
         folders.sort { $0.domain < $1.domain }
@@ -109,12 +111,19 @@ public struct DomainFolder: Sendable, Hashable {
     }
 
     /// The entry `name` of the folder `prefix` (ending in `/`) as a domain folder, or `nil` when it is hidden, gone
-    /// or not a folder; not yet checked against the other folders (``refuseShared(_:)``).
-    private static func entry(_ name: String, prefix: String, realRoot: String, excluded: [String]) -> DomainFolder? {
-        guard !name.hasPrefix(".") else { return nil }
+    /// or not a folder; not yet checked against the other folders (``refuseShared(_:)``). `kind` is what a listing
+    /// said the entry is: a folder or a file needs no `lstat`.
+    private static func entry(
+        _ name: String, kind: DirectoryListing.Kind = .unknown, prefix: String, realRoot: String, excluded: [String]
+    ) -> DomainFolder? {
+        guard !name.hasPrefix("."), kind != .other else { return nil }
         let path = prefix + name
         var status = stat()
-        guard lstat(path, &status) == 0 else { return nil }
+        if kind == .folder {
+            status.st_mode = S_IFDIR
+        } else {
+            guard lstat(path, &status) == 0 else { return nil }
+        }
         let isLink = status.st_mode & S_IFMT == S_IFLNK
         let realFolder: String?
         switch status.st_mode & S_IFMT {

@@ -83,42 +83,64 @@ public struct PEMBlocks: Sendable {
 
 /// Base64 (RFC 4648 §4) as PEM bodies use it.
 enum Base64 {
+    /// Each byte's 6-bit value, or one of the markers below: a start decodes two PEM files of every certificate
+    /// folder, and a table lookup is a fraction of a branch per byte.
+    private static let values: [UInt8] = (0...255).map { byte -> UInt8 in
+        switch UInt8(byte) {
+        case UInt8(ascii: "A")...UInt8(ascii: "Z"): UInt8(byte) - UInt8(ascii: "A")
+        case UInt8(ascii: "a")...UInt8(ascii: "z"): UInt8(byte) - UInt8(ascii: "a") + 26
+        case UInt8(ascii: "0")...UInt8(ascii: "9"): UInt8(byte) - UInt8(ascii: "0") + 52
+        case UInt8(ascii: "+"): 62
+        case UInt8(ascii: "/"): 63
+        case UInt8(ascii: "="): padding
+        case UInt8(ascii: " "), UInt8(ascii: "\t"), UInt8(ascii: "\r"), UInt8(ascii: "\n"): whitespace
+        default: invalid
+        }
+    }
+    private static let padding: UInt8 = 0xFD
+    private static let whitespace: UInt8 = 0xFE
+    private static let invalid: UInt8 = 0xFF
+
     /// The decoded bytes of `text`, ignoring whitespace; `nil` when it holds anything else, or bad padding.
     static func decode(_ text: ArraySlice<UInt8>) -> [UInt8]? {
-        var output: [UInt8] = []
-        output.reserveCapacity(text.count / 4 * 3)
-        var accumulator: UInt32 = 0
-        var bits = 0
-        var padding = 0
-        for byte in text {
-            let value: UInt8
-            switch byte {
-            case UInt8(ascii: "A")...UInt8(ascii: "Z"): value = byte - UInt8(ascii: "A")
-            case UInt8(ascii: "a")...UInt8(ascii: "z"): value = byte - UInt8(ascii: "a") + 26
-            case UInt8(ascii: "0")...UInt8(ascii: "9"): value = byte - UInt8(ascii: "0") + 52
-            case UInt8(ascii: "+"): value = 62
-            case UInt8(ascii: "/"): value = 63
-            case UInt8(ascii: "="):
-                padding += 1
-                continue
-            case UInt8(ascii: " "), UInt8(ascii: "\t"), UInt8(ascii: "\r"), UInt8(ascii: "\n"):
-                continue
-            default:
-                return nil
-            }
-            // Data after padding is not base64.
-            guard padding == 0 else { return nil }
-            accumulator = accumulator << 6 | UInt32(value)
-            bits += 6
-            if bits >= 8 {
-                bits -= 8
-                output.append(UInt8(truncatingIfNeeded: accumulator >> UInt32(bits)))
+        values.withUnsafeBufferPointer { values in
+            text.withUnsafeBufferPointer { input -> [UInt8]? in
+                var failed = false
+                var bits = 0
+                var padding = 0
+                let output = [UInt8](unsafeUninitializedCapacity: input.count / 4 * 3 + 3) { output, written in
+                    var accumulator: UInt32 = 0
+                    var count = 0
+                    for byte in input {
+                        let value = values[Int(byte)]
+                        if value < 64 {
+                            // Data after padding is not base64.
+                            guard padding == 0 else {
+                                failed = true
+                                break
+                            }
+                            accumulator = accumulator << 6 | UInt32(value)
+                            bits += 6
+                            if bits >= 8 {
+                                bits -= 8
+                                output[count] = UInt8(truncatingIfNeeded: accumulator >> UInt32(bits))
+                                count += 1
+                            }
+                        } else if value == Self.padding {
+                            padding += 1
+                        } else if value == Self.invalid {
+                            failed = true
+                            break
+                        }
+                    }
+                    written = count
+                }
+                // What is left is 0, 2 (one `=`…) or 4 bits; six bits left over is a lone character.
+                guard !failed, bits < 6, padding <= 2,
+                    (bits == 0 && padding == 0) || (padding > 0 && (bits / 2) == padding)
+                else { return nil }
+                return output
             }
         }
-        // What is left is 0, 2 (one `=`…) or 4 bits; six bits left over is a lone character.
-        guard bits < 6, padding <= 2, (bits == 0 && padding == 0) || (padding > 0 && (bits / 2) == padding) else {
-            return nil
-        }
-        return output
     }
 }

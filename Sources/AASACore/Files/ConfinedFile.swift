@@ -18,8 +18,9 @@ public enum ConfinedFile {
         public var bytes: [UInt8]
         /// The modification time, in seconds since 1970.
         public var modified: Int
-        /// Where the file really is (symlinks resolved).
-        public var realPath: String
+        /// Where the file really is (symlinks resolved); `nil` for a file read with ``Confinement/anywhere``, which
+        /// has no folder to check it against (an operator's certificate or key: two of a domain's three files).
+        public var realPath: String?
     }
 
     /// Why a file was not read.
@@ -54,10 +55,14 @@ public enum ConfinedFile {
         var status = stat()
         guard fstat(descriptor, &status) == 0 else { return .failure(.unreadable(errorText())) }
         guard status.st_mode & S_IFMT == S_IFREG else { return .failure(.notRegular(kind(status.st_mode))) }
-        guard let realPath = realPath(of: descriptor, openedAs: path, status: status) else {
-            return .failure(.unreadable("cannot tell where the opened file lies"))
+        var realPath: String?
+        if confinement != .anywhere {
+            guard let resolved = Self.realPath(of: descriptor, openedAs: path, status: status) else {
+                return .failure(.unreadable("cannot tell where the opened file lies"))
+            }
+            if let refusal = confinement.refusal(of: resolved) { return .failure(refusal) }
+            realPath = resolved
         }
-        if let refusal = confinement.refusal(of: realPath) { return .failure(refusal) }
         let size = Int(status.st_size)
         guard size <= maximumBytes else { return .failure(.tooLarge(size: size, cap: maximumBytes)) }
         // Back to blocking reads: a regular file never waits, and O_NONBLOCK was only for the open.

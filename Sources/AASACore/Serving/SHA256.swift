@@ -65,22 +65,8 @@ public struct SHA256: Sendable {
         }
     }
 
-    /// The SHA-256 of `bytes` as uppercase hex pairs joined by `:`, as `openssl x509 -fingerprint -sha256`
-    /// prints a certificate's (over its DER) and as assetlinks.json lists signing certificates.
-    public static func fingerprint(_ bytes: [UInt8]) -> String {
-        let digest = digest(bytes)
-        return String(unsafeUninitializedCapacity: digest.count * 3 - 1) { buffer in
-            for (index, byte) in digest.enumerated() {
-                if index > 0 { buffer[3 * index - 1] = UInt8(ascii: ":") }
-                buffer[3 * index] = hexDigit(byte >> 4, uppercase: true)
-                buffer[3 * index + 1] = hexDigit(byte & 0xF, uppercase: true)
-            }
-            return digest.count * 3 - 1
-        }
-    }
-
-    private static func hexDigit(_ value: UInt8, uppercase: Bool = false) -> UInt8 {
-        if value >= 10 { return (uppercase ? UInt8(ascii: "A") : UInt8(ascii: "a")) + value - 10 }
+    private static func hexDigit(_ value: UInt8) -> UInt8 {
+        if value >= 10 { return UInt8(ascii: "a") + value - 10 }
         return UInt8(ascii: "0") + value
     }
 

@@ -150,13 +150,19 @@ public struct CertificateDirectory: Sendable {
     public func loadFolders(
         now: Date = Date(), known: [String: KnownFolder] = [:], importing: Bool = false, only: Set<String>? = nil
     ) -> [Folder] {
-        let manager = FileManager.default
-        guard let names = only.map(Array.init) ?? (try? manager.contentsOfDirectory(atPath: path)) else { return [] }
-        let folderNames = names.sorted().filter { name in
-            guard !name.isEmpty, !name.contains("/") else { return false }
-            guard !name.hasPrefix("."), name != Self.devCAFolder, name != ACMEAccount.folderName else { return false }
-            var isDirectory: ObjCBool = false
-            return manager.fileExists(atPath: path + "/" + name, isDirectory: &isDirectory) && isDirectory.boolValue
+        let listed: [String]?
+        if let only {
+            listed = only.filter { name in
+                var status = stat()
+                return !name.isEmpty && !name.contains("/") && stat(path + "/" + name, &status) == 0
+                    && status.st_mode & S_IFMT == S_IFDIR
+            }
+        } else {
+            listed = DirectoryListing.folderNames(in: path)
+        }
+        guard let listed else { return [] }
+        let folderNames = listed.sorted().filter { name in
+            !name.hasPrefix(".") && name != Self.devCAFolder && name != ACMEAccount.folderName
         }
         // Reading thousands of folders is a large part of a start: spread it over every processor. Chains are
         // parsed by OpenSSL only to check a staple, and the intermediates they share are then parsed once.

@@ -35,7 +35,7 @@ public final class ConfigWatcher: Sendable {
     private let maximumDelay: Duration
     private let logger: Logger
     private let onChange: @Sendable (FolderChanges) -> Void
-    private let watches = Mutex(WatchTable())
+    private let watches: Mutex<WatchTable>
     private let lifecycle = Mutex(Lifecycle())
 
     /// Kernel thread id of the running thread, for tests that check it is gone after ``stop()``.
@@ -45,29 +45,66 @@ public final class ConfigWatcher: Sendable {
     /// file (two symlinks to a shared target) share it, and an event on it counts for each of its owners.
     private struct WatchTable {
         /// Watch descriptor → what its events are about.
-        var owners: [Int32: FewValues<Owner>] = [:]
-        /// The descriptors watching each entry below a root, to drop when the entry is watched anew.
-        var byEntry: [Owner: FewValues<Int32>] = [:]
+        var owners = DescriptorMap<FewValues<Owner>>()
+        /// The descriptors watching each entry below each root (by root, then entry name), to drop when the entry
+        /// is watched anew: a dictionary of names for each root, whose keys are smaller than ``Owner``s.
+        var entryWatches: [[String: FewValues<Int32>]]
+        /// The descriptors watching each root and the folder holding it.
+        var rootWatches: [Owner: FewValues<Int32>] = [:]
         /// Changes seen since the last call of `onChange`.
         var pending = FolderChanges()
         /// Whether running out of watches was already logged.
         var reportedLimit = false
 
+        init(rootCount: Int) {
+            entryWatches = Array(repeating: [:], count: rootCount)
+        }
+
+        /// The descriptors watching for `owner`.
+        subscript(watching owner: Owner) -> FewValues<Int32>? {
+            get {
+                guard case .entry(let root, let name) = owner else { return rootWatches[owner] }
+                return entryWatches[root][name]
+            }
+            set {
+                guard case .entry(let root, let name) = owner else { return rootWatches[owner] = newValue }
+                entryWatches[root][name] = newValue
+            }
+        }
+
         /// Records `wd` as watching for `owner`.
         mutating func add(_ wd: Int32, for owner: Owner) {
-            if owners[wd] == nil { owners[wd] = FewValues(owner) } else { owners[wd]?.insert(owner) }
-            if byEntry[owner] == nil { byEntry[owner] = FewValues(wd) } else { byEntry[owner]?.insert(wd) }
+            if var known = owners[wd] {
+                known.insert(owner)
+                owners[wd] = known
+            } else {
+                owners[wd] = FewValues(owner)
+            }
+            if var watching = self[watching: owner] {
+                watching.insert(wd)
+                self[watching: owner] = watching
+            } else {
+                self[watching: owner] = FewValues(wd)
+            }
         }
 
         /// Forgets every watch of `owner`; returns the descriptors no owner needs any more.
         mutating func drop(_ owner: Owner) -> [Int32] {
-            guard let watching = byEntry.removeValue(forKey: owner) else { return [] }
+            guard let watching = self[watching: owner] else { return [] }
+            self[watching: owner] = nil
             var unused: [Int32] = []
             for wd in watching {
                 owners[wd] = owners[wd]?.removing(owner)
                 if owners[wd] == nil { unused.append(wd) }
             }
             return unused
+        }
+
+        /// Forgets descriptor `wd`, which the kernel dropped (its inode is gone).
+        mutating func forget(_ wd: Int32) {
+            for owner in owners.removeValue(forKey: wd).map(Array.init) ?? [] {
+                self[watching: owner] = self[watching: owner]?.removing(wd)
+            }
         }
     }
 
@@ -116,6 +153,7 @@ public final class ConfigWatcher: Sendable {
         for end in pipeEnds { _ = fcntl(end, F_SETFD, FD_CLOEXEC) }
         let wakeup = (read: pipeEnds[0], write: pipeEnds[1])
         self.roots = roots
+        watches = Mutex(WatchTable(rootCount: roots.count))
         self.inotify = inotify
         self.wakeup = wakeup
         self.quietPeriod = quietPeriod
@@ -232,9 +270,7 @@ public final class ConfigWatcher: Sendable {
                             table.pending.everything = true  // events were lost: anything may have changed
                             relevant = true
                         } else if mask & UInt32(IN_IGNORED) != 0 {
-                            for owner in table.owners.removeValue(forKey: wd).map(Array.init) ?? [] {
-                                table.byEntry[owner] = table.byEntry[owner]?.removing(wd)
-                            }
+                            table.forget(wd)
                         } else if let owners = table.owners[wd],
                             record(name: name, owners: owners, into: &table.pending)
                         {
@@ -311,12 +347,7 @@ public final class ConfigWatcher: Sendable {
                 ? Set((DirectoryListing.names(in: root) ?? []).filter { !$0.hasPrefix(".") })
                 : changes.entries(below: index)
             let watched = watches.withLock { table in
-                changes.everything
-                    ? Set(
-                        table.byEntry.keys.compactMap { owner -> String? in
-                            if case .entry(index, let name) = owner { return name }
-                            return nil
-                        }) : []
+                changes.everything ? Set(table.entryWatches[index].keys) : []
             }
             // Every entry's subtree, listed outside the lock and on every processor (a full renewal lists every
             // domain folder, and a start waits for it).

@@ -14,8 +14,8 @@ extension Server {
         var names: [String]
         var notBefore: Date
         var notAfter: Date
-        /// SHA-256 fingerprint of the leaf, for ``ServerStatus`` (as `openssl x509 -fingerprint -sha256` prints it).
-        var fingerprint: String
+        /// SHA-256 fingerprint of the leaf, for ``ServerStatus``.
+        var fingerprint: SHA256Fingerprint
         /// The leaf's subjectAltName entries, to find the certificate of each domain.
         var subjectAlternativeNames: SubjectAlternativeNames
         /// The checked OCSP response to staple, and when it stops being valid.
@@ -30,11 +30,17 @@ extension Server {
         init(_ certificate: DomainCertificate, credential: GnuTLSCredential, loadedAt: Date) {
             self.credential = credential
             folderName = certificate.folderName
-            names = certificate.names
+            // The leaf's name that is the folder's own (nearly every folder's only one) is kept as the folder
+            // name's string: its own copy would be one more allocation for each certificate served.
+            var alternativeNames = certificate.summary.subjectAlternativeNames
+            if let own = alternativeNames.dnsNames.firstIndex(of: certificate.folderName) {
+                alternativeNames.dnsNames[own] = certificate.folderName
+            }
+            subjectAlternativeNames = alternativeNames
+            names = alternativeNames.dnsNames.isEmpty ? certificate.names : alternativeNames.dnsNames
             notBefore = certificate.summary.notBefore
             notAfter = certificate.notAfter
-            fingerprint = certificate.summary.sha256Fingerprint
-            subjectAlternativeNames = certificate.summary.subjectAlternativeNames
+            fingerprint = certificate.summary.fingerprint
             ocspStaple = certificate.ocspStaple
             known = certificate.known
             self.loadedAt = loadedAt
@@ -67,7 +73,8 @@ extension Server {
             guard serving != nil || !found.isEmpty else { return nil }
             return ServerStatus.CertificateState(
                 folder: folder, names: serving?.names ?? [], serving: serving != nil,
-                fingerprint: serving?.fingerprint, notAfter: serving?.notAfter, lastGoodLoad: serving?.loadedAt,
+                fingerprint: serving?.fingerprint.description, notAfter: serving?.notAfter,
+                lastGoodLoad: serving?.loadedAt,
                 errors: found.errors, warnings: found.warnings)
         }
 
