@@ -146,4 +146,41 @@ import Testing
         edit = try next { _ = try scratch.write("config/..data", "x") }
         #expect(edit.everything)
     }
+
+    /// A start's watcher watches the roots first, each folder when the load is about to read it, and then the folders
+    /// the load did not read: an edit is seen in a folder from the moment it was handed to the load, never before.
+    @Test func aStartsWatcherWatchesEachFolderAsTheLoadReadsIt() throws {
+        let scratch = TemporaryDirectory("aasa-watch-load")
+        for name in ["config/a.example", "config/b.example", "certs/a.example"] {
+            try FileManager.default.createDirectory(
+                atPath: scratch.path + "/" + name, withIntermediateDirectories: true)
+        }
+        let seen = Mutex<[FolderChanges]>([])
+        let watcher = try ConfigWatcher(
+            roots: [scratch.path + "/config", scratch.path + "/certs"], quietPeriod: .milliseconds(50),
+            maximumDelay: .milliseconds(200), logger: Logger(label: "test"), entriesWatchedByLoad: true
+        ) { changes in seen.withLock { $0.append(changes) } }
+        watcher.start()
+        defer { watcher.stop() }
+        func changes(_ change: () throws -> Void) throws -> [FolderChanges] {
+            seen.withLock { $0 = [] }
+            try change()
+            usleep(500_000)
+            return seen.withLock { $0 }
+        }
+        // Not handed to a load yet: only the roots are watched, so a file written inside a folder is not seen.
+        #expect(try changes { _ = try scratch.write("config/a.example/site.json", "{}") }.isEmpty)
+        // A new entry of a root is.
+        var seenNow = try changes { _ = try scratch.write("config/c.example/site.json", "{}") }
+        #expect(seenNow.count == 1 && seenNow.first?.entries(below: 0) == ["c.example"])
+        watcher.watchEntry("a.example", ofRoot: 0)
+        seenNow = try changes { _ = try scratch.write("config/a.example/site.json", "{ }") }
+        #expect(seenNow.count == 1 && seenNow.first?.entries(below: 0) == ["a.example"])
+        #expect(try changes { _ = try scratch.write("certs/a.example/fullchain.pem", "x") }.isEmpty)
+        watcher.watchRemainingEntries()
+        seenNow = try changes { _ = try scratch.write("certs/a.example/fullchain.pem", "y") }
+        #expect(seenNow.count == 1 && seenNow.first?.entries(below: 1) == ["a.example"])
+        seenNow = try changes { _ = try scratch.write("config/b.example/site.json", "{}") }
+        #expect(seenNow.count == 1 && seenNow.first?.entries(below: 0) == ["b.example"])
+    }
 }

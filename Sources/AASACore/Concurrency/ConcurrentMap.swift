@@ -1,4 +1,11 @@
 import Dispatch
+import Synchronization
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
 
 extension Collection where Index == Int, Self: Sendable {
     /// `map`, with the elements spread over every processor; the results keep the collection's order.
@@ -6,18 +13,53 @@ extension Collection where Index == Int, Self: Sendable {
     /// For loads of thousands of independent items (domain folders, certificate folders, GnuTLS imports,
     /// libmicrohttpd responses) that cost thousands of instructions or more each, so one item per work unit
     /// is fine.
+    ///
+    /// The calling thread takes items one at a time from a shared counter, and so does a helper on the global
+    /// queue for each other processor, from whenever it starts. Two maps running side by side (a start reads the
+    /// domains and the certificates at once) therefore share the processors while both have items, and the one
+    /// that lasts longer gets them all once the other is done: `DispatchQueue.concurrentPerform` decides its
+    /// width when it starts, and a map started while the other held every processor ran on one to its end.
+    /// The caller waits for the items in progress, not for helpers: one that starts after every item was taken
+    /// finds nothing to do, and a map inside another's item never waits for a thread that is not free.
     public func concurrentMap<T: Sendable>(_ transform: @escaping @Sendable (Element) -> T) -> [T] {
         guard count > 1 else { return map(transform) }
         let base = startIndex
-        return [T](unsafeUninitializedCapacity: count) { buffer, initialized in
-            // Each iteration initialises its own slot and nothing else, so the writes never overlap.
+        let total = count
+        return [T](unsafeUninitializedCapacity: total) { buffer, initialized in
+            let progress = MapProgress()
+            // Each item initialises its own slot and nothing else, so the writes never overlap.
             let slots = UncheckedSlots(base: buffer.baseAddress!)
-            DispatchQueue.concurrentPerform(iterations: count) { offset in
-                (slots.base + offset).initialize(to: transform(self[base + offset]))
+            let work = { @Sendable in
+                while true {
+                    let offset = progress.taken.wrappingAdd(1, ordering: .relaxed).oldValue
+                    guard offset < total else { return }
+                    (slots.base + offset).initialize(to: transform(self[base + offset]))
+                    if progress.done.wrappingAdd(1, ordering: .acquiringAndReleasing).newValue == total {
+                        progress.finished.signal()
+                    }
+                }
             }
-            initialized = count
+            for _ in 1..<Swift.min(MapProgress.processors, total) {
+                DispatchQueue.global().async(execute: work)
+            }
+            work()
+            progress.finished.wait()
+            initialized = total
         }
     }
+}
+
+/// The counters one ``Swift/Collection/concurrentMap(_:)`` shares between its threads.
+private final class MapProgress: Sendable {
+    /// Items handed out (one past the last when every item is taken).
+    let taken = Atomic<Int>(0)
+    /// Items whose result is written.
+    let done = Atomic<Int>(0)
+    /// Signalled once, by whichever thread writes the last result.
+    let finished = DispatchSemaphore(value: 0)
+
+    /// The processors this process may run on.
+    static let processors = Swift.max(1, Int(sysconf(Int32(_SC_NPROCESSORS_ONLN))))
 }
 
 /// The result buffer of ``Swift/Collection/concurrentMap(_:)``, handed to the worker threads; each writes

@@ -65,8 +65,7 @@ public enum ConfinedFile {
         }
         let size = Int(status.st_size)
         guard size <= maximumBytes else { return .failure(.tooLarge(size: size, cap: maximumBytes)) }
-        // Back to blocking reads: a regular file never waits, and O_NONBLOCK was only for the open.
-        _ = fcntl(descriptor, F_SETFL, 0)
+        // O_NONBLOCK, there for the open, does not change how a regular file reads (open(2)): no fcntl to clear it.
         // The size fstat gave, and not a byte more: a file that grows meanwhile is read as it was (no second read
         // to find its end, which for a domain's three files is three system calls of a start).
         var bytes = [UInt8](repeating: 0, count: size)

@@ -146,9 +146,11 @@ public struct CertificateDirectory: Sendable {
     /// back to the system; docs/benchmarks.md).
     ///
     /// With `only`, just the folders of those names are read (what a reload of a few changed folders needs); a name
-    /// with no folder is left out, as in a full listing.
+    /// with no folder is left out, as in a full listing. `beforeReading` is called with each folder's name on the
+    /// thread about to read it (a start's watcher watches the folder then).
     public func loadFolders(
-        now: Date = Date(), known: [String: KnownFolder] = [:], importing: Bool = false, only: Set<String>? = nil
+        now: Date = Date(), known: [String: KnownFolder] = [:], importing: Bool = false, only: Set<String>? = nil,
+        beforeReading: (@Sendable (String) -> Void)? = nil
     ) -> [Folder] {
         let listed: [String]?
         if let only {
@@ -169,6 +171,7 @@ public struct CertificateDirectory: Sendable {
         let intermediates = IntermediateCertificates()
         let imported = SharedIntermediates()
         return folderNames.concurrentMap { name in
+            beforeReading?(name)
             let folder = path + "/" + name
             var result = Folder(name: name, certificate: nil, diagnostics: [])
             if let known = known[name], known.isCurrent(in: folder, now: now) {

@@ -38,6 +38,11 @@ public final class ConfigWatcher: Sendable {
     private let watches: Mutex<WatchTable>
     private let lifecycle = Mutex(Lifecycle())
 
+    /// The index of the config folder among a server's roots (its ``LoadScope`` reads root 0's entries as domains).
+    static let configRoot = 0
+    /// The index of the certificate folder among a server's roots.
+    static let certificateRoot = 1
+
     /// Kernel thread id of the running thread, for tests that check it is gone after ``stop()``.
     let threadID = Atomic<Int32>(0)
 
@@ -100,6 +105,24 @@ public final class ConfigWatcher: Sendable {
             return unused
         }
 
+        /// Puts the watches just added for `owner` in place of the ones it had: the descriptors it no longer needs
+        /// go to `unused` (still to be checked against the other owners), and the first path refused for want of
+        /// watches (`ENOSPC`) to `refused`. A path that is gone (`ENOENT`) was removed since it was listed: its
+        /// parent's watch saw that.
+        mutating func replace(
+            _ owner: Owner, with watched: [(path: String, watch: Int32)], unused: inout [Int32],
+            refused: inout String?
+        ) {
+            unused += drop(owner)
+            for (path, wd) in watched {
+                guard wd >= 0 else {
+                    if -wd == ENOSPC, refused == nil { refused = path }
+                    continue
+                }
+                add(wd, for: owner)
+            }
+        }
+
         /// Forgets descriptor `wd`, which the kernel dropped (its inode is gone).
         mutating func forget(_ wd: Int32) {
             for owner in owners.removeValue(forKey: wd).map(Array.init) ?? [] {
@@ -136,11 +159,14 @@ public final class ConfigWatcher: Sendable {
     ///     yet is watched for from its parent.
     ///   - quietPeriod: how long events must stop before `onChange` runs.
     ///   - maximumDelay: the longest `onChange` waits after the first event of a burst.
+    ///   - entriesWatchedByLoad: watch only the roots (and the folders holding them) now, and leave each entry to
+    ///     ``watchEntry(_:ofRoot:)`` as a load reads it, then ``watchRemainingEntries()``: a start that watches each
+    ///     folder just before reading it, on the thread reading it, instead of watching all of them first.
     ///   - onChange: runs on the watcher's thread, one call at a time, with what changed since the last call.
     /// - Throws: a `POSIXError` when inotify or the wake-up pipe cannot be created (e.g. the per-user instance limit).
     public init(
         roots: [String], quietPeriod: Duration = .milliseconds(250), maximumDelay: Duration = .seconds(1),
-        logger: Logger, onChange: @escaping @Sendable (FolderChanges) -> Void
+        logger: Logger, entriesWatchedByLoad: Bool = false, onChange: @escaping @Sendable (FolderChanges) -> Void
     ) throws {
         let inotify = inotify_init1(Int32(IN_NONBLOCK) | Int32(IN_CLOEXEC))
         guard inotify >= 0 else { throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO) }
@@ -160,7 +186,7 @@ public final class ConfigWatcher: Sendable {
         self.maximumDelay = maximumDelay
         self.logger = logger
         self.onChange = onChange
-        renewWatches()
+        renewWatches(for: FolderChanges(everything: !entriesWatchedByLoad))
     }
 
     deinit {
@@ -326,44 +352,44 @@ public final class ConfigWatcher: Sendable {
     // MARK: Watches
 
     /// Watches every folder that matters now and drops the watches of folders that no longer do: below each root
-    /// only the entries in `changes`, or all of them when it says everything may have changed.
+    /// only the entries in `changes`, or all of them when it says everything may have changed. Without `rootsToo`,
+    /// only the entries are watched anew, not the roots and the folders holding them.
     ///
     /// Adding a watch on a path whose inode is already watched returns the same descriptor, so renewing
     /// is cheap; a path that now resolves elsewhere (a swapped `..data` or a renewed certbot link) gets a new one.
-    private func renewWatches(for changes: FolderChanges = FolderChanges(everything: true)) {
+    private func renewWatches(for changes: FolderChanges = FolderChanges(everything: true), rootsToo: Bool = true) {
         var unused: [Int32] = []
         var refused: String?
-        func add(_ path: String, for owner: Owner, table: inout WatchTable) {
-            let wd = inotify_add_watch(inotify, path, Self.mask)
-            guard wd >= 0 else {
-                if errno == ENOSPC, refused == nil { refused = path }
-                return  // ENOENT: removed since it was listed; its parent's watch saw that
-            }
-            table.add(wd, for: owner)
-        }
         for (index, root) in roots.enumerated() {
-            let entries =
-                changes.everything
-                ? Set((DirectoryListing.names(in: root) ?? []).filter { !$0.hasPrefix(".") })
-                : changes.entries(below: index)
-            let watched = watches.withLock { table in
-                changes.everything ? Set(table.entryWatches[index].keys) : []
+            var entries: [String: DirectoryListing.Kind] = [:]
+            if changes.everything {
+                for entry in DirectoryListing.entries(in: root) ?? [] where !entry.name.hasPrefix(".") {
+                    entries[entry.name] = entry.kind
+                }
+                // Entries watched before and gone now: their watches are dropped below.
+                let watched = watches.withLock { table in Array(table.entryWatches[index].keys) }
+                for name in watched where entries[name] == nil { entries[name] = .unknown }
+            } else {
+                for name in changes.entries(below: index) { entries[name] = .unknown }
             }
-            // Every entry's subtree, listed outside the lock and on every processor (a full renewal lists every
-            // domain folder, and a start waits for it).
-            let subtrees = entries.union(watched).sorted().concurrentMap { name in
-                (name, Self.isDirectory(root + "/" + name) ? Self.watchedPaths(below: root + "/" + name) : [])
+            // Every entry's subtree listed and watched outside the lock and on every processor (a full renewal
+            // lists every domain folder, and a start waits for it); only the table is changed under the lock.
+            // Adding a watch before the old ones are dropped is what lets a descriptor both had stay.
+            let subtrees = entries.sorted { $0.key < $1.key }.concurrentMap { name, kind in
+                (name, self.watchSubtree(root + "/" + name, kind: kind))
             }
+            if !rootsToo && subtrees.isEmpty { continue }
+            let parent = URL(fileURLWithPath: root).deletingLastPathComponent().path
+            let (parentWatch, rootWatch) = rootsToo ? (addWatch(parent), addWatch(root)) : (-1, -1)
             watches.withLock { table in
-                // The parent sees the root itself being created, removed or replaced by a symlink swap.
-                unused += table.drop(.parent(root: index)) + table.drop(.root(index))
-                add(
-                    URL(fileURLWithPath: root).deletingLastPathComponent().path, for: .parent(root: index),
-                    table: &table)
-                add(root, for: .root(index), table: &table)
-                for (name, paths) in subtrees {
-                    unused += table.drop(.entry(root: index, name: name))
-                    for path in paths { add(path, for: .entry(root: index, name: name), table: &table) }
+                if rootsToo {
+                    // The parent sees the root itself being created, removed or replaced by a symlink swap.
+                    table.replace(
+                        .parent(root: index), with: [(parent, parentWatch)], unused: &unused, refused: &refused)
+                    table.replace(.root(index), with: [(root, rootWatch)], unused: &unused, refused: &refused)
+                }
+                for (name, watched) in subtrees {
+                    table.replace(.entry(root: index, name: name), with: watched, unused: &unused, refused: &refused)
                 }
                 // A descriptor dropped by one owner and added again by another is still needed.
                 unused = unused.filter { table.owners[$0] == nil }
@@ -374,6 +400,51 @@ public final class ConfigWatcher: Sendable {
         if let refused { reportWatchLimit(refused) }
     }
 
+    /// Watches entry `name` of root `root` (its folder, the symlinked files in it, the folders below it), for a
+    /// start about to read it: a change made to it from now on is seen. For entries without watches yet (nothing
+    /// is dropped), from any thread: a start's loading threads call it for the folders they are about to read.
+    public func watchEntry(_ name: String, ofRoot root: Int) {
+        let watched = watchSubtree(roots[root] + "/" + name, kind: .unknown)
+        guard !watched.isEmpty else { return }
+        var unused: [Int32] = []
+        var refused: String?
+        watches.withLock { table in
+            table.replace(.entry(root: root, name: name), with: watched, unused: &unused, refused: &refused)
+        }
+        if let refused { reportWatchLimit(refused) }
+    }
+
+    /// Watches every entry of every root that has no watches yet: after a start whose load watched the folders it
+    /// read (``watchEntry(_:ofRoot:)``), the entries it did not read (another shard's domains, stray files).
+    public func watchRemainingEntries() {
+        var changes = FolderChanges()
+        for (index, root) in roots.enumerated() {
+            let watched = watches.withLock { table in Set(table.entryWatches[index].keys) }
+            for name in DirectoryListing.names(in: root) ?? [] where !name.hasPrefix(".") && !watched.contains(name) {
+                changes.insert(name, below: index)
+            }
+        }
+        renewWatches(for: changes, rootsToo: false)
+    }
+
+    /// Adds a watch on `path`: its descriptor, or `-errno`.
+    private func addWatch(_ path: String) -> Int32 {
+        let wd = inotify_add_watch(inotify, path, Self.mask)
+        return wd >= 0 ? wd : -errno
+    }
+
+    /// The watches added for the entry at `path` (``watchedPaths(below:)`` when it is a folder), each path with its
+    /// descriptor or `-errno`. `kind` is what a listing said the entry is.
+    private func watchSubtree(_ path: String, kind: DirectoryListing.Kind) -> [(path: String, watch: Int32)] {
+        let isFolder =
+            switch kind {
+            case .folder: true
+            case .other: false
+            case .link, .unknown: Self.isDirectory(path)
+            }
+        return isFolder ? Self.watchedPaths(below: path).map { ($0, addWatch($0)) } : []
+    }
+
     /// The paths to watch for one entry of a root: the folder, the symlinked files in it (Kubernetes'
     /// `site.json -> ..data/site.json`, certbot's `live/` links: watching the link path watches the target, so
     /// edits made through any other path count), and every folder below it (a domain's pages/ and a landing
@@ -381,19 +452,30 @@ public final class ConfigWatcher: Sendable {
     /// Symlinks leading out of the entry's folder are not followed: the loader does not serve them.
     private static func watchedPaths(below child: String) -> [String] {
         var paths = [child]
-        // One listing and one lstat per entry: most folders hold only site.json (or a certificate's two files),
-        // and at 100,000 domains this runs for 200,000 folders before a start reads anything.
+        // One listing, with the kind of each entry readdir gives (an lstat only where the file system does not say):
+        // most folders hold only site.json (or a certificate's two files), and at 100,000 domains this runs for
+        // 200,000 folders before a start reads anything.
         var folders: [String] = []
-        for entry in visibleEntries(child) {
-            var info = stat()
-            guard lstat(entry, &info) == 0 else { continue }
-            switch info.st_mode & S_IFMT {
-            case S_IFLNK:
-                paths.append(entry)
-                if isDirectory(entry) { folders.append(entry) }
-            case S_IFDIR:
-                folders.append(entry)
-            default:
+        for entry in DirectoryListing.entries(in: child) ?? [] where !entry.name.hasPrefix(".") {
+            let path = child + "/" + entry.name
+            var kind = entry.kind
+            if kind == .unknown {
+                var info = stat()
+                guard lstat(path, &info) == 0 else { continue }
+                kind =
+                    switch info.st_mode & S_IFMT {
+                    case S_IFLNK: .link
+                    case S_IFDIR: .folder
+                    default: .other
+                    }
+            }
+            switch kind {
+            case .link:
+                paths.append(path)
+                if isDirectory(path) { folders.append(path) }
+            case .folder:
+                folders.append(path)
+            case .other, .unknown:
                 break
             }
         }

@@ -284,7 +284,8 @@ extension Server {
     /// the returned errors).
     func loadCertificates(
         into catalog: inout Certificates, domains: [String], only: Set<String>? = nil,
-        allDomains: (() -> [String])? = nil, isConfigured: ((String) -> Bool)? = nil, at now: Date
+        allDomains: (() -> [String])? = nil, isConfigured: ((String) -> Bool)? = nil, at now: Date,
+        watching watcher: ConfigWatcher? = nil
     ) -> [Diagnostic] {
         let directory = CertificateDirectory(
             path: configuration.certificateDirectory, refusesExposedKeys: configuration.refusesExposedPrivateKeys)
@@ -292,7 +293,10 @@ extension Server {
         for name in only ?? Set(catalog.served.keys) { known[name] = catalog.served[name]?.known }
         // Each new certificate is imported into GnuTLS as its folder is read: one GnuTLS refuses is that folder's
         // error, and the folder keeps its last good certificate.
-        let folders = directory.loadFolders(now: now, known: known, importing: true, only: only)
+        var beforeReading: (@Sendable (String) -> Void)?
+        if let watcher { beforeReading = { watcher.watchEntry($0, ofRoot: ConfigWatcher.certificateRoot) } }
+        let folders = directory.loadFolders(
+            now: now, known: known, importing: true, only: only, beforeReading: beforeReading)
         let selection = CertificateSelection(folders: folders, read: only, previous: catalog, now: now)
         let diagnostics = (directory.devCAKeyFinding().map { [$0] } ?? []) + selection.diagnostics
         for folder in selection.keptLastGood {

@@ -69,7 +69,14 @@ extension Server {
     /// the certificates just read. A full load reads the domains and the certificates side by side
     /// (``concurrently(_:_:)``); a partial one reads the certificates first, because a changed certificate brings
     /// the domains it covers along (to be signed with it, and their status).
-    func load(after previous: Catalog, scope: LoadScope = .everything, at now: Date) -> Load {
+    ///
+    /// With `watcher` (a start's, made with `entriesWatchedByLoad`), each folder of a full load is watched on the
+    /// thread about to read it, just before: the watches are set up beside the reading instead of before it.
+    func load(
+        after previous: Catalog, scope: LoadScope = .everything, at now: Date, watching watcher: ConfigWatcher? = nil
+    )
+        -> Load
+    {
         let excluded = [configuration.certificateDirectory]
         guard let names = scope.domains else {
             let folders = Result { () throws(Diagnostic) in
@@ -81,9 +88,9 @@ extension Server {
             let (certificates, loaded) = concurrently(
                 certificateLoader(
                     previous.certificates, domains: all, only: scope.certificates,
-                    isConfigured: { configured.contains($0) }, at: now)
+                    isConfigured: { configured.contains($0) }, at: now, watching: watcher)
             ) {
-                folders.map { loadDomains($0, reusing: previous.loaded) }
+                folders.map { loadDomains($0, reusing: previous.loaded, watching: watcher) }
             }
             return signed(Load(time: now, scope: scope, domains: loaded, certificates: certificates))
         }
@@ -157,9 +164,10 @@ extension Server {
     /// at once: with thousands of domains this is most of a start. A domain whose site.json did not change since
     /// `previous` was loaded keeps that result (``SiteConfigLoader/loadDomain(_:reusing:)``). All domains' pages
     /// share one ``PagesBudget``.
-    private func loadDomains(_ folders: [DomainFolder], reusing previous: PersistentDictionary<String, LoadedDomain>)
-        -> [LoadedDomain]
-    {
+    private func loadDomains(
+        _ folders: [DomainFolder], reusing previous: PersistentDictionary<String, LoadedDomain>,
+        watching watcher: ConfigWatcher? = nil
+    ) -> [LoadedDomain] {
         let loader = {
             var loader = SiteConfigLoader()
             loader.pages.budget = PagesBudget(limit: configuration.pagesMemory)
@@ -167,7 +175,8 @@ extension Server {
         }()
         let settings = SharedSettings()
         return folders.concurrentMap {
-            loader.loadDomain($0, reusing: previous[$0.domain]).keptBetweenLoads(sharing: settings)
+            watcher?.watchEntry($0.domain, ofRoot: ConfigWatcher.configRoot)
+            return loader.loadDomain($0, reusing: previous[$0.domain]).keptBetweenLoads(sharing: settings)
         }
     }
 
@@ -180,14 +189,14 @@ extension Server {
     /// listing gives), and at 10,000 domains each alone keeps both cores busy only part of the time.
     private func certificateLoader(
         _ previous: Certificates, domains: [String], only: Set<String>?, allDomains: (@Sendable () -> [String])? = nil,
-        isConfigured: @escaping @Sendable (String) -> Bool, at now: Date
+        isConfigured: @escaping @Sendable (String) -> Bool, at now: Date, watching watcher: ConfigWatcher? = nil
     ) -> @Sendable () -> (Certificates, [Diagnostic])? {
         { [self] in
             guard configuration.httpsPort != nil else { return nil }
             var certificates = previous
             let diagnostics = loadCertificates(
                 into: &certificates, domains: domains, only: only, allDomains: allDomains, isConfigured: isConfigured,
-                at: now)
+                at: now, watching: watcher)
             return (certificates, diagnostics)
         }
     }

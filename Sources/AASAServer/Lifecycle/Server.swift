@@ -184,9 +184,11 @@ public final class Server: Sendable {
         let clock = ContinuousClock()
         let loadStarted = clock.now
         let now = Date()
-        // Watch before reading, so a change made while the server starts is not missed.
+        // Each folder is watched just before it is read, so a change made while the server starts is not missed;
+        // then the entries the load did not read.
         let watcher = configuration.watchForChanges ? makeWatcher() : nil
-        let load = self.load(after: Catalog(), at: now)
+        let load = self.load(after: Catalog(), at: now, watching: watcher)
+        watcher?.watchRemainingEntries()
         let loaded: [LoadedDomain]
         do {
             loaded = try load.domains.get()
@@ -491,7 +493,7 @@ public final class Server: Sendable {
             // Weak: the watcher's thread must not keep a server alive that nobody else holds.
             return try ConfigWatcher(
                 roots: roots, quietPeriod: configuration.reloadQuietPeriod,
-                maximumDelay: configuration.reloadMaximumDelay, logger: logger
+                maximumDelay: configuration.reloadMaximumDelay, logger: logger, entriesWatchedByLoad: true
             ) { [weak self] changes in
                 self?.reload(changes)
             }

@@ -1,0 +1,60 @@
+import Dispatch
+import Foundation
+import Synchronization
+import Testing
+
+@testable import AASACore
+
+/// `concurrentMap` keeps order, uses more than one thread, survives maps inside maps and maps side by side, and
+/// lets a map that outlasts another take over its threads.
+@Suite struct ConcurrentMapTests {
+    @Test func keepsTheOrderOfTheItems() {
+        let items = Array(0..<10_000)
+        #expect(items.concurrentMap { $0 * 3 } == items.map { $0 * 3 })
+        #expect([7].concurrentMap { $0 + 1 } == [8])
+        #expect([Int]().concurrentMap { $0 } == [])
+    }
+
+    @Test func mapsInsideMapsAndSideBySideFinish() {
+        // Every item of the outer maps runs an inner map: each waits only for items in progress, never for a
+        // helper that has no thread to run on.
+        let outer = Array(0..<64)
+        let group = DispatchGroup()
+        let sideBySide = Mutex<[Int]>([])
+        for _ in 0..<4 {
+            DispatchQueue.global().async(group: group) {
+                let sums = outer.concurrentMap { item in Array(0..<200).concurrentMap { $0 + item }.reduce(0, +) }
+                sideBySide.withLock { $0.append(sums.reduce(0, +)) }
+            }
+        }
+        let expected = outer.map { item in (0..<200).reduce(0) { $0 + $1 + item } }.reduce(0, +)
+        #expect(group.wait(timeout: .now() + 60) == .success)
+        #expect(sideBySide.withLock { $0 } == Array(repeating: expected, count: 4))
+    }
+
+    @Test func aLongerMapTakesOverTheThreadsOfAShorterOne() throws {
+        // A short map and a long one start together; once the short one is done, the long one runs on more than
+        // one thread (DispatchQueue.concurrentPerform kept the width it started with).
+        guard ProcessInfo.processInfo.processorCount > 1 else { return }
+        let threads = Mutex<Set<Int>>([])
+        let shortDone = Atomic<Bool>(false)
+        let group = DispatchGroup()
+        DispatchQueue.global().async(group: group) {
+            _ = Array(0..<2000).concurrentMap { item in
+                if shortDone.load(ordering: .relaxed) {
+                    let thread = Thread.current.hashValue
+                    threads.withLock { _ = $0.insert(thread) }
+                }
+                usleep(500)
+                return item
+            }
+        }
+        _ = Array(0..<200).concurrentMap { item in
+            usleep(500)
+            return item
+        }
+        shortDone.store(true, ordering: .relaxed)
+        #expect(group.wait(timeout: .now() + 60) == .success)
+        #expect(threads.withLock { $0.count } > 1)
+    }
+}
