@@ -43,13 +43,15 @@ public final class JSONReader {
             wrongType(node, expected: what, path: path)
             return nil
         }
-        var result: [String: JSONMember] = [:]
-        var seen: Set<String> = []
+        var result = [String: JSONMember](minimumCapacity: members.count)
+        // Only unknown keys are remembered apart, to report each once: every object of every site.json is read
+        // here at each load.
+        var unknown: Set<String> = []
         for member in members {
-            let memberPath = path.key(member.key)
             // The parser has already reported the repeat (`duplicate-key`); the first one is read.
-            guard seen.insert(member.key).inserted else { continue }
             guard known.contains(member.key) else {
+                guard unknown.insert(member.key).inserted else { continue }
+                let memberPath = path.key(member.key)
                 var hint = "remove it"
                 if let elsewhere = misplaced[member.key] {
                     hint = elsewhere
@@ -63,7 +65,7 @@ public final class JSONReader {
                     path: memberPath, hint: hint)
                 continue
             }
-            result[member.key] = member
+            if result[member.key] == nil { result[member.key] = member }
         }
         return result
     }

@@ -54,4 +54,15 @@ struct EffectiveRule {
 extension StringProtocol {
     /// Whether this pattern matches everything it is compared with: only `*` (spec §2.1).
     var isCatchAll: Bool { !isEmpty && allSatisfy { $0 == "*" } }
+
+    /// Whether this pattern uses a substitution variable: holds `$(` (spec §2.5). Over the UTF-8 bytes: the lint
+    /// asks it of every rule at every load.
+    var usesVariable: Bool {
+        var previous: UInt8 = 0
+        for byte in utf8 {
+            if previous == UInt8(ascii: "$") && byte == UInt8(ascii: "(") { return true }
+            previous = byte
+        }
+        return false
+    }
 }

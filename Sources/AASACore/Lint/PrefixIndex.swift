@@ -2,6 +2,10 @@
 /// byte trie instead of comparing with every rule (``UnreachableRule`` asks this once per rule; a 1 MiB
 /// site.json holds 10⁴–10⁵ rules).
 ///
+/// Up to ``flatLimit`` keys are kept in a list and compared one by one: a typical file has a handful of rules,
+/// and a trie node (a dictionary) for each byte of each key cost more than comparing them, at every load of
+/// every domain. The trie is built when the list outgrows that.
+///
 /// Keys compare as UTF-8 bytes, that is by Unicode scalars, as the matcher and ``GlobInclusion`` do.
 struct PrefixIndex {
     private struct Node {
@@ -9,10 +13,39 @@ struct PrefixIndex {
         var rules: [Int] = []
     }
 
-    private var nodes = [Node()]
+    /// Keys kept in a list before the trie is built.
+    static let flatLimit = 32
+
+    private var flat: [(key: String, rule: Int)] = []
+    /// Empty until the list outgrows ``flatLimit``.
+    private var nodes: [Node] = []
 
     /// Files `rule` under `key`.
     mutating func insert(_ key: String, rule: Int) {
+        guard nodes.isEmpty else { return insertInTrie(key, rule: rule) }
+        flat.append((key, rule))
+        guard flat.count > Self.flatLimit else { return }
+        nodes = [Node()]
+        for (key, rule) in flat { insertInTrie(key, rule: rule) }
+        flat = []
+    }
+
+    /// Every rule whose key is a prefix of `text` (the empty key included), in no particular order.
+    func rules(prefixing text: String) -> [Int] {
+        guard !nodes.isEmpty else {
+            return flat.compactMap { text.utf8.starts(with: $0.key.utf8) ? $0.rule : nil }
+        }
+        var found = nodes[0].rules
+        var node = 0
+        for byte in text.utf8 {
+            guard let child = nodes[node].children[byte] else { break }
+            node = child
+            found += nodes[node].rules
+        }
+        return found
+    }
+
+    private mutating func insertInTrie(_ key: String, rule: Int) {
         var node = 0
         for byte in key.utf8 {
             if let child = nodes[node].children[byte] {
@@ -24,17 +57,5 @@ struct PrefixIndex {
             }
         }
         nodes[node].rules.append(rule)
-    }
-
-    /// Every rule whose key is a prefix of `text` (the empty key included), in no particular order.
-    func rules(prefixing text: String) -> [Int] {
-        var found = nodes[0].rules
-        var node = 0
-        for byte in text.utf8 {
-            guard let child = nodes[node].children[byte] else { break }
-            node = child
-            found += nodes[node].rules
-        }
-        return found
     }
 }

@@ -36,7 +36,7 @@ public struct UnreachableRule: AssociationRule {
         var found: [Diagnostic] = []
         for (index, later) in rules.enumerated() {
             defer {
-                if rules[index].pattern.path?.contains("$(") == true {
+                if rules[index].pattern.path?.usesVariable == true {
                     earlierWithVariables.append(index)
                 } else if rules[index].caseSensitive {
                     caseSensitiveEarlier.insert(prefixes[index], rule: index)
@@ -116,7 +116,7 @@ public struct UnreachableRule: AssociationRule {
         let outer = earlier.pattern.path ?? "*"
         if outer.isCatchAll { return true }
         // Variables in the earlier rule: its language is not modelled, so no claim.
-        guard !outer.contains("$(") else { return false }
+        guard !outer.usesVariable else { return false }
         guard earlier.percentEncoded == later.percentEncoded else { return false }
         if !earlier.caseSensitive {
             let shapes = shapes()
@@ -154,16 +154,22 @@ public struct UnreachableRule: AssociationRule {
     /// The scalars before the first wildcard or variable, without leading slashes: every URL path the
     /// pattern matches starts with it (after the slash rules of spec §2.1), except a bare `/*` prefix, which
     /// is no longer than it.
+    /// Found in the UTF-8 bytes, where each of these ASCII scalars is one byte of its own.
     static func literalPrefix(_ pattern: String, lowercased: Bool) -> String {
-        var prefix = String.UnicodeScalarView(
-            pattern.unicodeScalars.drop { $0 == "/" }.prefix { $0 != "*" && $0 != "?" && $0 != "$" })
+        let bytes = pattern.utf8
+        let start = bytes.firstIndex { $0 != UInt8(ascii: "/") } ?? bytes.endIndex
+        var end =
+            bytes[start...].firstIndex { $0 == UInt8(ascii: "*") || $0 == UInt8(ascii: "?") || $0 == UInt8(ascii: "$") }
+            ?? bytes.endIndex
         // "/buy/*" also matches "/buy": the shared start is "buy", not "buy/".
-        while prefix.last == "/" { prefix.removeLast() }
-        return lowercased ? CaseFolding.fold(String(prefix)) : String(prefix)
+        while end > start, bytes[bytes.index(before: end)] == UInt8(ascii: "/") { end = bytes.index(before: end) }
+        let prefix = String(Substring(bytes[start..<end]))
+        return lowercased ? CaseFolding.fold(prefix) : prefix
     }
 
     /// `pattern` with every `$(name)` replaced by `replacement`.
     static func replacingVariables(_ pattern: String, with replacement: String) -> String {
+        guard pattern.usesVariable else { return pattern }
         var result = ""
         var rest = pattern[...]
         while let start = rest.firstRange(of: "$("), let end = rest[start.upperBound...].firstIndex(of: ")") {

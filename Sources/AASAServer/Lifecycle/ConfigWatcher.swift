@@ -404,6 +404,7 @@ public final class ConfigWatcher: Sendable {
     /// start about to read it: a change made to it from now on is seen. For entries without watches yet (nothing
     /// is dropped), from any thread: a start's loading threads call it for the folders they are about to read.
     public func watchEntry(_ name: String, ofRoot root: Int) {
+        guard roots.indices.contains(root) else { return }
         let watched = watchSubtree(roots[root] + "/" + name, kind: .unknown)
         guard !watched.isEmpty else { return }
         var unused: [Int32] = []
