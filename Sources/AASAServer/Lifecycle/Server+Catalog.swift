@@ -391,8 +391,14 @@ extension Server {
             certificates.coveringFolder.reserveCapacity(recomputed.count)
         }
         var uncovered: [String] = []
-        for domain in recomputed {
-            let folder = table?.entryID(covering: domain).flatMap(Certificates.folder(ofEntry:))
+        // Which certificate covers each domain, looked up on every core when there are many (every domain at a
+        // start: the SNI table's side of a start is otherwise one thread's while the other cores wait for it).
+        let finished = table
+        let covering = { @Sendable (domain: String) in
+            finished?.entryID(covering: domain).flatMap(Certificates.folder(ofEntry:))
+        }
+        let folders = recomputed.count < 1024 ? recomputed.map(covering) : recomputed.concurrentMap(covering)
+        for (domain, folder) in zip(recomputed, folders) {
             certificates.setCovering(domain, by: folder)
             if folder == nil { uncovered.append(domain) }
         }
