@@ -443,7 +443,7 @@ public final class ConfigWatcher: Sendable {
             case .other: false
             case .link, .unknown: Self.isDirectory(path)
             }
-        return isFolder ? Self.watchedPaths(below: path).map { ($0, addWatch($0)) } : []
+        return isFolder ? Self.watchedPaths(below: path, watch: addWatch) : []
     }
 
     /// The paths to watch for one entry of a root: the folder, the symlinked files in it (Kubernetes'
@@ -451,8 +451,12 @@ public final class ConfigWatcher: Sendable {
     /// edits made through any other path count), and every folder below it (a domain's pages/ and a landing
     /// template beside them are read on every load) with the same symlink rule, a bounded depth and no loops.
     /// Symlinks leading out of the entry's folder are not followed: the loader does not serve them.
-    private static func watchedPaths(below child: String) -> [String] {
-        var paths = [child]
+    ///
+    /// Each path is watched (`watch`, giving its descriptor or `-errno`) as it is found, and each folder before it
+    /// is listed: an entry created in a folder after its listing is an event of the folder's watch, so no folder
+    /// below is ever left unwatched by a race with its creation.
+    private static func watchedPaths(below child: String, watch: (String) -> Int32) -> [(path: String, watch: Int32)] {
+        var paths = [(child, watch(child))]
         // One listing, with the kind of each entry readdir gives (an lstat only where the file system does not say):
         // most folders hold only site.json (or a certificate's two files), and at 100,000 domains this runs for
         // 200,000 folders before a start reads anything.
@@ -472,8 +476,7 @@ public final class ConfigWatcher: Sendable {
             }
             switch kind {
             case .link:
-                paths.append(path)
-                if isDirectory(path) { folders.append(path) }
+                if isDirectory(path) { folders.append(path) } else { paths.append((path, watch(path))) }
             case .folder:
                 folders.append(path)
             case .other, .unknown:
@@ -488,9 +491,9 @@ public final class ConfigWatcher: Sendable {
             let real = URL(fileURLWithPath: folder).resolvingSymlinksInPath().path
             guard depth <= 32, visited.count < 4096, real.hasPrefix(domainReal), visited.insert(real).inserted
             else { continue }
-            paths.append(folder)
+            paths.append((folder, watch(folder)))
             let entries = visibleEntries(folder)
-            paths += entries.filter { isSymlink($0) && !isDirectory($0) }
+            paths += entries.filter { isSymlink($0) && !isDirectory($0) }.map { ($0, watch($0)) }
             pending += entries.filter(isDirectory).map { ($0, depth + 1) }
         }
         return paths
