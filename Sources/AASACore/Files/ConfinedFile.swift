@@ -9,8 +9,9 @@
 /// The file is opened first (through symlinks, so Kubernetes' `..data` swaps keep working) and everything is then
 /// checked on the open descriptor: that it is a regular file (`fstat`; a FIFO or device is never read, and
 /// `O_NONBLOCK` keeps the open of a FIFO from waiting for a writer), where it really is (the descriptor's own path
-/// in `/proc/self/fd`, so a symlink swapped between a check and the open cannot win) and its size, before one byte
-/// is read. A file that grows while it is read is read up to the cap plus one byte and refused.
+/// in `/proc/self/fd`, so a symlink swapped between a check and the open cannot win; not asked for
+/// ``Confinement/anywhere``, which has no folder to check) and its size, before one byte is read. A file that grows
+/// while it is read is read to the size `fstat` gave.
 public enum ConfinedFile {
     /// A file read whole.
     public struct Contents: Sendable {

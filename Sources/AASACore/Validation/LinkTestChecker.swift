@@ -4,13 +4,12 @@ public struct LinkTestChecker: Sendable {
     /// Creates a checker.
     public init() {}
 
-    /// Every failing test, located at the test in site.json and naming the rule that decided; `matcher` is the
-    /// generated file compiled for modern clients, when the caller has it already.
-    public func check(_ site: SiteContext, generated: AssociationGenerator.Output, matcher: URLMatcher? = nil)
+    /// Every failing test, located at the test in site.json and naming the rule that decided; `matcher` is
+    /// `generated`'s file compiled for modern clients (the loader compiles it once, for its pattern findings too).
+    public func check(_ site: SiteContext, generated: AssociationGenerator.Output, matcher: URLMatcher)
         -> [Diagnostic]
     {
         guard !site.config.tests.isEmpty else { return [] }
-        let matcher = matcher ?? URLMatcher(file: generated.file, mode: .modern)
         var found: [Diagnostic] = []
         for (index, test) in site.config.tests.enumerated() {
             let path = KeyPath.root.key("tests").index(index)

@@ -434,7 +434,7 @@ public final class ConfigWatcher: Sendable {
         return wd >= 0 ? wd : -errno
     }
 
-    /// The watches added for the entry at `path` (``watchedPaths(below:)`` when it is a folder), each path with its
+    /// The watches added for the entry at `path` (``watchedPaths(below:watch:)`` when it is a folder), each path with its
     /// descriptor or `-errno`. `kind` is what a listing said the entry is.
     private func watchSubtree(_ path: String, kind: DirectoryListing.Kind) -> [(path: String, watch: Int32)] {
         let isFolder =
@@ -456,47 +456,51 @@ public final class ConfigWatcher: Sendable {
     /// is listed: an entry created in a folder after its listing is an event of the folder's watch, so no folder
     /// below is ever left unwatched by a race with its creation.
     private static func watchedPaths(below child: String, watch: (String) -> Int32) -> [(path: String, watch: Int32)] {
-        var paths = [(child, watch(child))]
-        // One listing, with the kind of each entry readdir gives (an lstat only where the file system does not say):
-        // most folders hold only site.json (or a certificate's two files), and at 100,000 domains this runs for
-        // 200,000 folders before a start reads anything.
-        var folders: [String] = []
-        for entry in DirectoryListing.entries(in: child) ?? [] where !entry.name.hasPrefix(".") {
-            let path = child + "/" + entry.name
-            var kind = entry.kind
-            if kind == .unknown {
-                var info = stat()
-                guard lstat(path, &info) == 0 else { continue }
-                kind =
-                    switch info.st_mode & S_IFMT {
-                    case S_IFLNK: .link
-                    case S_IFDIR: .folder
-                    default: .other
-                    }
-            }
-            switch kind {
-            case .link:
-                if isDirectory(path) { folders.append(path) } else { paths.append((path, watch(path))) }
-            case .folder:
-                folders.append(path)
-            case .other, .unknown:
-                break
-            }
-        }
-        guard !folders.isEmpty else { return paths }
-        let domainReal = URL(fileURLWithPath: child).resolvingSymlinksInPath().path + "/"
+        var paths: [(path: String, watch: Int32)] = []
+        // Resolved only for an entry with folders below it: most hold only site.json (or a certificate's two
+        // files), and at 100,000 domains this runs for 200,000 folders at a start.
+        var entryReal: String?
         var visited: Set<String> = []
-        var pending = folders.map { ($0, 1) }
+        var pending = [(folder: child, depth: 0)]
         while let (folder, depth) = pending.popLast() {
-            let real = URL(fileURLWithPath: folder).resolvingSymlinksInPath().path
-            guard depth <= 32, visited.count < 4096, real.hasPrefix(domainReal), visited.insert(real).inserted
-            else { continue }
+            if depth > 0 {
+                let real = URL(fileURLWithPath: folder).resolvingSymlinksInPath().path
+                let within = entryReal ?? URL(fileURLWithPath: child).resolvingSymlinksInPath().path + "/"
+                entryReal = within
+                guard depth <= 32, visited.count < 4096, real.hasPrefix(within), visited.insert(real).inserted
+                else { continue }
+            }
             paths.append((folder, watch(folder)))
-            let entries = visibleEntries(folder)
-            paths += entries.filter { isSymlink($0) && !isDirectory($0) }.map { ($0, watch($0)) }
-            pending += entries.filter(isDirectory).map { ($0, depth + 1) }
+            // One listing, with the kind of each entry readdir gives (an lstat only where the file system does not
+            // say).
+            for entry in DirectoryListing.entries(in: folder) ?? [] where !entry.name.hasPrefix(".") {
+                let path = folder + "/" + entry.name
+                switch entry.kind == .unknown ? kind(lstatOf: path) : entry.kind {
+                case .link:
+                    if isDirectory(path) {
+                        pending.append((path, depth + 1))
+                    } else {
+                        paths.append((path, watch(path)))
+                    }
+                case .folder:
+                    pending.append((path, depth + 1))
+                case .other, .unknown:
+                    break
+                }
+            }
         }
         return paths
+    }
+
+    /// What `path` is, by `lstat` (`.unknown` when it is gone).
+    private static func kind(lstatOf path: String) -> DirectoryListing.Kind {
+        var info = stat()
+        guard lstat(path, &info) == 0 else { return .unknown }
+        switch info.st_mode & S_IFMT {
+        case S_IFLNK: return .link
+        case S_IFDIR: return .folder
+        default: return .other
+        }
     }
 
     private func reportWatchLimit(_ path: String) {
@@ -510,20 +514,8 @@ public final class ConfigWatcher: Sendable {
             metadata: ["path": "\(path)"])
     }
 
-    /// Entries of `folder` that a load reads: hidden ones (`..data`, `..2024_…`) are reached through their
-    /// visible symlinks instead.
-    private static func visibleEntries(_ folder: String) -> [String] {
-        let names = DirectoryListing.names(in: folder) ?? []
-        return names.filter { !$0.hasPrefix(".") }.map { folder + "/" + $0 }
-    }
-
     private static func isDirectory(_ path: String) -> Bool {
         var info = stat()
         return stat(path, &info) == 0 && (info.st_mode & S_IFMT) == S_IFDIR
-    }
-
-    private static func isSymlink(_ path: String) -> Bool {
-        var info = stat()
-        return lstat(path, &info) == 0 && (info.st_mode & S_IFMT) == S_IFLNK
     }
 }

@@ -32,21 +32,14 @@ struct DescriptorMap<Value: Sendable>: Sendable {
             return pages[page]?.values[slot]
         }
         set {
-            let (page, slot) = Self.place(descriptor)
-            guard let newValue else {
-                guard pages[page]?.values[slot] != nil else { return }
-                pages[page]!.values[slot] = nil
-                pages[page]!.count -= 1
-                count -= 1
-                if pages[page]!.count == 0 { pages[page] = nil }
-                return
-            }
-            let added = pages[page, default: Page()].values[slot] == nil
-            pages[page, default: Page()].values[slot] = newValue
-            if added {
-                pages[page]!.count += 1
-                count += 1
-            }
+            let (number, slot) = Self.place(descriptor)
+            // Taken out and put back: the page is changed in place, not copied. No page is made to remove from.
+            guard var page = pages.removeValue(forKey: number) ?? (newValue == nil ? nil : Page()) else { return }
+            let change = (newValue == nil ? 0 : 1) - (page.values[slot] == nil ? 0 : 1)
+            page.values[slot] = newValue
+            page.count += change
+            count += change
+            if page.count > 0 { pages[number] = page }
         }
     }
 

@@ -32,12 +32,12 @@ extension Server {
             folderName = certificate.folderName
             // The leaf's name that is the folder's own (nearly every folder's only one) is kept as the folder
             // name's string: its own copy would be one more allocation for each certificate served.
-            var alternativeNames = certificate.summary.subjectAlternativeNames
-            if let own = alternativeNames.dnsNames.firstIndex(of: certificate.folderName) {
-                alternativeNames.dnsNames[own] = certificate.folderName
+            var summary = certificate.summary
+            if let own = summary.subjectAlternativeNames.dnsNames.firstIndex(of: certificate.folderName) {
+                summary.subjectAlternativeNames.dnsNames[own] = certificate.folderName
             }
-            subjectAlternativeNames = alternativeNames
-            names = alternativeNames.dnsNames.isEmpty ? certificate.names : alternativeNames.dnsNames
+            subjectAlternativeNames = summary.subjectAlternativeNames
+            names = summary.names
             notBefore = certificate.summary.notBefore
             notAfter = certificate.notAfter
             fingerprint = certificate.summary.fingerprint
