@@ -11,8 +11,11 @@ import Synchronization
 final class GnuTLSCertificate: @unchecked Sendable {
     /// The imported certificate.
     let pcert: gnutls_pcert_st
+    /// Whether ``pcert`` was put together here (``init(leaf:)``): its DER is this object's to deallocate, not
+    /// GnuTLS's.
+    let assembled: Bool
 
-    /// Imports one DER certificate; throws GnuTLS's error code when it refuses it.
+    /// Imports one DER certificate with GnuTLS; throws GnuTLS's error code when it refuses it.
     init(der: [UInt8]) throws(GnuTLSImportError) {
         var pcert = gnutls_pcert_st()
         let result = der.withUnsafeBytes { bytes in
@@ -23,11 +26,37 @@ final class GnuTLSCertificate: @unchecked Sendable {
         }
         guard result >= 0 else { throw GnuTLSImportError(code: result) }
         self.pcert = pcert
+        assembled = false
+    }
+
+    /// Imports a leaf: its public key from the numbers ``LeafPublicKey`` reads (no libtasn1 decoding), beside a
+    /// copy of its DER; a key it does not read goes through ``init(der:)``. The certificate as a whole was already
+    /// checked by whoever read it first (a server's ``CertificateSummary``, or GnuTLS for an intermediate).
+    convenience init(leaf der: [UInt8]) throws(GnuTLSImportError) {
+        guard !der.isEmpty, let key = LeafPublicKey(certificate: der)?.imported() else {
+            try self.init(der: der)
+            return
+        }
+        let copy = UnsafeMutablePointer<UInt8>.allocate(capacity: der.count)
+        copy.initialize(from: der, count: der.count)
+        self.init(
+            assembled: gnutls_pcert_st(
+                pubkey: key, cert: gnutls_datum_t(data: copy, size: UInt32(der.count)), type: GNUTLS_CRT_X509))
+    }
+
+    private init(assembled pcert: gnutls_pcert_st) {
+        self.pcert = pcert
+        assembled = true
     }
 
     deinit {
         var pcert = pcert
-        gnutls_pcert_deinit(&pcert)
+        if assembled {
+            gnutls_pubkey_deinit(pcert.pubkey)
+            pcert.cert.data.deallocate()
+        } else {
+            gnutls_pcert_deinit(&pcert)
+        }
     }
 }
 

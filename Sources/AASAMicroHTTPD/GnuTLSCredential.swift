@@ -101,7 +101,7 @@ public final class GnuTLSCredential: @unchecked Sendable {
         return try blocks.enumerated().map { index, block in
             do throws(GnuTLSImportError) {
                 return try index == 0
-                    ? GnuTLSCertificate(der: block.bytes) : intermediates.certificate(der: block.bytes)
+                    ? GnuTLSCertificate(leaf: block.bytes) : intermediates.certificate(der: block.bytes)
             } catch {
                 throw Self.error(error.code, "could not import certificate \(index + 1) of the chain of \(label)")
             }

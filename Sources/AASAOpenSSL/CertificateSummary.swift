@@ -17,9 +17,9 @@ import AASACore
 /// A server with thousands of domains reads every `fullchain.pem` at each start. Parsing them with OpenSSL 3.0
 /// cost about 1.2 million instructions a leaf, most of it building decoder chains for the public key under
 /// global locks the loading threads fight over (openssl/openssl#15199), for names and dates that sit in a few
-/// hundred bytes of DER. This reads just those fields; GnuTLS, which imports the chain and key to serve them,
-/// is what checks the rest (and refuses a key that does not belong to the leaf). OpenSSL stays for what needs
-/// the whole certificate: OCSP staples, CMS signing, the development CA.
+/// hundred bytes of DER. This reads just those fields (``CertificateFields``); the GnuTLS import reads the
+/// leaf's public key from the same fields, and refuses a private key that does not belong to it. OpenSSL stays
+/// for what needs the whole certificate: OCSP staples, CMS signing, the development CA.
 ///
 /// Reads RFC 5280's structure: `Certificate ::= SEQUENCE { tbsCertificate, … }` with the TBSCertificate fields
 /// in order, the validity as UTCTime or GeneralizedTime, and the subjectAltName extension (2.5.29.17).
@@ -83,38 +83,13 @@ public struct CertificateSummary: Sendable {
     }
 
     private init(leaf der: [UInt8], count: Int) throws(DERReader.Failure) {
-        typealias Tag = DERReader.Tag
-        var outer = DERReader(der[...])
-        var certificate = DERReader(try outer.read(Tag.sequence, "Certificate"))
-        guard outer.isAtEnd else { throw DERReader.Failure(reason: "bytes follow the certificate") }
-        var tbs = DERReader(try certificate.read(Tag.sequence, "tbsCertificate"))
-        _ = try tbs.readIfPresent(Tag.explicit(0))  // version
-        _ = try tbs.read(Tag.integer, "serialNumber")
-        _ = try tbs.read(Tag.sequence, "signature")
-        _ = try tbs.read(Tag.sequence, "issuer")
-        var validity = DERReader(try tbs.read(Tag.sequence, "validity"))
+        let fields = try CertificateFields(der: der[...])
+        var validity = DERReader(fields.validity)
         let notBefore = try Self.time(validity.read(), "notBefore")
         let notAfter = try Self.time(validity.read(), "notAfter")
-        let subject = try tbs.read(Tag.sequence, "subject")
-        _ = try tbs.read(Tag.sequence, "subjectPublicKeyInfo")
-        _ = try tbs.readIfPresent(Tag.implicit(1))  // issuerUniqueID
-        _ = try tbs.readIfPresent(Tag.implicit(2))  // subjectUniqueID
-        var names = SubjectAlternativeNames()
-        if let extensions = try tbs.readIfPresent(Tag.explicit(3)) {
-            var wrapper = DERReader(extensions)
-            var list = DERReader(try wrapper.read(Tag.sequence, "extensions"))
-            while !list.isAtEnd {
-                var field = DERReader(try list.read(Tag.sequence, "an extension"))
-                let identifier = try field.read(Tag.objectIdentifier, "an extension's extnID")
-                _ = try field.readIfPresent(Tag.boolean)  // critical
-                let value = try field.read(Tag.octetString, "an extension's extnValue")
-                if identifier.elementsEqual(Self.subjectAltNameOID) {
-                    names = try Self.subjectAlternativeNames(value)
-                }
-            }
-        }
-        self.subjectAlternativeNames = names
-        self.subjectCommonName = try Self.commonName(subject)
+        let names = fields.extension(Self.subjectAltNameOID)
+        self.subjectAlternativeNames = try names.map(Self.subjectAlternativeNames) ?? SubjectAlternativeNames()
+        self.subjectCommonName = try Self.commonName(fields.subject)
         self.notBefore = notBefore
         self.notAfter = notAfter
         fingerprint = SHA256Fingerprint(der: der)

@@ -1,53 +1,59 @@
 /// Reads DER (X.690) one element at a time, with every length checked against what is left.
 ///
-/// Only what ``CertificateSummary`` needs: single-byte tags (every tag in a certificate up to its
-/// extensions is one), definite lengths in short or long form. Anything else throws, never traps, whatever the
+/// Only what reading certificates and keys needs (``CertificateFields``): single-byte tags (every tag in a
+/// certificate up to its extensions is one), definite lengths in short or long form. Anything else throws, never traps, whatever the
 /// input: the bytes come from operators' files.
-struct DERReader {
+package struct DERReader {
     /// One element: its tag byte and the bytes of its contents.
-    struct Element {
-        var tag: UInt8
-        var contents: ArraySlice<UInt8>
+    package struct Element {
+        package var tag: UInt8
+        package var contents: ArraySlice<UInt8>
     }
 
     /// Tags used by X.509 (X.680 universal class; `0xA0 | n` is context-specific, constructed, `[n]`).
-    enum Tag {
-        static let boolean: UInt8 = 0x01
-        static let integer: UInt8 = 0x02
-        static let octetString: UInt8 = 0x04
-        static let objectIdentifier: UInt8 = 0x06
-        static let utcTime: UInt8 = 0x17
-        static let generalizedTime: UInt8 = 0x18
-        static let bmpString: UInt8 = 0x1E
-        static let sequence: UInt8 = 0x30
-        static let set: UInt8 = 0x31
+    package enum Tag {
+        package static let boolean: UInt8 = 0x01
+        package static let integer: UInt8 = 0x02
+        package static let bitString: UInt8 = 0x03
+        package static let octetString: UInt8 = 0x04
+        package static let null: UInt8 = 0x05
+        package static let objectIdentifier: UInt8 = 0x06
+        package static let utcTime: UInt8 = 0x17
+        package static let generalizedTime: UInt8 = 0x18
+        package static let bmpString: UInt8 = 0x1E
+        package static let sequence: UInt8 = 0x30
+        package static let set: UInt8 = 0x31
 
         /// `[number] EXPLICIT` (context-specific, constructed).
-        static func explicit(_ number: UInt8) -> UInt8 { 0xA0 | number }
+        package static func explicit(_ number: UInt8) -> UInt8 { 0xA0 | number }
         /// `[number] IMPLICIT` of a primitive type (context-specific, primitive).
-        static func implicit(_ number: UInt8) -> UInt8 { 0x80 | number }
+        package static func implicit(_ number: UInt8) -> UInt8 { 0x80 | number }
     }
 
     /// Why the bytes are not the DER expected.
-    struct Failure: Error {
-        var reason: String
+    package struct Failure: Error {
+        package var reason: String
+
+        package init(reason: String) {
+            self.reason = reason
+        }
     }
 
     private var remaining: ArraySlice<UInt8>
 
     /// A reader over `bytes`.
-    init(_ bytes: ArraySlice<UInt8>) {
+    package init(_ bytes: ArraySlice<UInt8>) {
         remaining = bytes
     }
 
     /// Whether every element has been read.
-    var isAtEnd: Bool { remaining.isEmpty }
+    package var isAtEnd: Bool { remaining.isEmpty }
 
     /// The tag of the next element, without reading it.
-    var nextTag: UInt8? { remaining.first }
+    package var nextTag: UInt8? { remaining.first }
 
     /// Reads the next element, whatever its tag.
-    mutating func read() throws(Failure) -> Element {
+    package mutating func read() throws(Failure) -> Element {
         guard remaining.count >= 2 else { throw Failure(reason: "an element is cut short") }
         let start = remaining.startIndex
         let tag = remaining[start]
@@ -77,14 +83,14 @@ struct DERReader {
     }
 
     /// Reads the next element, which must have `tag`, and returns its contents.
-    mutating func read(_ tag: UInt8, _ what: @autoclosure () -> String) throws(Failure) -> ArraySlice<UInt8> {
+    package mutating func read(_ tag: UInt8, _ what: @autoclosure () -> String) throws(Failure) -> ArraySlice<UInt8> {
         let element = try read()
         guard element.tag == tag else { throw Failure(reason: "\(what()) is missing or has the wrong type") }
         return element.contents
     }
 
     /// Reads the next element if it has `tag` (an OPTIONAL or DEFAULT field), else leaves it.
-    mutating func readIfPresent(_ tag: UInt8) throws(Failure) -> ArraySlice<UInt8>? {
+    package mutating func readIfPresent(_ tag: UInt8) throws(Failure) -> ArraySlice<UInt8>? {
         guard nextTag == tag else { return nil }
         return try read().contents
     }
