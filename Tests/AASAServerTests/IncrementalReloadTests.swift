@@ -173,7 +173,12 @@ import Testing
         // A new entry of a root is.
         var seenNow = try changes { _ = try scratch.write("config/c.example/site.json", "{}") }
         #expect(seenNow.count == 1 && seenNow.first?.entries(below: 0) == ["c.example"])
-        watcher.watchEntry("a.example", ofRoot: 0)
+        // Watching a folder lists it, for the load to read instead of listing it again; a file is no folder.
+        let listed = watcher.watchEntry("a.example", ofRoot: 0)
+        #expect(listed?.map(\.name) == ["site.json"] && listed?.first?.kind == .other)
+        #expect(try changes { _ = try scratch.write("config/stray.txt", "") }.count == 1)
+        #expect(watcher.watchEntry("stray.txt", ofRoot: 0) == nil)
+        #expect(watcher.watchEntry("gone.example", ofRoot: 0) == nil)
         seenNow = try changes { _ = try scratch.write("config/a.example/site.json", "{ }") }
         #expect(seenNow.count == 1 && seenNow.first?.entries(below: 0) == ["a.example"])
         #expect(try changes { _ = try scratch.write("certs/a.example/fullchain.pem", "x") }.isEmpty)

@@ -118,7 +118,12 @@ public struct SiteConfigLoader: Sendable {
     ///
     /// Every file is read through ``ConfinedFile`` within the folder's ``Confinement``. A reload of thousands of
     /// domains where one changed then validates and generates only that one.
-    public func loadDomain(_ folder: DomainFolder, reusing previous: LoadedDomain? = nil) -> LoadedDomain {
+    ///
+    /// `listed` is the folder's listing when the caller just made one (a start's watcher lists each folder it
+    /// watches); without it the folder is listed here.
+    public func loadDomain(
+        _ folder: DomainFolder, reusing previous: LoadedDomain? = nil, listed: [DirectoryListing.Entry]? = nil
+    ) -> LoadedDomain {
         let (domain, file) = (folder.domain, folder.file)
         if let problem = Self.domainNameProblem(domain) {
             return LoadedDomain(
@@ -148,7 +153,7 @@ public struct SiteConfigLoader: Sendable {
             return LoadedDomain(
                 domain: domain, file: file, diagnostics: [refusal.diagnostic(file, what: Self.fileName)])
         }
-        let entries = DirectoryListing.names(in: folder.path) ?? []
+        let entries = listed.map { $0.map(\.name) } ?? DirectoryListing.names(in: folder.path) ?? []
         let stamp = SourceStamp(bytes: read.bytes, modified: read.modified, folderEntries: entries)
         if let stamp, let previous, previous.source == stamp, previous.domain == domain, previous.file == file,
             previous.config?.signing?.enabled != true

@@ -376,7 +376,7 @@ public final class ConfigWatcher: Sendable {
             // lists every domain folder, and a start waits for it); only the table is changed under the lock.
             // Adding a watch before the old ones are dropped is what lets a descriptor both had stay.
             let subtrees = entries.sorted { $0.key < $1.key }.concurrentMap { name, kind in
-                (name, self.watchSubtree(root + "/" + name, kind: kind))
+                (name, self.watchSubtree(root + "/" + name, kind: kind).watched)
             }
             if !rootsToo && subtrees.isEmpty { continue }
             let parent = URL(fileURLWithPath: root).deletingLastPathComponent().path
@@ -403,16 +403,21 @@ public final class ConfigWatcher: Sendable {
     /// Watches entry `name` of root `root` (its folder, the symlinked files in it, the folders below it), for a
     /// start about to read it: a change made to it from now on is seen. For entries without watches yet (nothing
     /// is dropped), from any thread: a start's loading threads call it for the folders they are about to read.
-    public func watchEntry(_ name: String, ofRoot root: Int) {
-        guard roots.indices.contains(root) else { return }
-        let watched = watchSubtree(roots[root] + "/" + name, kind: .unknown)
-        guard !watched.isEmpty else { return }
+    ///
+    /// Returns the entries of its folder, listed just after the folder was watched (`nil` when it is not a
+    /// folder or could not be listed), for the load to use instead of listing the folder again.
+    @discardableResult
+    func watchEntry(_ name: String, ofRoot root: Int) -> [DirectoryListing.Entry]? {
+        guard roots.indices.contains(root) else { return nil }
+        let (watched, listing) = watchSubtree(roots[root] + "/" + name, kind: .unknown)
+        guard !watched.isEmpty else { return listing }
         var unused: [Int32] = []
         var refused: String?
         watches.withLock { table in
             table.replace(.entry(root: root, name: name), with: watched, unused: &unused, refused: &refused)
         }
         if let refused { reportWatchLimit(refused) }
+        return listing
     }
 
     /// Watches every entry of every root that has no watches yet: after a start whose load watched the folders it
@@ -428,35 +433,41 @@ public final class ConfigWatcher: Sendable {
         renewWatches(for: changes, rootsToo: false)
     }
 
-    /// Adds a watch on `path`: its descriptor, or `-errno`.
-    private func addWatch(_ path: String) -> Int32 {
-        let wd = inotify_add_watch(inotify, path, Self.mask)
+    /// Adds a watch on `path`: its descriptor, or `-errno`. With `onlyFolder` (`IN_ONLYDIR`), a path that is not a
+    /// folder (through symlinks) gets `-ENOTDIR` and no watch: the watch is also the check, with no `stat` first.
+    private func addWatch(_ path: String, onlyFolder: Bool = false) -> Int32 {
+        let wd = inotify_add_watch(inotify, path, Self.mask | (onlyFolder ? UInt32(IN_ONLYDIR) : 0))
         return wd >= 0 ? wd : -errno
     }
 
-    /// The watches added for the entry at `path` (``watchedPaths(below:watch:)`` when it is a folder), each path with its
-    /// descriptor or `-errno`. `kind` is what a listing said the entry is.
-    private func watchSubtree(_ path: String, kind: DirectoryListing.Kind) -> [(path: String, watch: Int32)] {
-        let isFolder =
-            switch kind {
-            case .folder: true
-            case .other: false
-            case .link, .unknown: Self.isDirectory(path)
-            }
-        return isFolder ? Self.watchedPaths(below: path, watch: addWatch) : []
+    /// The watches added for the entry at `path` (``watchedPaths(below:watch:)`` when it is a folder), each path
+    /// with its descriptor or `-errno`, and the listing of its folder. `kind` is what a listing said the entry is.
+    private func watchSubtree(_ path: String, kind: DirectoryListing.Kind) -> (
+        watched: [(path: String, watch: Int32)], listing: [DirectoryListing.Entry]?
+    ) {
+        guard kind != .other else { return ([], nil) }
+        return Self.watchedPaths(below: path, watch: addWatch)
     }
 
-    /// The paths to watch for one entry of a root: the folder, the symlinked files in it (Kubernetes'
+    /// The paths to watch for one entry of a root, and the listing of the entry's own folder (`nil`, with no
+    /// paths, when the entry is not a folder): the folder, the symlinked files in it (Kubernetes'
     /// `site.json -> ..data/site.json`, certbot's `live/` links: watching the link path watches the target, so
     /// edits made through any other path count), and every folder below it (a domain's pages/ and a landing
     /// template beside them are read on every load) with the same symlink rule, a bounded depth and no loops.
     /// Symlinks leading out of the entry's folder are not followed: the loader does not serve them.
     ///
-    /// Each path is watched (`watch`, giving its descriptor or `-errno`) as it is found, and each folder before it
-    /// is listed: an entry created in a folder after its listing is an event of the folder's watch, so no folder
-    /// below is ever left unwatched by a race with its creation.
-    private static func watchedPaths(below child: String, watch: (String) -> Int32) -> [(path: String, watch: Int32)] {
-        var paths: [(path: String, watch: Int32)] = []
+    /// Each path is watched (`watch`, giving its descriptor or `-errno`; folders with `onlyFolder`) as it is
+    /// found, and each folder before it is listed: an entry created in a folder after its listing is an event of
+    /// the folder's watch, so no folder below is ever left unwatched by a race with its creation. The entry's own
+    /// folder is known to be one by its watch, so it costs no `stat`.
+    private static func watchedPaths(below child: String, watch: (String, Bool) -> Int32) -> (
+        watched: [(path: String, watch: Int32)], listing: [DirectoryListing.Entry]?
+    ) {
+        let top = watch(child, true)
+        // Not a folder, or gone since its root was listed (the root's watch saw that).
+        guard top != -ENOTDIR && top != -ENOENT else { return ([], nil) }
+        var paths: [(path: String, watch: Int32)] = [(child, top)]
+        var listing: [DirectoryListing.Entry]?
         // Resolved only for an entry with folders below it: most hold only site.json (or a certificate's two
         // files), and at 100,000 domains this runs for 200,000 folders at a start.
         var entryReal: String?
@@ -469,18 +480,20 @@ public final class ConfigWatcher: Sendable {
                 entryReal = within
                 guard depth <= 32, visited.count < 4096, real.hasPrefix(within), visited.insert(real).inserted
                 else { continue }
+                paths.append((folder, watch(folder, true)))
             }
-            paths.append((folder, watch(folder)))
             // One listing, with the kind of each entry readdir gives (an lstat only where the file system does not
             // say).
-            for entry in DirectoryListing.entries(in: folder) ?? [] where !entry.name.hasPrefix(".") {
+            let entries = DirectoryListing.entries(in: folder)
+            if depth == 0 { listing = entries }
+            for entry in entries ?? [] where !entry.name.hasPrefix(".") {
                 let path = folder + "/" + entry.name
                 switch entry.kind == .unknown ? kind(lstatOf: path) : entry.kind {
                 case .link:
                     if isDirectory(path) {
                         pending.append((path, depth + 1))
                     } else {
-                        paths.append((path, watch(path)))
+                        paths.append((path, watch(path, false)))
                     }
                 case .folder:
                     pending.append((path, depth + 1))
@@ -489,7 +502,7 @@ public final class ConfigWatcher: Sendable {
                 }
             }
         }
-        return paths
+        return (paths, listing)
     }
 
     /// What `path` is, by `lstat` (`.unknown` when it is gone).

@@ -175,8 +175,10 @@ extension Server {
         }()
         let settings = SharedSettings()
         return folders.concurrentMap {
-            watcher?.watchEntry($0.domain, ofRoot: ConfigWatcher.configRoot)
-            return loader.loadDomain($0, reusing: previous[$0.domain]).keptBetweenLoads(sharing: settings)
+            // The watcher lists the folder it has just watched; the loader reads that listing.
+            let listed = watcher?.watchEntry($0.domain, ofRoot: ConfigWatcher.configRoot)
+            return loader.loadDomain($0, reusing: previous[$0.domain], listed: listed)
+                .keptBetweenLoads(sharing: settings)
         }
     }
 
