@@ -1,20 +1,41 @@
+import Synchronization
+
 /// Source bytes plus a line table, turning byte offsets into 1-based line and character columns.
 public struct SourceText: Sendable {
     /// The file name used in diagnostics, as the user named it.
     public let name: String
     /// The raw bytes.
     public let bytes: [UInt8]
-    private let lineStarts: [Int]
-    /// UTF-8 continuation bytes before each multiple of ``checkpointStride``; empty for pure ASCII. A minified
-    /// file is one long line, and a diagnostic per array element must not rescan that line from its start each
-    /// time (a 10⁵-element array of wrong types would take minutes; `HostileInputTests` holds such a file).
-    private let continuationsBefore: [Int]
+    /// The line table, made when the first position is asked for: most files are read with nothing to report,
+    /// and a start at 100,000 domains indexed every site.json for no finding (1 % of its CPU time). Copies share
+    /// it.
+    private let table = LazyTable()
+
+    /// Where each line starts, and how many UTF-8 continuation bytes come before each multiple of
+    /// ``checkpointStride``.
+    private struct Table {
+        var lineStarts: [Int]
+        /// Empty for pure ASCII. A minified file is one long line, and a diagnostic per array element must not
+        /// rescan that line from its start each time (a 10⁵-element array of wrong types would take minutes;
+        /// `HostileInputTests` holds such a file).
+        var continuationsBefore: [Int]
+    }
+
+    /// A table made once, by whichever thread first needs it.
+    private final class LazyTable: Sendable {
+        let made = Mutex<Table?>(nil)
+    }
+
     private static let checkpointStride = 4096
 
-    /// Indexes `bytes` for line lookups.
+    /// A source of `bytes` named `name`.
     public init(name: String, bytes: [UInt8]) {
         self.name = name
         self.bytes = bytes
+    }
+
+    /// The line table of `bytes`.
+    private static func index(_ bytes: [UInt8]) -> Table {
         var starts = [0]
         var checkpoints: [Int] = []
         var continuations = 0
@@ -30,12 +51,18 @@ public struct SourceText: Sendable {
         }
         // A checkpoint at the end too when it falls on a stride boundary, so every offset up to `bytes.count` has one.
         if bytes.count % Self.checkpointStride == 0 { checkpoints.append(continuations) }
-        lineStarts = starts
-        continuationsBefore = sawNonASCII ? checkpoints : []
+        return Table(lineStarts: starts, continuationsBefore: sawNonASCII ? checkpoints : [])
     }
 
     /// 1-based line and column (counting characters, not bytes) of `offset`.
     public func position(of offset: Int) -> (line: Int, column: Int) {
+        let table = self.table.made.withLock { made in
+            if let made { return made }
+            let table = Self.index(bytes)
+            made = table
+            return table
+        }
+        let lineStarts = table.lineStarts
         let clamped = max(0, min(offset, bytes.count))
         var low = 0
         var high = lineStarts.count - 1
@@ -45,15 +72,16 @@ public struct SourceText: Sendable {
         }
         let lineStart = lineStarts[low]
         // A multi-byte character is one column: count UTF-8 lead bytes only.
-        let column = clamped - lineStart - (continuations(before: clamped) - continuations(before: lineStart)) + 1
+        let before = { continuations(before: $0, checkpoints: table.continuationsBefore) }
+        let column = clamped - lineStart - (before(clamped) - before(lineStart)) + 1
         return (low + 1, column)
     }
 
-    /// UTF-8 continuation bytes in `bytes[..<offset]`, scanning at most one stride.
-    private func continuations(before offset: Int) -> Int {
-        guard !continuationsBefore.isEmpty else { return 0 }
+    /// UTF-8 continuation bytes in `bytes[..<offset]`, scanning at most one stride from the checkpoint before it.
+    private func continuations(before offset: Int, checkpoints: [Int]) -> Int {
+        guard !checkpoints.isEmpty else { return 0 }
         let checkpoint = offset / Self.checkpointStride
-        var count = continuationsBefore[checkpoint]
+        var count = checkpoints[checkpoint]
         for index in (checkpoint * Self.checkpointStride)..<offset where bytes[index] & 0xC0 == 0x80 { count += 1 }
         return count
     }

@@ -5,9 +5,12 @@ public struct AppleAppIDRule: AssociationRule {
 
     /// Reports each malformed app ID with the fix.
     public func check(_ context: AssociationContext) -> [Diagnostic] {
-        context.file.appIDLists.joined().compactMap { entry in
-            AppID.problem(entry.id).flatMap { problem in
-                context.diagnostic(.error, rule: .appIDFormat, problem.message, at: entry.path, hint: problem.hint)
+        context.appIDLists.flatMap { list in
+            list.ids.enumerated().compactMap { index, id in
+                AppID.problem(id).flatMap { problem in
+                    context.diagnostic(
+                        .error, rule: .appIDFormat, problem.message, at: list.path(of: index), hint: problem.hint)
+                }
             }
         }
     }
@@ -21,11 +24,11 @@ public struct DuplicateAppIDRule: AssociationRule {
     /// Reports each repeat, at the repeat.
     public func check(_ context: AssociationContext) -> [Diagnostic] {
         var found: [Diagnostic] = []
-        for list in context.file.appIDLists {
+        for list in context.appIDLists where list.ids.count > 1 {
             var seen: Set<String> = []
-            for entry in list where !seen.insert(entry.id).inserted {
+            for (index, id) in list.ids.enumerated() where !seen.insert(id).inserted {
                 if let diagnostic = context.diagnostic(
-                    .error, rule: .duplicateApp, "'\(entry.id)' is listed twice", at: entry.path,
+                    .error, rule: .duplicateApp, "'\(id)' is listed twice", at: list.path(of: index),
                     hint: "remove the second entry")
                 {
                     found.append(diagnostic)

@@ -5,8 +5,13 @@
 /// written once, against Apple's format.
 public struct AssociationContext: Sendable {
     /// The file being linted.
-    public var file: AssociationFile
+    public let file: AssociationFile
     private let locate: @Sendable (KeyPath) -> Located?
+    /// The file's rules as a modern client evaluates them (``EffectiveRule/all(in:)``), made once for every rule
+    /// that reads them.
+    let effectiveRules: [EffectiveRule]
+    /// The file's app ID lists (``AssociationFile/appIDLists``), made once for every rule that reads them.
+    let appIDLists: [AppIDList]
 
     /// Where an Apple key path ends up: a finding there, or nowhere (generated repeats are not reported twice).
     struct Located: Sendable {
@@ -39,6 +44,8 @@ public struct AssociationContext: Sendable {
     private init(file: AssociationFile, locate: @escaping @Sendable (KeyPath) -> Located?) {
         self.file = file
         self.locate = locate
+        effectiveRules = EffectiveRule.all(in: file)
+        appIDLists = file.appIDLists
     }
 
     /// A finding at the Apple key `path`, or `nil` when that key is a generated repeat.
@@ -141,18 +148,31 @@ public struct AssociationLinter: Sendable {
     }
 }
 
+/// One list of app IDs in an association file: where it is and its IDs. The key path of each ID is made only for
+/// an ID a rule reports: the lint reads every list of every domain at every load.
+struct AppIDList {
+    /// The list's key path, or the single ID's (`applinks.details[i].appID`).
+    var path: KeyPath
+    var ids: [String]
+    /// Whether ``path`` is an ID's own key (`appID`) rather than an array's.
+    var isSingleID = false
+
+    /// The key path of ID `index`.
+    func path(of index: Int) -> KeyPath { isSingleID ? path : path.index(index) }
+}
+
 extension AssociationFile {
-    /// Every list of app IDs in the file, each ID with its exact Apple key path.
-    var appIDLists: [[(path: KeyPath, id: String)]] {
-        var lists: [[(KeyPath, String)]] = []
+    /// Every list of app IDs in the file.
+    var appIDLists: [AppIDList] {
+        var lists: [AppIDList] = []
         func list(_ path: KeyPath, _ ids: [String]?) {
-            if let ids { lists.append(ids.enumerated().map { (path.index($0.offset), $0.element) }) }
+            if let ids { lists.append(AppIDList(path: path, ids: ids)) }
         }
         for (index, details) in (applinks?.details ?? []).enumerated() {
             let path = KeyPath.root.key("applinks").key("details").index(index)
             // An entry listing its app in both forms (the dual iOS 12 / iOS 13 form) is reported once.
             if let appID = details.appID, details.appIDs?.contains(appID) != true {
-                lists.append([(path.key("appID"), appID)])
+                lists.append(AppIDList(path: path.key("appID"), ids: [appID], isSingleID: true))
             }
             list(path.key("appIDs"), details.appIDs)
         }

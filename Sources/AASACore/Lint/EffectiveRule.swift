@@ -19,6 +19,8 @@ struct EffectiveRule {
         var rules: [EffectiveRule] = []
         for (entryIndex, details) in applinks.details.enumerated() where !details.modernAppIDs.isEmpty {
             let entryPath = KeyPath.root.key("applinks").key("details").index(entryIndex)
+            // One set for every rule of the entry: copies share its storage.
+            let apps = Set(details.modernAppIDs)
             func flags(_ rule: ComponentPattern?) -> (Bool, Bool) {
                 (
                     rule?.caseSensitive ?? details.defaults?.caseSensitive ?? domainDefaults?.caseSensitive ?? true,
@@ -33,7 +35,7 @@ struct EffectiveRule {
                         EffectiveRule(
                             path: entryPath.key("components").index(index), pattern: pattern,
                             caseSensitive: caseSensitive, percentEncoded: percentEncoded,
-                            apps: Set(details.modernAppIDs)))
+                            apps: apps))
                 }
             } else {
                 let (caseSensitive, percentEncoded) = flags(nil)
@@ -43,7 +45,7 @@ struct EffectiveRule {
                             path: entryPath.key("paths").index(index),
                             pattern: AssociationImporter.rule(fromLegacyPath: legacy),
                             caseSensitive: caseSensitive, percentEncoded: percentEncoded,
-                            apps: Set(details.modernAppIDs)))
+                            apps: apps))
                 }
             }
         }

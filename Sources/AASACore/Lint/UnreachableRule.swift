@@ -17,7 +17,7 @@ public struct UnreachableRule: AssociationRule {
 
     /// Warns about each dead rule, naming the rule that hides it.
     public func check(_ context: AssociationContext) -> [Diagnostic] {
-        let rules = EffectiveRule.all(in: context.file)
+        let rules = context.effectiveRules
         // The literal start of each path decides most pairs without building automata: only an earlier rule
         // whose literal start begins the later one's (or one with a variable, not modelled) can cover it.
         let prefixes = rules.map { Self.literalPrefix($0.pattern.path ?? "*", lowercased: !$0.caseSensitive) }
@@ -202,7 +202,7 @@ public struct ExcludeQueryStarRule: AssociationRule {
 
     /// Warns about each such exclusion.
     public func check(_ context: AssociationContext) -> [Diagnostic] {
-        EffectiveRule.all(in: context.file).compactMap { rule in
+        context.effectiveRules.compactMap { rule in
             guard rule.exclude, case .items(let items) = rule.pattern.query,
                 let item = items.first(where: { $0.pattern.isCatchAll })
             else { return nil }
