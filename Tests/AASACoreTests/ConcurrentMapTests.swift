@@ -57,4 +57,32 @@ import Testing
         #expect(group.wait(timeout: .now() + 60) == .success)
         #expect(threads.withLock { $0.count } > 1)
     }
+
+    /// With `helpersAfter`, the caller works alone until the group is done, then the helpers join in.
+    @Test func helpersWaitForTheGroupTheyAreGiven() throws {
+        guard ProcessInfo.processInfo.processorCount > 1 else { return }
+        let other = DispatchGroup()
+        other.enter()
+        let caller = Thread.current.hashValue
+        let before = Mutex<Set<Int>>([])
+        let after = Mutex<Set<Int>>([])
+        let released = Atomic<Bool>(false)
+        let results = Array(0..<2000).concurrentMap(helpersAfter: other) { item in
+            let thread = Thread.current.hashValue
+            if released.load(ordering: .relaxed) {
+                after.withLock { _ = $0.insert(thread) }
+            } else {
+                before.withLock { _ = $0.insert(thread) }
+            }
+            if item == 200 {
+                released.store(true, ordering: .relaxed)
+                other.leave()
+            }
+            usleep(500)
+            return item * 2
+        }
+        #expect(results == (0..<2000).map { $0 * 2 })
+        #expect(before.withLock { $0 } == [caller])
+        #expect(after.withLock { $0.subtracting([caller]).count } >= 1)
+    }
 }

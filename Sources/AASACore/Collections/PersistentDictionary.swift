@@ -78,6 +78,7 @@ public struct PersistentDictionary<Key: Hashable & Sendable, Value: Sendable>: S
     public init() {}
 
     /// A dictionary of `entries`; a key given twice keeps its last value.
+    @inlinable
     public init(_ entries: some Sequence<(Key, Value)>) {
         reserveCapacity(entries.underestimatedCount)
         for (key, value) in entries { self[key] = value }

@@ -1,4 +1,4 @@
-import Dispatch
+public import Dispatch
 import Synchronization
 
 #if canImport(Glibc)
@@ -21,7 +21,13 @@ extension Collection where Index == Int, Self: Sendable {
     /// width when it starts, and a map started while the other held every processor ran on one to its end.
     /// The caller waits for the items in progress, not for helpers: one that starts after every item was taken
     /// finds nothing to do, and a map inside another's item never waits for a thread that is not free.
-    public func concurrentMap<T: Sendable>(_ transform: @escaping @Sendable (Element) -> T) -> [T] {
+    ///
+    /// With `helpersAfter`, the helpers start only once that group is done, and until then the calling thread
+    /// works alone: for a map beside another whose end must not wait for this one (a start's certificate half ends
+    /// with serial work that otherwise runs after the domains instead of beside them).
+    public func concurrentMap<T: Sendable>(
+        helpersAfter group: DispatchGroup? = nil, _ transform: @escaping @Sendable (Element) -> T
+    ) -> [T] {
         guard count > 1 else { return map(transform) }
         let base = startIndex
         let total = count
@@ -40,7 +46,11 @@ extension Collection where Index == Int, Self: Sendable {
                 }
             }
             for _ in 1..<Swift.min(MapProgress.processors, total) {
-                DispatchQueue.global().async(execute: work)
+                if let group {
+                    group.notify(queue: .global(), execute: work)
+                } else {
+                    DispatchQueue.global().async(execute: work)
+                }
             }
             work()
             progress.finished.wait()

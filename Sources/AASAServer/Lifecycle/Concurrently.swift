@@ -1,14 +1,14 @@
 import Dispatch
 
 /// Runs `background` on another thread while `foreground` runs on this one, and returns both results once
-/// both are done.
+/// both are done. `foreground` gets a group that is done once `background` is.
 func concurrently<Background: Sendable, Foreground>(
-    _ background: @escaping @Sendable () -> Background, _ foreground: () -> Foreground
+    _ background: @escaping @Sendable () -> Background, _ foreground: (_ backgroundDone: DispatchGroup) -> Foreground
 ) -> (Background, Foreground) {
     let slot = ResultSlot<Background>()
     let group = DispatchGroup()
     DispatchQueue.global().async(group: group) { slot.value = background() }
-    let result = foreground()
+    let result = foreground(group)
     group.wait()
     return (slot.value!, result)
 }

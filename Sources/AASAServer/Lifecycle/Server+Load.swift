@@ -89,8 +89,12 @@ extension Server {
                 certificateLoader(
                     previous.certificates, domains: all, only: scope.certificates,
                     isConfigured: { configured.contains($0) }, at: now, watching: watcher)
-            ) {
-                folders.map { loadDomains($0, reusing: previous.loaded, watching: watcher) }
+            ) { certificatesDone in
+                // The domains wait with their helpers for the certificates: the certificate half ends with
+                // serial work (the SNI table), which then runs beside the domains instead of after them.
+                folders.map {
+                    loadDomains($0, reusing: previous.loaded, watching: watcher, helpersAfter: certificatesDone)
+                }
             }
             return signed(Load(time: now, scope: scope, domains: loaded, certificates: certificates))
         }
@@ -163,10 +167,11 @@ extension Server {
     /// Loads `folders` (``DomainFolder/list(_:excluding:)``), as `SiteConfigLoader.loadAll` does, on every processor
     /// at once: with thousands of domains this is most of a start. A domain whose site.json did not change since
     /// `previous` was loaded keeps that result (``SiteConfigLoader/loadDomain(_:reusing:)``). All domains' pages
-    /// share one ``PagesBudget``.
+    /// share one ``PagesBudget``. With `helpersAfter`, only this thread reads until that group is done
+    /// (``Swift/Collection/concurrentMap(helpersAfter:_:)``).
     private func loadDomains(
         _ folders: [DomainFolder], reusing previous: PersistentDictionary<String, LoadedDomain>,
-        watching watcher: ConfigWatcher? = nil
+        watching watcher: ConfigWatcher? = nil, helpersAfter: DispatchGroup? = nil
     ) -> [LoadedDomain] {
         let loader = {
             var loader = SiteConfigLoader()
@@ -174,7 +179,7 @@ extension Server {
             return loader
         }()
         let settings = SharedSettings()
-        return folders.concurrentMap {
+        return folders.concurrentMap(helpersAfter: helpersAfter) {
             // The watcher lists the folder it has just watched; the loader reads that listing.
             let listed = watcher?.watchEntry($0.domain, ofRoot: ConfigWatcher.configRoot)
             return loader.loadDomain($0, reusing: previous[$0.domain], listed: listed)
