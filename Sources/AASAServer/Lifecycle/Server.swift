@@ -188,7 +188,11 @@ public final class Server: Sendable {
         // then the entries the load did not read.
         let watcher = configuration.watchForChanges ? makeWatcher() : nil
         let load = self.load(after: Catalog(), at: now, watching: watcher)
-        watcher?.watchRemainingEntries()
+        // The entries the load did not read are watched on another thread while this one takes the load in; the
+        // watcher starts once they are, and a start that fails waits for them too.
+        let remaining = DispatchGroup()
+        if let watcher { DispatchQueue.global().async(group: remaining) { watcher.watchRemainingEntries() } }
+        defer { remaining.wait() }
         let loaded: [LoadedDomain]
         do {
             loaded = try load.domains.get()
@@ -279,6 +283,7 @@ public final class Server: Sendable {
                 "seconds": "\(Self.seconds(clock.now - loadStarted))",
             ])
         if let watcher {
+            remaining.wait()
             watcher.start()
             logger.info("watching for changes", metadata: ["folders": "\(watcher.roots.joined(separator: ","))"])
         }
