@@ -1,3 +1,4 @@
+import AASACore
 import Testing
 
 @testable import AASAOpenSSL
@@ -24,5 +25,15 @@ import Testing
         #expect(hex.joined() == expected)
         #expect(fingerprint == SHA256Fingerprint(der: Array(text.utf8)))
         #expect(fingerprint != SHA256Fingerprint(der: Array((text + "!").utf8)))
+    }
+
+    /// The core's SHA-256 (ETags) gives OpenSSL's digest for every length around the block boundaries, where the
+    /// padding takes one block or two.
+    @Test func theCoresDigestIsOpenSSLsAtEveryLength() {
+        var generator = SystemRandomNumberGenerator()
+        for length in 0...300 {
+            let bytes = (0..<length).map { _ in UInt8.random(in: 0...255, using: &generator) }
+            #expect(SHA256.digest(bytes) == SHA256Fingerprint(der: bytes).bytes, "length \(length)")
+        }
     }
 }

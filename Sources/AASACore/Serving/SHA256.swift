@@ -13,45 +13,81 @@ public struct SHA256: Sendable {
 
     /// The 32-byte digest of `bytes`.
     public static func digest(_ bytes: [UInt8]) -> [UInt8] {
-        var h: [UInt32] = [
-            0x6a09e667, 0xbb67ae85, 0x3c6ef372, 0xa54ff53a, 0x510e527f, 0x9b05688c, 0x1f83d9ab, 0x5be0cd19,
-        ]
-        var message = bytes
-        let bitLength = UInt64(bytes.count) * 8
-        message.append(0x80)
-        while message.count % 64 != 56 { message.append(0) }
-        for shift in stride(from: 56, through: 0, by: -8) {
-            message.append(UInt8(truncatingIfNeeded: bitLength >> UInt64(shift)))
+        var state: (UInt32, UInt32, UInt32, UInt32, UInt32, UInt32, UInt32, UInt32) = (
+            0x6a09e667, 0xbb67ae85, 0x3c6ef372, 0xa54ff53a, 0x510e527f, 0x9b05688c, 0x1f83d9ab, 0x5be0cd19
+        )
+        // The whole blocks straight from `bytes`; the rest, the 0x80 byte, zeros and the bit length in one or two
+        // blocks of its own. No copy of the message: every ETag of a start is made here.
+        let whole = bytes.count / 64 * 64
+        withUnsafeTemporaryAllocation(of: UInt32.self, capacity: 64) { w in
+            Self.k.withUnsafeBufferPointer { k in
+                bytes.withUnsafeBufferPointer { input in
+                    for block in stride(from: 0, to: whole, by: 64) {
+                        compress(UnsafeBufferPointer(rebasing: input[block..<block + 64]), &state, w, k)
+                    }
+                }
+                withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 128) { tail in
+                    let rest = bytes.count - whole
+                    let length = rest < 56 ? 64 : 128
+                    tail.initialize(repeating: 0)
+                    for index in 0..<rest { tail[index] = bytes[whole + index] }
+                    tail[rest] = 0x80
+                    let bitLength = UInt64(bytes.count) &* 8
+                    for index in 0..<8 {
+                        tail[length - 1 - index] = UInt8(truncatingIfNeeded: bitLength >> (8 * index))
+                    }
+                    for block in stride(from: 0, to: length, by: 64) {
+                        compress(UnsafeBufferPointer(rebasing: tail[block..<block + 64]), &state, w, k)
+                    }
+                }
+            }
         }
-        var w = [UInt32](repeating: 0, count: 64)
-        for chunk in stride(from: 0, to: message.count, by: 64) {
-            for t in 0..<16 {
-                let i = chunk + t * 4
-                w[t] =
-                    UInt32(message[i]) << 24 | UInt32(message[i + 1]) << 16 | UInt32(message[i + 2]) << 8
-                    | UInt32(message[i + 3])
+        let words = [state.0, state.1, state.2, state.3, state.4, state.5, state.6, state.7]
+        return [UInt8](unsafeUninitializedCapacity: 32) { buffer, count in
+            for (index, word) in words.enumerated() {
+                for byte in 0..<4 { buffer[index * 4 + byte] = UInt8(truncatingIfNeeded: word >> (24 - 8 * byte)) }
             }
-            for t in 16..<64 {
-                let s0 = rotr(w[t - 15], 7) ^ rotr(w[t - 15], 18) ^ (w[t - 15] >> 3)
-                let s1 = rotr(w[t - 2], 17) ^ rotr(w[t - 2], 19) ^ (w[t - 2] >> 10)
-                w[t] = w[t - 16] &+ s0 &+ w[t - 7] &+ s1
-            }
-            var (a, b, c, d, e, f, g, hh) = (h[0], h[1], h[2], h[3], h[4], h[5], h[6], h[7])
-            for t in 0..<64 {
-                let s1 = rotr(e, 6) ^ rotr(e, 11) ^ rotr(e, 25)
-                let choice = (e & f) ^ (~e & g)
-                let t1 = hh &+ s1 &+ choice &+ k[t] &+ w[t]
-                let s0 = rotr(a, 2) ^ rotr(a, 13) ^ rotr(a, 22)
-                let majority = (a & b) ^ (a & c) ^ (b & c)
-                let t2 = s0 &+ majority
-                (hh, g, f, e, d, c, b, a) = (g, f, e, d &+ t1, c, b, a, t1 &+ t2)
-            }
-            h[0] &+= a; h[1] &+= b; h[2] &+= c; h[3] &+= d; h[4] &+= e; h[5] &+= f; h[6] &+= g; h[7] &+= hh
+            count = 32
         }
-        return h.flatMap { word in (0..<4).map { UInt8(truncatingIfNeeded: word >> UInt32(24 - $0 * 8)) } }
     }
 
-    /// Lower-case hex of the digest of `bytes`.
+    /// One 64-byte block into `state` (FIPS 180-4 §6.2.2), with `w` as the message schedule.
+    @inline(__always)
+    private static func compress(
+        _ block: UnsafeBufferPointer<UInt8>,
+        _ state: inout (UInt32, UInt32, UInt32, UInt32, UInt32, UInt32, UInt32, UInt32),
+        _ w: UnsafeMutableBufferPointer<UInt32>, _ k: UnsafeBufferPointer<UInt32>
+    ) {
+        for t in 0..<16 {
+            let i = t * 4
+            w[t] =
+                UInt32(block[i]) << 24 | UInt32(block[i + 1]) << 16 | UInt32(block[i + 2]) << 8 | UInt32(block[i + 3])
+        }
+        for t in 16..<64 {
+            let s0 = rotr(w[t - 15], 7) ^ rotr(w[t - 15], 18) ^ (w[t - 15] >> 3)
+            let s1 = rotr(w[t - 2], 17) ^ rotr(w[t - 2], 19) ^ (w[t - 2] >> 10)
+            w[t] = w[t - 16] &+ s0 &+ w[t - 7] &+ s1
+        }
+        var (a, b, c, d, e, f, g, hh) = state
+        for t in 0..<64 {
+            let s1 = rotr(e, 6) ^ rotr(e, 11) ^ rotr(e, 25)
+            let choice = (e & f) ^ (~e & g)
+            let t1 = hh &+ s1 &+ choice &+ k[t] &+ w[t]
+            let s0 = rotr(a, 2) ^ rotr(a, 13) ^ rotr(a, 22)
+            let majority = (a & b) ^ (a & c) ^ (b & c)
+            let t2 = s0 &+ majority
+            (hh, g, f, e, d, c, b, a) = (g, f, e, d &+ t1, c, b, a, t1 &+ t2)
+        }
+        state.0 &+= a
+        state.1 &+= b
+        state.2 &+= c
+        state.3 &+= d
+        state.4 &+= e
+        state.5 &+= f
+        state.6 &+= g
+        state.7 &+= hh
+    }
+
     public static func hex(_ bytes: [UInt8]) -> String {
         let digest = digest(bytes)
         // Written in place: appending to an array and looking digits up in another cost more than hashing a
