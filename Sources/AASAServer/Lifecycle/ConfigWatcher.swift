@@ -420,6 +420,14 @@ public final class ConfigWatcher: Sendable {
         return listing
     }
 
+    /// Makes room in the watch table for `count` entries of root `root`, for a start about to watch that many:
+    /// the table is changed under a lock every loading thread takes, and growing it entry by entry rehashed every
+    /// name several times while the others waited.
+    func reserveEntries(_ count: Int, ofRoot root: Int) {
+        guard roots.indices.contains(root) else { return }
+        watches.withLock { $0.entryWatches[root].reserveCapacity(count) }
+    }
+
     /// Watches every entry of every root that has no watches yet: after a start whose load watched the folders it
     /// read (``watchEntry(_:ofRoot:)``), the entries it did not read (another shard's domains, stray files).
     public func watchRemainingEntries() {

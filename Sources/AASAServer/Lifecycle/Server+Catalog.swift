@@ -177,9 +177,21 @@ extension Server {
             _ loaded: [LoadedDomain], absent: [String] = [], complete: Bool = true, at now: Date,
             removalGrace: Duration = .zero
         ) -> [String] {
+            if self.loaded.isEmpty, published.isEmpty, removedSince.isEmpty {
+                // A start: nothing to compare with, and the maps of every domain are built side by side.
+                let (all, fresh) = concurrently({ PersistentDictionary(loaded.lazy.map { ($0.domain, $0) }) }) { _ in
+                    let fresh = loaded.compactMap { domain in domain.published.map { (domain.domain, $0) } }
+                    published = PersistentDictionary(fresh)
+                    domainLoadTimes = PersistentDictionary(fresh.lazy.map { ($0.0, now) })
+                    return fresh.map(\.0)
+                }
+                self.loaded = all
+                return fresh.sorted()
+            }
             var changed: [String] = []
             var replaced: [(PublishedDomain, PublishedDomain)] = []
-            // A start adds every domain at once: room for them up front, not a redistribution at each doubling.
+            // A reload that adds many domains at once: room for them up front, not a redistribution at each
+            // doubling.
             self.loaded.reserveCapacity(loaded.count)
             published.reserveCapacity(loaded.count)
             domainLoadTimes.reserveCapacity(loaded.count)
@@ -464,6 +476,7 @@ extension Server {
             served = read == nil ? PersistentDictionary() : catalog.served
             findings = read == nil ? PersistentDictionary() : catalog.findings
             served.reserveCapacity(folders.count)
+            changed.reserveCapacity(folders.count)
             for folder in folders {
                 let findings = folder.diagnostics
                 let previous = catalog.served[folder.name]

@@ -85,6 +85,9 @@ extension Server {
             // The SNI table needs only the domains' names: the folder listing's, or the last load's without one.
             let all = (try? folders.get())?.map(\.domain) ?? previous.loaded.keys
             let configured = Set(all)
+            // Each domain folder has a certificate folder of its name, as a rule.
+            watcher?.reserveEntries(all.count, ofRoot: ConfigWatcher.configRoot)
+            watcher?.reserveEntries(all.count, ofRoot: ConfigWatcher.certificateRoot)
             let (certificates, loaded) = concurrently(
                 certificateLoader(
                     previous.certificates, domains: all, only: scope.certificates,
