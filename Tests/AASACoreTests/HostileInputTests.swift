@@ -139,6 +139,27 @@ import Testing
         #expect(loaded.config?.legacyFormat == true)
     }
 
+    /// Repeats are found by a scan while an object is small and by a dictionary once it is large; both report
+    /// the first occurrence, and every repeat of it.
+    @Test(arguments: [3, 15, 16, 40])
+    func aRepeatIsFoundInObjectsOfEverySize(members: Int) throws {
+        let last = "\"k\(members - 1)\""
+        let keys = (0..<members).map { "\"k\($0)\": \($0)" } + ["\"k1\": 0", "\(last): 0", "\"k1\": 1"]
+        let text = "{\(keys.joined(separator: ","))}"
+        let result = try JSONParser().parse(SourceText(name: "big.json", bytes: Array(text.utf8)))
+        let found = result.diagnostics.filter { $0.rule == .duplicateKey }.map(\.message)
+        // Columns of each key's first occurrence: the text is one line.
+        func column(_ key: String) -> Int {
+            (text.range(of: key).map { text.utf8.distance(from: text.startIndex, to: $0.lowerBound) } ?? -1) + 1
+        }
+        #expect(found.count == 3)
+        #expect(
+            found.count == 3 && found[0].contains("\"k1\"") && found[0].contains("first at column \(column("\"k1\""))"))
+        #expect(found.count == 3 && found[1].contains(last) && found[1].contains("first at column \(column(last))"))
+        #expect(
+            found.count == 3 && found[2].contains("\"k1\"") && found[2].contains("first at column \(column("\"k1\""))"))
+    }
+
     @Test func anAssociationFileWithADuplicateKeyIsNotImportedAndFailsTheCheck() {
         let text = """
             {"applinks": {"details": [{"appID": "ABCDE12345.com.example.a", "paths": ["/a/*"],

@@ -52,7 +52,7 @@ public struct HSTSConfig: Sendable, Hashable {
     }
 
     /// Decodes the object form.
-    private static func read(_ object: [String: JSONMember], path: KeyPath, reader: JSONReader) -> HSTSConfig {
+    private static func read(_ object: JSONObject, path: KeyPath, reader: JSONReader) -> HSTSConfig {
         var hsts = HSTSConfig()
         for (key, keyPath) in [
             ("enabled", \HSTSConfig.enabled), ("includeSubDomains", \.includeSubDomains), ("preload", \.preload),

@@ -51,7 +51,7 @@ public struct SigningConfig: Sendable, Hashable {
     }
 
     /// Decodes the object form.
-    private static func read(_ object: [String: JSONMember], path: KeyPath, reader: JSONReader) -> SigningConfig {
+    private static func read(_ object: JSONObject, path: KeyPath, reader: JSONReader) -> SigningConfig {
         var signing = SigningConfig()
         if let member = object["enabled"], let flag = reader.bool(member.value, path: path.key("enabled")) {
             signing.enabled = flag

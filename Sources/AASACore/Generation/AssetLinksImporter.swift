@@ -142,7 +142,7 @@ public struct AssetLinksImporter: Sendable {
 
     /// A statement's `relation`, `target` and `relation_extensions`; `nil` for an `include` statement (not fetched)
     /// or one that is not an object. Other keys Android ignores are reported and left out.
-    private func statementMembers(_ node: JSONNode, path: KeyPath, reader: JSONReader) -> [String: JSONMember]? {
+    private func statementMembers(_ node: JSONNode, path: KeyPath, reader: JSONReader) -> JSONObject? {
         guard case .object(let members) = node.value else {
             reader.report(
                 .error, rule: .wrongType, "expected a statement object, found \(node.value.typeName)",
@@ -296,7 +296,7 @@ public struct AssetLinksImporter: Sendable {
         return fingerprints
     }
 
-    private func packageName(_ target: [String: JSONMember]) -> String? {
+    private func packageName(_ target: JSONObject) -> String? {
         if case .string(let name) = target["package_name"]?.value.value { return name }
         return nil
     }

@@ -247,7 +247,10 @@ private struct Scanner {
         try enter(depth)
         index += 1  // {
         var members: [JSONMember] = []
-        var firstOffsets: [String: Int] = [:]
+        // Repeats are found by scanning the members so far while the object is small (hashing every key of every
+        // object cost more than the scan), and by a dictionary once it is not: a hostile object of 10⁵ members
+        // stays linear.
+        var firstOffsets: [String: Int]?
         skipWhitespace()
         if current == UInt8(ascii: "}") {
             index += 1
@@ -269,10 +272,14 @@ private struct Scanner {
             skipWhitespace()
             guard current == UInt8(ascii: ":") else { throw unexpected(expecting: "':' after the key \"\(key)\"") }
             index += 1
-            if let first = firstOffsets[key] {
+            if firstOffsets == nil, members.count >= 16 {
+                firstOffsets = Dictionary(
+                    members.lazy.map { ($0.key, $0.keyOffset) }, uniquingKeysWith: { first, _ in first })
+            }
+            if let first = firstOffsets.map({ $0[key] }) ?? members.first(where: { $0.key == key })?.keyOffset {
                 reportDuplicate(key, first: first, again: keyOffset)
             } else {
-                firstOffsets[key] = keyOffset
+                firstOffsets?[key] = keyOffset
             }
             path.append(.key(key))
             let value = try parseValue(depth: depth)

@@ -38,12 +38,13 @@ public final class JSONReader {
     /// `misplaced` maps keys that belong at another level to the hint saying where.
     public func object(
         _ node: JSONNode, path: KeyPath, known: [String], what: String = "object", misplaced: [String: String] = [:]
-    ) -> [String: JSONMember]? {
+    ) -> JSONObject? {
         guard case .object(let members) = node.value else {
             wrongType(node, expected: what, path: path)
             return nil
         }
-        var result = [String: JSONMember](minimumCapacity: members.count)
+        var result = JSONObject()
+        result.members.reserveCapacity(members.count)
         // Only unknown keys are remembered apart, to report each once: every object of every site.json is read
         // here at each load.
         var unknown: Set<String> = []
@@ -65,7 +66,7 @@ public final class JSONReader {
                     path: memberPath, hint: hint)
                 continue
             }
-            if result[member.key] == nil { result[member.key] = member }
+            result.members.append(member)
         }
         return result
     }
@@ -87,7 +88,7 @@ public final class JSONReader {
     /// What ``flagOrObject(_:path:known:hint:)`` found.
     public enum FlagOrObject {
         case flag(Bool)
-        case object([String: JSONMember])
+        case object(JSONObject)
     }
 
     /// A string value, or `nil` (reported) if it is another type.
