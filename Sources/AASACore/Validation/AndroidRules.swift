@@ -98,9 +98,15 @@ public struct AndroidAppRule: SiteRule {
         guard parts.count >= 2 else {
             return "'\(name)' is not an Android package name: it needs at least two parts, e.g. com.example.app"
         }
+        // ASCII only, so the bytes say it: no Unicode property lookups for every package of every domain.
+        func isLetter(_ byte: UInt8) -> Bool {
+            (byte | 0x20) >= UInt8(ascii: "a") && (byte | 0x20) <= UInt8(ascii: "z")
+        }
         for part in parts {
-            guard let first = part.first, first.isASCII, first.isLetter,
-                part.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "_") })
+            guard let first = part.utf8.first, isLetter(first),
+                part.utf8.allSatisfy({
+                    isLetter($0) || (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) || $0 == UInt8(ascii: "_")
+                })
             else {
                 return "'\(name)' is not an Android package name: '\(part)' must start with a letter and hold only "
                     + "letters, digits and '_'"
