@@ -103,6 +103,9 @@ final class TestPKI: Sendable {
         ca = try DevCertificateAuthority.loadOrCreate(directory: directory + "/ca")
     }
 
+    /// The CA's folder goes with the last test holding it.
+    deinit { try? FileManager.default.removeItem(atPath: directory) }
+
     var caPath: String { ca.certificatePath }
 
     /// Issues a certificate for `names` and returns it with its table entry.

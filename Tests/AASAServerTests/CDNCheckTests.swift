@@ -12,7 +12,7 @@ import Testing
 
 /// A stand-in for Apple's CDN and Google's Digital Asset Links API: real HTTPS on loopback with a test CA, answering
 /// each path with what a test programs (status, headers, body, and a delay).
-final class FakeEndpoint: RouteTable, @unchecked Sendable {
+final class FakeEndpoint: @unchecked Sendable {
     struct Answer {
         var status = 200
         var headers: [HTTPHeader] = []
@@ -20,8 +20,27 @@ final class FakeEndpoint: RouteTable, @unchecked Sendable {
         var delay: Double = 0
     }
 
-    let preparedResponses: [PreparedResponse] = []
-    private let answers = Mutex<[String: Answer]>([:])
+    /// What the listener answers from: its own object, so the listener (which holds it) does not keep the endpoint
+    /// alive, and the endpoint's end stops the listener and removes its folder.
+    private final class Answers: RouteTable, @unchecked Sendable {
+        let preparedResponses: [PreparedResponse] = []
+        let byKey = Mutex<[String: Answer]>([:])
+
+        func route(_ request: some HTTPRequest) -> RouteDecision {
+            let path = request.withPath { String(decoding: $0, as: UTF8.self) }
+            var key = path
+            if path == "/v1/statements:list", let site = QueryString.value("source.web.site", in: request.rawQuery) {
+                key = "google:" + site.replacingOccurrences(of: "https://", with: "")
+            }
+            guard let answer = byKey.withLock({ $0[key] }) else {
+                return .dynamic(Response(status: 404, body: Array("no such copy\n".utf8)))
+            }
+            if answer.delay > 0 { Thread.sleep(forTimeInterval: answer.delay) }
+            return .dynamic(Response(status: answer.status, headers: answer.headers, body: Array(answer.body.utf8)))
+        }
+    }
+
+    private let answers = Answers()
     let directory = TemporaryDirectory("aasa-fake-cdn")
     let caFile: String
     private var listener: HTTPListener?
@@ -39,29 +58,16 @@ final class FakeEndpoint: RouteTable, @unchecked Sendable {
         var configuration = ListenerConfiguration(
             port: 0, bindAddress: "127.0.0.1", tls: TLSConfiguration(certificates: table))
         configuration.threadPoolSize = 4
-        listener = try HTTPListener(configuration: configuration, routes: self)
+        listener = try HTTPListener(configuration: configuration, routes: answers)
     }
 
     deinit { listener?.stop(timeout: .zero) }
 
     /// Answers `key` (a path, or for Google the `source.web.site` domain) with `answer`.
-    func set(_ key: String, _ answer: Answer) { answers.withLock { $0[key] = answer } }
+    func set(_ key: String, _ answer: Answer) { answers.byKey.withLock { $0[key] = answer } }
 
     var appleBase: String { "https://127.0.0.1:\(port)/a/v1/" }
     var googleBase: String { "https://127.0.0.1:\(port)/v1/statements:list" }
-
-    func route(_ request: some HTTPRequest) -> RouteDecision {
-        let path = request.withPath { String(decoding: $0, as: UTF8.self) }
-        var key = path
-        if path == "/v1/statements:list", let site = QueryString.value("source.web.site", in: request.rawQuery) {
-            key = "google:" + site.replacingOccurrences(of: "https://", with: "")
-        }
-        guard let answer = answers.withLock({ $0[key] }) else {
-            return .dynamic(Response(status: 404, body: Array("no such copy\n".utf8)))
-        }
-        if answer.delay > 0 { Thread.sleep(forTimeInterval: answer.delay) }
-        return .dynamic(Response(status: answer.status, headers: answer.headers, body: Array(answer.body.utf8)))
-    }
 }
 
 @Suite(.serialized) struct CDNCheckTests {
