@@ -6,9 +6,9 @@ public import Foundation
 /// One certificate found in the certificate folder, certbot layout: `<certs>/<name>/fullchain.pem` + `privkey.pem`.
 ///
 /// Read for serving: the leaf's names and dates come from ``CertificateSummary`` (no OpenSSL), and the key is
-/// not parsed here. GnuTLS parses the chain and key when it imports them to serve, and refuses a key that does
-/// not belong to the leaf (``CertificateDirectory/loadFolders(now:known:importing:)``, for `check` and the server
-/// alike).
+/// not parsed here. The chain and key are imported into GnuTLS to serve them (the leaf's public key from the
+/// numbers read in Swift, `LeafPublicKey`), which refuses a key that does not belong to the leaf
+/// (``CertificateDirectory/loadFolders(now:known:importing:)``, for `check` and the server alike).
 public struct DomainCertificate: Sendable {
     /// The folder name (a domain, `*.example.com`, or anything else; the SANs decide what it covers).
     public var folderName: String
