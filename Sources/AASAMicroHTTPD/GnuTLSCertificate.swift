@@ -33,7 +33,7 @@ final class GnuTLSCertificate: @unchecked Sendable {
     /// copy of its DER; a key it does not read goes through ``init(der:)``. The certificate as a whole was already
     /// checked by whoever read it first (a server's ``CertificateSummary``, or GnuTLS for an intermediate).
     convenience init(leaf der: [UInt8]) throws(GnuTLSImportError) {
-        guard !der.isEmpty, let key = LeafPublicKey(certificate: der)?.imported() else {
+        guard let key = LeafPublicKey(certificate: der)?.imported() else {
             try self.init(der: der)
             return
         }

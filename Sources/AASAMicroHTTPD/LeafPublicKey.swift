@@ -56,7 +56,7 @@ struct LeafPublicKey {
                 return nil
             }
             keyUsage = 0
-            if let value = fields.extension(Self.keyUsageOID) {
+            if let value = fields.value(ofExtension: Self.keyUsageOID) {
                 var wrapper = DERReader(value)
                 let bits = try wrapper.read(Tag.bitString, "keyUsage")
                 // GnuTLS reads at most two bytes of flags; a longer string is its to judge.

@@ -87,7 +87,7 @@ public struct CertificateSummary: Sendable {
         var validity = DERReader(fields.validity)
         let notBefore = try Self.time(validity.read(), "notBefore")
         let notAfter = try Self.time(validity.read(), "notAfter")
-        let names = fields.extension(Self.subjectAltNameOID)
+        let names = fields.value(ofExtension: Self.subjectAltNameOID)
         self.subjectAlternativeNames = try names.map(Self.subjectAlternativeNames) ?? SubjectAlternativeNames()
         self.subjectCommonName = try Self.commonName(fields.subject)
         self.notBefore = notBefore

@@ -44,7 +44,7 @@ package struct CertificateFields {
     }
 
     /// The `extnValue` contents of the first extension whose `extnID` contents are `identifier`.
-    package func `extension`(_ identifier: [UInt8]) -> ArraySlice<UInt8>? {
+    package func value(ofExtension identifier: [UInt8]) -> ArraySlice<UInt8>? {
         extensions.first { $0.identifier.elementsEqual(identifier) }?.value
     }
 }
