@@ -30,11 +30,28 @@ public final class GnuTLSCredential: @unchecked Sendable {
     ///
     /// - Throws: ``HTTPListenerError``: `invalid-certificate` for a chain GnuTLS cannot read, `invalid-private-key`
     ///   for a key it cannot read, `key-mismatch` for a key that is not the leaf's.
-    public init(
+    public convenience init(
         chainPEM: [UInt8], keyPEM: [UInt8], staple: CertificateTable.OCSPStaple? = nil, label: String,
         intermediates: SharedIntermediates = SharedIntermediates()
     ) throws {
-        let parts = try Self.importChain(chainPEM, label: label, intermediates: intermediates)
+        let blocks: [PEMBlocks.Block]
+        do {
+            blocks = try PEMBlocks(chainPEM).blocks.filter(\.isCertificate)
+        } catch {
+            throw HTTPListenerError(
+                .invalidCertificate, "could not import the certificate chain of \(label): \(error.reason)")
+        }
+        try self.init(
+            chain: blocks.map(\.bytes), keyPEM: keyPEM, staple: staple, label: label, intermediates: intermediates)
+    }
+
+    /// ``init(chainPEM:keyPEM:staple:label:intermediates:)`` for a chain already decoded: its certificates' DER,
+    /// leaf first (a server reading a certificate folder decodes the PEM once, for its summary and for this).
+    public init(
+        chain: [[UInt8]], keyPEM: [UInt8], staple: CertificateTable.OCSPStaple? = nil, label: String,
+        intermediates: SharedIntermediates = SharedIntermediates()
+    ) throws {
+        let parts = try Self.importChain(chain, label: label, intermediates: intermediates)
         let imported = UnsafeMutablePointer<gnutls_pcert_st>.allocate(capacity: parts.count)
         imported.initialize(from: parts.map(\.pcert), count: parts.count)
 
@@ -76,18 +93,11 @@ public final class GnuTLSCredential: @unchecked Sendable {
         }
     }
 
-    /// Every certificate of a PEM chain, leaf first, as GnuTLS reads a chain (`CERTIFICATE` and
-    /// `X509 CERTIFICATE` blocks, others skipped); the leaf imported, the rest taken from `intermediates`.
-    private static func importChain(_ pem: [UInt8], label: String, intermediates: SharedIntermediates) throws
+    /// Every certificate of a chain (DER, leaf first; a PEM chain's `CERTIFICATE` and `X509 CERTIFICATE` blocks,
+    /// as GnuTLS reads a chain): the leaf imported, the rest taken from `intermediates`.
+    private static func importChain(_ blocks: [[UInt8]], label: String, intermediates: SharedIntermediates) throws
         -> [GnuTLSCertificate]
     {
-        let blocks: [PEMBlocks.Block]
-        do {
-            blocks = try PEMBlocks(pem).blocks.filter(\.isCertificate)
-        } catch {
-            throw HTTPListenerError(
-                .invalidCertificate, "could not import the certificate chain of \(label): \(error.reason)")
-        }
         guard !blocks.isEmpty else {
             throw HTTPListenerError(
                 .invalidCertificate, "could not import the certificate chain of \(label): it holds no certificate")
@@ -98,10 +108,9 @@ public final class GnuTLSCredential: @unchecked Sendable {
                 "could not import the certificate chain of \(label): \(blocks.count) certificates, at most "
                     + "\(maximumChainLength)")
         }
-        return try blocks.enumerated().map { index, block in
+        return try blocks.enumerated().map { index, der in
             do throws(GnuTLSImportError) {
-                return try index == 0
-                    ? GnuTLSCertificate(leaf: block.bytes) : intermediates.certificate(der: block.bytes)
+                return try index == 0 ? GnuTLSCertificate(leaf: der) : intermediates.certificate(der: der)
             } catch {
                 throw Self.error(error.code, "could not import certificate \(index + 1) of the chain of \(label)")
             }

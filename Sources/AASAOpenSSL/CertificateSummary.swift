@@ -1,4 +1,4 @@
-import AASACore
+public import AASACore
 
 #if canImport(FoundationEssentials)
     public import FoundationEssentials
@@ -57,12 +57,26 @@ public struct CertificateSummary: Sendable {
     /// - Throws: ``OpenSSLError`` `.emptyChain` when there is no certificate block, `.malformedPEM` when the
     ///   text is not PEM, `.malformedDER` when the leaf is not an X.509 certificate. The reason names the part.
     public init(pemEncoded pem: [UInt8]) throws(OpenSSLError) {
-        let blocks: [PEMBlocks.Block]
+        try self.init(certificates: Self.certificateBlocks(pem))
+    }
+
+    /// The certificate blocks of the PEM chain `pem`, decoded, for ``init(certificates:)`` and whoever else
+    /// imports the same chain (one decoding for both).
+    ///
+    /// - Throws: ``OpenSSLError`` `.malformedPEM` when the text is not PEM.
+    public static func certificateBlocks(_ pem: [UInt8]) throws(OpenSSLError) -> [PEMBlocks.Block] {
         do {
-            blocks = try PEMBlocks(pem).blocks.filter(\.isCertificate)
+            return try PEMBlocks(pem).blocks.filter(\.isCertificate)
         } catch {
             throw OpenSSLError(.malformedPEM, "the PEM chain is malformed: \(error.reason)")
         }
+    }
+
+    /// Reads a chain's certificate blocks (``certificateBlocks(_:)``), leaf first.
+    ///
+    /// - Throws: ``OpenSSLError`` `.emptyChain` when there is no block, `.malformedDER` when the leaf is not an
+    ///   X.509 certificate or another block not one DER element.
+    public init(certificates blocks: [PEMBlocks.Block]) throws(OpenSSLError) {
         guard let leaf = blocks.first else {
             throw OpenSSLError(
                 .emptyChain, "no certificate in PEM input (expected '-----BEGIN CERTIFICATE-----', leaf first)")

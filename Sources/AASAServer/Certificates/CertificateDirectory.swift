@@ -147,10 +147,11 @@ public struct CertificateDirectory: Sendable {
     ///
     /// With `only`, just the folders of those names are read (what a reload of a few changed folders needs); a name
     /// with no folder is left out, as in a full listing. `beforeReading` is called with each folder's name on the
-    /// thread about to read it (a start's watcher watches the folder then).
+    /// thread about to read it (a start's watcher watches the folder then), and may return the folder's listing
+    /// made then: a folder it shows without `ocsp.der` is not asked for one.
     public func loadFolders(
         now: Date = Date(), known: [String: KnownFolder] = [:], importing: Bool = false, only: Set<String>? = nil,
-        beforeReading: (@Sendable (String) -> Void)? = nil
+        beforeReading: (@Sendable (String) -> [DirectoryListing.Entry]?)? = nil
     ) -> [Folder] {
         let listed: [String]?
         if let only {
@@ -171,18 +172,21 @@ public struct CertificateDirectory: Sendable {
         let intermediates = IntermediateCertificates()
         let imported = SharedIntermediates()
         return folderNames.concurrentMap { name in
-            beforeReading?(name)
+            let listing = beforeReading?(name) ?? nil
             let folder = path + "/" + name
             var result = Folder(name: name, certificate: nil, diagnostics: [])
             if let known = known[name], known.isCurrent(in: folder, now: now) {
                 result.unchanged = true
                 result.diagnostics = known.findings
             } else {
-                result.certificate = Self.loadFolder(
+                let loaded = Self.loadFolder(
                     name: name, folder: folder, now: now, intermediates: intermediates,
+                    mayHaveStaple: listing?.contains { $0.name == Self.stapleFileName } ?? true,
                     diagnostics: &result.diagnostics)
-                if importing, let certificate = result.certificate {
-                    result.certificate = Self.imported(certificate, sharing: imported, diagnostics: &result.diagnostics)
+                result.certificate = loaded?.certificate
+                if importing, let loaded {
+                    result.certificate = Self.imported(
+                        loaded.certificate, chain: loaded.chain, sharing: imported, diagnostics: &result.diagnostics)
                 }
             }
             if let exposed = PrivateKeyPermissions.check(folder + "/privkey.pem", refused: refusesExposedKeys) {
@@ -196,10 +200,13 @@ public struct CertificateDirectory: Sendable {
         }
     }
 
+    /// The certificate of the folder `name`, with its chain's certificates as DER (decoded once, for the summary
+    /// and for the import), or `nil` with the findings in `diagnostics`. Without `mayHaveStaple` (a listing just
+    /// made shows no `ocsp.der`), no staple is looked for.
     private static func loadFolder(
-        name: String, folder: String, now: Date, intermediates: IntermediateCertificates,
+        name: String, folder: String, now: Date, intermediates: IntermediateCertificates, mayHaveStaple: Bool,
         diagnostics: inout [Diagnostic]
-    ) -> DomainCertificate? {
+    ) -> (certificate: DomainCertificate, chain: [[UInt8]])? {
         let chainPath = folder + "/fullchain.pem"
         let keyPath = folder + "/privkey.pem"
         /// A file the folder must have: its bytes, or `nil` with the finding (missing, or refused by the reader).
@@ -226,9 +233,11 @@ public struct CertificateDirectory: Sendable {
                 keyPath, cap: maximumKeyBytes, missing: "put the certificate's private key there (mode 0600)")
         else { return nil }
         let chainPEM = chainData
+        let blocks: [PEMBlocks.Block]
         let summary: CertificateSummary
         do {
-            summary = try CertificateSummary(pemEncoded: chainPEM)
+            blocks = try CertificateSummary.certificateBlocks(chainPEM)
+            summary = try CertificateSummary(certificates: blocks)
         } catch {
             diagnostics.append(
                 Diagnostic(
@@ -245,7 +254,7 @@ public struct CertificateDirectory: Sendable {
                     hint: "renew it; Apple's CDN and devices refuse expired certificates"))
         }
         var stapleFile: [UInt8]?
-        switch read(folder + "/" + stapleFileName, cap: maximumStapleBytes) {
+        switch mayHaveStaple ? read(folder + "/" + stapleFileName, cap: maximumStapleBytes) : .failure(.missing) {
         case .success(let bytes): stapleFile = bytes
         case .failure(.missing): stapleFile = nil
         case .failure(let refusal):
@@ -261,7 +270,7 @@ public struct CertificateDirectory: Sendable {
                 diagnostics: &diagnostics)
         }
         let keyPEM = keyData
-        return DomainCertificate(
+        let certificate = DomainCertificate(
             folderName: name, fullchainPath: chainPath, summary: summary,
             ocspStaple: staple,
             known: KnownFolder(
@@ -270,16 +279,19 @@ public struct CertificateDirectory: Sendable {
                 validUntil: findingsValidUntil(
                     notAfter: summary.notAfter, stapleFile: stapleFile, staple: staple, now: now)),
             chainPEM: chainPEM, keyPEM: keyPEM)
+        return (certificate, blocks.map(\.bytes))
     }
 
-    /// `certificate` with its credential imported and its PEM bytes let go, or `nil` with GnuTLS's refusal.
+    /// `certificate` with its credential imported from `chain` (its certificates' DER) and its PEM bytes let go, or
+    /// `nil` with GnuTLS's refusal.
     private static func imported(
-        _ certificate: DomainCertificate, sharing intermediates: SharedIntermediates, diagnostics: inout [Diagnostic]
+        _ certificate: DomainCertificate, chain: [[UInt8]], sharing intermediates: SharedIntermediates,
+        diagnostics: inout [Diagnostic]
     ) -> DomainCertificate? {
         var certificate = certificate
         do {
             certificate.credential = try GnuTLSCredential(
-                chainPEM: certificate.chainPEM, keyPEM: certificate.keyPEM, staple: certificate.tableStaple,
+                chain: chain, keyPEM: certificate.keyPEM, staple: certificate.tableStaple,
                 label: "certificate folder '\(certificate.folderName)'", intermediates: intermediates)
         } catch {
             diagnostics.append(refusal(error, certificate: certificate))

@@ -305,7 +305,7 @@ extension Server {
         for name in only ?? Set(catalog.served.keys) { known[name] = catalog.served[name]?.known }
         // Each new certificate is imported into GnuTLS as its folder is read: one GnuTLS refuses is that folder's
         // error, and the folder keeps its last good certificate.
-        var beforeReading: (@Sendable (String) -> Void)?
+        var beforeReading: (@Sendable (String) -> [DirectoryListing.Entry]?)?
         if let watcher { beforeReading = { watcher.watchEntry($0, ofRoot: ConfigWatcher.certificateRoot) } }
         let folders = directory.loadFolders(
             now: now, known: known, importing: true, only: only, beforeReading: beforeReading)
