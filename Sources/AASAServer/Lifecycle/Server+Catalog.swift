@@ -295,7 +295,7 @@ extension Server {
     /// certificate at all is usable, the catalog keeps its table (at start there is none, and the start fails with
     /// the returned errors).
     func loadCertificates(
-        into catalog: inout Certificates, domains: [String], only: Set<String>? = nil,
+        into catalog: inout Certificates, domains: @autoclosure () -> [String], only: Set<String>? = nil,
         allDomains: (() -> [String])? = nil, isConfigured: ((String) -> Bool)? = nil, at now: Date,
         watching watcher: ConfigWatcher? = nil
     ) -> [Diagnostic] {
@@ -332,6 +332,8 @@ extension Server {
         var next = catalog
         next.served = selection.served
         next.findings = selection.findings
+        // Asked for only now, when the folders are read: a start lists the config folder meanwhile.
+        let domains = domains()
         do {
             try updateTable(
                 &next, previous: catalog, changed: selection.changed, domains: domains,

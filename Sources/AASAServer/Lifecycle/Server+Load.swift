@@ -1,6 +1,7 @@
 import AASACore
 import AASAMicroHTTPD
 import Foundation
+import Synchronization
 
 /// The one load path. A start and every reload read the folders the same way (``Server/load(after:scope:at:)``,
 /// a ``Server/Load`` value), turn the previous state plus that load into the next one the same way
@@ -79,23 +80,26 @@ extension Server {
     {
         let excluded = [configuration.certificateDirectory]
         guard let names = scope.domains else {
-            let folders = Result { () throws(Diagnostic) in
-                try DomainFolder.list(configuration.configDirectory, excluding: excluded).filter(owns)
-            }
-            // The SNI table needs only the domains' names: the folder listing's, or the last load's without one.
-            let all = (try? folders.get())?.map(\.domain) ?? previous.loaded.keys
-            let configured = Set(all)
-            // Each domain folder has a certificate folder of its name, as a rule.
-            watcher?.reserveEntries(all.count, ofRoot: ConfigWatcher.configRoot)
-            watcher?.reserveEntries(all.count, ofRoot: ConfigWatcher.certificateRoot)
+            // The certificate half starts at once: it needs the domains' names only for the SNI table at its end,
+            // and the config folder is listed meanwhile.
+            let listed = ListedDomains()
             let (certificates, loaded) = concurrently(
                 certificateLoader(
-                    previous.certificates, domains: all, only: scope.certificates,
-                    isConfigured: { configured.contains($0) }, at: now, watching: watcher)
+                    previous.certificates, domains: { listed.names }, only: scope.certificates,
+                    isConfigured: { listed.contains($0) }, at: now, watching: watcher)
             ) { certificatesDone in
+                let folders = Result { () throws(Diagnostic) in
+                    try DomainFolder.list(configuration.configDirectory, excluding: excluded).filter(owns)
+                }
+                // The SNI table needs only the domains' names: the folder listing's, or the last load's without one.
+                let all = (try? folders.get())?.map(\.domain) ?? previous.loaded.keys
+                listed.set(all)
+                // Each domain folder has a certificate folder of its name, as a rule.
+                watcher?.reserveEntries(all.count, ofRoot: ConfigWatcher.configRoot)
+                watcher?.reserveEntries(all.count, ofRoot: ConfigWatcher.certificateRoot)
                 // The domains wait with their helpers for the certificates: the certificate half ends with
                 // serial work (the SNI table), which then runs beside the domains instead of after them.
-                folders.map {
+                return folders.map {
                     loadDomains($0, reusing: previous.loaded, watching: watcher, helpersAfter: certificatesDone)
                 }
             }
@@ -124,7 +128,7 @@ extension Server {
                 found.contains(name) || (previous.loaded[name] != nil && !gone.contains(name))
             }
             certificates = certificateLoader(
-                previous.certificates, domains: Array(found), only: scope.certificates,
+                previous.certificates, domains: { Array(found) }, only: scope.certificates,
                 allDomains: {
                     previous.loaded.keys.filter { !gone.contains($0) } + found.subtracting(previous.loaded.keys)
                 },
@@ -191,21 +195,22 @@ extension Server {
     }
 
     /// The certificate half of a load: `previous` with the certificate folders read into it (`only` those, or
-    /// every one), and the findings; `nil` without an HTTPS listener. `domains` are the domains whose coverage to
-    /// work out; `allDomains` every configured domain, for when all coverage must be redone; `isConfigured` tells a
-    /// configured domain from another name a certificate lists.
+    /// every one), and the findings; `nil` without an HTTPS listener. `domains` gives the domains whose coverage to
+    /// work out, asked for once the folders are read; `allDomains` every configured domain, for when all coverage
+    /// must be redone; `isConfigured` tells a configured domain from another name a certificate lists.
     ///
     /// Neither half of a full load needs the other (the SNI table needs only the domain names, which the folder
     /// listing gives), and at 10,000 domains each alone keeps both cores busy only part of the time.
     private func certificateLoader(
-        _ previous: Certificates, domains: [String], only: Set<String>?, allDomains: (@Sendable () -> [String])? = nil,
+        _ previous: Certificates, domains: @escaping @Sendable () -> [String], only: Set<String>?,
+        allDomains: (@Sendable () -> [String])? = nil,
         isConfigured: @escaping @Sendable (String) -> Bool, at now: Date, watching watcher: ConfigWatcher? = nil
     ) -> @Sendable () -> (Certificates, [Diagnostic])? {
         { [self] in
             guard configuration.httpsPort != nil else { return nil }
             var certificates = previous
             let diagnostics = loadCertificates(
-                into: &certificates, domains: domains, only: only, allDomains: allDomains, isConfigured: isConfigured,
+                into: &certificates, domains: domains(), only: only, allDomains: allDomains, isConfigured: isConfigured,
                 at: now, watching: watcher)
             return (certificates, diagnostics)
         }
@@ -269,5 +274,32 @@ extension Server.Catalog {
             at: load.time, diagnostics: diagnostics, failed: failed)
         return Server.Transition(
             diagnostics: diagnostics, changed: changed, certificatesChanged: certificates.table !== table)
+    }
+}
+
+/// The config folder's domain names, listed by a full load's domain half while its certificate half reads the
+/// certificate folders: the certificate half waits for them only when it builds the SNI table.
+private final class ListedDomains: Sendable {
+    private let listed = DispatchSemaphore(value: 0)
+    private let value = Mutex<(names: [String], set: Set<String>)?>(nil)
+
+    /// Gives the names; call once.
+    func set(_ names: [String]) {
+        value.withLock { $0 = (names, Set(names)) }
+        listed.signal()
+    }
+
+    /// The names, once given.
+    var names: [String] { given().names }
+
+    /// Whether `name` is one of the names, once given.
+    func contains(_ name: String) -> Bool { given().set.contains(name) }
+
+    private func given() -> (names: [String], set: Set<String>) {
+        if let given = value.withLock({ $0 }) { return given }
+        listed.wait()
+        // Passed on to the next thread that waits.
+        listed.signal()
+        return value.withLock { $0! }
     }
 }
