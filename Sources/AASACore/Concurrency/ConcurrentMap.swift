@@ -59,7 +59,7 @@ extension Collection where Index == Int, Self: Sendable {
     }
 }
 
-/// The counters one ``Swift/Collection/concurrentMap(_:)`` shares between its threads.
+/// The counters one ``Swift/Collection/concurrentMap(helpersAfter:_:)`` shares between its threads.
 private final class MapProgress: Sendable {
     /// Items handed out (one past the last when every item is taken).
     let taken = Atomic<Int>(0)
@@ -72,7 +72,7 @@ private final class MapProgress: Sendable {
     static let processors = Swift.max(1, Int(sysconf(Int32(_SC_NPROCESSORS_ONLN))))
 }
 
-/// The result buffer of ``Swift/Collection/concurrentMap(_:)``, handed to the worker threads; each writes
+/// The result buffer of ``Swift/Collection/concurrentMap(helpersAfter:_:)``, handed to the worker threads; each writes
 /// only its own slot.
 private struct UncheckedSlots<Element>: @unchecked Sendable {
     let base: UnsafeMutablePointer<Element>

@@ -2,9 +2,8 @@
 /// by key.
 ///
 /// A list searched in order, not a dictionary: the objects of a site.json hold a handful of keys each, and hashing
-/// every key to build a dictionary and again to read it was most of reading a site.json into its config (every
-/// object of every domain, at each load). A key given twice reads as its first member, as the parser's
-/// `duplicate-key` finding says.
+/// every key to build a dictionary, then again to read it, cost more than the scans (every object of every domain,
+/// at each load). A key given twice reads as its first member, as the parser's `duplicate-key` finding says.
 public struct JSONObject: Sendable {
     /// The members, in document order.
     public var members: [JSONMember]

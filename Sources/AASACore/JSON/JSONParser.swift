@@ -276,7 +276,9 @@ private struct Scanner {
                 firstOffsets = Dictionary(
                     members.lazy.map { ($0.key, $0.keyOffset) }, uniquingKeysWith: { first, _ in first })
             }
-            if let first = firstOffsets.map({ $0[key] }) ?? members.first(where: { $0.key == key })?.keyOffset {
+            let first =
+                if let firstOffsets { firstOffsets[key] } else { members.first { $0.key == key }?.keyOffset }
+            if let first {
                 reportDuplicate(key, first: first, again: keyOffset)
             } else {
                 firstOffsets?[key] = keyOffset

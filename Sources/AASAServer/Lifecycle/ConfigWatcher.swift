@@ -376,7 +376,7 @@ public final class ConfigWatcher: Sendable {
             // lists every domain folder, and a start waits for it); only the table is changed under the lock.
             // Adding a watch before the old ones are dropped is what lets a descriptor both had stay.
             let subtrees = entries.sorted { $0.key < $1.key }.concurrentMap { name, kind in
-                (name, self.watchSubtree(root + "/" + name, kind: kind).watched)
+                (name, kind == .other ? [] : Self.watchedPaths(below: root + "/" + name, watch: self.addWatch).watched)
             }
             if !rootsToo && subtrees.isEmpty { continue }
             let parent = URL(fileURLWithPath: root).deletingLastPathComponent().path
@@ -409,8 +409,8 @@ public final class ConfigWatcher: Sendable {
     @discardableResult
     func watchEntry(_ name: String, ofRoot root: Int) -> [DirectoryListing.Entry]? {
         guard roots.indices.contains(root) else { return nil }
-        let (watched, listing) = watchSubtree(roots[root] + "/" + name, kind: .unknown)
-        guard !watched.isEmpty else { return listing }
+        let (watched, listing) = Self.watchedPaths(below: roots[root] + "/" + name, watch: addWatch)
+        guard !watched.isEmpty else { return nil }
         var unused: [Int32] = []
         var refused: String?
         watches.withLock { table in
@@ -446,15 +446,6 @@ public final class ConfigWatcher: Sendable {
     private func addWatch(_ path: String, onlyFolder: Bool = false) -> Int32 {
         let wd = inotify_add_watch(inotify, path, Self.mask | (onlyFolder ? UInt32(IN_ONLYDIR) : 0))
         return wd >= 0 ? wd : -errno
-    }
-
-    /// The watches added for the entry at `path` (``watchedPaths(below:watch:)`` when it is a folder), each path
-    /// with its descriptor or `-errno`, and the listing of its folder. `kind` is what a listing said the entry is.
-    private func watchSubtree(_ path: String, kind: DirectoryListing.Kind) -> (
-        watched: [(path: String, watch: Int32)], listing: [DirectoryListing.Entry]?
-    ) {
-        guard kind != .other else { return ([], nil) }
-        return Self.watchedPaths(below: path, watch: addWatch)
     }
 
     /// The paths to watch for one entry of a root, and the listing of the entry's own folder (`nil`, with no

@@ -478,7 +478,8 @@ extension Server {
             served = read == nil ? PersistentDictionary() : catalog.served
             findings = read == nil ? PersistentDictionary() : catalog.findings
             served.reserveCapacity(folders.count)
-            changed.reserveCapacity(folders.count)
+            // At a start every folder is new.
+            if catalog.served.isEmpty { changed.reserveCapacity(folders.count) }
             for folder in folders {
                 let findings = folder.diagnostics
                 let previous = catalog.served[folder.name]

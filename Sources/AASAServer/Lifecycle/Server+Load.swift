@@ -1,7 +1,6 @@
 import AASACore
 import AASAMicroHTTPD
 import Foundation
-import Synchronization
 
 /// The one load path. A start and every reload read the folders the same way (``Server/load(after:scope:at:)``,
 /// a ``Server/Load`` value), turn the previous state plus that load into the next one the same way
@@ -82,18 +81,18 @@ extension Server {
         guard let names = scope.domains else {
             // The certificate half starts at once: it needs the domains' names only for the SNI table at its end,
             // and the config folder is listed meanwhile.
-            let listed = ListedDomains()
+            let listed = Handover<(names: [String], set: Set<String>)>()
             let (certificates, loaded) = concurrently(
                 certificateLoader(
-                    previous.certificates, domains: { listed.names }, only: scope.certificates,
-                    isConfigured: { listed.contains($0) }, at: now, watching: watcher)
+                    previous.certificates, domains: { listed.value.names }, only: scope.certificates,
+                    isConfigured: { listed.value.set.contains($0) }, at: now, watching: watcher)
             ) { certificatesDone in
                 let folders = Result { () throws(Diagnostic) in
                     try DomainFolder.list(configuration.configDirectory, excluding: excluded).filter(owns)
                 }
                 // The SNI table needs only the domains' names: the folder listing's, or the last load's without one.
                 let all = (try? folders.get())?.map(\.domain) ?? previous.loaded.keys
-                listed.set(all)
+                listed.give((all, Set(all)))
                 // Each domain folder has a certificate folder of its name, as a rule.
                 watcher?.reserveEntries(all.count, ofRoot: ConfigWatcher.configRoot)
                 watcher?.reserveEntries(all.count, ofRoot: ConfigWatcher.certificateRoot)
@@ -274,32 +273,5 @@ extension Server.Catalog {
             at: load.time, diagnostics: diagnostics, failed: failed)
         return Server.Transition(
             diagnostics: diagnostics, changed: changed, certificatesChanged: certificates.table !== table)
-    }
-}
-
-/// The config folder's domain names, listed by a full load's domain half while its certificate half reads the
-/// certificate folders: the certificate half waits for them only when it builds the SNI table.
-private final class ListedDomains: Sendable {
-    private let listed = DispatchSemaphore(value: 0)
-    private let value = Mutex<(names: [String], set: Set<String>)?>(nil)
-
-    /// Gives the names; call once.
-    func set(_ names: [String]) {
-        value.withLock { $0 = (names, Set(names)) }
-        listed.signal()
-    }
-
-    /// The names, once given.
-    var names: [String] { given().names }
-
-    /// Whether `name` is one of the names, once given.
-    func contains(_ name: String) -> Bool { given().set.contains(name) }
-
-    private func given() -> (names: [String], set: Set<String>) {
-        if let given = value.withLock({ $0 }) { return given }
-        listed.wait()
-        // Passed on to the next thread that waits.
-        listed.signal()
-        return value.withLock { $0! }
     }
 }
