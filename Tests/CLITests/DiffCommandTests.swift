@@ -77,6 +77,37 @@ import Testing
         #expect(unknown.stderr.contains("'no-such-branch' names no commit"))
     }
 
+    /// A revision holding a 512 MiB blob of zeros (half a megabyte in `.git`): git is asked for its size, never
+    /// its contents, so `diff --git` runs within a data limit of 256 MiB (reading the blob took over 1 GB) and
+    /// the loader names the file as over its cap.
+    @Test func aBlobOverTheCapIsNeverRead() throws {
+        let directory = TemporaryDirectory("aasa-diff-git-blob")
+        try directory.copy(RepositoryPaths.root + "/site-config", to: "site-config")
+        try git(["init", "-q"], in: directory.path)
+        let blob = try Command.run(
+            "/bin/sh", ["-c", "head -c 536870912 /dev/zero | git hash-object -w --stdin"],
+            currentDirectory: directory.path, timeout: 120)
+        #expect(blob.status == 0, "\(blob.stderr)")
+        let object = blob.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+        try git(["add", "."], in: directory.path)
+        try git(
+            ["update-index", "--add", "--cacheinfo", "100644,\(object),site-config/shop.example/pages/zeros.html"],
+            in: directory.path)
+        try git(["commit", "-qm", "a page of zeros"], in: directory.path)
+        try git(["rm", "-q", "--cached", "site-config/shop.example/pages/zeros.html"], in: directory.path)
+        try git(["commit", "-qm", "no page of zeros"], in: directory.path)
+
+        let limited = try Command.run(
+            "/bin/sh", ["-c", "ulimit -d 262144 && exec \"$0\" diff --git HEAD~1", RepositoryPaths.executable],
+            currentDirectory: directory.path, timeout: 120)
+        #expect(limited.status == 0 || limited.status == 2, "\(limited.status): \(limited.stderr)")
+        #expect(
+            limited.stdout.contains("shop.example") || limited.stderr.contains("shop.example"),
+            "\(limited.stdout)\n\(limited.stderr)")
+        #expect(limited.stderr.contains("zeros.html"), "\(limited.stderr)")
+        #expect(limited.stderr.contains("536870912 bytes"), "\(limited.stderr)")
+    }
+
     @Test func filesOfEachKindAndBadInput() throws {
         let directory = TemporaryDirectory("aasa-diff-files")
         let old = try directory.write(

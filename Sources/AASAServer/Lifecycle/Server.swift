@@ -224,7 +224,7 @@ public final class Server: Sendable {
         if let (_, certificateDiagnostics) = load.certificates, catalog.certificates.table == nil {
             throw StartupError(diagnostics: certificateDiagnostics.errors, isConfigurationError: true)
         }
-        log(diagnostics)
+        log(loaded)
 
         var started = Running(watcher: watcher)
         do {
@@ -404,7 +404,7 @@ public final class Server: Sendable {
         let load = self.load(after: catalog, scope: scope, at: Date())
         switch load.domains {
         case .success(let loaded):
-            log(loaded.flatMap(\.diagnostics))
+            log(loaded)
         case .failure(let error):
             logger.error(
                 "reload failed; keeping the current configuration", metadata: ["diagnostic": "\(error.description)"])
@@ -531,14 +531,36 @@ public final class Server: Sendable {
         return listener
     }
 
+    /// Logs each domain's findings of one load, at most ``CappedFindings/shownPerSource`` in full per domain.
+    func log(_ loaded: [LoadedDomain]) {
+        for domain in loaded where !domain.diagnostics.isEmpty {
+            log(CappedFindings(domain.diagnostics), source: domain.domain)
+        }
+    }
+
+    /// Logs findings that are not a domain's (certificate folders, the whole load), capped per file's folder.
     func log(_ diagnostics: [Diagnostic]) {
+        var order: [String] = []
+        var bySource: [String: [Diagnostic]] = [:]
         for diagnostic in diagnostics {
-            let metadata: Logger.Metadata = ["diagnostic": "\(diagnostic.description)"]
-            switch diagnostic.severity {
+            let source = diagnostic.file.map { ($0 as NSString).deletingLastPathComponent } ?? ""
+            if bySource[source] == nil { order.append(source) }
+            bySource[source, default: []].append(diagnostic)
+        }
+        for source in order { log(CappedFindings(bySource[source]!), source: source) }
+    }
+
+    private func log(_ findings: CappedFindings, source: String) {
+        func log(_ severity: Diagnostic.Severity, _ metadata: Logger.Metadata) {
+            switch severity {
             case .error: logger.error("config error", metadata: metadata)
             case .warning: logger.warning("config warning", metadata: metadata)
             case .note: logger.info("config note", metadata: metadata)
             }
+        }
+        for diagnostic in findings.shown { log(diagnostic.severity, ["diagnostic": "\(diagnostic.description)"]) }
+        for more in findings.more {
+            log(more.severity, ["source": "\(source)", "diagnostic": "\(CappedFindings.summary(of: more))"])
         }
     }
 }
