@@ -314,6 +314,20 @@ extension Response {
         #expect(loader.load(context, folder: fixture.folder).diagnostics.contains { $0.rule == .pagesTooLarge })
     }
 
+    @Test func theWalkLooksAtABoundedNumberOfEntries() throws {
+        var extra: [String: [UInt8]] = [:]
+        for index in 0..<40 { extra["bad%\(index)x"] = [] }
+        let fixture = try Self.fixture(extra: extra)
+        var loader = PageLoader()
+        loader.maximumEntries = 25
+        let context = SiteContext(domain: "shop.example", config: SiteConfig())
+        let diagnostics = loader.load(context, folder: fixture.folder).diagnostics
+        #expect(diagnostics.filter { $0.rule == .pageName }.count < 25, "\(diagnostics.count) findings")
+        #expect(diagnostics.contains { $0.rule == .pagesTooLarge && $0.message.contains("more than 25 entries") })
+        loader.maximumEntries = 1000
+        #expect(!loader.load(context, folder: fixture.folder).diagnostics.contains { $0.rule == .pagesTooLarge })
+    }
+
     @Test func symlinksOutOfPagesAreNotLoaded() throws {
         let fixture = try Self.fixture()
         try FileManager.default.createSymbolicLink(

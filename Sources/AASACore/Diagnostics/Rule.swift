@@ -233,16 +233,16 @@ public struct Rule: Sendable, Hashable, CustomStringConvertible {
         "A landing page without `smartAppBanner`, a control character in its title, a template path outside the domain folder, an unreadable template, or an unknown `{{placeholder}}`."
     )
 
-    /// A file over 16 MiB, or a `pages/` folder over 64 MiB or 10,000 files; reading stops at the file that passes the cap.
+    /// A file over 16 MiB, or a `pages/` folder over 64 MiB, 10,000 files or 20,000 entries; reading stops at the file or entry that passes the cap.
     public static let pageTooLarge = Rule(
         "page-too-large", .error,
-        "A file over 16 MiB, or a `pages/` folder over 64 MiB or 10,000 files; reading stops at the file that passes the cap."
+        "A file over 16 MiB, or a `pages/` folder over 64 MiB, 10,000 files or 20,000 entries; reading stops at the file or entry that passes the cap."
     )
 
-    /// A file over 16 MiB, or a `pages/` folder over 64 MiB or 10,000 files; reading stops at the file that passes the cap.
+    /// A file over 16 MiB, or a `pages/` folder over 64 MiB, 10,000 files or 20,000 entries; reading stops at the file or entry that passes the cap.
     public static let pagesTooLarge = Rule(
         "pages-too-large", .error,
-        "A file over 16 MiB, or a `pages/` folder over 64 MiB or 10,000 files; reading stops at the file that passes the cap."
+        "A file over 16 MiB, or a `pages/` folder over 64 MiB, 10,000 files or 20,000 entries; reading stops at the file or entry that passes the cap."
     )
 
     /// A symlink out of `pages/` (the message says where it leads) or a broken one, or a name that cannot be requested safely: not served, and nothing is read through the link.

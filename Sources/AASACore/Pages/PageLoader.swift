@@ -29,6 +29,9 @@ public struct PageLoader: Sendable {
     public var maximumTotalBytes = 64 << 20
     /// Most files per domain.
     public var maximumFiles = 10_000
+    /// Most entries (files, folders, links, names that cannot be served) the walk looks at per domain: each may
+    /// cost a finding, so a tenant's folder of names decides neither the work nor the findings of a load.
+    public var maximumEntries = 20_000
     /// Deepest folder nesting followed.
     public var maximumDepth = 32
     /// Largest landing page template.
@@ -158,9 +161,19 @@ public struct PageLoader: Sendable {
         var visited: Set<String> = [rootReal]
         // (URL path of the folder with a trailing slash, its real path on disk, depth)
         var stack: [(String, String, Int)] = [("/", rootReal, 0)]
+        var entries = 0
         walking: while let (urlFolder, folder, depth) = stack.popLast() {
             let names = ((try? manager.contentsOfDirectory(atPath: folder)) ?? []).sorted()
             for name in names {
+                entries += 1
+                guard entries <= maximumEntries else {
+                    diagnostics.append(
+                        Diagnostic(
+                            .error, rule: .pagesTooLarge,
+                            "pages/ has more than \(maximumEntries) entries (files, folders and links); the rest is not looked at",
+                            file: root, hint: "serve large sites from another server"))
+                    break walking
+                }
                 let path = folder + "/" + name
                 if name.hasPrefix(".") && !(urlFolder == "/" && name == ".well-known") { continue }
                 let urlPath = urlFolder + name
