@@ -149,22 +149,13 @@ import Testing
                 == "shopapp://open/buy/x?a=1&amp;b=2")
     }
 
-    @Test func theRequestURLUsesTheDomainAndOnlyANumericPort() {
-        #expect(
-            String(
-                decoding: PageRequest(domain: "shop.example", port: "8443", path: Array("/".utf8), query: nil).url,
-                as: UTF8.self)
-                == "https://shop.example:8443/")
-        #expect(
-            String(
-                decoding: PageRequest(domain: "shop.example", port: "443", path: Array("/".utf8), query: "").url,
-                as: UTF8.self)
-                == "https://shop.example/?")
-        #expect(
-            String(
-                decoding: PageRequest(domain: "shop.example", port: "1\"", path: Array("/".utf8), query: nil).url,
-                as: UTF8.self)
-                == "https://shop.example/")
+    @Test(arguments: [
+        ("/", nil, "https://shop.example/"), ("/", "", "https://shop.example/?"),
+        ("/buy/x", "a=1", "https://shop.example/buy/x?a=1"),
+    ])
+    func theRequestURLIsTheDomainsCanonicalOrigin(path: String, query: String?, expected: String) {
+        let request = PageRequest(domain: "shop.example", path: Array(path.utf8), query: query)
+        #expect(String(decoding: request.url, as: UTF8.self) == expected)
     }
 }
 

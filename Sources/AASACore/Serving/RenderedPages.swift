@@ -18,8 +18,6 @@ public final class RenderedPages: Sendable {
     struct Key: Hashable, Sendable {
         /// The rendering routes' version (``PageRoutes``): a domain's edited pages get a new one.
         let version: UInt64
-        /// The `Host` header's port, which the page's URL keeps.
-        let port: String?
         /// The raw request path, before normalisation.
         let path: [UInt8]
         let query: String?
