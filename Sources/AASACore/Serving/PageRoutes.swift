@@ -161,7 +161,8 @@ public struct PageRoutes: Sendable {
     }
 
     /// `page` as served at one URL: the banner's `app-argument` and the page URL spliced in, and an ETag that
-    /// tells this URL's variant apart.
+    /// tells this URL's variant apart. A large page's body shares the page's fixed chunks
+    /// (``SplicedPage/parts(appArgument:pageURL:)``).
     private func render(
         _ page: SplicedPage, headers: [HTTPHeader], contentTag: String, lastModified: Int, path: [UInt8],
         query: String?
@@ -172,9 +173,9 @@ public struct PageRoutes: Sendable {
         // The representation depends on the URL, so the tag does too.
         let tag = "\"" + contentTag + "-" + Self.fnv1a(argument + [0] + pageURL) + "\""
         let etag = HTTPHeader("ETag", tag)
+        let body = page.parts(appArgument: argument, pageURL: pageURL)
         let ok = Response(
-            status: 200, headers: [etag] + headers, body: page.render(appArgument: argument, pageURL: pageURL),
-            httpsOnlyHeaders: httpsOnlyHeaders)
+            status: 200, headers: [etag] + headers, bodyParts: body.parts, httpsOnlyHeaders: httpsOnlyHeaders)
         let notModified = Response(
             status: 304,
             headers: [etag] + headers.filter { $0.name != "Content-Type" && $0.name != "X-Content-Type-Options" },
@@ -182,7 +183,7 @@ public struct PageRoutes: Sendable {
         return RenderedPages.Rendering(
             ok: PreparedResponse(ok, domainID: domainID),
             notModified: PreparedResponse(notModified, domainID: domainID),
-            etag: Array(tag.utf8), lastModified: lastModified)
+            etag: Array(tag.utf8), lastModified: lastModified, ownBytes: body.ownBytes)
     }
 
     /// RFC 9110 §13.2.2: `If-None-Match` decides when present; otherwise `If-Modified-Since`.
