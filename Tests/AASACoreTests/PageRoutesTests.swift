@@ -280,6 +280,22 @@ extension Response {
         #expect(builtIn.contains("<link rel=\"canonical\" href=\"https://shop.example/buy/x\">"))
     }
 
+    @Test(arguments: [(LandingTemplate.maximumURLUses, true), (LandingTemplate.maximumURLUses + 1, false)])
+    func aTemplateUsesTheURLAtMostSixteenTimes(uses: Int, accepted: Bool) throws {
+        let template = "<p>" + String(repeating: "{{ url }} ", count: uses) + "</p>"
+        let fixture = try Self.fixture(extra: ["_landing.html": Array(template.utf8)])
+        let errors = fixture.load().diagnostics.errors.filter { $0.rule == .landingTemplate }
+        #expect(errors.isEmpty == accepted, "\(errors)")
+        if !accepted {
+            #expect(errors.first?.message.contains("{{url}} is used \(uses) times") == true, "\(errors)")
+            #expect(errors.first?.message.contains("at most \(LandingTemplate.maximumURLUses)") == true)
+        } else {
+            let page = try fixture.routes().get("/buy/x")
+            // Each use, and the banner's app-argument.
+            #expect(page.text.components(separatedBy: "https://shop.example/buy/x").count == uses + 2)
+        }
+    }
+
     @Test func aTemplateWithAnUnknownPlaceholderIsAnError() throws {
         let fixture = try Self.fixture(extra: ["_landing.html": Array("<p>{{titel}}</p>".utf8)])
         let loaded = fixture.load()
