@@ -131,7 +131,7 @@ let accessHandler: MHD_AccessHandlerCallback = { cls, connection, url, method, v
         }
     case .dynamic(let response):
         status = response.status
-        bodyBytes = response.body.count
+        bodyBytes = response.bodyByteCount
         if context.isTLS { TLSCork.cork(connection, bodyBytes: bodyBytes) }
         result = queueDynamic(response, on: connection, context: context)
     }

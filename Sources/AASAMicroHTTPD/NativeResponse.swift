@@ -12,27 +12,43 @@ final class NativeResponse: @unchecked Sendable {
     /// HTTP status to queue it with.
     let status: UInt32
 
-    /// Builds the native response once: the body sent from the Swift array's own storage, headers added (with
+    /// Builds the native response once: the body sent from the Swift arrays' own storage, headers added (with
     /// the HTTPS-only ones when `secure`).
     ///
-    /// libmicrohttpd reads the array's storage instead of copying the body (`MHD_RESPMEM_MUST_COPY` would keep
+    /// libmicrohttpd reads the arrays' storage instead of copying the body (`MHD_RESPMEM_MUST_COPY` would keep
     /// every served file in memory twice: 7 MiB at 10,000 domains). The storage is kept alive by a box that
     /// the response retains: libmicrohttpd releases it when it frees the response, after the last connection
-    /// sending it, so the body lives exactly as long as any connection needs it. The box holds the array in a
-    /// `let`, never mutated, so its storage never moves.
+    /// sending it, so the body lives exactly as long as any connection needs it. The box holds the arrays in a
+    /// `let`, never mutated, so their storage never moves.
+    ///
+    /// A body of several parts (a large page spliced per URL, ``Response/bodyParts``) becomes an iovec response:
+    /// libmicrohttpd keeps one pointer and length per part and writes the parts one after the other, so the
+    /// page's fixed chunks, shared by every URL's rendering, are never copied for a request or a connection.
     init(_ response: Response, secure: Bool = false) throws {
         guard (100...999).contains(response.status) else {
             throw HTTPListenerError(.invalidResponse, "HTTP status \(response.status) is not a 3-digit code")
         }
         let created: OpaquePointer?
-        if response.body.isEmpty {
+        let parts = response.bodyParts
+        if parts.isEmpty {
             created = MHD_create_response_from_buffer(0, nil, .RESPMEM_PERSISTENT)
         } else {
-            let box = Unmanaged.passRetained(BodyStorage(response.body))
-            created = box.takeUnretainedValue().bytes.withUnsafeBytes { body in
-                MHD_create_response_from_buffer_with_free_callback_cls(
-                    body.count, UnsafeMutableRawPointer(mutating: body.baseAddress),
-                    { box in box.map { Unmanaged<BodyStorage>.fromOpaque($0).release() } }, box.toOpaque())
+            let storage =
+                parts.count == 1 ? BodyStorage(bytes: parts[0], parts: []) : BodyStorage(bytes: [], parts: parts)
+            let box = Unmanaged.passRetained(storage)
+            let release: MHD_ContentReaderFreeCallback = { box in
+                box.map { Unmanaged<BodyStorage>.fromOpaque($0).release() }
+            }
+            if storage.parts.isEmpty {
+                created = storage.bytes.withUnsafeBytes { body in
+                    MHD_create_response_from_buffer_with_free_callback_cls(
+                        body.count, UnsafeMutableRawPointer(mutating: body.baseAddress), release, box.toOpaque())
+                }
+            } else {
+                let vectors = storage.parts.map { part in
+                    part.withUnsafeBytes { MHD_IoVec(iov_base: $0.baseAddress, iov_len: $0.count) }
+                }
+                created = MHD_create_response_from_iovec(vectors, UInt32(vectors.count), release, box.toOpaque())
             }
             // libmicrohttpd calls the free callback only for a response it made.
             if created == nil { box.release() }
@@ -59,9 +75,14 @@ final class NativeResponse: @unchecked Sendable {
     }
 }
 
-/// The bytes of one native response's body, retained by libmicrohttpd until it frees the response.
+/// The bytes of one native response's body, retained by libmicrohttpd until it frees the response: one array, or
+/// the parts of an iovec response (`bytes` then empty).
 private final class BodyStorage {
     let bytes: [UInt8]
+    let parts: [[UInt8]]
 
-    init(_ bytes: [UInt8]) { self.bytes = bytes }
+    init(bytes: [UInt8], parts: [[UInt8]]) {
+        self.bytes = bytes
+        self.parts = parts
+    }
 }

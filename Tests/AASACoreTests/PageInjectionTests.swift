@@ -149,22 +149,36 @@ import Testing
                 == "shopapp://open/buy/x?a=1&amp;b=2")
     }
 
-    @Test func theRequestURLUsesTheDomainAndOnlyANumericPort() {
-        #expect(
-            String(
-                decoding: PageRequest(domain: "shop.example", port: "8443", path: Array("/".utf8), query: nil).url,
-                as: UTF8.self)
-                == "https://shop.example:8443/")
-        #expect(
-            String(
-                decoding: PageRequest(domain: "shop.example", port: "443", path: Array("/".utf8), query: "").url,
-                as: UTF8.self)
-                == "https://shop.example/?")
-        #expect(
-            String(
-                decoding: PageRequest(domain: "shop.example", port: "1\"", path: Array("/".utf8), query: nil).url,
-                as: UTF8.self)
-                == "https://shop.example/")
+    /// A page over one TLS record is sent from its own chunks, never copied per URL: its own bytes are the URL's.
+    @Test(arguments: [100, SplicedPage.joinedUpTo, SplicedPage.joinedUpTo + 1, 16 << 20])
+    func aLargePageIsSentFromTheChunksItSharesWithEveryURL(size: Int) {
+        let argument = Array("https://shop.example/a?b=1".utf8)
+        let fixed = size - argument.count
+        let page = SplicedPage(
+            chunks: [[UInt8](repeating: 0x61, count: fixed / 2), [UInt8](repeating: 0x62, count: fixed - fixed / 2)],
+            slots: [.appArgument])
+        let (parts, ownBytes) = page.parts(appArgument: argument, pageURL: [])
+        #expect(Array(parts.joined()) == page.render(appArgument: argument, pageURL: []))
+        #expect(parts.reduce(0) { $0 + $1.count } == size)
+        if size <= SplicedPage.joinedUpTo {
+            #expect(parts.count == 1 && ownBytes == size)
+        } else {
+            #expect(parts.count == 3 && ownBytes == argument.count)
+            for (part, chunk) in [(parts[0], page.chunks[0]), (parts[2], page.chunks[1])] {
+                let shared = part.withUnsafeBytes { part in chunk.withUnsafeBytes { $0.baseAddress == part.baseAddress }
+                }
+                #expect(shared, "the part is the page's chunk itself, not a copy")
+            }
+        }
+    }
+
+    @Test(arguments: [
+        ("/", nil, "https://shop.example/"), ("/", "", "https://shop.example/?"),
+        ("/buy/x", "a=1", "https://shop.example/buy/x?a=1"),
+    ])
+    func theRequestURLIsTheDomainsCanonicalOrigin(path: String, query: String?, expected: String) {
+        let request = PageRequest(domain: "shop.example", path: Array(path.utf8), query: query)
+        #expect(String(decoding: request.url, as: UTF8.self) == expected)
     }
 }
 

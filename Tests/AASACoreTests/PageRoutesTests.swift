@@ -126,7 +126,7 @@ extension Response {
         for (path, query) in [("/", "a=1,2"), ("/about/", nil), ("/about", nil), ("/index.html", "x")] {
             let page = routes.get(path, query: query, headers: ["Host": "Shop.Example:8443"])
             #expect(page.status == 200)
-            var url = "https://shop.example:8443" + path
+            var url = "https://shop.example" + path
             if let query { url += "?" + query.replacingOccurrences(of: ",", with: "%2C") }
             #expect(
                 page.text.contains(
@@ -148,11 +148,17 @@ extension Response {
         #expect(again.body == first.body && again.header("ETag") == first.header("ETag"))
         #expect(rendered.count == 1)
         // Each part of the URL the page depends on is a different rendering, with its own bytes and tag.
-        for (query, host) in [("a=2", "shop.example"), (nil, "shop.example"), ("a=1", "shop.example:8443")] {
-            let other = routes.get("/about/", query: query, headers: ["Host": host])
+        for query in ["a=2", nil] {
+            let other = routes.get("/about/", query: query)
             #expect(other.body != first.body && other.header("ETag") != first.header("ETag"))
         }
-        #expect(rendered.count == 4)
+        #expect(rendered.count == 3)
+        // The Host header is not one of them: the page names the domain's canonical origin whatever it says.
+        for host in ["shop.example:8443", "SHOP.EXAMPLE:1", "shop.example:443"] {
+            let same = routes.get("/about/", query: "a=1", headers: ["Host": host])
+            #expect(same.body == first.body && same.header("ETag") == first.header("ETag"), "\(host)")
+        }
+        #expect(rendered.count == 3)
         #expect(routes.get("/", query: "a=1").text.contains("app-argument=https://shop.example/?a=1\""))
         // A conditional request for a kept rendering still gets its 304.
         let tag = try #require(first.header("ETag"))
@@ -252,6 +258,42 @@ extension Response {
         #expect(page.text.contains("app-argument=https://shop.example/buy/x?a=%3Cb%3E"))
         // The template itself is never served.
         #expect(custom.get("/_landing.html").status == 404)
+    }
+
+    /// Hosts naming the domain with ports a client may send: none of it reaches the page (a cache that ignores
+    /// the port would otherwise hand one client's variant to everyone).
+    @Test(arguments: ["shop.example:8443", "shop.example:80", "SHOP.example:1", "shop.example:65535", "shop.example"])
+    func theLandingPageNamesTheDomainsCanonicalOriginWhateverTheHostSays(host: String) throws {
+        let template = "<html><head>{{url}}</head><body><a href=\"{{url}}\">{{domain}}</a></body></html>"
+        for routes in [
+            try Self.fixture().routes(), try Self.fixture(extra: ["_landing.html": Array(template.utf8)]).routes(),
+        ] {
+            let page = routes.get("/buy/red-shoes", query: "a=\"><b>&c=1", headers: ["Host": host])
+            #expect(page.status == 200, "\(host)")
+            let url = "https://shop.example/buy/red-shoes?a=%22%3E%3Cb%3E&amp;c=1"
+            #expect(page.text.contains("content=\"app-id=640199958, app-argument=\(url)\">"), "\(page.text)")
+            #expect(page.text.components(separatedBy: url).count == 4, "\(page.text)")
+            #expect(!page.text.contains("shop.example:") && !page.text.contains("<b>"), "\(page.text)")
+        }
+        let builtIn = try Self.fixture().routes().get("/buy/x", headers: ["Host": host]).text
+        #expect(builtIn.contains("<meta property=\"og:url\" content=\"https://shop.example/buy/x\">"))
+        #expect(builtIn.contains("<link rel=\"canonical\" href=\"https://shop.example/buy/x\">"))
+    }
+
+    @Test(arguments: [(LandingTemplate.maximumURLUses, true), (LandingTemplate.maximumURLUses + 1, false)])
+    func aTemplateUsesTheURLAtMostSixteenTimes(uses: Int, accepted: Bool) throws {
+        let template = "<p>" + String(repeating: "{{ url }} ", count: uses) + "</p>"
+        let fixture = try Self.fixture(extra: ["_landing.html": Array(template.utf8)])
+        let errors = fixture.load().diagnostics.errors.filter { $0.rule == .landingTemplate }
+        #expect(errors.isEmpty == accepted, "\(errors)")
+        if !accepted {
+            #expect(errors.first?.message.contains("{{url}} is used \(uses) times") == true, "\(errors)")
+            #expect(errors.first?.message.contains("at most \(LandingTemplate.maximumURLUses)") == true)
+        } else {
+            let page = try fixture.routes().get("/buy/x")
+            // Each use, and the banner's app-argument.
+            #expect(page.text.components(separatedBy: "https://shop.example/buy/x").count == uses + 2)
+        }
     }
 
     @Test func aTemplateWithAnUnknownPlaceholderIsAnError() throws {

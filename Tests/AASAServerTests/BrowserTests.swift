@@ -73,10 +73,12 @@ import Testing
         })
         let profile = TemporaryDirectory("aasa-chromium")
         let base = "https://shop.example:\(live.https)"
+        // The banner names the domain's canonical origin, not the port the browser used.
+        let canonical = "https://shop.example"
         for path in ["/probe.html", "/probe.html?ref=mail&x=%22%3E%3Cscript%3E", "/stores/"] {
             let probe = try Self.probe(try Self.dom(base + path, profile: profile.path))
             #expect(probe.href == base + path)
-            #expect(probe.banner == "app-id=640199958, app-argument=" + probe.href, "\(path)")
+            #expect(probe.banner == "app-id=640199958, app-argument=" + canonical + path, "\(path)")
             #expect(probe.bannerInHead && probe.banners == 1)
             #expect(probe.icons == [["", "/apple-touch-icon.png"], ["180x180", "/apple-touch-icon.png"]])
         }
@@ -84,7 +86,8 @@ import Testing
         for path in ["/", "/buy/red-shoes?utm_source=mail"] {
             let dom = try Self.dom(base + path, profile: profile.path)
             let head = try #require(dom.firstRange(of: "</head>").map { dom[..<$0.lowerBound] }, "\(dom)")
-            let expected = "<meta name=\"apple-itunes-app\" content=\"app-id=640199958, app-argument=\(base + path)\">"
+            let expected =
+                "<meta name=\"apple-itunes-app\" content=\"app-id=640199958, app-argument=\(canonical + path)\">"
             #expect(head.contains(expected.replacingOccurrences(of: "&", with: "&amp;")), "\(dom)")
             #expect(dom.components(separatedBy: "apple-itunes-app").count == 2)
             #expect(head.contains("<link rel=\"apple-touch-icon\" sizes=\"180x180\" href=\"/apple-touch-icon.png\">"))

@@ -51,7 +51,7 @@ import Testing
         #expect(page.headers["cache-control"] == "max-age=300")
         #expect(
             page.text.contains(
-                "<meta name=\"apple-itunes-app\" content=\"app-id=640199958, app-argument=https://shop.example:\(live.https)/?ref=mail\">"
+                "<meta name=\"apple-itunes-app\" content=\"app-id=640199958, app-argument=https://shop.example/?ref=mail\">"
             ), "\(page.text)")
         #expect(page.text.contains("<link rel=\"apple-touch-icon\" sizes=\"180x180\" href=\"/apple-touch-icon.png\">"))
         let etag = try #require(page.headers["etag"])
@@ -93,12 +93,34 @@ import Testing
         let live = try Self.server()
         let claimed = try live.get("shop.example", "/bags/tote?color=red")
         #expect(claimed.status == 200)
-        #expect(claimed.text.contains("app-argument=https://shop.example:\(live.https)/bags/tote?color=red\">"))
+        #expect(claimed.text.contains("app-argument=https://shop.example/bags/tote?color=red\">"))
         #expect(claimed.text.contains("href=\"https://apps.apple.com/app/id640199958\""))
         #expect(claimed.text.contains("<meta property=\"og:title\" content=\"Shop Example\">"))
         for path in ["/account/delete/confirm", "/nothing-here", "/help/article"] {
             #expect(try live.get("shop.example", path).status == 404, "\(path)")
         }
+    }
+
+    /// Over real HTTPS, whatever port the `Host` header names (the listener's own, another, none), the landing
+    /// page and a hosted page name the domain's canonical origin, and are the same bytes with the same tag.
+    @Test func pagesNameTheCanonicalOriginWhateverPortTheHostHeaderNames() throws {
+        let live = try Self.server()
+        for path in ["/bags/tote?color=%22%3E", "/help.html?a=1&b=2"] {
+            var answers: [CurlResponse] = []
+            for host in ["shop.example:8443", "shop.example:\(live.https)", "shop.example:80", "shop.example"] {
+                let page = try live.get("shop.example", path, headers: ["Host: \(host)"])
+                #expect(page.status == 200, "\(host)\(path)")
+                #expect(!page.text.contains("shop.example:"), "\(host)\(path): \(page.text)")
+                answers.append(page)
+            }
+            let url = "https://shop.example" + path.replacingOccurrences(of: "&", with: "&amp;")
+            #expect(answers[0].text.contains("app-argument=\(url)\">"), "\(answers[0].text)")
+            #expect(
+                answers.allSatisfy { $0.body == answers[0].body && $0.headers["etag"] == answers[0].headers["etag"] })
+        }
+        let landing = try live.get("shop.example", "/bags/tote", headers: ["Host: shop.example:8443"]).text
+        #expect(landing.contains("<meta property=\"og:url\" content=\"https://shop.example/bags/tote\">"))
+        #expect(landing.contains("<link rel=\"canonical\" href=\"https://shop.example/bags/tote\">"))
     }
 
     @Test func aNewPageInANewSubfolderIsServedAfterTheWatcherReloads() throws {

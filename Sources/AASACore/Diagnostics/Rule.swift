@@ -227,10 +227,10 @@ public struct Rule: Sendable, Hashable, CustomStringConvertible {
         "A landing page without `smartAppBanner`, a control character in its title, a template path outside the domain folder, an unreadable template, or an unknown `{{placeholder}}`."
     )
 
-    /// A landing page without `smartAppBanner`, a control character in its title, a template path outside the domain folder, an unreadable template, or an unknown `{{placeholder}}`.
+    /// A landing page without `smartAppBanner`, a control character in its title, a template path outside the domain folder, an unreadable template, an unknown `{{placeholder}}`, or `{{url}}` used more than 16 times.
     public static let landingTemplate = Rule(
         "landing-template", .error,
-        "A landing page without `smartAppBanner`, a control character in its title, a template path outside the domain folder, an unreadable template, or an unknown `{{placeholder}}`."
+        "A landing page without `smartAppBanner`, a control character in its title, a template path outside the domain folder, an unreadable template, an unknown `{{placeholder}}`, or `{{url}}` used more than 16 times."
     )
 
     /// A file over 16 MiB, or a `pages/` folder over 64 MiB, 10,000 files or 20,000 entries; reading stops at the file or entry that passes the cap.

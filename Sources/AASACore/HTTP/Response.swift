@@ -23,18 +23,66 @@ public struct Response: Sendable, Hashable {
     public var status: Int
     /// Header fields in the order they are sent.
     public var headers: [HTTPHeader]
-    /// Body bytes. For `HEAD` the transport sends the headers of this body without the body.
-    public var body: [UInt8]
     /// Header fields sent after ``headers`` only over TLS, such as `Strict-Transport-Security`
     /// (RFC 6797 §7.2: never over plain HTTP).
     public var httpsOnlyHeaders: [HTTPHeader]
+
+    /// The body: one array (every response built at load, with no storage beyond the array), or parts.
+    private var storage: Body
+
+    /// How the body's bytes are kept.
+    private enum Body: Sendable {
+        case bytes([UInt8])
+        case parts([[UInt8]])
+    }
 
     /// Creates a response.
     public init(status: Int, headers: [HTTPHeader] = [], body: [UInt8] = [], httpsOnlyHeaders: [HTTPHeader] = []) {
         self.status = status
         self.headers = headers
-        self.body = body
+        storage = .bytes(body)
         self.httpsOnlyHeaders = httpsOnlyHeaders
+    }
+
+    /// Creates a response whose body is `bodyParts` sent one after the other (empty parts are dropped).
+    public init(
+        status: Int, headers: [HTTPHeader] = [], bodyParts: [[UInt8]], httpsOnlyHeaders: [HTTPHeader] = []
+    ) {
+        self.init(status: status, headers: headers, httpsOnlyHeaders: httpsOnlyHeaders)
+        let parts = bodyParts.filter { !$0.isEmpty }
+        storage = parts.count <= 1 ? .bytes(parts.first ?? []) : .parts(parts)
+    }
+
+    /// Body bytes in one array: the body itself, or a copy of its parts joined (for tests and tools; the transport
+    /// sends ``bodyParts``). For `HEAD` the transport sends the headers of this body without the body.
+    public var body: [UInt8] {
+        get {
+            switch storage {
+            case .bytes(let bytes): bytes
+            case .parts(let parts): Array(parts.joined())
+            }
+        }
+        set { storage = .bytes(newValue) }
+    }
+
+    /// The body's bytes in parts sent one after the other, none empty.
+    ///
+    /// A large page spliced per URL is its load-time chunks around the URL's values: its parts share the chunks'
+    /// storage with the page itself, so a rendering of any size costs only its per-URL bytes, however many
+    /// connections are sending it.
+    public var bodyParts: [[UInt8]] {
+        switch storage {
+        case .bytes(let bytes): bytes.isEmpty ? [] : [bytes]
+        case .parts(let parts): parts
+        }
+    }
+
+    /// The body's length in bytes (its `Content-Length`).
+    public var bodyByteCount: Int {
+        switch storage {
+        case .bytes(let bytes): bytes.count
+        case .parts(let parts): parts.reduce(0) { $0 + $1.count }
+        }
     }
 
     /// The header fields sent over plain HTTP (`secure` false) or TLS.
@@ -54,8 +102,17 @@ public struct Response: Sendable, Hashable {
     public func hash(into hasher: inout Hasher) {
         hasher.combine(status)
         hasher.combine(headers)
-        hasher.combine(body.count)
+        hasher.combine(bodyByteCount)
         hasher.combine(httpsOnlyHeaders)
+    }
+
+    /// Equal status, headers and body bytes, however the bodies are split into parts.
+    public static func == (lhs: Response, rhs: Response) -> Bool {
+        guard lhs.status == rhs.status, lhs.headers == rhs.headers, lhs.httpsOnlyHeaders == rhs.httpsOnlyHeaders,
+            lhs.bodyByteCount == rhs.bodyByteCount
+        else { return false }
+        if case .bytes(let left) = lhs.storage, case .bytes(let right) = rhs.storage { return left == right }
+        return lhs.bodyParts.joined().elementsEqual(rhs.bodyParts.joined())
     }
 }
 
@@ -78,7 +135,7 @@ public final class PreparedResponse: Sendable {
     /// ``Response/status``, kept beside the forms so the hot path reads one object (the response's arrays
     /// live elsewhere, and at thousands of domains every object touched is a cache miss).
     public let status: Int
-    /// `response.body.count`, for the same reason.
+    /// `response.bodyByteCount`, for the same reason.
     public let bodyByteCount: Int
     /// Whether every domain sends these same bytes (a 404, a 405): a transport may share one native form
     /// between all of them.
@@ -93,7 +150,7 @@ public final class PreparedResponse: Sendable {
         self.domainID = domainID
         self.isCommon = isCommon
         status = response.status
-        bodyByteCount = response.body.count
+        bodyByteCount = response.bodyByteCount
     }
 
     deinit {

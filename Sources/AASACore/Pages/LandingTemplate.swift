@@ -52,6 +52,22 @@ public struct LandingTemplate: Sendable {
         return found
     }
 
+    /// How many times a template may use `{{url}}`. Each use is the request's URL (up to the request head's size)
+    /// spliced in per request, so the uses bound what one request makes the page grow by, and the parts a
+    /// rendering is sent in (``SplicedPage/parts(appArgument:pageURL:)``). The built-in page uses it twice.
+    public static let maximumURLUses = 16
+
+    /// How many times the template uses `{{url}}`.
+    public var urlUses: Int {
+        var uses = 0
+        var rest = Substring(text)
+        while let open = rest.firstRange(of: "{{"), let close = rest[open.upperBound...].firstRange(of: "}}") {
+            if rest[open.upperBound..<close.lowerBound].trimmedSpaces == "url" { uses += 1 }
+            rest = rest[close.upperBound...]
+        }
+        return uses
+    }
+
     /// The marker `{{url}}` becomes before it is split out as a per-request slot.
     static let urlMarker = Array("\u{1}aasa-url\u{1}".utf8)
 

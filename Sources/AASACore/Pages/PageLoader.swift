@@ -390,6 +390,18 @@ public struct PageLoader: Sendable {
                         .error, rule: .landingTemplate, "\(problem) in the landing page template", file: templateFile,
                         hint: "placeholders are written {{name}}"))
             }
+            let uses = template.urlUses
+            guard uses <= LandingTemplate.maximumURLUses else {
+                diagnostics.append(
+                    Diagnostic(
+                        .error, rule: .landingTemplate,
+                        "{{url}} is used \(uses) times in the landing page template; at most "
+                            + "\(LandingTemplate.maximumURLUses) uses are allowed",
+                        file: templateFile,
+                        hint: "each {{url}} is the request's URL, spliced in per request: keep it where a page names "
+                            + "its own URL (og:url, the canonical link)"))
+                return nil
+            }
         }
         let filled = template.fill(
             LandingTemplate.Values(

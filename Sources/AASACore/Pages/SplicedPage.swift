@@ -26,7 +26,7 @@ public struct SplicedPage: Sendable, Hashable {
     /// The bytes of a page without slots, or of every fixed part joined (for hashing).
     public var fixedBytes: [UInt8] { chunks.count == 1 ? chunks[0] : Array(chunks.joined()) }
 
-    /// The page for one request.
+    /// The page for one request, in one array.
     public func render(appArgument: [UInt8], pageURL: [UInt8]) -> [UInt8] {
         var out: [UInt8] = []
         out.reserveCapacity(chunks.reduce(0) { $0 + $1.count } + slots.count * max(appArgument.count, pageURL.count))
@@ -37,6 +37,36 @@ public struct SplicedPage: Sendable, Hashable {
             }
         }
         return out
+    }
+
+    /// Up to how many bytes a page is rendered into one array of its own (``parts(appArgument:pageURL:)``): one
+    /// TLS record, so a small page goes out in one write, and a connection sending it holds no more than
+    /// libmicrohttpd's own buffers for it.
+    public static let joinedUpTo = 16 * 1024
+
+    /// The page for one request as body parts (``Response/bodyParts``), and how many bytes of them are the
+    /// request's own rather than shared with this page.
+    ///
+    /// A page of at most ``joinedUpTo`` bytes is one array of its own. A larger one is its fixed chunks, shared
+    /// with this page (no byte copied), between the request's values: its own bytes are those values only, so
+    /// rendering and sending it costs the same per connection whatever the page's size.
+    public func parts(appArgument: [UInt8], pageURL: [UInt8]) -> (parts: [[UInt8]], ownBytes: Int) {
+        let size = slots.reduce(chunks.reduce(0) { $0 + $1.count }) {
+            $0 + ($1 == .appArgument ? appArgument.count : pageURL.count)
+        }
+        guard size > Self.joinedUpTo else {
+            return ([render(appArgument: appArgument, pageURL: pageURL)], size)
+        }
+        var parts: [[UInt8]] = []
+        parts.reserveCapacity(chunks.count + slots.count)
+        for (index, chunk) in chunks.enumerated() {
+            parts.append(chunk)
+            if index < slots.count { parts.append(slots[index] == .appArgument ? appArgument : pageURL) }
+        }
+        // Each value is one array, however often the page repeats it.
+        let ownBytes =
+            (slots.contains(.appArgument) ? appArgument.count : 0) + (slots.contains(.pageURL) ? pageURL.count : 0)
+        return (parts.filter { !$0.isEmpty }, ownBytes)
     }
 
     /// This page with every `marker` in its fixed parts replaced by `slot`.

@@ -140,8 +140,8 @@ public struct PageRoutes: Sendable {
         case .spliced(let page, let headers, let contentTag, let lastModified):
             let key = key ?? renderingKey(request)
             let rendering = render(
-                page, headers: headers, contentTag: contentTag, lastModified: lastModified, port: key.port,
-                path: key.path, query: key.query)
+                page, headers: headers, contentTag: contentTag, lastModified: lastModified, path: key.path,
+                query: key.query)
             rendered.keep(rendering, for: key)
             return answer(rendering, request)
         }
@@ -154,29 +154,28 @@ public struct PageRoutes: Sendable {
                 ? rendering.notModified : rendering.ok)
     }
 
-    /// What a spliced page depends on: this version of this domain's pages, the Host's port, the raw path and the
-    /// query.
+    /// What a spliced page depends on: this version of this domain's pages, the raw path and the query. Nothing
+    /// of the `Host` header: the page names the domain's canonical origin.
     private func renderingKey(_ request: some HTTPRequest) -> RenderedPages.Key {
-        RenderedPages.Key(
-            version: version, port: request.withHeader("Host") { $0.flatMap(Self.port) },
-            path: request.withPath { Array($0) }, query: request.rawQuery)
+        RenderedPages.Key(version: version, path: request.withPath { Array($0) }, query: request.rawQuery)
     }
 
     /// `page` as served at one URL: the banner's `app-argument` and the page URL spliced in, and an ETag that
-    /// tells this URL's variant apart.
+    /// tells this URL's variant apart. A large page's body shares the page's fixed chunks
+    /// (``SplicedPage/parts(appArgument:pageURL:)``).
     private func render(
-        _ page: SplicedPage, headers: [HTTPHeader], contentTag: String, lastModified: Int, port: String?,
-        path: [UInt8], query: String?
+        _ page: SplicedPage, headers: [HTTPHeader], contentTag: String, lastModified: Int, path: [UInt8],
+        query: String?
     ) -> RenderedPages.Rendering {
-        let pageRequest = PageRequest(domain: domain, port: port, path: path, query: query)
+        let pageRequest = PageRequest(domain: domain, path: path, query: query)
         let argument = banner.flatMap { HeadMarkup.appArgument($0.appArgument, for: pageRequest) } ?? []
         let pageURL = HTMLEscape.escape(URLText.encode(pageRequest.url, encodeCommas: false))
         // The representation depends on the URL, so the tag does too.
         let tag = "\"" + contentTag + "-" + Self.fnv1a(argument + [0] + pageURL) + "\""
         let etag = HTTPHeader("ETag", tag)
+        let body = page.parts(appArgument: argument, pageURL: pageURL)
         let ok = Response(
-            status: 200, headers: [etag] + headers, body: page.render(appArgument: argument, pageURL: pageURL),
-            httpsOnlyHeaders: httpsOnlyHeaders)
+            status: 200, headers: [etag] + headers, bodyParts: body.parts, httpsOnlyHeaders: httpsOnlyHeaders)
         let notModified = Response(
             status: 304,
             headers: [etag] + headers.filter { $0.name != "Content-Type" && $0.name != "X-Content-Type-Options" },
@@ -184,7 +183,7 @@ public struct PageRoutes: Sendable {
         return RenderedPages.Rendering(
             ok: PreparedResponse(ok, domainID: domainID),
             notModified: PreparedResponse(notModified, domainID: domainID),
-            etag: Array(tag.utf8), lastModified: lastModified)
+            etag: Array(tag.utf8), lastModified: lastModified, ownBytes: body.ownBytes)
     }
 
     /// RFC 9110 §13.2.2: `If-None-Match` decides when present; otherwise `If-Modified-Since`.
@@ -197,16 +196,6 @@ public struct PageRoutes: Sendable {
             guard let raw, let since = HTTPDate.parse(raw) else { return false }
             return lastModified <= since
         }
-    }
-
-    /// The numeric port of a `Host` header value, if any.
-    static func port(_ host: UnsafeRawBufferPointer) -> String? {
-        var start = 0
-        if let close = host.lastIndex(of: UInt8(ascii: "]")) { start = close }
-        guard let colon = host[start...].firstIndex(of: UInt8(ascii: ":")) else { return nil }
-        let digits = host[(colon + 1)...]
-        guard !digits.isEmpty, digits.count <= 5, digits.allSatisfy({ $0 >= 0x30 && $0 <= 0x39 }) else { return nil }
-        return String(decoding: digits, as: UTF8.self)
     }
 
     /// 64-bit FNV-1a as hex: cheap, for telling per-request variants of a page apart in its ETag.

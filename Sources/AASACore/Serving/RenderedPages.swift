@@ -18,8 +18,6 @@ public final class RenderedPages: Sendable {
     struct Key: Hashable, Sendable {
         /// The rendering routes' version (``PageRoutes``): a domain's edited pages get a new one.
         let version: UInt64
-        /// The `Host` header's port, which the page's URL keeps.
-        let port: String?
         /// The raw request path, before normalisation.
         let path: [UInt8]
         let query: String?
@@ -33,6 +31,9 @@ public final class RenderedPages: Sendable {
         let etag: [UInt8]
         /// The page's modification time, for `If-Modified-Since`.
         let lastModified: Int
+        /// The bytes of the body that are this rendering's own, not shared with its page
+        /// (``SplicedPage/parts(appArgument:pageURL:)``).
+        let ownBytes: Int
     }
 
     /// Body bytes kept at most.
@@ -51,8 +52,9 @@ public final class RenderedPages: Sendable {
 
     /// Keeps `rendering` for `key`, dropping every kept rendering first when it would not fit the budget.
     func keep(_ rendering: Rendering, for key: Key) {
-        // The body is counted twice (the transport keeps a copy in its native form), the key's bytes once.
-        let size = 2 * rendering.ok.response.body.count + key.path.count + (key.query?.utf8.count ?? 0) + 256
+        // The body's own bytes are counted twice (the transport keeps a copy in its native form), the key's bytes
+        // once; a large page's chunks are the page's, counted where it is loaded.
+        let size = 2 * rendering.ownBytes + key.path.count + (key.query?.utf8.count ?? 0) + 256
         guard size <= budget else { return }
         state.withLock { state in
             if state.bytes + size > budget {
