@@ -34,10 +34,15 @@ enum RequestState {
 
 /// Sees the raw request URI before libmicrohttpd splits and clobbers the query, and keeps the query.
 ///
-/// Only requests with a `?` allocate; everything else returns `nil`.
+/// Only requests with a `?` allocate; everything else returns `nil`. Also notes that a request head has started
+/// (``ConnectionState/headStarted``).
 let uriLogCallback:
     @convention(c) (UnsafeMutableRawPointer?, UnsafePointer<CChar>?, OpaquePointer?)
-        -> UnsafeMutableRawPointer? = { _, uri, _ in
+        -> UnsafeMutableRawPointer? = { _, uri, connection in
+            if let connection, let state = ConnectionState.of(connection) {
+                state.headStarted = true
+                state.responded = false
+            }
             guard let uri, let question = strchr(uri, Int32(UInt8(ascii: "?"))) else { return nil }
             return RequestState.make(query: question + 1)
         }
@@ -56,6 +61,7 @@ let requestCompletedCallback: MHD_RequestCompletedCallback = { cls, connection, 
             context.forwardedClients?.release(client)
         }
         state.expectRequestHead(within: context.connections.headerTimeout)
+        state.responded = true
     }
     guard let requestState, let state = requestState.pointee else { return }
     if state != cls { free(state) }
@@ -144,23 +150,30 @@ let accessHandler: MHD_AccessHandlerCallback = { cls, connection, url, method, v
 
 /// The first handler call of a request: its head is complete, so its connection's deadline stops.
 ///
-/// Two kinds of request are answered at once, before routing: one whose request line hides bytes behind a
-/// NUL (400), and one that announces a body (413, before a byte of the body is read: nothing we serve takes
-/// one; libmicrohttpd then closes the connection instead of reading the body).
+/// Three kinds of request are answered at once, before routing: one whose request line hides bytes behind a
+/// NUL (400), one with more than one `Host` header (400, RFC 9112 §3.2: which one names the site is
+/// ambiguous), and one that announces a body (413, before a byte of the body is read: nothing we serve takes
+/// one; libmicrohttpd then closes the connection instead of reading the body). Each closes its connection,
+/// lingering (``LingeringClose``) so that the client reads the answer.
 private func headComplete(
     _ connection: OpaquePointer, cls: UnsafeMutableRawPointer, url: UnsafePointer<CChar>,
     method: UnsafePointer<CChar>, version: UnsafePointer<CChar>?, query: UnsafePointer<CChar>?
 ) -> MHD_Result {
-    ConnectionState.of(connection)?.requestHeadReceived()
+    let state = ConnectionState.of(connection)
+    state?.requestHeadReceived()
+    state?.headStarted = false
     let refusal: (response: NativeResponse, status: Int)
     let context = Unmanaged<ListenerContext>.fromOpaque(cls).takeUnretainedValue()
     if hidesBytesBehindNUL(url: url, query: query, version: version) {
         refusal = (context.badRequest, 400)
+    } else if repeatsHost(connection) {
+        refusal = (context.repeatedHost, 400)
     } else if announcesBody(connection) {
         refusal = (context.payloadTooLarge, 413)
     } else {
         return .YES
     }
+    state?.refused = true
     let result = refusal.response.queue(on: connection)
     if let observer = context.observer {
         var request = MHDRequest(
@@ -200,6 +213,23 @@ private func hidesBytesBehindNUL(
         cursor += 1
     }
     return false
+}
+
+/// Whether the request head carries `Host` more than once (libmicrohttpd keeps every header line, and a lookup
+/// finds the first).
+private func repeatsHost(_ connection: OpaquePointer) -> Bool {
+    var count = 0
+    _ = withUnsafeMutablePointer(to: &count) { counter in
+        MHD_get_connection_values(
+            connection, .HEADER_KIND,
+            { cls, _, key, _ in
+                guard let cls, let key, strcasecmp(key, "Host") == 0 else { return .YES }
+                let count = cls.assumingMemoryBound(to: Int.self)
+                count.pointee += 1
+                return count.pointee > 1 ? .NO : .YES
+            }, counter)
+    }
+    return count > 1
 }
 
 /// Whether the request head announces a body: a `Transfer-Encoding`, or a `Content-Length` other than 0.
@@ -256,7 +286,18 @@ let connectionNotifyCallback: MHD_NotifyConnectionCallback = { cls, connection, 
     case .CONNECTION_NOTIFY_CLOSED:
         if let pointer = socketContext.pointee {
             let state = Unmanaged<ConnectionState>.fromOpaque(pointer)
-            context.connections.unregister(state.takeUnretainedValue())
+            let connectionState = state.takeUnretainedValue()
+            // A close after a refusal (ours, or libmicrohttpd's 431 mid-head or 414 mid-line), or with bytes unread,
+            // resets the connection once the client's next bytes arrive, destroying the answer: linger instead. A
+            // close after a completed response with nothing unread (keep-alive timeout, `Connection: close`) does not.
+            if connectionState.socket >= 0,
+                connectionState.refused || connectionState.headStarted || !connectionState.responded
+                    ? LingeringClose.clientMaySend(connectionState.socket)
+                    : LingeringClose.hasUnreadBytes(connectionState.socket)
+            {
+                context.lingeringClose.adopt(connectionState.socket)
+            }
+            context.connections.unregister(connectionState)
             state.release()
             socketContext.pointee = nil
         }

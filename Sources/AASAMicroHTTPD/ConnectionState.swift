@@ -34,6 +34,16 @@ final class ConnectionState: @unchecked Sendable {
     /// The TLS session while the socket is corked until the server's first handshake flight is written
     /// (``HandshakeCork``), else `nil`.
     var corkedHandshake: OpaquePointer?
+    /// Whether the connection was refused before its request was read whole (413, 400): its close lingers
+    /// (``LingeringClose``) so that the client reads the refusal.
+    var refused = false
+    /// Whether a request line has arrived whose head is not complete yet: a close now answers a head that
+    /// libmicrohttpd refused (431) or a client that stalled, so it lingers too.
+    var headStarted = false
+    /// Whether the last thing on the connection was a completed response (no request line since): a close then
+    /// leaves no request half read, unless bytes are waiting. A close of a connection that never completed a
+    /// response (libmicrohttpd's 414 to a first request line too long to read) lingers.
+    var responded = false
 
     init(certificates: CertificateTable?, socket: Int32, headerDeadline: UInt64) {
         self.certificates = certificates

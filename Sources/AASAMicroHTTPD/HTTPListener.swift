@@ -162,6 +162,9 @@ public final class HTTPListener: Sendable {
     /// Connections the request-head deadline is watching (those libmicrohttpd has not reported closed).
     var trackedConnections: Int { context.connections.count }
 
+    /// Connections closed by libmicrohttpd that still linger (``LingeringClose``) while their client finishes.
+    var lingeringConnections: Int { context.lingeringClose.count }
+
     /// Number of open client connections (0 once stopped).
     public var openConnections: Int {
         daemons.withLock { handles in handles.reduce(0) { $0 + Self.connections(of: $1) } }

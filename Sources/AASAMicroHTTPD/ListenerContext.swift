@@ -27,6 +27,10 @@ final class ListenerContext: Sendable {
     let payloadTooLarge: NativeResponse
     /// The 400 sent to a request whose target hides bytes behind a NUL (built once).
     let badRequest: NativeResponse
+    /// The 400 sent to a request with more than one `Host` header (built once).
+    let repeatedHost: NativeResponse
+    /// Keeps refused connections open while their client finishes sending, so it reads the refusal.
+    let lingeringClose = LingeringClose()
     /// Proxies trusted to name the client (``ListenerConfiguration/trustedProxies``).
     let trustedProxies: [IPNetwork]
     /// Counts requests in progress per forwarded client, when a limit is set.
@@ -56,6 +60,8 @@ final class ListenerContext: Sendable {
         self.connections = ConnectionRegistry(headerTimeout: headerTimeout)
         self.badRequest = try Self.closingResponse(400, "bad request: NUL byte in the request target\n")
         self.payloadTooLarge = try Self.closingResponse(413, "request bodies are not accepted here\n")
+        self.repeatedHost = try Self.closingResponse(
+            400, "bad request: more than one Host header (RFC 9112 section 3.2 allows exactly one)\n")
         self.routes = Mutex(routes)
         self.certificates = Mutex(certificates)
         self.isTLS = certificates != nil

@@ -88,6 +88,97 @@ import Testing
         }
     }
 
+    /// Over HTTPS, a close with the client's bytes unread used to reset the connection while curl was still sending:
+    /// `curl: (55) Send failure: Broken pipe` in about one exchange of three, where plain HTTP read the refusal.
+    @Test(arguments: [
+        (false, "header", 431), (true, "header", 431), (false, "line", 414), (true, "line", 414),
+        (true, "body", 413),
+    ])
+    func aClientRefusedForItsSizeReadsTheRefusalOverHTTPAndHTTPS(tls: Bool, part: String, status: Int) throws {
+        let pki = try TestPKI()
+        let table = try CertificateTable(entries: [try pki.entry(["a.test"]).entry])
+        let listener = try listener(tls: tls ? TLSConfiguration(certificates: table) : nil)
+        let big = String(repeating: "a", count: 65_000)
+        let directory = try makeTemporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let body = directory + "/body"
+        #expect(FileManager.default.createFile(atPath: body, contents: Data(count: 4 << 20)))
+        let (path, extra): (String, [String]) =
+            switch part {
+            case "header": ("/hello", ["-H", "X-Big: \(big)"])
+            case "line": ("/\(big)", [])
+            default: ("/hello", ["-H", "Expect:", "--data-binary", "@\(body)"])
+            }
+        for attempt in 0..<20 {
+            let result = try curl(
+                path, port: listener.port, host: "a.test", tls: tls, caPath: tls ? pki.caPath : nil,
+                extra: ["-o", "/dev/null", "-w", "%{http_code}"] + extra)
+            #expect(
+                result.output.hasSuffix("\(status)"), "attempt \(attempt): \(result.output.suffix(40)) \(result.error)")
+        }
+        // Each client closed after reading: nothing lingers on.
+        let deadline = Date().addingTimeInterval(3)
+        while listener.lingeringConnections > 0 && Date() < deadline { Thread.sleep(forTimeInterval: 0.05) }
+        #expect(listener.lingeringConnections == 0)
+    }
+
+    /// The lingering close is bounded: a refused client that never stops sending reads its refusal and the end of
+    /// the answer at once, and its bytes are read for ``LingeringClose/duration`` (5 s), then its sends fail.
+    @Test func aRefusedClientThatKeepsSendingIsClosedAtTheLingeringBound() throws {
+        let listener = try listener()
+        let client = try RawClient(port: listener.port)
+        client.send("GET /hello HTTP/1.1\r\nHost: a\r\nX-Big: " + String(repeating: "a", count: 20_000))
+        let start = Date()
+        var received: [UInt8] = []
+        var buffer = [UInt8](repeating: 0, count: 4096)
+        var endOfAnswer: TimeInterval?
+        while Date().timeIntervalSince(start) < 20 {
+            // 100 bytes every 50 ms: far below the byte bound, so only the time bound can end it.
+            if !client.send(String(repeating: "a", count: 100)) { break }
+            var poller = pollfd(fd: client.fd, events: Int16(POLLIN), revents: 0)
+            if endOfAnswer == nil, poll(&poller, 1, 0) > 0 {
+                let count = buffer.withUnsafeMutableBytes { recv(client.fd, $0.baseAddress, $0.count, 0) }
+                if count > 0 { received += buffer[0..<count] } else { endOfAnswer = Date().timeIntervalSince(start) }
+            }
+            usleep(50_000)
+        }
+        let elapsed = Date().timeIntervalSince(start)
+        let answer = String(decoding: received, as: UTF8.self)
+        #expect(answer.hasPrefix("HTTP/1.1 431 "), "\(answer.prefix(80))")
+        #expect((endOfAnswer ?? 99) < 1, "the answer ended after \(endOfAnswer ?? -1) s")
+        #expect(elapsed > 3, "sends failed after \(elapsed) s: the close did not linger")
+        #expect(elapsed < 12, "sends failed after \(elapsed) s; the bound is 5 s")
+        #expect(listener.lingeringConnections == 0)
+    }
+
+    /// RFC 9112 §3.2: a request with more than one Host gets 400, whichever names a site we serve.
+    @Test(arguments: [false, true])
+    func aRequestWithTwoHostHeadersGets400(tls: Bool) throws {
+        let pki = try TestPKI()
+        let table = try CertificateTable(entries: [try pki.entry(["a.test"]).entry])
+        let listener = try listener(tls: tls ? TLSConfiguration(certificates: table) : nil)
+        for request in [
+            "GET /hello HTTP/1.1\r\nHost: a.test\r\nHost: b.test\r\n\r\n",
+            "GET /hello HTTP/1.1\r\nHost: a.test\r\nX-A: 1\r\nhost: a.test\r\n\r\n",
+        ] {
+            let answer: String
+            if tls {
+                answer =
+                    try runTool(
+                        [
+                            "openssl", "s_client", "-quiet", "-connect", "127.0.0.1:\(listener.port)", "-servername",
+                            "a.test", "-CAfile", pki.caPath,
+                        ], input: request
+                    ).output
+            } else {
+                answer = String(decoding: try rawExchange(port: listener.port, request: request), as: UTF8.self)
+            }
+            #expect(answer.hasPrefix("HTTP/1.1 400 "), "\(answer.prefix(80))")
+            #expect(answer.contains("more than one Host header"))
+            #expect(!answer.contains("hello"))
+        }
+    }
+
     @Test func aTricklingClientIsClosedAtTheHeaderDeadlineHoweverActiveItIs() throws {
         let listener = try listener(headerTimeout: .seconds(1))
         let client = try RawClient(port: listener.port)

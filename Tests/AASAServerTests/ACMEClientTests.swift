@@ -28,12 +28,15 @@ final class RecordedCA: ACMETransport, @unchecked Sendable {
     let accountURL = "https://ca.test/acme/acct/1"
     /// The protected headers the client sent, in order.
     let headers = Mutex<[[String: String]]>([])
+    /// The URL of every request the client sent, in order.
+    let sent = Mutex<[String]>([])
 
     init(_ steps: [Step]) { self.steps.withLock { $0 = steps } }
 
     var remaining: Int { steps.withLock { $0.count } }
 
     func send(_ request: HTTPClientRequest) throws(ACMEFailure) -> HTTPClientResponse {
+        sent.withLock { $0.append(request.url) }
         let step = steps.withLock { $0.isEmpty ? nil : $0.removeFirst() }
         guard let step else {
             Issue.record("unexpected \(request.method.rawValue) \(request.url)")
@@ -179,6 +182,38 @@ final class RecordingResponder: ChallengeResponder, @unchecked Sendable {
         // The key authorization is the token and the account key's RFC 7638 thumbprint.
         #expect(authorization.hasPrefix("Tok-en_1.") && authorization.count == "Tok-en_1.".count + 43)
         #expect(client.account.url(at: "https://ca.test/directory") == ca.accountURL)
+    }
+
+    /// RFC 8555 §6.1: every ACME resource is HTTPS. A URL the CA (or whoever answers for it) names over plain http,
+    /// wherever it appears, fails the order naming it, and nothing is sent to it: neither the contact e-mail nor a
+    /// signed request.
+    @Test(arguments: [
+        "https://ca.test/acme/new-nonce", "https://ca.test/acme/new-acct", "https://ca.test/acme/new-order",
+        "https://ca.test/acme/renewal-info", "https://ca.test/acme/acct/1", "https://ca.test/acme/order/1/7",
+        "https://ca.test/acme/authz/1/9", "https://ca.test/acme/chall/1/9/h", "https://ca.test/acme/finalize/1/7",
+        "https://ca.test/acme/cert/abc",
+    ])
+    func aResourceURLThatIsNotHTTPSFailsTheOrderBeforeAnythingIsSentToIt(url: String) throws {
+        let plain = "http://" + url.dropFirst("https://".count)
+        let ca = RecordedCA(
+            Self.happyPath.map { step in
+                var step = step
+                step.body = step.body.replacingOccurrences(of: url, with: plain)
+                step.headers = step.headers.map { (name: $0.name, value: $0.value == url ? plain : $0.value) }
+                return step
+            })
+        let client = try Self.client(ca)
+        let key = try PrivateKey.generate(.ecdsaP256)
+        do {
+            _ = try client.obtainCertificate(for: ["shop.example"], key: key, challenges: RecordingResponder())
+            Issue.record("ordered a certificate through \(plain)")
+        } catch {
+            #expect(error.url == plain)
+            #expect(error.kind == .protocolViolation)
+            #expect(error.description.contains("not https; nothing was sent to it"), "\(error)")
+        }
+        let sent = ca.sent.withLock { $0 }
+        #expect(!sent.isEmpty && sent.allSatisfy { $0.hasPrefix("https://") }, "\(sent)")
     }
 
     @Test func aBadNonceIsRetriedAtOnceWithTheNonceThatCameWithIt() throws {
@@ -437,5 +472,75 @@ final class RecordingResponder: ChallengeResponder, @unchecked Sendable {
         #expect(webroot.answer(token: "huge") == nil)
         webroot.withdraw(token: "abc_DEF-123", domain: "shop.example")
         #expect(webroot.answer(token: "abc_DEF-123") == nil)
+    }
+}
+
+/// The ACME client over real HTTPS (libcurl, a CA of the test's own) against a CA that names plain http:// resources:
+/// the order fails naming the URL, and the plain HTTP port never sees a connection.
+@Suite(.serialized) struct ACMEPlainResourceTests {
+    /// A TCP socket listening on loopback that never answers: a connection to it shows something was sent.
+    final class Trap {
+        let socket: Int32
+        let port: UInt16
+
+        init() throws {
+            let fd = Glibc.socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+            socket = fd
+            var address = sockaddr_in()
+            address.sin_family = sa_family_t(AF_INET)
+            address.sin_addr.s_addr = inet_addr("127.0.0.1")
+            var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+            let bound = withUnsafeMutablePointer(to: &address) {
+                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                    bind(fd, $0, length) == 0 && listen(fd, 8) == 0 && getsockname(fd, $0, &length) == 0
+                }
+            }
+            guard bound else { throw POSIXError(.EADDRINUSE) }
+            port = UInt16(bigEndian: address.sin_port)
+            _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK)
+        }
+
+        deinit { close(socket) }
+
+        /// Whether anything connected.
+        var wasReached: Bool {
+            let accepted = accept(socket, nil, nil)
+            if accepted >= 0 { close(accepted) }
+            return accepted >= 0
+        }
+    }
+
+    /// The directory is the only document the client reads before it signs anything (the fake CA, a listener of
+    /// this server, refuses request bodies, so the resources met later are covered by ACMEClientTests' recorded CA).
+    @Test(arguments: ["newNonce", "newAccount"])
+    func aPlainHTTPResourceIsRefusedAndNothingIsSentToIt(which: String) throws {
+        let fake = try FakeEndpoint()
+        let trap = try Trap()
+        let https = "https://127.0.0.1:\(fake.port)"
+        let plain = "http://127.0.0.1:\(trap.port)/acme/\(which)"
+        let resources = ["newNonce": https + "/nonce", "newAccount": https + "/new-acct", "newOrder": https + "/order"]
+            .merging([which: plain]) { _, new in new }
+        fake.set(
+            "/directory",
+            FakeEndpoint.Answer(
+                headers: [HTTPHeader("Content-Type", "application/json")],
+                body: "{" + resources.map { "\"\($0.key)\":\"\($0.value)\"" }.joined(separator: ",") + "}"))
+        fake.set("/nonce", FakeEndpoint.Answer(headers: [HTTPHeader("Replay-Nonce", "n0nce")]))
+        var client = HTTPClient(trustAnchors: fake.caFile)
+        client.timeout = .seconds(3)
+        let account = ACMEAccount(
+            key: try PrivateKey.generate(.ecdsaP256), email: "ops@example.com", agreesToTerms: true)
+        let acme = try ACMEClient(
+            directoryURL: https + "/directory", account: account, transport: CurlACMETransport(client: client),
+            sleep: { _ in })
+        let key = try PrivateKey.generate(.ecdsaP256)
+        do {
+            _ = try acme.obtainCertificate(for: ["shop.example"], key: key, challenges: RecordingResponder())
+            Issue.record("ordered a certificate through \(plain)")
+        } catch {
+            #expect(error.url == plain, "\(error)")
+            #expect(error.description.contains("not https; nothing was sent to it"), "\(error)")
+        }
+        #expect(!trap.wasReached, "a request went to \(plain)")
     }
 }

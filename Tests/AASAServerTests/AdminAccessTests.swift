@@ -4,16 +4,50 @@ import Testing
 @testable import AASAServer
 
 @Suite struct AdminAccessTests {
-    func verdict(_ access: AdminAccess, path: String, host: String?, authorization: String? = nil)
-        -> AdminAccess.Verdict
-    {
+    func verdict(
+        _ access: AdminAccess, path: String, host: String?, authorization: String? = nil, fetchSite: String? = nil,
+        origin: String? = nil
+    ) -> AdminAccess.Verdict {
         func bytes(_ text: String?, _ body: (UnsafeRawBufferPointer?) -> AdminAccess.Verdict) -> AdminAccess.Verdict {
             guard let text else { return body(nil) }
             return Array(text.utf8).withUnsafeBytes { body($0) }
         }
         return bytes(host) { host in
-            bytes(authorization) { access.verdict(path: path, host: host, authorization: $0) }
+            bytes(authorization) { authorization in
+                bytes(fetchSite) { fetchSite in
+                    bytes(origin) {
+                        access.verdict(
+                            path: path, host: host, authorization: authorization, fetchSite: fetchSite, origin: $0)
+                    }
+                }
+            }
         }
+    }
+
+    /// A page of another site (or another port of the same host) cannot make the operator's browser call a route;
+    /// the probes stay open, and clients that send neither header (curl, Prometheus) pass.
+    @Test(arguments: [
+        ("/match", "cross-site", nil, AdminAccess.Verdict.crossSite) as (String, String?, String?, AdminAccess.Verdict),
+        ("/", "cross-site", nil, .crossSite),
+        ("/status", "same-site", nil, .crossSite), ("/match", "Same-Origin", nil, .allowed),
+        ("/", "none", nil, .allowed), ("/match", nil, "https://evil.example", .crossSite),
+        ("/match", nil, "http://localhost:3000", .crossSite), ("/match", nil, "null", .crossSite),
+        ("/match", nil, "https://localhost:9090", .crossSite), ("/match", nil, "http://LOCALHOST:9090", .allowed),
+        ("/match", "same-origin", "http://evil.example", .crossSite), ("/match", nil, nil, .allowed),
+        ("/healthz", "cross-site", "https://evil.example", .allowed),
+        ("/readyz", "cross-site", "https://evil.example", .allowed),
+    ])
+    func crossSiteRequestsAreRefusedButTheProbes(
+        path: String, fetchSite: String?, origin: String?, expected: AdminAccess.Verdict
+    ) {
+        #expect(
+            verdict(AdminAccess(), path: path, host: "localhost:9090", fetchSite: fetchSite, origin: origin) == expected
+        )
+    }
+
+    @Test(arguments: [("localhost", "http://localhost:80"), ("localhost:80", "http://localhost")])
+    func theDefaultPortIsTheSameOrigin(host: String, origin: String) {
+        #expect(verdict(AdminAccess(), path: "/status", host: host, origin: origin) == .allowed)
     }
 
     @Test(arguments: [

@@ -51,6 +51,32 @@ import Testing
         #expect(serve.terminate(within: 5) == 0)
     }
 
+    /// A web page the operator visits cannot make the browser call the admin routes (`/match` costs CPU), with or
+    /// without a token; the probes, curl, and the listener's own pages are answered.
+    @Test func crossSiteRequestsGet403ButTheProbesAndTheListenersOwnPagesAreAnswered() throws {
+        let directory = TemporaryDirectory("aasa-admin")
+        let serve = try Self.serve([], in: directory)
+        #expect(serve.waitUntilHealthy())
+        let own = "http://127.0.0.1:\(serve.admin)"
+        let match = "/match?url=https%3A%2F%2Fshop.example%2Fbuy%2Fx"
+        for (path, headers, expected) in [
+            (match, ["Sec-Fetch-Site: cross-site"], 403), (match, ["Origin: https://evil.example"], 403),
+            ("/status", ["Sec-Fetch-Site: same-site", "Origin: http://localhost:3000"], 403),
+            ("/", ["Sec-Fetch-Site: cross-site", "Sec-Fetch-Mode: navigate"], 403),
+            ("/metrics", ["Origin: null"], 403),
+            (match, ["Sec-Fetch-Site: same-origin"], 200),
+            (match, ["Origin: \(own)", "Sec-Fetch-Site: same-origin"], 200),
+            ("/", ["Sec-Fetch-Site: none", "Sec-Fetch-Mode: navigate"], 200), (match, [], 200),
+            ("/healthz", ["Sec-Fetch-Site: cross-site", "Origin: https://evil.example"], 200),
+            ("/readyz", ["Sec-Fetch-Site: cross-site", "Origin: https://evil.example"], 200),
+        ] {
+            let answer = try Self.status(serve, path, headers: headers)
+            #expect(answer.status == expected, "\(path) \(headers)")
+            if expected == 403 { #expect(answer.text.hasPrefix("forbidden: a cross-site request")) }
+        }
+        #expect(serve.terminate(within: 5) == 0)
+    }
+
     @Test func adminHostNamesComeFromTheEnvironmentCommaSeparated() throws {
         let directory = TemporaryDirectory("aasa-admin")
         let serve = try Self.serve(

@@ -48,6 +48,39 @@ import Testing
         #expect(serve.terminate(within: 5) == 0)
     }
 
+    /// A client refused for its size reads its 431 or 414 over HTTPS as over HTTP (the close lingers instead of
+    /// resetting), and a request with two `Host` headers gets 400 instead of the first one's file.
+    @Test func refusalsAreReadWholeAndTwoHostHeadersGet400OverHTTPAndHTTPS() throws {
+        let (serve, directory, http) = try startServer()
+        let ca = directory.path + "/certs/dev-ca/ca.pem"
+        let big = String(repeating: "a", count: 65_000)
+        let path = "/.well-known/apple-app-site-association"
+        for (url, resolve) in [
+            ("https://shop.example:\(serve.port)", ("shop.example", serve.port)),
+            ("http://shop.example:\(http)", ("shop.example", http)),
+        ] {
+            for (suffix, headers, status) in [(path, ["X-Big: \(big)"], 431), ("/\(big)", [], 414)] {
+                for attempt in 0..<10 {
+                    let answer = try Curl.request(url + suffix, headers: headers, caFile: ca, resolve: resolve)
+                    #expect(answer.status == status, "\(url) attempt \(attempt): \(answer.error)")
+                }
+            }
+        }
+        let twoHosts = "GET \(path) HTTP/1.1\r\nHost: shop.example\r\nHost: links.example\r\n\r\n"
+        let overTLS = try runTool(
+            [
+                "openssl", "s_client", "-quiet", "-connect", "127.0.0.1:\(serve.port)", "-servername", "shop.example",
+                "-CAfile", ca,
+            ], input: twoHosts)
+        let overTCP = try runTool(["curl", "-sS", "--max-time", "10", "telnet://127.0.0.1:\(http)"], input: twoHosts)
+        for answer in [overTLS.output, overTCP.output] {
+            #expect(answer.hasPrefix("HTTP/1.1 400 "), "\(answer.prefix(200))")
+            #expect(answer.contains("more than one Host header"))
+            #expect(!answer.contains("applinks"))
+        }
+        #expect(serve.terminate(within: 5) == 0)
+    }
+
     @Test(arguments: [false, true])
     func aTrickleAttackFromOneAddressDoesNotDenyServiceToAnother(tls: Bool) throws {
         let (serve, _, http) = try startServer(["--header-timeout", "2"])

@@ -50,6 +50,28 @@ import Testing
         #expect(log.contains("failed=1"), "\(log)")
     }
 
+    /// With a token, `/readyz` (open to probes) says how many domains are not served, never which or why: their
+    /// paths and errors (where a symlink leads, whether a file exists) are on `/status`, behind the token.
+    @Test func withATokenReadyzCountsTheBrokenDomainsAndStatusNamesThem() throws {
+        let directory = try Self.prepare()
+        let tokenFile = try directory.write("admin-token", "t0ken\n")
+        #expect(chmod(tokenFile, 0o600) == 0)
+        let serve = try ServeProcess(in: directory.path, arguments: ["--no-watch", "--admin-token-file", tokenFile])
+        #expect(serve.waitUntilHealthy())
+        let ready = try Curl.request("http://127.0.0.1:\(serve.admin)/readyz")
+        #expect(ready.status == 503)
+        #expect(ready.text == "not ready: 1 of 2 domains not served; /status (with the token) says which and why\n")
+        for leak in ["broken.example", "site-config", directory.path, "app-id-format"] {
+            #expect(!ready.text.contains(leak), "\(leak)")
+        }
+        let status = try Curl.request(
+            "http://127.0.0.1:\(serve.admin)/status", headers: ["Authorization: Bearer t0ken"])
+        #expect(status.status == 200)
+        #expect(status.text.contains("broken.example"))
+        #expect(status.text.contains("[app-id-format]"))
+        #expect(serve.terminate() == 0)
+    }
+
     @Test func strictRefusesToStartAndNoServableDomainExitsWithStatus2() throws {
         let directory = try Self.prepare()
         let strict = try Command.run(

@@ -65,7 +65,7 @@ public final class ACMEClient: Sendable {
     /// The CA's directory, fetched once.
     public func directory() throws(ACMEFailure) -> ACMEDirectory {
         if let directory = state.withLock({ $0.directory }) { return directory }
-        let response = try transport.send(HTTPClientRequest(.get, url: directoryURL))
+        let response = try send(HTTPClientRequest(.get, url: directoryURL))
         guard response.status == 200 else {
             throw ACMEFailure(
                 .protocolViolation, "the directory URL answered HTTP \(response.status), not an ACME directory",
@@ -81,7 +81,7 @@ public final class ACMEClient: Sendable {
     private func nonce() throws(ACMEFailure) -> String {
         if let nonce = state.withLock({ $0.nonces.popLast() }) { return nonce }
         let url = try directory().newNonce
-        let response = try transport.send(HTTPClientRequest(.head, url: url))
+        let response = try send(HTTPClientRequest(.head, url: url))
         guard let nonce = response.header("Replay-Nonce"), !nonce.isEmpty else {
             throw ACMEFailure(
                 .protocolViolation, "newNonce answered HTTP \(response.status) without a Replay-Nonce header",
@@ -112,6 +112,7 @@ public final class ACMEClient: Sendable {
     private func post(
         _ url: String, payload: JSONValue?, signer: Signer = .account, accept: String? = nil
     ) throws(ACMEFailure) -> HTTPClientResponse {
+        try Self.requireHTTPS(url)
         let body = payload.map { JSONWriter(style: .compact).bytes($0) } ?? []
         for attempt in 1...Self.badNonceAttempts {
             let keyIdentifier: JSONWebSignature.KeyIdentifier
@@ -129,7 +130,7 @@ public final class ACMEClient: Sendable {
                 throw ACMEFailure(.storage, "could not sign a request: \(error)", url: url, hint: "report this")
             }
             let headers = [("Content-Type", "application/jose+json")] + (accept.map { [("Accept", $0)] } ?? [])
-            let response = try transport.send(
+            let response = try send(
                 HTTPClientRequest(
                     .post, url: url, headers: headers.map { (name: $0.0, value: $0.1) }, body: jws.jsonBytes))
             keepNonce(of: response)
@@ -139,6 +140,28 @@ public final class ACMEClient: Sendable {
             throw Self.failure(problem: problem, response: response, url: url)
         }
         preconditionFailure("the loop returns or throws")
+    }
+
+    /// Sends `request` once its URL is known to be HTTPS (``requireHTTPS(_:)``): the only way a request leaves.
+    private func send(_ request: HTTPClientRequest) throws(ACMEFailure) -> HTTPClientResponse {
+        try Self.requireHTTPS(request.url)
+        return try transport.send(request)
+    }
+
+    /// Refuses any ACME resource URL that is not `https://` (RFC 8555 §6.1: every ACME resource is served over
+    /// HTTPS), before anything is sent to it: a directory entry, a `Location`, an authorization, challenge,
+    /// finalize or certificate URL, renewalInfo. Over plain HTTP, a signed account request would carry the
+    /// contact e-mail, and every signed request the account's identity, in clear text.
+    static func requireHTTPS(_ url: String) throws(ACMEFailure) {
+        let scheme = "https://"
+        guard url.count > scheme.count, url.prefix(scheme.count).lowercased() == scheme else {
+            throw ACMEFailure(
+                .protocolViolation, "the ACME server named a resource URL that is not https; nothing was sent to it",
+                url: url,
+                hint:
+                    "every ACME resource must be HTTPS (RFC 8555 §6.1): check the directory URL (--acme-directory), "
+                    + "or report it to the CA")
+        }
     }
 
     /// The failure for a problem the CA answered at `url`, with the fix for the problems a user can act on.
@@ -217,6 +240,7 @@ public final class ACMEClient: Sendable {
                 .protocolViolation, "newAccount answered HTTP \(response.status) without the account's Location",
                 url: directory.newAccount, hint: "check the directory URL (--acme-directory)")
         }
+        try Self.requireHTTPS(url)
         try account.remember(url: url, at: directoryURL)
         return url
     }
@@ -373,7 +397,7 @@ public final class ACMEClient: Sendable {
         }
         let certID = Base64URL.encode(identifier) + "." + Base64URL.encode(certificate.serialNumberOctets)
         let url = base.hasSuffix("/") ? base + certID : base + "/" + certID
-        let response = try transport.send(HTTPClientRequest(.get, url: url))
+        let response = try send(HTTPClientRequest(.get, url: url))
         guard response.status == 200 else { return nil }
         let window = try json(response, url: url)[member: "suggestedWindow"]
         let formatter = ISO8601DateFormatter()

@@ -20,7 +20,7 @@ public struct ACMEDirectory: Sendable {
     /// Reads the directory document `body` fetched from `url`.
     ///
     /// Throws a ``ACMEFailure/Kind/protocolViolation`` failure when it is not JSON or lacks newNonce, newAccount
-    /// or newOrder: the URL is then not an ACME directory.
+    /// or newOrder (the URL is then not an ACME directory), or when one of them or renewalInfo is not `https://`.
     init(url: String, body: [UInt8]) throws(ACMEFailure) {
         let json = JSONValue.parse(body)
         let resource = { (name: String) in json?[member: name]?.stringValue }
@@ -36,6 +36,9 @@ public struct ACMEDirectory: Sendable {
                 hint:
                     "pass the directory URL itself with --acme-directory (Let's Encrypt: https://acme-v02.api.letsencrypt.org/directory)"
             )
+        }
+        for resource in [newNonce, newAccount, newOrder] + [resource("renewalInfo")].compactMap({ $0 }) {
+            try ACMEClient.requireHTTPS(resource)
         }
         self.url = url
         self.newNonce = newNonce

@@ -18,6 +18,13 @@ import Foundation
 /// names given with `--admin-host`. Port, case and a trailing dot are ignored. Anything else, and a request
 /// without `Host`, gets 421.
 ///
+/// **Site** (against cross-site requests): a web page the operator visits can make the browser send requests to
+/// the admin listener under its own name (`http://127.0.0.1:9090/match?url=…` in an `<img>`, a form, a `fetch`),
+/// costing CPU or acting on the operator's behalf even when it cannot read the answer. Browsers say where such
+/// a request comes from, so every route but the probes refuses one (403) whose `Sec-Fetch-Site` is anything but
+/// `same-origin` or `none` (typed or bookmarked), or whose `Origin` is not this listener's own
+/// (`http://` and the request's `Host`). Requests without either header (curl, Prometheus, the kubelet) pass.
+///
 /// **Token** (`--admin-token-file`): `/status`, `/fetches`, `/traffic`, `/match` and `/metrics` then need
 /// `Authorization: Bearer <token>` (401 with `WWW-Authenticate: Bearer` otherwise); `/healthz` and `/readyz`
 /// stay open for probes, and `/`, the dashboard, which holds no data: its script asks for the token and sends
@@ -30,6 +37,8 @@ public struct AdminAccess: Sendable {
 
     /// The paths that need the token when one is set.
     public static let protectedPaths: Set<String> = ["/status", "/fetches", "/traffic", "/match", "/metrics"]
+    /// The probes: open to any request addressed to the listener, cross-site or not, with or without a token.
+    public static let probePaths: Set<String> = ["/healthz", "/readyz"]
 
     /// Creates the access rules; `hostNames` are normalised (port, case, trailing dot ignored).
     public init(hostNames: [String] = [], token: [UInt8]? = nil) {
@@ -45,15 +54,45 @@ public struct AdminAccess: Sendable {
         case misdirected
         /// 401: the route needs the token and the request did not present it.
         case unauthorized
+        /// 403: a browser sent the request for a page of another site (`Sec-Fetch-Site`, `Origin`).
+        case crossSite
     }
 
-    /// The verdict for a request to `path` with these raw `Host` and `Authorization` values.
-    public func verdict(path: String, host: UnsafeRawBufferPointer?, authorization: UnsafeRawBufferPointer?)
-        -> Verdict
-    {
-        guard let name = host.flatMap(HostName.normalized), answers(name) else { return .misdirected }
+    /// The verdict for a request to `path` with these raw `Host`, `Authorization`, `Sec-Fetch-Site` and `Origin`
+    /// values.
+    public func verdict(
+        path: String, host: UnsafeRawBufferPointer?, authorization: UnsafeRawBufferPointer?,
+        fetchSite: UnsafeRawBufferPointer? = nil, origin: UnsafeRawBufferPointer? = nil
+    ) -> Verdict {
+        guard let host, let name = HostName.normalized(host), answers(name) else { return .misdirected }
+        if !Self.probePaths.contains(path) {
+            if let fetchSite, !Self.isSameOrigin(fetchSite: fetchSite) { return .crossSite }
+            if let origin, !Self.isOwn(origin: origin, host: host) { return .crossSite }
+        }
         guard let token, Self.protectedPaths.contains(path) else { return .allowed }
         return Self.presents(token, in: authorization) ? .allowed : .unauthorized
+    }
+
+    /// Whether `Sec-Fetch-Site` says the request comes from this listener's own pages (`same-origin`) or from no
+    /// page at all (`none`: typed, bookmarked). `same-site` is refused too: a site ignores the port, so any other
+    /// service on `localhost` is the same site.
+    static func isSameOrigin(fetchSite: UnsafeRawBufferPointer) -> Bool {
+        let value = fetchSite.map { $0 | 0x20 }
+        return value == Array("same-origin".utf8) || value == Array("none".utf8)
+    }
+
+    /// Whether `Origin` is this listener's own: `http://` and the request's `Host` (case ignored, and the default
+    /// port 80 either way). `null` (a sandboxed page, a redirect across sites) is not.
+    static func isOwn(origin: UnsafeRawBufferPointer, host: UnsafeRawBufferPointer) -> Bool {
+        func authority(_ bytes: some Collection<UInt8>) -> String {
+            let text = String(decoding: bytes, as: UTF8.self).lowercased()
+            return text.hasSuffix(":80") ? String(text.dropLast(3)) : text
+        }
+        let scheme = Array("http://".utf8)
+        guard origin.count > scheme.count, origin.prefix(scheme.count).map({ $0 | 0x20 }) == scheme else {
+            return false
+        }
+        return authority(origin.dropFirst(scheme.count)) == authority(host)
     }
 
     /// Whether a normalised host name is one of this listener's.

@@ -65,6 +65,7 @@ public final class AdminRoutes: RouteTable {
     private let readiness = Mutex<PreparedResponse?>(nil)
     private let misdirected: PreparedResponse
     private let unauthorized: PreparedResponse
+    private let crossSite: PreparedResponse
     private let access: AdminAccess
     private let matchers: DomainMatchers
     private let serverStatus: ServerStatus?
@@ -93,6 +94,12 @@ public final class AdminRoutes: RouteTable {
                 status: 401, headers: plain + [HTTPHeader("WWW-Authenticate", "Bearer")],
                 body: Array("unauthorized: this path needs Authorization: Bearer <token of --admin-token-file>\n".utf8))
         )
+        crossSite = builder.prepare(
+            Response(
+                status: 403, headers: plain,
+                body: Array(
+                    "forbidden: a cross-site request (Sec-Fetch-Site or Origin names a page of another site); the admin listener answers only its own pages and clients that are not browsers: open its address directly\n"
+                        .utf8)))
         preparedResponses = builder.responses
         matchers = DomainMatchers(published: published)
         serverStatus = status
@@ -108,12 +115,20 @@ public final class AdminRoutes: RouteTable {
     public func route(_ request: some HTTPRequest) -> RouteDecision {
         let path = request.withPath { String(decoding: $0, as: UTF8.self) }
         let verdict = request.withHeader("Host") { host in
-            request.withHeader("Authorization") { access.verdict(path: path, host: host, authorization: $0) }
+            request.withHeader("Authorization") { authorization in
+                request.withHeader("Sec-Fetch-Site") { fetchSite in
+                    request.withHeader("Origin") { origin in
+                        access.verdict(
+                            path: path, host: host, authorization: authorization, fetchSite: fetchSite, origin: origin)
+                    }
+                }
+            }
         }
         switch verdict {
         case .allowed: break
         case .misdirected: return .prepared(misdirected)
         case .unauthorized: return .prepared(unauthorized)
+        case .crossSite: return .prepared(crossSite)
         }
         guard request.method != .other else { return .prepared(notFound) }
         switch path {
@@ -211,20 +226,28 @@ public final class AdminRoutes: RouteTable {
         ])
     }
 
-    /// Ready once every domain folder has a version being served; until then say which are not and why.
+    /// Ready once every domain folder has a version being served; until then say which are not and why, or, when
+    /// a token guards `/status`, only how many: `/readyz` stays open for probes, and the names, paths and errors
+    /// of broken domains (where a tenant's symlink leads, whether a file exists) are for token holders.
     private var readinessResponse: PreparedResponse {
         if let made = readiness.withLock({ $0 }) { return made }
         let plain = [HTTPHeader("Content-Type", "text/plain; charset=utf-8"), HTTPHeader("Cache-Control", "no-store")]
         let notReady = serverStatus?.unpublishedDomains ?? []
-        let reasons = notReady.map { domain in
-            "\(domain.domain): " + (domain.errors.first?.description ?? "not loaded yet")
+        let text: String
+        if notReady.isEmpty {
+            text = "ready\n"
+        } else if access.token != nil {
+            text =
+                "not ready: \(notReady.count) of \(serverStatus?.domainCount ?? notReady.count) domains not served; "
+                + "/status (with the token) says which and why\n"
+        } else {
+            text = notReady.map { "\($0.domain): " + ($0.errors.first?.description ?? "not loaded yet") + "\n" }
+                .joined()
         }
         let made = PreparedResponse(
             serverStatus == nil
                 ? Response(status: 503, headers: plain, body: Array("starting\n".utf8))
-                : reasons.isEmpty
-                    ? Response(status: 200, headers: plain, body: Array("ready\n".utf8))
-                    : Response(status: 503, headers: plain, body: Array((reasons.joined(separator: "\n") + "\n").utf8)))
+                : Response(status: notReady.isEmpty ? 200 : 503, headers: plain, body: Array(text.utf8)))
         return readiness.withLock { kept in
             if let kept { return kept }
             kept = made

@@ -11,7 +11,7 @@ struct Serve: ParsableCommand {
         abstract: "Serve the association file of every domain in the config folder over HTTPS.",
         discussion: """
             Each domain gets its own certificate by SNI from <certs>/<domain>/fullchain.pem and privkey.pem (certbot's layout; wildcard certificates and any certificate whose SAN covers the name work too). \
-            Every domain and certificate that loads is served; one that fails is logged and named on the admin listener's /readyz and /status, and the start fails (exit status 2) only when no domain can be served, or with --strict on any error. \
+            Every domain and certificate that loads is served; one that fails is logged and named on the admin listener's /status (and on /readyz when no admin token is set), and the start fails (exit status 2) only when no domain can be served, or with --strict on any error. \
             Changes to the config and certificate folders are picked up on their own (inotify; Kubernetes ConfigMap/Secret updates and certbot renewals included) and SIGHUP reloads too: a domain or certificate that fails to load keeps its last good version, and the admin listener's /status says why. A domain whose folder disappears keeps being served for --removal-grace seconds. SIGTERM and SIGINT stop gracefully.
 
             Examples:
