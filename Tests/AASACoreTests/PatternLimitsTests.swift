@@ -39,6 +39,25 @@ import Testing
         }
     }
 
+    /// A `*` next to a variable whose value is `*` (or `**`) is two loops in a row, which match what one does.
+    @Test func starsMeetingAcrossAVariableMatchWhatOneStarMatches() {
+        for values in [["*"], ["**"], ["*", "a"]] {
+            let matcher = URLMatcher(
+                file: Self.file(["/x/*$(s)/y"], variables: [SubstitutionVariable(name: "s", values: values)]))
+            for path in ["/x//y", "/x/a/y", "/x/a/b/y"] {
+                #expect(matcher.match("https://example.com" + path).verdict == .match, "\(values) \(path)")
+            }
+            for path in ["/x/y", "/x/a/z"] {
+                #expect(matcher.match("https://example.com" + path).verdict == .noMatch, "\(values) \(path)")
+            }
+            let ending = URLMatcher(
+                file: Self.file(["/x/*$(s)"], variables: [SubstitutionVariable(name: "s", values: values)]))
+            for path in ["/x/a", "/x/a/b"] {
+                #expect(ending.match("https://example.com" + path).verdict == .match, "\(values) \(path)")
+            }
+        }
+    }
+
     /// Folded runs compile to the same automaton as one `*`: the cost of a pattern is what it means, not how
     /// many stars it spells. 100,000 stars before a literal compile to the states of `/*a`.
     @Test func aRunOfStarsCompilesToOneStar() throws {
@@ -166,6 +185,31 @@ import Testing
         }
         print("widest corpus file: \(widest.name), step width \(widest.width)")
         #expect(widest.width * 8 < PatternLimits.maximumDomainWidth)
+    }
+
+    /// Android's dynamic rules in site.json keep the same length and wildcard limits.
+    static let androidCases: [(String, Rule?)] = [
+        ("/" + String(repeating: "a", count: 1_023), nil),
+        ("/" + String(repeating: "a", count: 1_024), Rule.patternTooLong),
+        ("/" + String(repeating: "*a", count: 32), nil),
+        ("/" + String(repeating: "**a", count: 33), Rule.patternTooComplex),
+    ]
+
+    @Test(arguments: androidCases)
+    func androidRulesKeepTheLimits(pattern: String, rule: Rule?) {
+        let loaded = loadSite(
+            """
+            {"legacyFormat": false, "android": {"apps": [{"package": "com.example.app", "fingerprints":
+              ["14:6D:E9:83:C5:73:06:50:D8:EE:B9:95:2F:34:FC:64:16:A0:83:42:E6:1D:BE:A8:8A:04:96:B2:3F:CF:44:E5"],
+              "rules": [{"path": "/x"}, {"query": {"q": "\(pattern)"}}]}]}}
+            """)
+        let errors: [Diagnostic] = loaded.diagnostics.filter { $0.severity == .error }
+        let expected: [Rule] = rule.map { [$0] } ?? []
+        #expect(errors.map(\.rule) == expected, "\(errors)")
+        if rule != nil {
+            let keyPath = errors.first?.keyPath
+            #expect(keyPath == "android.apps[0].rules[1].query.q")
+        }
     }
 
     /// A URL over the limit is refused before it is read: no rule is tried, and the reason says so.

@@ -57,12 +57,13 @@ import Testing
 
     @Test func anotherTenantIsAnsweredWhileTheWidestRequestsRun() throws {
         let live = try Self.server()
-        let path = Self.longestPath(on: "wide.example")
         let clock = ContinuousClock()
         let group = DispatchGroup()
-        for _ in 0..<4 {
+        for index in 0..<4 {
+            // Half on the widest allowed rule, half on the domain whose rule of 100,000 `*` was refused.
+            let domain = index % 2 == 0 ? "wide.example" : "hostile.example"
             DispatchQueue.global().async(group: group) {
-                for _ in 0..<3 { _ = try? live.get("wide.example", path) }
+                for _ in 0..<3 { _ = try? live.get(domain, Self.longestPath(on: domain)) }
             }
         }
         Thread.sleep(forTimeInterval: 0.05)

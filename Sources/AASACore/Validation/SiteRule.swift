@@ -39,7 +39,7 @@ public struct SiteConfigValidator: Sendable {
     /// The rules every load runs.
     public static let standard = SiteConfigValidator(rules: [
         TestAppIDRule(), AppEntryRule(), VariableRule(), CacheControlRule(), HSTSRule(), SigningIdentityRule(),
-        AndroidAppRule(),
+        AndroidAppRule(), AndroidPatternLimitRule(),
         BannerRule(), PagesRule(),
     ])
 
