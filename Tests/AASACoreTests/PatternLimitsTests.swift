@@ -136,6 +136,26 @@ import Testing
         #expect(URLMatcher(file: Self.file((0..<fitting).map(pattern))).compileDiagnostics.isEmpty)
     }
 
+    /// A variable of long values without wildcards is narrow (cheap per URL character) but large: its states are
+    /// bounded per pattern and per file, so neither compiling nor comparing the file in a review can grow.
+    @Test func statesAreBoundedPerPatternAndPerFile() throws {
+        func variable(_ count: Int) -> SubstitutionVariable {
+            SubstitutionVariable(name: "v", values: (0..<count).map { String(format: "%015d", $0 * 7_919) })
+        }
+        let large = URLMatcher(file: Self.file(["/p/$(v)"], variables: [variable(1_024)]))
+        #expect(large.compileDiagnostics.map(\.code) == [.patternTooComplex])
+        #expect(large.compileDiagnostics.first?.message.contains("automaton states; the limit is 4096") == true)
+
+        let pattern = { (index: Int) in "/p" + String(format: "%03d", index) + "/$(v)" }
+        let one = URLMatcher(file: Self.file([pattern(0)], variables: [variable(256)]))
+        #expect(one.compileDiagnostics.isEmpty && one.states > 1_000 && one.width < 512)
+        let fitting = PatternLimits.maximumDomainStates / one.states
+        let full = URLMatcher(file: Self.file((0...fitting).map(pattern), variables: [variable(256)]))
+        #expect(full.compileDiagnostics.map(\.code) == [.rulesTooComplex])
+        #expect(full.compileDiagnostics.first?.componentIndex == fitting)
+        #expect(full.states == fitting * one.states)
+    }
+
     /// The file: 8,000 values used 400 times. Refused at its definition before any value is read, so
     /// `check` answers at once (it took 5-6 s in a release build when every use read the values again).
     @Test func eightThousandValuesUsedFourHundredTimesAreRefusedFast() throws {
@@ -174,6 +194,7 @@ import Testing
             .patternTooLong, .patternTooComplex, .variableTooLarge, .rulesTooComplex,
         ]
         var widest = (width: 0, name: "")
+        var largest = (states: 0, name: "")
         let files = RepositoryPaths.files(in: RepositoryPaths.corpus + "/aasa", endingWith: ".json")
         #expect(files.count > 100)
         for name in files {
@@ -182,9 +203,13 @@ import Testing
             let matcher = URLMatcher(file: AssociationFile.readAsDevice(root).file)
             #expect(!matcher.compileDiagnostics.contains { limits.contains($0.code) }, "\(name)")
             if matcher.width > widest.width { widest = (matcher.width, name) }
+            if matcher.states > largest.states { largest = (matcher.states, name) }
         }
-        print("widest corpus file: \(widest.name), step width \(widest.width)")
+        print(
+            "widest corpus file: \(widest.name), step width \(widest.width); largest: \(largest.name), \(largest.states) states"
+        )
         #expect(widest.width * 8 < PatternLimits.maximumDomainWidth)
+        #expect(largest.states * 8 < PatternLimits.maximumDomainStates)
     }
 
     /// Android's dynamic rules in site.json keep the same length and wildcard limits.

@@ -33,12 +33,13 @@ public struct PatternDiagnostic: Sendable, Hashable, CustomStringConvertible {
         case nonASCIIPatternWhileEncoded = "non-ascii-pattern-while-percent-encoded"
         /// A pattern over ``PatternLimits/maximumLength`` characters.
         case patternTooLong = "pattern-too-long"
-        /// A pattern over ``PatternLimits/maximumWildcards``, ``PatternLimits/maximumVariableUses`` or
-        /// ``PatternLimits/maximumWidth``.
+        /// A pattern over ``PatternLimits/maximumWildcards``, ``PatternLimits/maximumVariableUses``,
+        /// ``PatternLimits/maximumWidth`` or ``PatternLimits/maximumStates``.
         case patternTooComplex = "pattern-too-complex"
         /// A variable over ``PatternLimits/maximumVariableValues`` values or ``PatternLimits/maximumVariableBytes``.
         case variableTooLarge = "variable-too-large"
-        /// The file's patterns together over ``PatternLimits/maximumDomainWidth``.
+        /// The file's patterns together over ``PatternLimits/maximumDomainWidth`` or
+        /// ``PatternLimits/maximumDomainStates``.
         case rulesTooComplex = "rules-too-complex"
 
         /// The rule of the catalogue this problem is reported under.

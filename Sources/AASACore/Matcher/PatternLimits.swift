@@ -22,6 +22,11 @@ public enum PatternLimits {
     /// at each depth, other variables every state and edge they add. Patterns that compare directly (literals, or
     /// literals then `*`) run no automaton and count 0.
     public static let maximumWidth = 512
+    /// Automaton states of one pattern: 1 per literal or `?`, 2 per `*`, and what each variable use adds (its
+    /// values' prefix tree). Bounds what compiling it, and comparing it in a change review, holds.
+    public static let maximumStates = 4_096
+    /// Automaton states of every pattern of one file together, counted once per rule that uses it.
+    public static let maximumDomainStates = 65_536
     /// Step widths of every pattern of one file together, counted once per rule that uses it: a URL no rule
     /// matches is tried against all of them.
     public static let maximumDomainWidth = 8_192

@@ -27,6 +27,8 @@ public struct URLMatcher: Sendable {
     /// The step widths of the file's compiled patterns together (``PatternLimits/maximumDomainWidth``): a URL
     /// costs at most this many state visits per character to match.
     let width: Int
+    /// The automaton states of the file's compiled patterns together (``PatternLimits/maximumDomainStates``).
+    let states: Int
 
     /// Compiles `file` for `mode`. Problems are collected in ``compileDiagnostics``; a rule whose pattern
     /// cannot be compiled never matches.
@@ -38,6 +40,7 @@ public struct URLMatcher: Sendable {
         self.entries = compilation.entries
         self.notes = compilation.notes
         self.width = compilation.width
+        self.states = compilation.states
     }
 
     /// Compiles `file` for `mode`, throwing if any pattern cannot be compiled (warnings do not throw).

@@ -37,6 +37,8 @@ struct VariableAlternation: Sendable {
     let width: Int
     /// Wildcards in all values together (a run of `*` counts once), charged to each pattern per use.
     let wildcards: Int
+    /// Automaton states one use adds (``PatternLimits/maximumStates``).
+    let states: Int
 
     /// Tokenizes `values` (a run of `*` is one `*`), folded when `caseSensitive` is false.
     init(values: [String], caseSensitive: Bool) {
@@ -60,12 +62,18 @@ struct VariableAlternation: Sendable {
         {
             form = .scalarSet(ScalarSet(tokenized.compactMap { if case .literal(let v) = $0[0] { v } else { nil } }))
             width = 1
+            states = 1
             return
         }
         var trie = Trie()
         for value in tokenized { trie.insert(value) }
         form = .trie(trie)
         width = Self.width(of: trie, hasWildcards: wildcards > 0)
+        // As the compiler emits it: one state per edge (two for `*`), and a fork where a node has several ways on.
+        states = trie.nodes.reduce(0) { total, node in
+            let targets = node.children.count + (node.terminal ? 1 : 0)
+            return total + (targets > 1 ? 1 : 0) + node.children.reduce(0) { $0 + ($1.0 == .star ? 2 : 1) }
+        }
     }
 
     /// Without wildcards the tree is deterministic: one character advances each entry into it by one level, so a

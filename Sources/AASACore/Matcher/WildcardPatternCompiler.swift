@@ -22,6 +22,8 @@ struct WildcardPatternCompiler: Sendable {
         var pattern: WildcardPattern?
         var problems: [Problem]
         var width = 0
+        /// Its automaton states (what it charges to ``PatternLimits/maximumDomainStates``).
+        var states = 0
     }
 
     /// The variables in scope; `nil` in legacy mode, where `$(` is literal text (iOS 12 predates variables).
@@ -40,7 +42,7 @@ struct WildcardPatternCompiler: Sendable {
     /// file's ``PatternLimits/maximumDomainWidth``).
     func compile(
         _ source: String, caseSensitive: Bool, percentEncoded: Bool, target: Target,
-        allowedWidth: Int = PatternLimits.maximumDomainWidth
+        allowedWidth: Int = PatternLimits.maximumDomainWidth, allowedStates: Int = PatternLimits.maximumDomainStates
     ) -> Output {
         var problems: [Problem] = []
         func refuse(_ code: PatternDiagnostic.Code, _ message: String) -> Output {
@@ -153,15 +155,26 @@ struct WildcardPatternCompiler: Sendable {
                 "pattern '\(shown)' has a step width of \(width) automaton states; the limit is \(PatternLimits.maximumWidth): shorten the parts after its first wildcard, or use fewer or smaller variables"
             )
         }
-        if width > allowedWidth {
+        let states = Self.states(of: tokens, alternatives: alternatives)
+        if states > PatternLimits.maximumStates {
+            return refuse(
+                .patternTooComplex,
+                "pattern '\(shown)' compiles to \(states) automaton states; the limit is \(PatternLimits.maximumStates): use fewer or smaller variables"
+            )
+        }
+        if width > allowedWidth || states > allowedStates {
+            let (what, limit) =
+                width > allowedWidth
+                ? ("step width \(width)", "a total width of \(PatternLimits.maximumDomainWidth)")
+                : ("\(states) states", "a total of \(PatternLimits.maximumDomainStates)")
             return refuse(
                 .rulesTooComplex,
-                "pattern '\(shown)' (step width \(width)) takes the file's patterns over their total width of \(PatternLimits.maximumDomainWidth) automaton states, which bounds what one URL costs to match: merge rules, or end patterns with '*' after a literal start (such patterns cost nothing)"
+                "pattern '\(shown)' (\(what)) takes the file's patterns over \(limit) automaton states, which bounds what one URL costs to match: merge rules, or end patterns with '*' after a literal start (such patterns cost nothing)"
             )
         }
         return Output(
             pattern: Self.build(source: source, tokens: tokens, alternatives: alternatives, target: target),
-            problems: problems, width: width)
+            problems: problems, width: width, states: states)
     }
 
     /// The pattern as messages show it: at most 64 characters.
@@ -174,6 +187,20 @@ struct WildcardPatternCompiler: Sendable {
     private static func isDirect(_ tokens: [Token]) -> Bool {
         let literals = tokens.prefix { if case .literal = $0 { true } else { false } }.count
         return literals >= tokens.count - 1 && (literals == tokens.count || tokens.last == .star)
+    }
+
+    /// The automaton states `tokens` compile to (``PatternLimits/maximumStates``); 0 when they compare directly.
+    static func states(of tokens: [Token], alternatives: [String: VariableAlternation]) -> Int {
+        if isDirect(tokens) { return 0 }
+        var states = 2  // the accept state, and the fork that lets `x/*` match `x` (spec §2.1)
+        for token in tokens {
+            switch token {
+            case .literal, .one: states += 1
+            case .star: states += 2
+            case .variable(let name): states += alternatives[name]?.states ?? 0
+            }
+        }
+        return states
     }
 
     /// The most automaton states one URL character can visit (``PatternLimits/maximumWidth``), counted from the
