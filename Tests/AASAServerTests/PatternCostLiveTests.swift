@@ -48,13 +48,15 @@ import Testing
         for _ in 0..<requests { #expect(try live.get("wide.example", path).status == 404) }
         let perRequest = (try Self.processCPU() - before) / requests
         print("CPU per request with the widest pattern and the longest URL: \(perRequest)")
-        // 512 states × 2,048 characters: about 1 ms in a release build, tens in this debug build; curl's start
-        // is counted too. A rule of 100,000 `*` took 5 s per request in a release build.
-        #expect(perRequest < .milliseconds(250), "\(perRequest)")
+        // 512 states × 2,048 characters: about 2 ms in a release build, about 100 ms in this debug build (curl's
+        // start counted too). A rule of 100,000 `*` took 5 s per request in a release build, minutes in this one.
+        #expect(perRequest < .seconds(1), "\(perRequest)")
         // One byte more is not matched at all.
         #expect(try live.get("wide.example", path + "a").status == 404)
     }
 
+    /// All over the plain HTTP listener with raw sockets from this process (starting curl processes takes seconds
+    /// when several start at once), so the requests are in flight together and share the listener's two threads.
     @Test func anotherTenantIsAnsweredWhileTheWidestRequestsRun() throws {
         let live = try Self.server()
         let clock = ContinuousClock()
@@ -63,17 +65,20 @@ import Testing
             // Half on the widest allowed rule, half on the domain whose rule of 100,000 `*` was refused.
             let domain = index % 2 == 0 ? "wide.example" : "hostile.example"
             DispatchQueue.global().async(group: group) {
-                for _ in 0..<3 { _ = try? live.get(domain, Self.longestPath(on: domain)) }
+                for _ in 0..<3 {
+                    _ = try? HTTPProbe.get(port: live.http, host: domain, path: Self.longestPath(on: domain))
+                }
             }
         }
-        Thread.sleep(forTimeInterval: 0.05)
+        Thread.sleep(forTimeInterval: 0.02)
         let start = clock.now
-        let other = try live.get("shop.example", "/.well-known/apple-app-site-association")
+        let other = try live.fetch("shop.example")
         let waited = clock.now - start
         print("another tenant's file while the widest requests run: \(waited)")
         group.wait()
         #expect(other.status == 200)
-        // Milliseconds with two server threads busy with the heavy requests; 9.6 s with the rule of 100,000 `*`.
+        // About a tenth of a second in this debug build, where each heavy request takes 70 ms of CPU; 9.6 s in a
+        // release build when four requests met the rule of 100,000 `*` (the probe gives up after 5 s).
         #expect(waited < .seconds(3), "\(waited)")
     }
 
@@ -87,8 +92,9 @@ import Testing
         print("CPU of the admin /match with the widest pattern and the longest URL: \(cost)")
         #expect(answer.status == 200)
         #expect(answer.text.contains("\"verdict\":\"no-match\""))
-        // Three passes over the rule (the match, then the near misses), each as cheap as a request's.
-        #expect(cost < .milliseconds(750), "\(cost)")
+        // Three passes over the rule (the match, then the near misses), each as cheap as a request's: about 250 ms
+        // in this debug build.
+        #expect(cost < .milliseconds(2_500), "\(cost)")
         let longer = try Curl.request("http://127.0.0.1:\(live.admin)/match?url=\(encoded)a")
         #expect(longer.status == 414)
         #expect(longer.text.contains("over the limit of \(MatchURL.maximumLength)"), "\(longer.text)")
@@ -101,7 +107,7 @@ import Testing
         #expect(text.contains("pattern-too-long"), "\(text.prefix(2_000))")
         let before = try Self.processCPU()
         let answer = try live.get("hostile.example", Self.longestPath(on: "hostile.example"))
-        #expect(try Self.processCPU() - before < .milliseconds(250))
+        #expect(try Self.processCPU() - before < .seconds(1))
         #expect(answer.status != 200)
     }
 }
