@@ -237,6 +237,26 @@ import Testing
         }
     }
 
+    /// The banner's exclusions: each keeps the length limit, and all of them 4,096 characters together.
+    @Test(
+        arguments: [
+            ([String(repeating: "a", count: 1_023)], nil),
+            ([String(repeating: "a", count: 1_024)], Rule.patternTooLong),
+            (Array(repeating: "/" + String(repeating: "a", count: 1_023), count: 4), nil),
+            (Array(repeating: "/" + String(repeating: "a", count: 1_023), count: 4) + ["/b"], Rule.patternTooComplex),
+        ] as [([String], Rule?)])
+    func bannerExclusionsAreBounded(exclude: [String], rule: Rule?) throws {
+        let list = exclude.map { "\"/\($0.drop { $0 == "/" })\"" }.joined(separator: ", ")
+        let loaded = loadSite(
+            """
+            {"legacyFormat": false, "universalLinks": {"apps": [{"appIDs": ["ABCDE12345.com.example.app"],
+              "rules": [{"path": "/*"}]}]}, "smartAppBanner": {"appStoreID": "640199958", "exclude": [\(list)]}}
+            """)
+        let errors: [Diagnostic] = loaded.diagnostics.filter { $0.severity == .error }
+        let expected: [Rule] = rule.map { [$0] } ?? []
+        #expect(errors.map(\.rule) == expected, "\(errors)")
+    }
+
     /// A URL over the limit is refused before it is read: no rule is tried, and the reason says so.
     @Test func aURLOverTheLimitIsMatchedByNoRule() {
         let matcher = URLMatcher(file: Self.file(["/*"]))

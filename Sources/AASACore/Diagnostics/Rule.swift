@@ -178,10 +178,10 @@ public struct Rule: Sendable, Hashable, CustomStringConvertible {
     public static let patternTooLong = Rule(
         "pattern-too-long", .error, "A pattern over 1,024 characters (see Pattern limits).")
 
-    /// A pattern over 32 wildcards, 8 variable uses, a step width of 512 or 4,096 automaton states (docs: Pattern limits).
+    /// A pattern over 32 wildcards, 8 variable uses, a step width of 512 or 4,096 automaton states, or banner exclusions over 4,096 characters together (docs: Pattern limits).
     public static let patternTooComplex = Rule(
         "pattern-too-complex", .error,
-        "A pattern over 32 wildcards, 8 variable uses, a step width of 512 or 4,096 automaton states (see Pattern limits)."
+        "A pattern over 32 wildcards, 8 variable uses, a step width of 512 or 4,096 automaton states, or banner exclusions over 4,096 characters together (see Pattern limits)."
     )
 
     /// A variable over 1,024 values or 16,384 bytes of values; no pattern using it is compiled (docs: Pattern limits).
