@@ -189,10 +189,10 @@ public struct Rule: Sendable, Hashable, CustomStringConvertible {
         "variable-too-large", .error,
         "A variable over 1,024 values or 16,384 bytes of values; no pattern using it is compiled (see Pattern limits).")
 
-    /// The file's patterns together over a step width of 8,192 or 65,536 automaton states (docs: Pattern limits).
+    /// The file's patterns together over a step width of 16,384 or 65,536 automaton states (docs: Pattern limits).
     public static let rulesTooComplex = Rule(
         "rules-too-complex", .error,
-        "The file's patterns together over a step width of 8,192 or 65,536 automaton states (see Pattern limits).")
+        "The file's patterns together over a step width of 16,384 or 65,536 automaton states (see Pattern limits).")
 
     /// A test URL does something else than expected, or is not on the domain.
     public static let testURL = Rule(
