@@ -99,17 +99,18 @@ import Testing
                 == (matches ? .match : .noMatch))
     }
 
+    /// At the longest URL that is matched (``MatchURL/maximumLength``).
     @Test func starsDoNotBacktrackExponentially() {
-        let text = "/" + String(repeating: "a", count: 10_000)
+        let text = "/" + String(repeating: "a", count: 2_000)
         let pattern = "*a*a*a*a*a*a*a*a*a*a*a*b"
         #expect(MatcherFixtures.verdict(pattern: pattern, path: text) == .noMatch)
         #expect(MatcherFixtures.verdict(pattern: pattern, path: text + "b") == .match)
         #expect(
-            MatcherFixtures.verdict(pattern: "/" + String(repeating: "*a", count: 40) + "?*b", path: text) == .noMatch)
+            MatcherFixtures.verdict(pattern: "/" + String(repeating: "*a", count: 30) + "?*b", path: text) == .noMatch)
     }
 
     @Test func variableAndQueryPatternsAreLinearToo() {
-        let long = String(repeating: "a", count: 10_000)
+        let long = String(repeating: "a", count: 2_000)
         let file = MatcherFixtures.file(
             [
                 ComponentPattern(path: "/$(v)$(v)$(v)b"),

@@ -202,6 +202,25 @@ import Testing
         #expect(objects[1]?["componentIndex"] as? Int == 3)
     }
 
+    /// A URL over ``MatchURL/maximumLength`` is bad input: no rule is tried, and the reason names the limit.
+    @Test func matchSaysAURLIsOverTheLengthLimit() throws {
+        let directory = TemporaryDirectory("aasa-cli")
+        let file = try directory.write("aasa", Self.appleExample)
+        let url = "https://example.com/buy/" + String(repeating: "a", count: 2_048)
+        let output = try aasa(["match", "--aasa", file, url], in: directory.path)
+        #expect(output.status == 2)
+        #expect(output.stdout.contains("verdict: invalid-url"), "\(output.stdout)")
+        #expect(output.stdout.contains("bytes long, over the limit of 2048: no rule is tried"), "\(output.stdout)")
+        let configured = try aasa(
+            [
+                "match", "--config", RepositoryPaths.siteConfig,
+                "https://shop.example/" + String(repeating: "a", count: 2_048),
+            ],
+            in: directory.path)
+        #expect(configured.status == 2)
+        #expect(configured.stderr.contains("over the limit of 2048"), "\(configured.stderr)")
+    }
+
     @Test func matchWithConfigUsesTheURLsHostAndNamesTheSiteRule() throws {
         let output = try aasa(
             [

@@ -174,6 +174,26 @@ public struct Rule: Sendable, Hashable, CustomStringConvertible {
         "A non-ASCII pattern under `percentEncoded: true` can never match; percent-encode it or set `percentEncoded: false`."
     )
 
+    /// A pattern over 1,024 characters (docs: Pattern limits).
+    public static let patternTooLong = Rule(
+        "pattern-too-long", .error, "A pattern over 1,024 characters (see Pattern limits).")
+
+    /// A pattern over 32 wildcards, 8 variable uses, a step width of 512 or 4,096 automaton states, or banner exclusions over 4,096 characters together (docs: Pattern limits).
+    public static let patternTooComplex = Rule(
+        "pattern-too-complex", .error,
+        "A pattern over 32 wildcards, 8 variable uses, a step width of 512 or 4,096 automaton states, or banner exclusions over 4,096 characters together (see Pattern limits)."
+    )
+
+    /// A variable over 1,024 values or 16,384 bytes of values; no pattern using it is compiled (docs: Pattern limits).
+    public static let variableTooLarge = Rule(
+        "variable-too-large", .error,
+        "A variable over 1,024 values or 16,384 bytes of values; no pattern using it is compiled (see Pattern limits).")
+
+    /// The file's patterns together over a step width of 16,384 or 65,536 automaton states (docs: Pattern limits).
+    public static let rulesTooComplex = Rule(
+        "rules-too-complex", .error,
+        "The file's patterns together over a step width of 16,384 or 65,536 automaton states (see Pattern limits).")
+
     /// A test URL does something else than expected, or is not on the domain.
     public static let testURL = Rule(
         "test-url", .error, "A test URL does something else than expected, or is not on the domain.")
@@ -595,6 +615,10 @@ public struct Rule: Sendable, Hashable, CustomStringConvertible {
         .variableShadowsBuiltIn,
         .duplicateVariable,
         .nonASCIIPatternWhilePercentEncoded,
+        .patternTooLong,
+        .patternTooComplex,
+        .variableTooLarge,
+        .rulesTooComplex,
         .testURL,
         .unreachableRule,
         .excludeQueryStar,

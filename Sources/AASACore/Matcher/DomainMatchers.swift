@@ -24,7 +24,15 @@ public struct DomainMatchers: Sendable {
 
     /// The published domain `url` names, its served association file read back, or why there is none.
     public func served(for url: String) -> Result<(PublishedDomain, AssociationFile), MatchLookupError> {
-        guard let parsed = try? MatchURL(parsing: url), let host = parsed.host, parsed.scheme != nil else {
+        let parsed: MatchURL
+        do {
+            parsed = try MatchURL(parsing: url)
+        } catch {
+            // RFC 9110 §15.5.15: 414 for a URI longer than the server will interpret.
+            if case .tooLong = error.code { return .failure(MatchLookupError(status: 414, message: error.description)) }
+            return .failure(MatchLookupError(status: 400, message: "'\(url)' is not an absolute http(s) URL"))
+        }
+        guard let host = parsed.host, parsed.scheme != nil else {
             return .failure(MatchLookupError(status: 400, message: "'\(url)' is not an absolute http(s) URL"))
         }
         guard let domain = HostName.normalized(host), let published = domains[domain] else {
@@ -66,7 +74,8 @@ public struct DomainMatchers: Sendable {
     }
 }
 
-/// Why a URL has no matcher: not a URL (400), or not a configured domain (404).
+/// Why a URL has no matcher: not a URL (400), longer than ``MatchURL/maximumLength`` (414), or not a configured
+/// domain (404).
 public struct MatchLookupError: Error, Sendable, Hashable {
     /// The HTTP status for the admin answer.
     public var status: Int

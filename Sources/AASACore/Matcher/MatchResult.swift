@@ -8,7 +8,8 @@ public struct MatchResult: Sendable, Hashable {
         case excluded
         /// No rule matched.
         case noMatch = "no-match"
-        /// The input is not an http(s) URL or a path (see ``URLParseError``); the CLI exits with 2.
+        /// The input is not an http(s) URL or a path, or is longer than ``MatchURL/maximumLength`` (see
+        /// ``URLParseError``); no rule is tried, and the CLI exits with 2.
         case invalidURL = "invalid-url"
     }
 

@@ -23,6 +23,12 @@ public struct MatchURL: Sendable, Hashable {
     /// The fragment without `#`, percent-encoded; `nil` when the URL has no `#`.
     public var fragment: String?
 
+    /// The longest URL matched, in UTF-8 bytes as given (scheme, host, path, query and fragment). A longer URL is
+    /// refused before it is read (``URLParseError/Code/tooLong(_:)``), which bounds what matching one request
+    /// costs (``PatternLimits``); real links are far shorter, and browsers and CDNs commonly cap URLs near 2,000
+    /// bytes.
+    public static let maximumLength = 2_048
+
     /// Splits `text` into its parts.
     ///
     /// Accepts absolute `http`/`https` URLs with a host, and, for convenience, path-only input starting with
@@ -31,6 +37,8 @@ public struct MatchURL: Sendable, Hashable {
     /// Split on the UTF-8 bytes: every delimiter is ASCII, and a start parses every domain's link tests (through
     /// `Character`s, this was 4 % of a start at 100,000 domains).
     public init(parsing text: String) throws(URLParseError) {
+        let length = text.utf8.count
+        guard length <= Self.maximumLength else { throw URLParseError(.tooLong(length), input: "") }
         let trimmed = Self.trimmed(text)
         guard !trimmed.isEmpty else { throw URLParseError(.empty, input: text) }
         var rest = Substring(trimmed).utf8

@@ -31,6 +31,16 @@ public struct PatternDiagnostic: Sendable, Hashable, CustomStringConvertible {
         case duplicateVariable = "duplicate-variable"
         /// A non-ASCII pattern under `percentEncoded: true` can never match (spec §2.6).
         case nonASCIIPatternWhileEncoded = "non-ascii-pattern-while-percent-encoded"
+        /// A pattern over ``PatternLimits/maximumLength`` characters.
+        case patternTooLong = "pattern-too-long"
+        /// A pattern over ``PatternLimits/maximumWildcards``, ``PatternLimits/maximumVariableUses``,
+        /// ``PatternLimits/maximumWidth`` or ``PatternLimits/maximumStates``.
+        case patternTooComplex = "pattern-too-complex"
+        /// A variable over ``PatternLimits/maximumVariableValues`` values or ``PatternLimits/maximumVariableBytes``.
+        case variableTooLarge = "variable-too-large"
+        /// The file's patterns together over ``PatternLimits/maximumDomainWidth`` or
+        /// ``PatternLimits/maximumDomainStates``.
+        case rulesTooComplex = "rules-too-complex"
 
         /// The rule of the catalogue this problem is reported under.
         public var rule: Rule {
@@ -44,6 +54,10 @@ public struct PatternDiagnostic: Sendable, Hashable, CustomStringConvertible {
             case .variableShadowsBuiltIn: .variableShadowsBuiltIn
             case .duplicateVariable: .duplicateVariable
             case .nonASCIIPatternWhileEncoded: .nonASCIIPatternWhilePercentEncoded
+            case .patternTooLong: .patternTooLong
+            case .patternTooComplex: .patternTooComplex
+            case .variableTooLarge: .variableTooLarge
+            case .rulesTooComplex: .rulesTooComplex
             }
         }
     }

@@ -9,6 +9,16 @@ extension URLMatcher {
         private(set) var diagnostics: [PatternDiagnostic] = []
         private var reported: Set<PatternDiagnostic> = []
         private var cache: [CacheKey: WildcardPatternCompiler.Output] = [:]
+        /// What is left of ``PatternLimits/maximumDomainWidth``: each pattern a rule uses is charged its width,
+        /// before it is built.
+        private var allowedWidth = PatternLimits.maximumDomainWidth
+        /// What is left of ``PatternLimits/maximumDomainStates``, charged the same way.
+        private var allowedStates = PatternLimits.maximumDomainStates
+
+        /// The width charged so far.
+        var width: Int { PatternLimits.maximumDomainWidth - allowedWidth }
+        /// The states charged so far.
+        var states: Int { PatternLimits.maximumDomainStates - allowedStates }
 
         private struct CacheKey: Hashable {
             var source: String
@@ -251,14 +261,17 @@ extension URLMatcher {
         ) -> CompiledRule.Part {
             let key = CacheKey(
                 source: located.source, caseSensitive: caseSensitive, percentEncoded: percentEncoded, target: target)
-            let output: WildcardPatternCompiler.Output
-            if let cached = cache[key] {
+            var output: WildcardPatternCompiler.Output
+            if let cached = cache[key], cached.width <= allowedWidth, cached.states <= allowedStates {
                 output = cached
             } else {
                 output = compiler.compile(
-                    located.source, caseSensitive: caseSensitive, percentEncoded: percentEncoded, target: target)
-                cache[key] = output
+                    located.source, caseSensitive: caseSensitive, percentEncoded: percentEncoded, target: target,
+                    allowedWidth: allowedWidth, allowedStates: allowedStates)
+                if !output.problems.contains(where: { $0.code == .rulesTooComplex }) { cache[key] = output }
             }
+            allowedWidth -= output.width
+            allowedStates -= output.states
             for problem in output.problems {
                 report(
                     PatternDiagnostic(

@@ -24,6 +24,11 @@ public struct URLMatcher: Sendable {
     let entries: [Entry]
     /// Why entries were skipped (spec §9: an entry naming no app is ignored).
     let notes: [String]
+    /// The step widths of the file's compiled patterns together (``PatternLimits/maximumDomainWidth``): a URL
+    /// costs at most this many state visits per character to match.
+    let width: Int
+    /// The automaton states of the file's compiled patterns together (``PatternLimits/maximumDomainStates``).
+    let states: Int
 
     /// Compiles `file` for `mode`. Problems are collected in ``compileDiagnostics``; a rule whose pattern
     /// cannot be compiled never matches.
@@ -34,6 +39,8 @@ public struct URLMatcher: Sendable {
         self.compileDiagnostics = compilation.diagnostics
         self.entries = compilation.entries
         self.notes = compilation.notes
+        self.width = compilation.width
+        self.states = compilation.states
     }
 
     /// Compiles `file` for `mode`, throwing if any pattern cannot be compiled (warnings do not throw).
@@ -45,7 +52,8 @@ public struct URLMatcher: Sendable {
     }
 
     /// Matches `url`: an absolute http(s) URL, or a path starting with `/` (matched as if on this file's
-    /// domain). Unparseable input gives verdict ``MatchResult/Verdict/invalidURL``.
+    /// domain). Unparseable input, or a URL over ``MatchURL/maximumLength`` bytes, gives verdict
+    /// ``MatchResult/Verdict/invalidURL`` and is matched by no rule.
     ///
     /// - Parameter nearMissLimit: how many closest rules to report on a no-match.
     public func match(_ url: String, nearMissLimit: Int = 5) -> MatchResult {
@@ -93,8 +101,8 @@ public struct URLMatcher: Sendable {
         for entry in entries {
             ruleCount += entry.rules.count
             // Only inclusion rules explain why a URL does not open an app; an exclusion that did not match
-            // is not a reason.
-            for rule in entry.rules where !rule.exclude {
+            // is not a reason. Without near misses asked for (serving), no rule is evaluated again.
+            for rule in entry.rules where !rule.exclude && nearMissLimit > 0 {
                 candidates.append((rule, rule.evaluate(subject, withReasons: false).matched.count))
             }
         }

@@ -14,6 +14,8 @@ public struct URLParseError: Error, Sendable, Hashable, CustomStringConvertible 
         case invalidHost(String)
         /// The port is not a number from 0 to 65535.
         case invalidPort(String)
+        /// Longer than ``MatchURL/maximumLength`` bytes: no rule is tried, as for a URL no rule claims.
+        case tooLong(Int)
     }
 
     /// The stable code.
@@ -43,6 +45,9 @@ public struct URLParseError: Error, Sendable, Hashable, CustomStringConvertible 
             return "'\(input)' has an invalid host '\(host)'"
         case .invalidPort(let port):
             return "'\(input)' has an invalid port '\(port)'"
+        case .tooLong(let length):
+            return
+                "the URL is \(length) bytes long, over the limit of \(MatchURL.maximumLength): no rule is tried, and the server answers it as a URL no app claims (404 instead of the landing page)"
         }
     }
 }

@@ -16,30 +16,51 @@ struct WildcardPatternCompiler: Sendable {
         var message: String
     }
 
-    /// The result of compiling one pattern: the pattern unless an error prevented it, and any problems.
+    /// The result of compiling one pattern: the pattern unless an error prevented it, its step width (what it
+    /// charges to the file's ``PatternLimits/maximumDomainWidth``), and any problems.
     struct Output: Sendable {
         var pattern: WildcardPattern?
         var problems: [Problem]
+        var width = 0
+        /// Its automaton states (what it charges to ``PatternLimits/maximumDomainStates``).
+        var states = 0
     }
 
     /// The variables in scope; `nil` in legacy mode, where `$(` is literal text (iOS 12 predates variables).
     let variables: SubstitutionTable?
 
-    private enum Token: Hashable {
+    /// One element of a pattern: a run of `*` is one `.star` (consecutive `*` match what one does, spec §2.1).
+    enum Token: Hashable, Sendable {
         case literal(UInt32)
         case one
         case star
         case variable(String)
     }
 
-    /// Compiles `source`.
-    func compile(_ source: String, caseSensitive: Bool, percentEncoded: Bool, target: Target) -> Output {
+    /// Compiles `source`. Every limit of ``PatternLimits`` is checked before the automaton is built; a pattern over
+    /// one gets an error and no automaton, as does one whose width is over `allowedWidth` (what is left of its
+    /// file's ``PatternLimits/maximumDomainWidth``).
+    func compile(
+        _ source: String, caseSensitive: Bool, percentEncoded: Bool, target: Target,
+        allowedWidth: Int = PatternLimits.maximumDomainWidth, allowedStates: Int = PatternLimits.maximumDomainStates
+    ) -> Output {
+        var problems: [Problem] = []
+        func refuse(_ code: PatternDiagnostic.Code, _ message: String) -> Output {
+            problems.append(Problem(severity: .error, code: code, variable: nil, message: message))
+            return Output(pattern: nil, problems: problems)
+        }
+        let length = source.unicodeScalars.count
+        if length > PatternLimits.maximumLength {
+            return refuse(
+                .patternTooLong,
+                "pattern '\(Self.shortened(source))' has \(length) characters; the limit is \(PatternLimits.maximumLength): match the varying part with a wildcard such as '*' instead of spelling it out"
+            )
+        }
         var scalars = source.unicodeScalars.map(\.value)
         if target == .path {
             // Apple: slashes at both ends of a path are not significant (spec §2.1, observed with swcutil).
             Self.stripSlashes(&scalars)
         }
-        var problems: [Problem] = []
         if percentEncoded && scalars.contains(where: { $0 >= 0x80 }) {
             // Apple: with percentEncoded true the URL is compared in its percent-encoded ASCII form (spec §2.6).
             problems.append(
@@ -54,7 +75,8 @@ struct WildcardPatternCompiler: Sendable {
         while index < scalars.count {
             let scalar = scalars[index]
             if scalar == 0x2A {
-                tokens.append(.star)
+                // Spec §2.1: `*` matches any run, so a run of them matches what one does.
+                if tokens.last != .star { tokens.append(.star) }
             } else if scalar == 0x3F {
                 tokens.append(.one)
             } else if scalar == 0x24, variables != nil, index + 1 < scalars.count, scalars[index + 1] == 0x28 {
@@ -77,8 +99,11 @@ struct WildcardPatternCompiler: Sendable {
             index += 1
         }
 
-        var alternatives: [String: [[Token]]] = [:]
-        for case .variable(let name) in tokens where alternatives[name] == nil {
+        var alternatives: [String: VariableAlternation] = [:]
+        var uses = 0
+        for case .variable(let name) in tokens {
+            uses += 1
+            guard alternatives[name] == nil else { continue }
             if name.isEmpty {
                 problems.append(
                     Problem(
@@ -89,16 +114,8 @@ struct WildcardPatternCompiler: Sendable {
                     Problem(
                         severity: .error, code: .invalidVariableUsed, variable: name,
                         message: "pattern '\(source)' uses $(\(name)), whose definition is invalid"))
-            } else if let values = variables?.values[name] {
-                alternatives[name] = values.map { value in
-                    value.unicodeScalars.map { scalar -> Token in
-                        switch scalar {
-                        case "*": return .star
-                        case "?": return .one
-                        default: return .literal(caseSensitive ? scalar.value : CaseFolding.fold(scalar.value))
-                        }
-                    }
-                }
+            } else if let alternation = variables?.alternation(name, caseSensitive: caseSensitive) {
+                alternatives[name] = alternation
             } else {
                 problems.append(
                     Problem(
@@ -111,9 +128,95 @@ struct WildcardPatternCompiler: Sendable {
         if problems.contains(where: { $0.severity == .error }) {
             return Output(pattern: nil, problems: problems)
         }
+        let shown = Self.shortened(source)
+        if uses > PatternLimits.maximumVariableUses {
+            return refuse(
+                .patternTooComplex,
+                "pattern '\(shown)' uses variables \(uses) times; the limit is \(PatternLimits.maximumVariableUses): split it into several rules"
+            )
+        }
+        let wildcards = tokens.reduce(0) { total, token in
+            switch token {
+            case .literal: total
+            case .one, .star: total + 1
+            case .variable(let name): total + (alternatives[name]?.wildcards ?? 0)
+            }
+        }
+        if wildcards > PatternLimits.maximumWildcards {
+            return refuse(
+                .patternTooComplex,
+                "pattern '\(shown)' has \(wildcards) wildcards (counting those in the values of the variables it uses); the limit is \(PatternLimits.maximumWildcards): one '*' matches any run, so fewer usually say the same"
+            )
+        }
+        let width = Self.width(of: tokens, alternatives: alternatives, target: target)
+        if width > PatternLimits.maximumWidth {
+            return refuse(
+                .patternTooComplex,
+                "pattern '\(shown)' has a step width of \(width) automaton states; the limit is \(PatternLimits.maximumWidth): shorten the parts after its first wildcard, or use fewer or smaller variables"
+            )
+        }
+        let states = Self.states(of: tokens, alternatives: alternatives)
+        if states > PatternLimits.maximumStates {
+            return refuse(
+                .patternTooComplex,
+                "pattern '\(shown)' compiles to \(states) automaton states; the limit is \(PatternLimits.maximumStates): use fewer or smaller variables"
+            )
+        }
+        if width > allowedWidth || states > allowedStates {
+            let (what, limit) =
+                width > allowedWidth
+                ? ("step width \(width)", "a total width of \(PatternLimits.maximumDomainWidth)")
+                : ("\(states) states", "a total of \(PatternLimits.maximumDomainStates)")
+            return refuse(
+                .rulesTooComplex,
+                "pattern '\(shown)' (\(what)) takes the file's patterns over \(limit) automaton states, which bounds what one URL costs to match: merge rules, or end patterns with '*' after a literal start (such patterns cost nothing)"
+            )
+        }
         return Output(
             pattern: Self.build(source: source, tokens: tokens, alternatives: alternatives, target: target),
-            problems: problems)
+            problems: problems, width: width, states: states)
+    }
+
+    /// The pattern as messages show it: at most 64 characters.
+    private static func shortened(_ source: String) -> String {
+        source.unicodeScalars.count <= 64
+            ? source : String(String.UnicodeScalarView(source.unicodeScalars.prefix(61))) + "..."
+    }
+
+    /// Whether `tokens` compare directly (``WildcardPattern/Shape``): literals, then at most a `*`.
+    private static func isDirect(_ tokens: [Token]) -> Bool {
+        let literals = tokens.prefix { if case .literal = $0 { true } else { false } }.count
+        return literals >= tokens.count - 1 && (literals == tokens.count || tokens.last == .star)
+    }
+
+    /// The automaton states `tokens` compile to (``PatternLimits/maximumStates``); 0 when they compare directly.
+    static func states(of tokens: [Token], alternatives: [String: VariableAlternation]) -> Int {
+        if isDirect(tokens) { return 0 }
+        var states = 2  // the accept state, and the fork that lets `x/*` match `x` (spec §2.1)
+        for token in tokens {
+            switch token {
+            case .literal, .one: states += 1
+            case .star: states += 2
+            case .variable(let name): states += alternatives[name]?.states ?? 0
+            }
+        }
+        return states
+    }
+
+    /// The most automaton states one URL character can visit (``PatternLimits/maximumWidth``), counted from the
+    /// tokens before anything is built: every state is visited at most once per character, a `*` is a fork and
+    /// a loop, and a variable counts what ``VariableAlternation/width`` says.
+    static func width(of tokens: [Token], alternatives: [String: VariableAlternation], target: Target) -> Int {
+        if isDirect(tokens) { return 0 }
+        var width = 2  // the accept state, and the fork that lets `x/*` match `x` (spec §2.1)
+        for token in tokens {
+            switch token {
+            case .literal, .one: width += 1
+            case .star: width += 3
+            case .variable(let name): width += alternatives[name]?.width ?? 0
+            }
+        }
+        return width
     }
 
     /// Drops leading and trailing `/` (spec §2.1); the same is done to the URL path.
@@ -129,9 +232,9 @@ struct WildcardPatternCompiler: Sendable {
         }
     }
 
-    private static func build(source: String, tokens: [Token], alternatives: [String: [[Token]]], target: Target)
-        -> WildcardPattern
-    {
+    private static func build(
+        source: String, tokens: [Token], alternatives: [String: VariableAlternation], target: Target
+    ) -> WildcardPattern {
         // Apple: a path pattern ending in `/*` also matches its bare prefix (spec §2.1): `buy/*` matches
         // `buy`. We read "ends in `/*`" as a `/` followed only by `*`s, so `buy/**` behaves the same. The bare
         // prefix is a path pattern too, so its end slashes do not count either: `buy//*` also matches `buy`
@@ -146,23 +249,17 @@ struct WildcardPatternCompiler: Sendable {
             optionalSlashAt = first
         }
 
-        if alternatives.isEmpty, !tokens.contains(.one) {
-            let literalCount = tokens.prefix(while: { $0 != .star }).count
-            if tokens[literalCount...].allSatisfy({ $0 == .star }) {
-                let literals = tokens[..<literalCount].map { token -> UInt32 in
-                    if case .literal(let value) = token { return value }
-                    preconditionFailure("only literals precede the first star here")
-                }
-                let shape: WildcardPattern.Shape
-                if literalCount == tokens.count {
-                    shape = .exact(literals)
-                } else {
-                    shape = .prefix(literals, bare: optionalSlashAt.map { Array(literals[..<$0]) })
-                }
-                return WildcardPattern(
-                    source: source, shape: shape, kinds: [], operands: [], nexts: [], forkTargets: [], classes: [],
-                    start: 0, requiredPrefix: [])
+        if isDirect(tokens) {
+            let literals = tokens.compactMap { token -> UInt32? in
+                if case .literal(let value) = token { return value }
+                return nil
             }
+            let shape: WildcardPattern.Shape =
+                literals.count == tokens.count
+                ? .exact(literals) : .prefix(literals, bare: optionalSlashAt.map { Array(literals[..<$0]) })
+            return WildcardPattern(
+                source: source, shape: shape, kinds: [], operands: [], nexts: [], forkTargets: [], classes: [],
+                start: 0, requiredPrefix: [])
         }
 
         var program = ProgramBuilder()
@@ -221,32 +318,31 @@ struct WildcardPatternCompiler: Sendable {
             return loopIndex
         }
 
-        mutating func emit(token: Token, next: Int32, alternatives: [String: [[Token]]]) -> Int32 {
+        mutating func emit(token: Token, next: Int32, alternatives: [String: VariableAlternation]) -> Int32 {
             switch token {
             case .literal(let value): return append(.scalar, value, next)
             case .one: return append(.any, 0, next)
             case .star: return star(next: next)
-            case .variable(let name): return alternation(alternatives[name] ?? [], next: next)
+            case .variable(let name):
+                guard let alternation = alternatives[name] else { return fork([]) }
+                return self.alternation(alternation, next: next)
             }
         }
 
         /// `$(name)`: one of the values. Values sharing a prefix share states (a trie), so `$(lang)` costs a
         /// few dozen live states per character rather than hundreds. Variables whose values are all single
         /// literal characters (`$(digit)`, …) become one character-set state.
-        mutating func alternation(_ values: [[Token]], next: Int32) -> Int32 {
-            if !values.isEmpty,
-                values.allSatisfy({ $0.count == 1 && { if case .literal = $0[0] { true } else { false } }($0) })
-            {
-                let set = ScalarSet(values.compactMap { if case .literal(let v) = $0[0] { v } else { nil } })
+        mutating func alternation(_ alternation: VariableAlternation, next: Int32) -> Int32 {
+            switch alternation.form {
+            case .scalarSet(let set):
                 classes.append(set)
                 return append(.scalarSet, UInt32(classes.count - 1), next)
+            case .trie(let trie):
+                return emit(trie: trie, node: 0, next: next)
             }
-            var trie = Trie()
-            for value in values { trie.insert(value) }
-            return emit(trie: trie, node: 0, next: next)
         }
 
-        private mutating func emit(trie: Trie, node: Int, next: Int32) -> Int32 {
+        private mutating func emit(trie: VariableAlternation.Trie, node: Int, next: Int32) -> Int32 {
             var targets: [Int32] = []
             for (token, child) in trie.nodes[node].children {
                 let childEntry = emit(trie: trie, node: child, next: next)
@@ -254,29 +350,6 @@ struct WildcardPatternCompiler: Sendable {
             }
             if trie.nodes[node].terminal { targets.append(next) }
             return targets.count == 1 ? targets[0] : fork(targets)
-        }
-    }
-
-    /// Prefix tree of variable values, children in insertion order.
-    private struct Trie {
-        struct Node {
-            var children: [(Token, Int)] = []
-            var terminal = false
-        }
-        var nodes: [Node] = [Node()]
-
-        mutating func insert(_ value: [Token]) {
-            var node = 0
-            for token in value {
-                if let existing = nodes[node].children.first(where: { $0.0 == token }) {
-                    node = existing.1
-                } else {
-                    nodes.append(Node())
-                    nodes[node].children.append((token, nodes.count - 1))
-                    node = nodes.count - 1
-                }
-            }
-            nodes[node].terminal = true
         }
     }
 }

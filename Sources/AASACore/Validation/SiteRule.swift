@@ -39,8 +39,8 @@ public struct SiteConfigValidator: Sendable {
     /// The rules every load runs.
     public static let standard = SiteConfigValidator(rules: [
         TestAppIDRule(), AppEntryRule(), VariableRule(), CacheControlRule(), HSTSRule(), SigningIdentityRule(),
-        AndroidAppRule(),
-        BannerRule(), PagesRule(),
+        AndroidAppRule(), AndroidPatternLimitRule(),
+        BannerRule(), BannerExcludeLimitRule(), PagesRule(),
     ])
 
     /// Creates a validator from rules.

@@ -12,7 +12,8 @@ struct Match: ParsableCommand {
             ignored), and everything `check` says about it is printed beside the verdicts. With --assetlinks (or \
             --android and --config) the verdict is Android 15's, from the dynamic rules of each package; \
             --all-platforms puts iOS 13+, iOS 9-12 and Android 15+ side by side. Exit status is 0 whatever the \
-            verdict, and 2 on bad input (a file that is not JSON, a URL that cannot be parsed).
+            verdict, and 2 on bad input (a file that is not JSON, a URL that cannot be parsed or is over 2,048 bytes, \
+            which no rule is tried against).
 
             Examples:
               aasa-server match https://shop.example/buy/shoes https://shop.example/help/x
