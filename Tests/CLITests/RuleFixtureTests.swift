@@ -39,19 +39,24 @@ import Testing
         var portInUse = false
 
         var description: String { rule }
+
+        /// What a run of the passing variant prints when it found nothing at all.
+        var cleanRun: String {
+            switch run {
+            case .tool(let arguments) where arguments.first == "import": "site-config/shop.example/site.json: "
+            case .tool(let arguments) where arguments.contains("--aasa") || arguments.contains("--assetlinks"):
+                "0 errors, 0 warnings in 1 file"
+            case .tool: "0 errors, 0 warnings in 1 domain"
+            case .serve: "domains=1 failed=0"
+            }
+        }
     }
 
     /// Rules no input can trigger, with why: the coverage test accepts exactly these without a fixture.
     static let unreachable: [String: String] = [
         "assetlinks-structure":
             "import decides a file is assetlinks.json only when it starts with `[` (an array) or is an object with "
-            + "`relation`/`target`, and stops at invalid JSON, so the importer never sees another root value",
-        "duplicate-variable":
-            "variables are JSON object members in site.json and Apple files; a name twice is a duplicate key, "
-            + "reported as `duplicate-key`, and the reader keeps one, so the variable table never sees it twice",
-        "signing-failed":
-            "OpenSSL's CMS signing does not fail for an identity that passed the signing checks (key matches, "
-            + "RSA ≥ 2048 or EC); only a library failure reports it",
+            + "`relation`/`target`, and stops at invalid JSON, so the importer never sees another root value"
     ]
 
     static let check = Run.tool(["check", "--no-certificates"])
@@ -174,6 +179,9 @@ import Testing
             prepare: { dir, failing in
                 try selfSigned(try signingFolder(dir), name: domain, key: failing ? "rsa:1024" : "rsa:2048")
             }),
+        Scenario(
+            rule: "signing-failed", run: check,
+            prepare: { dir, failing in try issuedByCA(try signingFolder(dir), name: domain, keyAgreement: failing) }),
         // The certificate folder, as `check` reads it.
         Scenario(
             rule: "certificate-missing", run: checkCertificates,
@@ -313,6 +321,8 @@ import Testing
     func thePassingFixtureDoesNot(scenario: Scenario) throws {
         let output = try Self.run(scenario, failing: false)
         #expect(!output.contains("[\(scenario.rule)]"), "\(output)")
+        // And ran to the end with no other finding, so the rule's absence is not a stop before its check.
+        #expect(output.contains(scenario.cleanRun), "\(output)")
     }
 
     @Test(arguments: importRules.sorted())
@@ -323,6 +333,8 @@ import Testing
             let output = try Command.run(
                 RepositoryPaths.executable, ["import", file, "--domain", Self.domain], currentDirectory: directory.path)
             #expect(output.stderr.contains("[\(rule)]") == failing, "\(failing) \(output.stdout)\(output.stderr)")
+            // The passing file is imported whole, with no finding.
+            #expect(failing || (output.status == 0 && output.stderr.isEmpty), "\(output.stderr)")
         }
     }
 
@@ -463,21 +475,29 @@ import Testing
         #expect(chmod(folder + "/" + names.1, 0o600) == 0)
     }
 
-    /// A leaf for `name` issued by a throwaway CA: `cert.pem`, `key.pem`, and the CA as `chain.pem`.
-    static func issuedByCA(_ folder: String, name: String) throws {
+    /// A leaf for `name` issued by a throwaway CA: `cert.pem`, `key.pem`, and the CA as `chain.pem`. With
+    /// `keyAgreement`, the leaf's key is X25519: it matches the certificate and passes every check of the identity,
+    /// but cannot sign, so OpenSSL's CMS signing fails.
+    static func issuedByCA(_ folder: String, name: String, keyAgreement: Bool = false) throws {
         try openssl(
             ["req", "-x509", "-nodes", "-days", "30", "-subj", "/CN=Fixture CA"] + keyArguments("ec")
                 + ["-keyout", "ca-key.pem", "-out", "chain.pem"], in: folder)
         try openssl(
             ["req", "-new", "-nodes", "-subj", "/CN=\(name)"] + keyArguments("ec")
                 + ["-keyout", "key.pem", "-out", "leaf.csr"], in: folder)
+        var forcedKey: [String] = []
+        if keyAgreement {
+            try openssl(["genpkey", "-algorithm", "X25519", "-out", "key.pem"], in: folder)
+            try openssl(["pkey", "-in", "key.pem", "-pubout", "-out", "leaf-public.pem"], in: folder)
+            forcedKey = ["-force_pubkey", "leaf-public.pem"]
+        }
         try write(folder, "leaf.ext", "subjectAltName=DNS:\(name)\n")
         try openssl(
             [
                 "x509", "-req", "-in", "leaf.csr", "-CA", "chain.pem", "-CAkey", "ca-key.pem", "-CAcreateserial",
                 "-days", "30", "-extfile", "leaf.ext", "-out", "cert.pem",
-            ], in: folder)
-        for file in ["ca-key.pem", "leaf.csr", "leaf.ext", "chain.srl"] {
+            ] + forcedKey, in: folder)
+        for file in ["ca-key.pem", "leaf.csr", "leaf.ext", "chain.srl", "leaf-public.pem"] {
             try? FileManager.default.removeItem(atPath: folder + "/" + file)
         }
         #expect(chmod(folder + "/key.pem", 0o600) == 0)
