@@ -4,8 +4,11 @@ import Testing
 
 @testable import AASACore
 
-/// Every check rule has a failing and a passing fixture: the failing one must produce the rule, the
-/// passing one must not. File names are `<rule-id>.fail.json` and `<rule-id>.pass.json`.
+/// The rules about one site.json (`Fixtures/site-lint/`) or one Apple-format file (`Fixtures/lint/`): each
+/// `<rule-id>.fail.json` must produce its rule with a line, and each `<rule-id>.pass.json` no finding at all. The
+/// rules that need more than one file (pages, certificates, signing, import, serve) have their fixtures in
+/// `Fixtures/import/` and `Fixtures/rules/`, run by `RuleFixtureTests` (CLITests), which also fails for a rule
+/// without any fixture.
 @Suite struct LintFixtureTests {
     static func fixtures(_ folder: String, _ kind: String) -> [String] {
         RepositoryPaths.files(in: RepositoryPaths.fixtures + "/" + folder, endingWith: ".\(kind).json")
