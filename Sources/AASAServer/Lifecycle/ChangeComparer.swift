@@ -40,7 +40,6 @@ final class ChangeComparer: @unchecked Sendable {
     private var waiting: [String: Job] = [:]
     private var order: [String] = []
     private var running = false
-    private var busy = false
 
     /// A comparer that hands each result to `record`.
     init(record: @escaping @Sendable (Job, DomainDiff) -> Void) {
@@ -82,9 +81,6 @@ final class ChangeComparer: @unchecked Sendable {
         }
     }
 
-    /// Whether no comparison is waiting or running.
-    var isIdle: Bool { condition.locked { order.isEmpty && !busy } }
-
     /// Stops the thread after the comparison in progress; waiting ones are dropped.
     func stop() {
         condition.lock()
@@ -99,7 +95,6 @@ final class ChangeComparer: @unchecked Sendable {
         while let job = next() {
             let diff = DomainChange.compare(job.old, job.new)
             record(job, diff)
-            condition.locked { busy = false }
         }
     }
 
@@ -113,7 +108,6 @@ final class ChangeComparer: @unchecked Sendable {
                 continue
             }
             let domain = order.removeFirst()
-            busy = true
             return waiting.removeValue(forKey: domain)
         }
         return nil

@@ -122,6 +122,7 @@ public final class Server: Sendable {
 
     deinit {
         running.withLock { $0.watcher }?.stop()
+        comparer.withLock { $0 }?.stop()
     }
 
     /// The bound HTTPS port, if HTTPS is on and started.
@@ -444,9 +445,6 @@ public final class Server: Sendable {
             return made
         }
     }
-
-    /// Whether every comparison a reload asked for is done (tests wait for it).
-    var comparisonsDone: Bool { comparer.withLock { $0 }?.isIdle ?? true }
 
     /// Takes in a comparison the comparer finished: the domain's last change on `/status` and the dashboard from now
     /// on (the admin routes are made anew with it), and a `domain changed` log line, unless a newer version of the
