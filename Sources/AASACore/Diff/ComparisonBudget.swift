@@ -16,7 +16,8 @@ public struct ComparisonBudget: Sendable {
         public var states: Int
         /// Automaton edges, ε-closure entries, and the edges of their product (each target its closure reaches).
         public var edges: Int
-        /// The memory of all of the above, estimated from their layouts (array headers counted).
+        /// The memory of all of the above held at once, estimated from their layouts (array headers counted): what
+        /// one walk of a product builds is given back when the walk ends, but what it found.
         public var bytes: Int
         /// Elementary steps: a product state read over one symbol, an ε-edge followed, an example URL matched.
         public var steps: Int
@@ -31,7 +32,7 @@ public struct ComparisonBudget: Sendable {
 
         /// The one bound of `diff`, `cdn` and the reload: about a second and a few tens of megabytes at most, and
         /// over ten times what the largest comparison of real files uses (the corpus in ComparisonBudgetTests).
-        public static let standard = Limits(states: 250_000, edges: 2_000_000, bytes: 24 << 20, steps: 20_000_000)
+        public static let standard = Limits(states: 250_000, edges: 2_000_000, bytes: 24 << 20, steps: 100_000_000)
     }
 
     /// A resource of ``Limits``.
@@ -79,6 +80,11 @@ public struct ComparisonBudget: Sendable {
         let reached = Exhausted(resource: resource, limit: limit)
         exhausted = reached
         throw reached
+    }
+
+    /// Gives back `bytes` charged for what has been freed.
+    mutating func release(bytes: Int) {
+        self.bytes -= min(max(bytes, 0), self.bytes)
     }
 
     /// The bytes of an array of `count` elements of `Element`: its elements and its header.

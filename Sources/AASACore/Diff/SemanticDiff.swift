@@ -356,6 +356,7 @@ struct SemanticDiff {
     /// their product (shortest texts first). The product's edge lists, each state walked with its bit set and
     /// text, and each step are charged before they are made.
     private mutating func explore(_ part: URLPart, ids: [Int]) throws(ComparisonBudget.Exhausted) -> [Outcome] {
+        let held = budget.bytes
         let space = spaces[part]!
         let members = ids.map { automata[$0] }
         var offsets: [Int] = []
@@ -501,6 +502,11 @@ struct SemanticDiff {
                 }
             }
         }
+        // The product, its walk and its queue are freed now: only the outcomes stay.
+        let kept = outcomes.values.reduce(64 * outcomes.count) { total, witnesses in
+            witnesses.reduce(total) { $0 + ComparisonBudget.bytes($1[0].count, of: UInt32.self) }
+        }
+        budget.release(bytes: budget.bytes - held - kept)
         return outcomeOrder.map { Outcome(accepted: $0, witnesses: outcomes[$0]!) }
     }
 
