@@ -39,7 +39,7 @@ struct FuzzInput: Sendable, CustomTestStringConvertible {
         } catch {
             Issue.record("\(error)")
         }
-        // libFuzzer's -timeout is 5 s for the optimised build; a debug build replaying a former hang gets 5 s of
+        // libFuzzer's -timeout is 10 s for the optimised build; a debug build replaying a former hang gets 5 s of
         // this thread's CPU time (wall time would count every other test running beside it).
         #expect(CPUTime.ofThisThread() - start < .seconds(5))
     }
