@@ -20,5 +20,6 @@ let package = Package(
         .executableTarget(name: "fuzz-association", dependencies: ["FuzzDriver"]),
         .executableTarget(name: "fuzz-assetlinks", dependencies: ["FuzzDriver"]),
         .executableTarget(name: "fuzz-matcher", dependencies: ["FuzzDriver"]),
+        .executableTarget(name: "fuzz-reload-comparison", dependencies: ["FuzzDriver"]),
     ]
 )

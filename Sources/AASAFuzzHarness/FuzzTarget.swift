@@ -12,6 +12,8 @@ public enum FuzzTarget: String, CaseIterable, Sendable {
     case assetLinks = "assetlinks"
     /// Patterns and URLs (a ``MatchScript``) through ``AASACore/URLMatcher``, compared with a reference.
     case matcher
+    /// Two versions of a `site.json` (split at a NUL byte) compared as a reload compares them.
+    case reloadComparison = "reload-comparison"
 
     /// Runs one input through the target.
     public func run(_ bytes: [UInt8]) throws(InvariantViolation) {
@@ -20,6 +22,7 @@ public enum FuzzTarget: String, CaseIterable, Sendable {
         case .association: try AssociationHarness.run(bytes)
         case .assetLinks: try AssetLinksHarness.run(bytes)
         case .matcher: try MatcherHarness.run(bytes)
+        case .reloadComparison: try ReloadComparisonHarness.run(bytes)
         }
     }
 }

@@ -318,4 +318,40 @@ final class FakeEndpoint: @unchecked Sendable {
         } while Date() < newDeadline
         #expect(newState == "stale")
     }
+
+    /// A copy from the CDN whose comparison with the served file is as costly as a file can make it (a 10 KB run of
+    /// `*`; before the budget a 20 KB answer exhausted 4 GB): compared within the reload's budget, in bounded memory,
+    /// and reported as not compared.
+    @Test func aHostileCopyIsComparedWithinTheBudget() throws {
+        let fake = try FakeEndpoint()
+        let hostile =
+            #"{"applinks":{"details":[{"appIDs":["ABCDE12345.com.example.app"],"components":[{"/":"/"#
+            + String(repeating: "*", count: 10_000) + #"a"}]}]}}"#
+        @Sendable func resident() -> Int {
+            let text = (try? String(contentsOfFile: "/proc/self/status", encoding: .utf8)) ?? ""
+            let line = text.split(separator: "\n").first { $0.hasPrefix("VmRSS:") } ?? ""
+            return (Int(line.split(separator: " ").dropFirst().first ?? "") ?? 0) * 1024
+        }
+        let baseline = resident()
+        let peak = Atomic<Int>(baseline)
+        let sampling = Atomic<Bool>(true)
+        let sampler = Thread {
+            while sampling.load(ordering: .relaxed) {
+                peak.store(max(peak.load(ordering: .relaxed), resident()), ordering: .relaxed)
+                usleep(10_000)
+            }
+        }
+        sampler.start()
+        let started = CPUTime.ofThisThread()
+        let observation = Self.check(fake, .init(body: hostile), timeout: .seconds(30))
+        let took = CPUTime.ofThisThread() - started
+        sampling.store(false, ordering: .relaxed)
+        #expect(observation.state == .stale)
+        #expect(
+            observation.urlChanges.contains { $0.contains("iOS 13+: not compared: too complex") },
+            "\(observation.urlChanges)")
+        let grown = peak.load(ordering: .relaxed) - baseline
+        #expect(grown < 100 << 20, "the comparison grew the process by \(grown >> 20) MB")
+        #expect(took < .seconds(30), "\(took)")
+    }
 }

@@ -108,6 +108,28 @@ import Testing
         #expect(limited.stderr.contains("536870912 bytes"), "\(limited.stderr)")
     }
 
+    /// A comparison its budget stops says so, in the report and in JSON, and fails a --fail-on gate, which it cannot
+    /// show is clear.
+    @Test func aComparisonTooComplexSaysSoAndFailsTheGate() throws {
+        let directory = TemporaryDirectory("aasa-diff-complex")
+        let old = try directory.write(
+            "old.json",
+            #"{"applinks": {"details": [{"appIDs": ["ABCDE12345.com.example.app"], "components": [{"/": "/a/*"}]}]}}"#)
+        let rules = (1...20).map { #"{"/": "*a\#(String(repeating: "?", count: $0))"}"# }.joined(separator: ", ")
+        let new = try directory.write(
+            "new.json",
+            #"{"applinks": {"details": [{"appIDs": ["ABCDE12345.com.example.app"], "components": [\#(rules)]}]}}"#)
+        let report = try aasa(["diff", old, new], in: directory.path)
+        #expect(report.status == 0)
+        #expect(report.stdout.hasPrefix("old.json: not compared: too complex"), "\(report.stdout)")
+        #expect(report.stdout.contains("note: iOS 13+: not compared: too complex (the comparison reached the limit of"))
+        let json = try aasa(["diff", old, new, "--json"], in: directory.path)
+        #expect(json.stdout.contains(#""complete":false"#), "\(json.stdout)")
+        let gated = try aasa(["diff", old, new, "--fail-on", "app-to-web"], in: directory.path)
+        #expect(gated.status == 1)
+        #expect(gated.stderr.contains("not compared: too complex: a change of a kind --fail-on names may exist"))
+    }
+
     @Test func filesOfEachKindAndBadInput() throws {
         let directory = TemporaryDirectory("aasa-diff-files")
         let old = try directory.write(

@@ -14,6 +14,7 @@ public enum FuzzDriver {
             case .association: { data, size in FuzzDriver.runOne(.association, data, size) }
             case .assetLinks: { data, size in FuzzDriver.runOne(.assetLinks, data, size) }
             case .matcher: { data, size in FuzzDriver.runOne(.matcher, data, size) }
+            case .reloadComparison: { data, size in FuzzDriver.runOne(.reloadComparison, data, size) }
             }
         var argc = CommandLine.argc
         var argv: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>? = CommandLine.unsafeArgv

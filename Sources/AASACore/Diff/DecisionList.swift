@@ -48,62 +48,86 @@ struct DecisionList: Sendable {
     /// Whether a case-insensitive rule's query item names match in any case (Apple, spec §2.5).
     var foldsItemNames: Bool
 
+    /// A list of `rules` read the way `itemReading` and `foldsItemNames` say.
+    init(rules: [DecisionRule], itemReading: ItemReading, foldsItemNames: Bool) {
+        self.rules = rules
+        self.itemReading = itemReading
+        self.foldsItemNames = foldsItemNames
+    }
+
     /// The rules `matcher` evaluates (iOS 13+ or iOS 9–12, by its mode), compiled as it compiled them. Rules whose
-    /// patterns do not compile never match, and are left out.
-    init(apple matcher: URLMatcher) {
+    /// patterns do not compile never match, and are left out. Their automata are charged to `budget`.
+    init(apple matcher: URLMatcher, budget: inout ComparisonBudget) throws(ComparisonBudget.Exhausted) {
         itemReading = .everyInstance
         foldsItemNames = true
-        rules = matcher.entries.flatMap { entry in
-            entry.rules.compactMap { rule -> DecisionRule? in
-                guard rule.compileErrors.isEmpty else { return nil }
+        rules = []
+        for entry in matcher.entries {
+            for rule in entry.rules where rule.compileErrors.isEmpty {
                 let folds = !rule.caseSensitive
                 var conditions: [URLPart: PartAutomaton] = [:]
                 var patterns: [URLPart: String] = [:]
-                func add(_ part: URLPart, _ compiled: CompiledRule.Part?) {
+                func add(_ part: URLPart, _ compiled: CompiledRule.Part?) throws(ComparisonBudget.Exhausted) {
                     guard let compiled, let pattern = compiled.pattern else { return }
-                    conditions[part] = PartAutomaton(pattern, folds: folds)
+                    try budget.charge(bytes: Self.ruleBytes + compiled.source.utf8.count)
+                    conditions[part] = try PartAutomaton(pattern, folds: folds, budget: &budget)
                     patterns[part] = compiled.source
                 }
-                add(.path, rule.path)
-                add(.fragment, rule.fragment)
+                try add(.path, rule.path)
+                try add(.fragment, rule.fragment)
                 switch rule.query {
-                case .whole(let whole): add(.query, whole)
+                case .whole(let whole): try add(.query, whole)
                 case .items(let items):
                     // Keyed by the name as written; ``SemanticDiff`` spreads a case-insensitive rule's item over
                     // every spelling of its name.
-                    for item in items { add(.item(item.name), item.part) }
+                    for item in items { try add(.item(item.name), item.part) }
                 case nil: break
                 }
-                return DecisionRule(
-                    conditions: conditions, answer: rule.exclude ? .web : .app(entry.appIDs), location: rule.location,
-                    text: rule.text, detailsIndex: rule.detailsIndex, ruleIndex: rule.ruleIndex, kind: rule.kind,
-                    patterns: patterns,
-                    caseSensitive: rule.caseSensitive, percentEncoded: rule.percentEncoded)
+                try budget.charge(states: 1, bytes: Self.ruleBytes + rule.text.utf8.count)
+                rules.append(
+                    DecisionRule(
+                        conditions: conditions, answer: rule.exclude ? .web : .app(entry.appIDs),
+                        location: rule.location, text: rule.text, detailsIndex: rule.detailsIndex,
+                        ruleIndex: rule.ruleIndex, kind: rule.kind, patterns: patterns,
+                        caseSensitive: rule.caseSensitive, percentEncoded: rule.percentEncoded))
             }
         }
     }
 
+    /// What a rule, or one condition of it, costs besides its automata and texts.
+    private static let ruleBytes = 256
+
     /// One package's dynamic rules (spec §7.1); `nil` when Android does not use them (no block, or a block it
-    /// discards): then the app's intent filters decide, which the file does not say.
-    init?(android rules: DynamicRules) {
+    /// discards): then the app's intent filters decide, which the file does not say. Their automata are charged
+    /// to `budget`.
+    init?(android rules: DynamicRules, budget: inout ComparisonBudget) throws(ComparisonBudget.Exhausted) {
         guard case .rules(let list) = rules.block else { return nil }
         itemReading = .someInstance
         foldsItemNames = false
-        self.rules = list.enumerated().map { index, rule in
+        self.rules = []
+        for (index, rule) in list.enumerated() {
             var conditions: [URLPart: PartAutomaton] = [:]
             var patterns: [URLPart: String] = [:]
-            func add(_ part: URLPart, _ pattern: String?) {
+            func add(_ part: URLPart, _ pattern: String?) throws(ComparisonBudget.Exhausted) {
                 guard let pattern else { return }
-                conditions[part] = PartAutomaton(android: AndroidPattern(pattern))
+                try budget.charge(bytes: Self.ruleBytes + 2 * pattern.utf8.count, steps: pattern.utf8.count)
+                conditions[part] = try PartAutomaton(android: AndroidPattern(pattern), budget: &budget)
                 patterns[part] = pattern
             }
-            add(.path, rule.path)
-            add(.fragment, rule.fragment)
-            for item in rule.query ?? [] { add(.item(item.name), item.pattern) }
-            return DecisionRule(
-                conditions: conditions, answer: rule.exclude ? .web : .app([rules.package]),
-                location: "dynamic_app_link_components[\(index)]", text: rule.text, detailsIndex: nil,
-                ruleIndex: index, kind: nil, patterns: patterns, caseSensitive: true, percentEncoded: false)
+            try add(.path, rule.path)
+            try add(.fragment, rule.fragment)
+            for item in rule.query ?? [] { try add(.item(item.name), item.pattern) }
+            try budget.charge(states: 1, bytes: Self.ruleBytes + rule.text.utf8.count)
+            self.rules.append(
+                DecisionRule(
+                    conditions: conditions, answer: rule.exclude ? .web : .app([rules.package]),
+                    location: "dynamic_app_link_components[\(index)]", text: rule.text, detailsIndex: nil,
+                    ruleIndex: index, kind: nil, patterns: patterns, caseSensitive: true, percentEncoded: false))
         }
+    }
+
+    /// The automaton states of every condition of every rule: what matching one scalar of a URL against the whole
+    /// list costs at most, to charge the matcher's checks of example URLs.
+    var stateCount: Int {
+        rules.reduce(0) { total, rule in rule.conditions.values.reduce(total) { $0 + $1.stateCount } }
     }
 }

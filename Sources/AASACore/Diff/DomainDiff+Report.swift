@@ -7,11 +7,13 @@ extension DomainDiff {
         }.joined(separator: ", ")
     }
 
-    /// One line for a log: the counts and the first classes, or that no URL changes its answer.
+    /// One line for a log: the counts and the first classes, or that no URL changes its answer; first
+    /// why not every URL was compared (``notCompared``), when that is so.
     public var summary: String {
         var parts: [String] = []
+        if let notCompared { parts.append(notCompared) }
         if changes.isEmpty {
-            parts.append("no URL changes its answer")
+            if isComplete { parts.append("no URL changes its answer") }
         } else {
             let first = changes.prefix(3).map { "\($0.kind.rawValue) \($0.platform): \($0.description)" }
             parts.append(
@@ -31,12 +33,10 @@ extension DomainDiff {
     /// The report `aasa-server diff` prints for the domain.
     public var report: String {
         guard hasChanges || !notes.isEmpty else { return "\(domain): no URL changes its answer" }
-        var lines = [
-            "\(domain): "
-                + (changes.isEmpty
-                    ? "no URL changes its answer"
-                    : "\(changes.count) class\(changes.count == 1 ? "" : "es") of URLs change (\(kindCounts))")
-        ]
+        var counted = "\(changes.count) class\(changes.count == 1 ? "" : "es") of URLs change (\(kindCounts))"
+        if changes.isEmpty { counted = "no URL changes its answer" }
+        if let notCompared { counted = notCompared + (changes.isEmpty ? "" : "; " + counted) }
+        var lines = ["\(domain): " + counted]
         for change in changes {
             lines.append("  \(change.kind.rawValue)  \(change.platform)  \(change.description)")
             lines.append("    was:      \(change.opensBefore)")
@@ -59,12 +59,15 @@ extension DomainDiff {
         return lines.joined(separator: "\n")
     }
 
-    /// The domain as one JSON object: `domain`, `status` (`changed` or `unchanged`), `changes`, `services`,
-    /// `settings` and `notes`.
+    /// The domain as one JSON object: `domain`, `status` (`changed` or `unchanged`), `complete` (`false` when the
+    /// budget ran out: ``tooComplex``), `changes`, `services`, `settings` and `notes`.
     public var json: String {
         JSONWriter(style: .compact).string(
             .members(
-                [("domain", .string(domain)), ("status", .string(hasChanges ? "changed" : "unchanged"))] + members()))
+                [
+                    ("domain", .string(domain)), ("status", .string(hasChanges ? "changed" : "unchanged")),
+                    ("complete", .bool(isComplete)),
+                ] + members()))
     }
 
     /// `changes` (the first `limit`), `services`, `settings` and `notes`, as JSON members.

@@ -14,24 +14,39 @@ public struct DomainDiff: Sendable {
     public var settings: [SettingChange] = []
     /// What limits the comparison, when something does (said, never hidden).
     public var notes: [String] = []
-    private let budget: Int
+    /// What the comparison used, all platforms together, and the limit it reached if it did.
+    public private(set) var budget: ComparisonBudget
 
-    /// The step budget of one platform's comparison unless told otherwise (``SemanticDiff``): a few seconds at
-    /// most, far more than real configs need (the sample's take a few thousand steps).
-    public static let defaultBudget = 20_000_000
+    /// What the summary, the report and the notes say of a comparison whose budget ran out.
+    public static let tooComplex = "not compared: too complex"
+
+    /// Why not every URL was compared (``tooComplex`` when the budget ran out), or `nil` when every URL was: the
+    /// changes listed are real, but there may be more.
+    public private(set) var notCompared: String?
+
+    /// Whether every URL was compared.
+    public var isComplete: Bool { notCompared == nil }
+
+    /// A comparison not made, for `reason` (`not compared: <reason>` leads its summary).
+    public init(notComparedDomain domain: String, because reason: String) {
+        self.domain = domain
+        budget = ComparisonBudget()
+        notCompared = "not compared: " + reason
+        notes = [notCompared!]
+    }
 
     /// Whether anything a client sees changes.
     public var hasChanges: Bool { !changes.isEmpty || !services.isEmpty || !settings.isEmpty }
 
     /// Compares `old` with `new`. iOS 13+ always; iOS 9-12 when `legacy`; Android 15+ for each package that has
-    /// dynamic rules on both sides. Example URLs use `host`. `budget` bounds each platform's comparison in
-    /// elementary steps (``SemanticDiff``); past it, a note says the list may be incomplete.
+    /// dynamic rules on both sides. Example URLs use `host`. `limits` bound the whole comparison, all platforms
+    /// together (``ComparisonBudget``); a platform not compared within them gets a note saying ``tooComplex``.
     public init(
         domain: String, old: DiffSide, new: DiffSide, legacy: Bool = false, host: String? = nil,
-        budget: Int = DomainDiff.defaultBudget
+        limits: ComparisonBudget.Limits = .standard
     ) {
         self.domain = domain
-        self.budget = budget
+        budget = ComparisonBudget(limits)
         let host = host ?? domain
         var modes: [MatchMode] = [.modern]
         if legacy { modes.append(.legacy) }
@@ -40,14 +55,18 @@ public struct DomainDiff: Sendable {
             // One matcher per version: its compiled rules are what is compared, and it checks the examples.
             let oldMatcher = URLMatcher(file: old.file, mode: mode)
             let newMatcher = URLMatcher(file: new.file, mode: mode)
-            compare(
-                DecisionList(apple: oldMatcher), DecisionList(apple: newMatcher), platform: platform, old: old,
-                new: new, host: host, package: nil
-            ) { url in
-                (
-                    Self.answer(oldMatcher.match(url, nearMissLimit: 0)),
-                    Self.answer(newMatcher.match(url, nearMissLimit: 0))
-                )
+            do {
+                try compare(
+                    DecisionList(apple: oldMatcher, budget: &budget), DecisionList(apple: newMatcher, budget: &budget),
+                    platform: platform, old: old, new: new, host: host, package: nil
+                ) { url in
+                    (
+                        Self.answer(oldMatcher.match(url, nearMissLimit: 0)),
+                        Self.answer(newMatcher.match(url, nearMissLimit: 0))
+                    )
+                }
+            } catch {
+                noteTooComplex(platform, error)
             }
         }
         compareAndroid(old: old, new: new, host: host)
@@ -63,12 +82,31 @@ public struct DomainDiff: Sendable {
         result.verdict == .match ? .app(result.appIDs) : .web
     }
 
+    /// `iOS 13+: not compared: too complex (the comparison reached the limit of 2000000 edges)`.
+    private mutating func noteTooComplex(_ platform: String, _ exhausted: ComparisonBudget.Exhausted) {
+        notCompared = Self.tooComplex
+        notes.append(
+            "\(platform): \(Self.tooComplex) (the comparison reached \(exhausted); the changes listed are real, but there may be more)"
+        )
+    }
+
+    /// The classes of URLs whose answer changes from `before` to `after`, each described and with examples the
+    /// matchers confirm (`check`); throws when the budget runs out, having listed what it could.
     private mutating func compare(
         _ before: DecisionList, _ after: DecisionList, platform: String, old: DiffSide, new: DiffSide, host: String,
         package: String?, check: (String) -> (LinkAnswer, LinkAnswer)
-    ) {
+    ) throws(ComparisonBudget.Exhausted) {
         var diff = SemanticDiff(old: before, new: after, budget: budget)
         let found = diff.run()
+        budget = diff.budget
+        if let exhausted = diff.exhausted { throw exhausted }
+        // Matching an example URL reads each of its scalars through, at most, every automaton of both versions.
+        let matchCost = before.stateCount + after.stateCount + 1
+        func confirmed(_ url: String, _ item: SemanticDiff.Found) throws(ComparisonBudget.Exhausted) -> Bool {
+            try budget.charge(steps: (url.utf8.count + 1) * matchCost)
+            let (was, now) = check(url)
+            return Self.same(was, item.from) && Self.same(now, item.to)
+        }
         if diff.incomplete {
             notes.append(
                 "\(platform): the rules overlap too much to compare them all; the changes listed are real, but there may be more"
@@ -83,6 +121,11 @@ public struct DomainDiff: Sendable {
         for item in found {
             let oldRule = item.oldRule.map { before.rules[$0] }
             let newRule = item.newRule.map { after.rules[$0] }
+            // The class as listed: its description (from the rules' patterns), examples and rule references.
+            let written = [oldRule, newRule].compactMap { $0 }.reduce(0) { total, rule in
+                rule.patterns.values.reduce(total + rule.text.utf8.count) { $0 + $1.utf8.count }
+            }
+            try budget.charge(bytes: 512 + 3 * written, steps: written)
             var description = ChangeDescription.describe(
                 [oldRule, newRule].compactMap { $0 }, android: package != nil)
             if oldRule == nil { description += ", which no rule matched before" }
@@ -91,9 +134,9 @@ public struct DomainDiff: Sendable {
             var examples: [String] = []
             for example in item.examples {
                 let url = Self.url(example, host: host, diff: diff)
+                try budget.charge(bytes: 2 * url.utf8.count)
                 guard !examples.contains(url) else { continue }
-                let (was, now) = check(url)
-                if Self.same(was, item.from) && Self.same(now, item.to) { examples.append(url) }
+                if try confirmed(url, item) { examples.append(url) }
             }
             // A class of one path (`/p` alone) still has many URLs: vary what no rule of the class reads, and
             // keep what the matchers confirm, for two or three examples.
@@ -103,8 +146,7 @@ public struct DomainDiff: Sendable {
                     first.contains("#") ? nil : first + "#top",
                 ]
                 for variant in variants.compactMap({ $0 }) where examples.count < 3 {
-                    let (was, now) = check(variant)
-                    if Self.same(was, item.from) && Self.same(now, item.to) { examples.append(variant) }
+                    if try confirmed(variant, item) { examples.append(variant) }
                 }
             }
             if examples.isEmpty {
@@ -168,12 +210,27 @@ public struct DomainDiff: Sendable {
             let oldRules = DynamicRules(package: package, in: oldRoot)
             let newRules = DynamicRules(package: package, in: newRoot)
             let platform = "Android 15+ (\(package))"
-            switch (DecisionList(android: oldRules), DecisionList(android: newRules)) {
+            let lists: (DecisionList?, DecisionList?)
+            do {
+                lists = (
+                    try DecisionList(android: oldRules, budget: &budget),
+                    try DecisionList(android: newRules, budget: &budget)
+                )
+            } catch {
+                noteTooComplex(platform, error)
+                continue
+            }
+            switch lists {
             case (let was?, let now?):
                 let oldMatcher = AndroidMatcher(assetLinks: oldRoot, packages: [package])
                 let newMatcher = AndroidMatcher(assetLinks: newRoot, packages: [package])
-                compare(was, now, platform: platform, old: old, new: new, host: host, package: package) { url in
-                    (Self.answer(oldMatcher.match(url)), Self.answer(newMatcher.match(url)))
+                do {
+                    try compare(was, now, platform: platform, old: old, new: new, host: host, package: package) {
+                        url in
+                        (Self.answer(oldMatcher.match(url)), Self.answer(newMatcher.match(url)))
+                    }
+                } catch {
+                    noteTooComplex(platform, error)
                 }
             case (nil, nil):
                 continue

@@ -4,6 +4,10 @@
 /// Built from the matcher's own compiled ``WildcardPattern`` (Apple, spec §2.1: the slash, variable and case rules
 /// are already in it) or from an ``AndroidPattern`` (spec §7.1: its `*` stops at the first occurrence of the next
 /// character), so the diff and the matcher cannot disagree on what a pattern means.
+///
+/// Every state, edge and ε-closure entry is charged to the comparison's ``ComparisonBudget`` before it is made:
+/// a pattern whose closures would outgrow the budget (a long run of `*`, a variable with many values used many
+/// times) stops the comparison instead of the server.
 struct PartAutomaton: Hashable, Sendable {
     /// What one edge reads.
     enum Label: Hashable, Sendable {
@@ -43,30 +47,57 @@ struct PartAutomaton: Hashable, Sendable {
     /// Whether the empty text is accepted.
     var acceptsEmpty: Bool { closures[start].contains { accepting[$0] } }
 
-    private init(edges: [[Edge]], epsilons: [[Int]], accepting: [Bool], start: Int, folds: Bool) {
+    /// The automaton of these states; their states and edges are charged, the closures are charged here as each
+    /// is made (one closure holds at most every state, which are charged already).
+    private init(
+        edges: [[Edge]], epsilons: [[Int]], accepting: [Bool], start: Int, folds: Bool,
+        budget: inout ComparisonBudget
+    ) throws(ComparisonBudget.Exhausted) {
         self.edges = edges
         self.accepting = accepting
         self.start = start
         self.folds = folds
-        closures = epsilons.indices.map { state in
+        var closures: [[Int]] = []
+        closures.reserveCapacity(epsilons.count)
+        for state in epsilons.indices {
             var seen: Set<Int> = [state]
             var stack = [state]
+            var followed = 0
             while let top = stack.popLast() {
+                followed += epsilons[top].count
                 for next in epsilons[top] where seen.insert(next).inserted { stack.append(next) }
             }
-            return seen.sorted()
+            try budget.charge(
+                edges: seen.count, bytes: ComparisonBudget.bytes(seen.count, of: Int.self), steps: followed + 1)
+            closures.append(seen.sorted())
         }
+        self.closures = closures
+    }
+
+    /// What a state with `edges` edges and `epsilons` ε-edges costs before its closure: its edge and ε-edge arrays
+    /// and the closure's array header.
+    private static func stateBytes(edges: Int, epsilons: Int) -> Int {
+        ComparisonBudget.bytes(edges, of: Edge.self) + ComparisonBudget.bytes(epsilons, of: Int.self)
+            + ComparisonBudget.arrayHeader + 1
     }
 
     /// The automaton of an Apple pattern as the matcher compiled it; `folds` when the rule is case-insensitive.
-    init(_ pattern: WildcardPattern, folds: Bool) {
+    init(_ pattern: WildcardPattern, folds: Bool, budget: inout ComparisonBudget) throws(ComparisonBudget.Exhausted) {
         switch pattern.shape {
         case .exact(let literals):
-            self.init(chain: literals, loopAtEnd: false, alsoAccepting: nil, folds: folds)
+            try self.init(chain: literals, loopAtEnd: false, alsoAccepting: nil, folds: folds, budget: &budget)
         case .prefix(let literals, let bare):
             // `x/*` also matches the bare prefix, which is a prefix of the literals: accept where it ends.
-            self.init(chain: literals, loopAtEnd: true, alsoAccepting: bare.map(\.count), folds: folds)
+            try self.init(
+                chain: literals, loopAtEnd: true, alsoAccepting: bare.map(\.count), folds: folds, budget: &budget)
         case .automaton:
+            // One state per instruction, one edge or a fork's ε-edges each: charged before they are made.
+            let count = pattern.kinds.count
+            try budget.charge(
+                states: count, edges: count + pattern.forkTargets.count,
+                bytes: count * Self.stateBytes(edges: 1, epsilons: 0)
+                    + ComparisonBudget.bytes(pattern.forkTargets.count, of: Int.self),
+                steps: count)
             var edges: [[Edge]] = Array(repeating: [], count: pattern.kinds.count)
             var epsilons: [[Int]] = Array(repeating: [], count: pattern.kinds.count)
             var accepting = Array(repeating: false, count: pattern.kinds.count)
@@ -83,26 +114,37 @@ struct PartAutomaton: Hashable, Sendable {
                 case .accept: accepting[state] = true
                 }
             }
-            self.init(
-                edges: edges, epsilons: epsilons, accepting: accepting, start: Int(pattern.start), folds: folds)
+            try self.init(
+                edges: edges, epsilons: epsilons, accepting: accepting, start: Int(pattern.start), folds: folds,
+                budget: &budget)
         }
     }
 
-    private init(chain literals: [UInt32], loopAtEnd: Bool, alsoAccepting extra: Int?, folds: Bool) {
+    private init(
+        chain literals: [UInt32], loopAtEnd: Bool, alsoAccepting extra: Int?, folds: Bool,
+        budget: inout ComparisonBudget
+    ) throws(ComparisonBudget.Exhausted) {
+        let count = literals.count + 1
+        try budget.charge(
+            states: count, edges: count, bytes: count * Self.stateBytes(edges: 1, epsilons: 0), steps: count)
         var edges: [[Edge]] = literals.indices.map { [Edge(label: .scalar(literals[$0]), target: $0 + 1)] }
         edges.append(loopAtEnd ? [Edge(label: .any, target: literals.count)] : [])
         var accepting = Array(repeating: false, count: literals.count + 1)
         accepting[literals.count] = true
         if let extra { accepting[extra] = true }
-        self.init(
+        try self.init(
             edges: edges, epsilons: Array(repeating: [], count: edges.count), accepting: accepting, start: 0,
-            folds: folds)
+            folds: folds, budget: &budget)
     }
 
     /// The automaton of an Android pattern (spec §7.1): `?` one scalar, `?*` one then as `*`, and `*` any run
     /// of scalars up to the first occurrence of the literal after it (the rest of the text at the end, nothing
     /// before another wildcard).
-    init(android pattern: AndroidPattern) {
+    init(android pattern: AndroidPattern, budget: inout ComparisonBudget) throws(ComparisonBudget.Exhausted) {
+        // At most a state and two edges per token, and the start.
+        let count = pattern.tokens.count + 1
+        try budget.charge(
+            states: count, edges: 2 * count, bytes: count * Self.stateBytes(edges: 2, epsilons: 0), steps: count)
         var edges: [[Edge]] = []
         var epsilons: [[Int]] = []
         func newState() -> Int {
@@ -144,7 +186,8 @@ struct PartAutomaton: Hashable, Sendable {
         }
         var accepting = Array(repeating: false, count: edges.count)
         accepting[current] = true
-        self.init(edges: edges, epsilons: epsilons, accepting: accepting, start: 0, folds: false)
+        try self.init(
+            edges: edges, epsilons: epsilons, accepting: accepting, start: 0, folds: false, budget: &budget)
     }
 
     /// This automaton, which reads decoded text (Apple's `percentEncoded: false`), made to read the text as the
@@ -153,11 +196,20 @@ struct PartAutomaton: Hashable, Sendable {
     /// encoded text. Two corners are read loosely: a `%` is also read as itself where it starts an escape, and
     /// escapes that decode to bytes that are not UTF-8 (which make the matcher keep the whole text as written)
     /// are read as if they did; examples are checked with the matcher, so neither shows as a false example.
-    func readingEncoded() -> PartAutomaton {
+    ///
+    /// Each state and edge it adds is charged to `budget` before it is made.
+    func readingEncoded(budget: inout ComparisonBudget) throws(ComparisonBudget.Exhausted) -> PartAutomaton {
+        // This automaton's states again, each closure as its ε-edges.
+        let reached = closures.reduce(0) { $0 + $1.count }
+        try budget.charge(
+            states: stateCount, edges: reached,
+            bytes: stateCount * Self.stateBytes(edges: 1, epsilons: 0) + ComparisonBudget.bytes(reached, of: Int.self),
+            steps: reached)
         var edges: [[Edge]] = Array(repeating: [], count: stateCount)
         var epsilons = closures.enumerated().map { state, reached in reached.filter { $0 != state } }
         var accepting = self.accepting
-        func newState() -> Int {
+        func newState() throws(ComparisonBudget.Exhausted) -> Int {
+            try budget.charge(states: 1, edges: 1, bytes: Self.stateBytes(edges: 1, epsilons: 0), steps: 1)
             edges.append([])
             epsilons.append([])
             accepting.append(false)
@@ -166,21 +218,23 @@ struct PartAutomaton: Hashable, Sendable {
         let hex = ScalarSet(Array("0123456789abcdefABCDEF".unicodeScalars.map(\.value)))
         func digits(_ text: String) -> ScalarSet { ScalarSet(text.unicodeScalars.map(\.value)) }
         /// `%`, then a first digit in `high`, then any second digit, from `state`; returns the state after.
-        func escape(from state: Int, high: ScalarSet, to target: Int? = nil) -> Int {
-            let percent = newState()
-            let middle = newState()
-            let end = target ?? newState()
+        func escape(from state: Int, high: ScalarSet, to target: Int? = nil) throws(ComparisonBudget.Exhausted) -> Int {
+            let percent = try newState()
+            let middle = try newState()
+            var end = target ?? 0
+            if target == nil { end = try newState() }
             edges[state].append(Edge(label: .scalar(0x25), target: percent))
             edges[percent].append(Edge(label: .set(high), target: middle))
             edges[middle].append(Edge(label: .set(hex), target: end))
             return end
         }
         /// The escapes of exactly `byte`.
-        func escape(from state: Int, byte: UInt8, to target: Int? = nil) -> Int {
+        func escape(from state: Int, byte: UInt8, to target: Int? = nil) throws(ComparisonBudget.Exhausted) -> Int {
             let (high, low) = PercentEncoding.hexDigits(of: byte)
-            let percent = newState()
-            let middle = newState()
-            let end = target ?? newState()
+            let percent = try newState()
+            let middle = try newState()
+            var end = target ?? 0
+            if target == nil { end = try newState() }
             edges[state].append(Edge(label: .scalar(0x25), target: percent))
             edges[percent].append(Edge(label: .set(digits(String(high) + String(high).lowercased())), target: middle))
             edges[middle].append(Edge(label: .set(digits(String(low) + String(low).lowercased())), target: end))
@@ -197,31 +251,34 @@ struct PartAutomaton: Hashable, Sendable {
                     // Any scalar: as written (a `%` that starts no escape stays a `%`), or escaped (one to four
                     // UTF-8 bytes).
                     edges[state].append(Edge(label: .any, target: target))
-                    _ = escape(from: state, high: digits("01234567"), to: target)
+                    _ = try escape(from: state, high: digits("01234567"), to: target)
                     let continuation = digits("89abAB")
                     for (lead, count) in [("cdCD", 1), ("eE", 2), ("fF", 3)] {
-                        var at = escape(from: state, high: digits(lead))
+                        var at = try escape(from: state, high: digits(lead))
                         for index in 0..<count {
-                            at = escape(from: at, high: continuation, to: index == count - 1 ? target : nil)
+                            at = try escape(from: at, high: continuation, to: index == count - 1 ? target : nil)
                         }
                     }
                     continue
                 }
+                try budget.charge(steps: decoded.count)
                 if folds { decoded += decoded.flatMap(CaseFolding.preimage(of:)) }
                 for value in Set(decoded) {
                     if value > 0x20, value < 0x7F {
+                        try budget.charge(edges: 1, bytes: MemoryLayout<Edge>.stride, steps: 1)
                         edges[state].append(Edge(label: .scalar(value), target: target))
                     }
                     guard let scalar = Unicode.Scalar(value) else { continue }
                     let bytes = Array(String(scalar).utf8)
                     var at = state
                     for (index, byte) in bytes.enumerated() {
-                        at = escape(from: at, byte: byte, to: index == bytes.count - 1 ? target : nil)
+                        at = try escape(from: at, byte: byte, to: index == bytes.count - 1 ? target : nil)
                     }
                 }
             }
         }
-        return PartAutomaton(edges: edges, epsilons: epsilons, accepting: accepting, start: start, folds: false)
+        return try PartAutomaton(
+            edges: edges, epsilons: epsilons, accepting: accepting, start: start, folds: false, budget: &budget)
     }
 
     /// The scalars this automaton tells apart: every literal it reads, with (when it folds) every scalar that

@@ -96,7 +96,7 @@ public struct AppleCDNCheck: Sendable {
     static func urlChanges(domain: String, copy: JSONValue, served: JSONValue) -> [String] {
         let diff = DomainDiff(
             domain: domain, old: DiffSide(appleFile: AssociationFile.readAsDevice(copy).file),
-            new: DiffSide(appleFile: AssociationFile.readAsDevice(served).file), budget: DomainDiff.defaultBudget / 10)
+            new: DiffSide(appleFile: AssociationFile.readAsDevice(served).file), limits: .standard)
         var lines = diff.changes.prefix(urlChangesListed).map { change in
             "\(change.description): \(change.opensBefore) until the CDN refreshes, then \(change.opensNow)"
                 + (change.examples.first.map { " (e.g. \($0))" } ?? "")

@@ -11,11 +11,10 @@ public struct DomainChange: Sendable {
     /// How many classes of URLs `/status` lists per domain (the summary counts them all).
     static let listed = 10
 
-    /// The comparison of two published versions, rules named in site.json terms. The step budget is a tenth of
-    /// the command's, so a reload of many changed domains stays quick; a comparison cut short says so in its notes.
+    /// The comparison of two published versions, rules named in site.json terms, within the budget `diff` and
+    /// `cdn` have (``ComparisonBudget/Limits/standard``); one cut short says so (``DomainDiff/tooComplex``).
     static func compare(_ old: PublishedDomain, _ new: PublishedDomain) -> DomainDiff {
         DomainDiff(
-            domain: new.domain, old: DiffSide(published: old), new: DiffSide(published: new),
-            budget: DomainDiff.defaultBudget / 10)
+            domain: new.domain, old: DiffSide(published: old), new: DiffSide(published: new), limits: .standard)
     }
 }

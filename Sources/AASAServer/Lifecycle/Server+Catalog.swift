@@ -172,11 +172,11 @@ extension Server {
         /// theirs, and folders that disappeared are unpublished once they have been gone for `removalGrace` (until
         /// then they keep being served). With `complete`, `loaded` is every folder, and every domain missing from it
         /// disappeared; otherwise the folders that disappeared are `absent`, and every other domain is as it was.
-        /// Returns the domains whose served bytes changed.
+        /// Returns the domains whose served bytes changed, and the versions to compare (``toCompare(_:at:)``).
         mutating func apply(
             _ loaded: [LoadedDomain], absent: [String] = [], complete: Bool = true, at now: Date,
             removalGrace: Duration = .zero
-        ) -> [String] {
+        ) -> (changed: [String], compare: [ChangeComparer.Job]) {
             if self.loaded.isEmpty, published.isEmpty, removedSince.isEmpty {
                 // A start: nothing to compare with, and the maps of every domain are built side by side.
                 let (all, fresh) = concurrently({ PersistentDictionary(loaded.lazy.map { ($0.domain, $0) }) }) { _ in
@@ -186,7 +186,7 @@ extension Server {
                     return fresh.map(\.0)
                 }
                 self.loaded = all
-                return fresh.sorted()
+                return (fresh.sorted(), [])
             }
             var changed: [String] = []
             var replaced: [(PublishedDomain, PublishedDomain)] = []
@@ -228,8 +228,7 @@ extension Server {
                     changed.append(name)
                 }
             }
-            recordChanges(replaced, at: now)
-            return changed.sorted()
+            return (changed.sorted(), Self.toCompare(replaced, at: now))
         }
 
         /// Whether two versions of a domain serve the same bytes with the same settings.
@@ -239,17 +238,28 @@ extension Server {
                 && old.assetLinks == new.assetLinks && old.pages == new.pages && old.hsts == new.hsts
         }
 
-        /// What each new version of a domain does to URLs, compared with the version it replaces (``DomainDiff``):
-        /// only domains whose association file, assetlinks.json or their serving settings changed.
-        private mutating func recordChanges(_ replaced: [(PublishedDomain, PublishedDomain)], at now: Date) {
-            let compared = replaced.filter { previous, version in
+        /// The new versions of domains to compare with the versions they replace (``DomainChange``), by the
+        /// server's ``ChangeComparer`` once the load is published: only domains whose association file,
+        /// assetlinks.json or their serving settings changed.
+        private static func toCompare(_ replaced: [(PublishedDomain, PublishedDomain)], at now: Date)
+            -> [ChangeComparer.Job]
+        {
+            replaced.filter { previous, version in
                 previous.associationFile != version.associationFile || previous.assetLinks != version.assetLinks
                     || previous.cacheControl != version.cacheControl
                     || (previous.signedAssociationFile == nil) != (version.signedAssociationFile == nil)
-            }
-            for diff in compared.concurrentMap({ DomainChange.compare($0.0, $0.1) }) {
-                lastChanges[diff.domain] = DomainChange(time: now, diff: diff)
-            }
+            }.map { ChangeComparer.Job(old: $0.0, new: $0.1, time: now) }
+        }
+
+        /// Takes in the comparison of the version of `job`: kept as the domain's last change while that version is
+        /// the one served (a later version, or the domain's removal, makes it moot), with the status brought up to
+        /// date. Returns whether it was kept.
+        mutating func record(_ job: ChangeComparer.Job, _ diff: DomainDiff) -> Bool {
+            let domain = job.new.domain
+            guard published[domain] != nil, domainLoadTimes[domain] == job.time else { return false }
+            lastChanges[domain] = DomainChange(time: job.time, diff: diff)
+            status = status?.with(lastChanges: lastChanges)
+            return true
         }
 
         /// Brings the status up to date after a load at `now` that found `diagnostics` (`failed`: the config folder

@@ -60,6 +60,8 @@ extension Server {
         var diagnostics: [Diagnostic]
         /// The domains whose served bytes changed.
         var changed: [String]
+        /// The new versions to compare with those they replaced, once published (``ChangeComparer``).
+        var compare: [ChangeComparer.Job]
         /// Whether the SNI table is a new one.
         var certificatesChanged: Bool
     }
@@ -236,9 +238,13 @@ extension Server {
             try store == nil && webroot == nil
             ? snapshot
             : RouteSnapshot(ChallengeRoutes(site, store: store, webroot: webroot), previous: snapshot)
-        let admin = AdminRoutes(
+        return (site, snapshot, served, adminRoutes(for: catalog))
+    }
+
+    /// The admin routes for `catalog`: `/status` and `/match` describe it.
+    func adminRoutes(for catalog: Catalog) -> AdminRoutes {
+        AdminRoutes(
             published: catalog.published, status: catalog.status, live: live, access: configuration.adminAccess)
-        return (site, snapshot, served, admin)
     }
 }
 
@@ -249,13 +255,14 @@ extension Server.Catalog {
     mutating func apply(_ load: Server.Load, trigger: ReloadTrigger, removalGrace: Duration) -> Server.Transition {
         var diagnostics: [Diagnostic] = []
         var changed: [String] = []
+        var compare: [ChangeComparer.Job] = []
         var failed = false
         var read: [String]?
         switch load.domains {
         case .success(let loaded):
             diagnostics = loaded.flatMap(\.diagnostics)
             let complete = load.scope.domains == nil
-            changed = apply(
+            (changed, compare) = apply(
                 loaded, absent: load.absent, complete: complete, at: load.time, removalGrace: removalGrace)
             if !complete { read = loaded.map(\.domain) + load.absent }
         case .failure(let error):
@@ -272,6 +279,8 @@ extension Server.Catalog {
             domains: read.map { Array(Set($0 + changed)) }, started: status?.started ?? load.time, trigger: trigger,
             at: load.time, diagnostics: diagnostics, failed: failed)
         return Server.Transition(
-            diagnostics: diagnostics, changed: changed, certificatesChanged: certificates.table !== table)
+            diagnostics: diagnostics, changed: changed, compare: compare,
+            certificatesChanged: certificates.table !== table
+        )
     }
 }

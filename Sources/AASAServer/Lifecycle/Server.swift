@@ -52,6 +52,9 @@ public final class Server: Sendable {
 
     /// The background CDN check, while the server runs with ``ServerConfiguration/cdnCheck``.
     private let cdnMonitor = Mutex<CDNMonitor?>(nil)
+    /// Compares each new version of a domain with the one it replaced, after the reload published it; made by the
+    /// first reload that has one to compare.
+    private let comparer = Mutex<ChangeComparer?>(nil)
 
     /// The ACME manager, while the server runs with ``ServerConfiguration/acme``.
     public var acme: ACMEManager? { acmeManager.withLock { $0 } }
@@ -119,6 +122,7 @@ public final class Server: Sendable {
 
     deinit {
         running.withLock { $0.watcher }?.stop()
+        comparer.withLock { $0 }?.stop()
     }
 
     /// The bound HTTPS port, if HTTPS is on and started.
@@ -379,6 +383,7 @@ public final class Server: Sendable {
         stopping.watcher?.stop()
         acme?.stop()
         cdnMonitor.withLock { $0 }?.stop()
+        comparer.withLock { $0 }?.stop()
         [stopping.https, stopping.http, stopping.admin].compactMap { $0 }.forEach { $0.stop(timeout: timeout) }
     }
 
@@ -411,11 +416,8 @@ public final class Server: Sendable {
         }
         let transition = catalog.apply(load, trigger: trigger, removalGrace: configuration.removalGrace)
         publish(&catalog, changed: transition.changed, certificatesChanged: transition.certificatesChanged)
-        // What each new version does to URLs (``DomainChange``); an edit that changes nothing says so.
-        for name in transition.changed {
-            guard let change = catalog.lastChanges[name], change.time == load.time else { continue }
-            logger.info("domain changed", metadata: ["domain": "\(name)", "summary": "\(change.diff.summary)"])
-        }
+        // What each new version does to URLs (``DomainChange``), worked out once it is published, off this path.
+        if !transition.compare.isEmpty { comparisons().enqueue(transition.compare) }
         recordLoad(catalog, took: clock.now - reloadStarted, changed: transition.changed)
         scheduleRemovals(catalog)
         if let acme { plan(acme, catalog, at: load.time) }
@@ -432,6 +434,35 @@ public final class Server: Sendable {
                 "seconds": "\(Self.seconds(clock.now - reloadStarted))",
             ])
         return transition.diagnostics
+    }
+
+    /// The comparer, made on first use.
+    private func comparisons() -> ChangeComparer {
+        comparer.withLock { comparer in
+            if let comparer { return comparer }
+            let made = ChangeComparer { [weak self] job, diff in self?.record(job, diff) }
+            comparer = made
+            return made
+        }
+    }
+
+    /// Takes in a comparison the comparer finished: the domain's last change on `/status` and the dashboard from now
+    /// on (the admin routes are made anew with it), and a `domain changed` log line, unless a newer version of the
+    /// domain was published meanwhile (its own comparison follows) or the domain is gone.
+    private func record(_ job: ChangeComparer.Job, _ diff: DomainDiff) {
+        let kept = catalog.withLock { catalog in
+            guard catalog.record(job, diff) else { return false }
+            if let admin = running.withLock({ $0.admin }) {
+                do {
+                    try admin.replaceRoutes(adminRoutes(for: catalog))
+                } catch {
+                    logger.error("could not publish a domain's last change", metadata: ["reason": "\(error)"])
+                }
+            }
+            return true
+        }
+        guard kept else { return }
+        logger.info("domain changed", metadata: ["domain": "\(job.new.domain)", "summary": "\(diff.summary)"])
     }
 
     /// Schedules a reload for when the earliest removal grace of `catalog` ends, so a domain whose folder stays gone

@@ -119,6 +119,14 @@ struct Diff: ParsableCommand {
                 "diff: \(gated.count) change\(gated.count == 1 ? "" : "s") of a kind --fail-on names (\(kinds))")
             throw ExitCode(1)
         }
+        // A comparison its budget stopped cannot show that no such change exists.
+        let unsure = diffs.filter { !$0.isComplete }.map(\.domain)
+        if !failing.isEmpty && !unsure.isEmpty {
+            DiagnosticPrinter.printError(
+                "diff: \(unsure.joined(separator: ", ")) \(DomainDiff.tooComplex): a change of a kind --fail-on names may exist (the comparison's limits are in docs/configuration.md#the-comparisons-budget)"
+            )
+            throw ExitCode(1)
+        }
     }
 
     private func added(_ domain: String, _ isNew: Bool) -> String {
