@@ -319,14 +319,15 @@ final class FakeEndpoint: @unchecked Sendable {
         #expect(newState == "stale")
     }
 
-    /// A copy from the CDN whose comparison with the served file is as costly as a file can make it (a 10 KB run of
-    /// `*`; before the budget a 20 KB answer exhausted 4 GB): compared within the reload's budget, in bounded memory,
-    /// and reported as not compared.
+    /// A copy from the CDN whose comparison with the served file is as costly as a file within the pattern limits
+    /// can make it (20 components `*a?`, `*a??`, …, whose product has about 2^20 states; before the budget a 20 KB
+    /// answer exhausted 4 GB): compared within the reload's budget, in bounded memory, and reported as not compared.
     @Test func aHostileCopyIsComparedWithinTheBudget() throws {
         let fake = try FakeEndpoint()
+        let components = (1...20).map { #"{"/":"*a\#(String(repeating: "?", count: $0))"}"# }
         let hostile =
-            #"{"applinks":{"details":[{"appIDs":["ABCDE12345.com.example.app"],"components":[{"/":"/"#
-            + String(repeating: "*", count: 10_000) + #"a"}]}]}}"#
+            #"{"applinks":{"details":[{"appIDs":["ABCDE12345.com.example.app"],"components":["#
+            + components.joined(separator: ",") + "]}]}}"
         @Sendable func resident() -> Int {
             let text = (try? String(contentsOfFile: "/proc/self/status", encoding: .utf8)) ?? ""
             let line = text.split(separator: "\n").first { $0.hasPrefix("VmRSS:") } ?? ""
