@@ -148,14 +148,13 @@ struct WildcardPatternCompiler: Sendable {
                 "pattern '\(shown)' has \(wildcards) wildcards (counting those in the values of the variables it uses); the limit is \(PatternLimits.maximumWildcards): one '*' matches any run, so fewer usually say the same"
             )
         }
-        let width = Self.width(of: tokens, alternatives: alternatives, target: target)
+        let (states, width) = Self.cost(of: tokens, alternatives: alternatives)
         if width > PatternLimits.maximumWidth {
             return refuse(
                 .patternTooComplex,
                 "pattern '\(shown)' has a step width of \(width) automaton states; the limit is \(PatternLimits.maximumWidth): shorten the parts after its first wildcard, or use fewer or smaller variables"
             )
         }
-        let states = Self.states(of: tokens, alternatives: alternatives)
         if states > PatternLimits.maximumStates {
             return refuse(
                 .patternTooComplex,
@@ -189,34 +188,33 @@ struct WildcardPatternCompiler: Sendable {
         return literals >= tokens.count - 1 && (literals == tokens.count || tokens.last == .star)
     }
 
-    /// The automaton states `tokens` compile to (``PatternLimits/maximumStates``); 0 when they compare directly.
-    static func states(of tokens: [Token], alternatives: [String: VariableAlternation]) -> Int {
-        if isDirect(tokens) { return 0 }
-        var states = 2  // the accept state, and the fork that lets `x/*` match `x` (spec §2.1)
+    /// What `tokens` cost once compiled, counted before anything is built; both 0 when they compare directly.
+    ///
+    /// - `states`: the automaton states they compile to (``PatternLimits/maximumStates``): 1 per literal or `?`, 2
+    ///   per `*` (a fork and a loop), what each variable's values add.
+    /// - `width`: the most states one URL character can visit (``PatternLimits/maximumWidth``): every state is
+    ///   visited at most once per character, a `*` counts its fork, its loop and the state after it, and a variable
+    ///   what ``VariableAlternation/width`` says.
+    ///
+    /// Both count the accept state and the fork that lets `x/*` match `x` (spec §2.1).
+    static func cost(of tokens: [Token], alternatives: [String: VariableAlternation]) -> (states: Int, width: Int) {
+        if isDirect(tokens) { return (0, 0) }
+        var states = 2
+        var width = 2
         for token in tokens {
             switch token {
-            case .literal, .one: states += 1
-            case .star: states += 2
-            case .variable(let name): states += alternatives[name]?.states ?? 0
+            case .literal, .one:
+                states += 1
+                width += 1
+            case .star:
+                states += 2
+                width += 3
+            case .variable(let name):
+                states += alternatives[name]?.states ?? 0
+                width += alternatives[name]?.width ?? 0
             }
         }
-        return states
-    }
-
-    /// The most automaton states one URL character can visit (``PatternLimits/maximumWidth``), counted from the
-    /// tokens before anything is built: every state is visited at most once per character, a `*` is a fork and
-    /// a loop, and a variable counts what ``VariableAlternation/width`` says.
-    static func width(of tokens: [Token], alternatives: [String: VariableAlternation], target: Target) -> Int {
-        if isDirect(tokens) { return 0 }
-        var width = 2  // the accept state, and the fork that lets `x/*` match `x` (spec §2.1)
-        for token in tokens {
-            switch token {
-            case .literal, .one: width += 1
-            case .star: width += 3
-            case .variable(let name): width += alternatives[name]?.width ?? 0
-            }
-        }
-        return width
+        return (states, width)
     }
 
     /// Drops leading and trailing `/` (spec §2.1); the same is done to the URL path.
