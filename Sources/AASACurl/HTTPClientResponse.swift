@@ -19,10 +19,4 @@ public struct HTTPClientResponse: Sendable {
         let wanted = name.lowercased()
         return headers.first { $0.name.lowercased() == wanted }?.value
     }
-
-    /// Every value of the header field `name` (case-insensitive), in order (`Link` may repeat, RFC 8555 §7.1).
-    public func headerValues(_ name: String) -> [String] {
-        let wanted = name.lowercased()
-        return headers.filter { $0.name.lowercased() == wanted }.map(\.value)
-    }
 }

@@ -110,12 +110,6 @@ public final class X509Certificate: @unchecked Sendable {
         return KeyAlgorithm(key).description(bits: Int(EVP_PKEY_get_bits(key)))
     }
 
-    /// The public key's algorithm.
-    public var publicKeyAlgorithm: KeyAlgorithm {
-        guard let key = X509_get0_pubkey(pointer) else { return .other("unknown") }
-        return KeyAlgorithm(key)
-    }
-
     /// The public key size in bits (256 for P-256, 2048 for RSA-2048).
     public var publicKeyBits: Int {
         guard let key = X509_get0_pubkey(pointer) else { return 0 }

@@ -69,10 +69,4 @@ public enum AppID {
         }
         return true
     }
-
-    /// The bundle ID part of `TEAMID.bundle.id`.
-    public static func bundleID(of value: String) -> String {
-        guard let dot = value.firstIndex(of: ".") else { return value }
-        return String(value[value.index(after: dot)...])
-    }
 }

@@ -64,13 +64,6 @@ public struct Diagnostic: Sendable, Hashable, Error, CustomStringConvertible {
         if let hint { text += "; fix: \(hint)" }
         return text
     }
-
-    /// This diagnostic attributed to `file`, unless it already names one.
-    public func inFile(_ file: String) -> Diagnostic {
-        var copy = self
-        if copy.file == nil { copy.file = file }
-        return copy
-    }
 }
 
 extension Array where Element == Diagnostic {

@@ -62,7 +62,6 @@ public final class ACMEManager: @unchecked Sendable {
         var entries: [String: Entry] = [:]
         var orderCounts: [String: Int] = [:]
         var running = false
-        var workers = 0
     }
 
     /// What the manager keeps about one domain.

@@ -44,9 +44,6 @@ public struct DomainCertificate: Sendable {
 
     /// Whether the leaf covers `domain` (RFC 6125: exact, or a one-label wildcard).
     public func covers(_ domain: String) -> Bool { summary.subjectAlternativeNames.covers(hostname: domain) }
-
-    /// The chain parsed by OpenSSL, for what needs whole certificates (CMS signing).
-    public func parsedChain() throws -> CertificateChain { try CertificateChain(pemEncoded: chainPEM) }
 }
 
 /// Reads every certificate below the certificate folder and reports what is wrong with each.

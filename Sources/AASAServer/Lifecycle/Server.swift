@@ -141,11 +141,6 @@ public final class Server: Sendable {
             AssociationFile.parse(SourceText(name: "", bytes: $0.associationFile)).file?.services ?? []
         }
     }
-    /// The most recent load result of every domain folder, as the server keeps it (``LoadedDomain/keptBetweenLoads()``:
-    /// the serving settings of each config, not its rules, apps or tests).
-    public var loadedDomains: [LoadedDomain] {
-        catalog.withLock { $0.loaded }.values.sorted { $0.domain < $1.domain }
-    }
     /// What is served and what the last load found (also served as the admin listener's `/status`).
     public var status: ServerStatus? { catalog.withLock { $0.status } }
     /// The public routes being served: the last reload's version, whose ``SiteRoutes/preparedResponses`` are

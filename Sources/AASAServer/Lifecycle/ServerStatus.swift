@@ -118,8 +118,6 @@ public struct ServerStatus: Sendable {
     /// What the domain states are read from: a status is a view of the load it describes, sharing the catalog's
     /// dictionaries rather than keeping a state per domain beside them.
     let catalog: Source
-    /// The state of the certificate folder `folder`, if there is one (none when HTTPS is off).
-    public func certificateState(_ folder: String) -> CertificateState? { catalog.certificates.state(folder) }
 
     /// The states, sorted, once made: the first request after a load makes them, the others (each page of
     /// `/status`, `/metrics`, `/readyz`) read them. Shared by every copy of this status.
