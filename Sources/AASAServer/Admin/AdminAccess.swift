@@ -25,20 +25,16 @@ import Foundation
 /// `same-origin` or `none` (typed or bookmarked), or whose `Origin` is not this listener's own
 /// (`http://` and the request's `Host`). Requests without either header (curl, Prometheus, the kubelet) pass.
 ///
-/// **Token** (`--admin-token-file`): `/status`, `/fetches`, `/traffic`, `/match` and `/metrics` then need
-/// `Authorization: Bearer <token>` (401 with `WWW-Authenticate: Bearer` otherwise); `/healthz` and `/readyz`
-/// stay open for probes, and `/`, the dashboard, which holds no data: its script asks for the token and sends
-/// it with each request. The comparison takes the same time whatever the presented token.
+/// **Token** (`--admin-token-file`): every route of ``AdminRoute/table`` then needs `Authorization: Bearer <token>`
+/// (401 with `WWW-Authenticate: Bearer` otherwise) unless it is declared ``AdminRoute/Access/open``: `/healthz`
+/// and `/readyz` for probes, and `/`, the dashboard, which holds no data: its script asks for the token and sends
+/// it with each request. A path not in the table is 404 for everyone. The comparison takes the same time whatever
+/// the presented token.
 public struct AdminAccess: Sendable {
     /// Host names answered besides `localhost` and IP literals, normalised like a `Host` header.
     public var hostNames: Set<String>
     /// The bearer token required for the protected routes, or `nil` for none.
     public var token: [UInt8]?
-
-    /// The paths that need the token when one is set.
-    public static let protectedPaths: Set<String> = ["/status", "/fetches", "/traffic", "/match", "/metrics"]
-    /// The probes: open to any request addressed to the listener, cross-site or not, with or without a token.
-    public static let probePaths: Set<String> = ["/healthz", "/readyz"]
 
     /// Creates the access rules; `hostNames` are normalised (port, case, trailing dot ignored).
     public init(hostNames: [String] = [], token: [UInt8]? = nil) {
@@ -59,17 +55,19 @@ public struct AdminAccess: Sendable {
     }
 
     /// The verdict for a request to `path` with these raw `Host`, `Authorization`, `Sec-Fetch-Site` and `Origin`
-    /// values.
+    /// values: the route ``AdminRoute/table`` declares for `path` decides the token and the cross-site refusal; a
+    /// path not in it is refused cross-site and otherwise allowed (to be answered 404).
     public func verdict(
         path: String, host: UnsafeRawBufferPointer?, authorization: UnsafeRawBufferPointer?,
         fetchSite: UnsafeRawBufferPointer? = nil, origin: UnsafeRawBufferPointer? = nil
     ) -> Verdict {
         guard let host, let name = HostName.normalized(host), answers(name) else { return .misdirected }
-        if !Self.probePaths.contains(path) {
+        let route = AdminRoute.byPath[path]
+        if route?.answersCrossSite != true {
             if let fetchSite, !Self.isSameOrigin(fetchSite: fetchSite) { return .crossSite }
             if let origin, !Self.isOwn(origin: origin, host: host) { return .crossSite }
         }
-        guard let token, Self.protectedPaths.contains(path) else { return .allowed }
+        guard let token, let route, route.access != .open else { return .allowed }
         return Self.presents(token, in: authorization) ? .allowed : .unauthorized
     }
 

@@ -111,7 +111,8 @@ public final class AdminRoutes: RouteTable {
     /// every domain is served; `/match?url=…` says which app opens a URL and why; `/status` says what each domain
     /// and certificate serves (``StatusQuery`` pages it); `/metrics` counts requests (Prometheus);
     /// `/fetches?domain=D&client=C` lists recent association fetches; `/traffic` counts requests per minute of
-    /// the last hour by client class. docs/operations.md documents each.
+    /// the last hour by client class. ``AdminRoute/table`` declares each with its methods and access; a path not
+    /// in it, or a method it does not list, is 404. docs/operations.md documents each.
     public func route(_ request: some HTTPRequest) -> RouteDecision {
         let path = request.withPath { String(decoding: $0, as: UTF8.self) }
         let verdict = request.withHeader("Host") { host in
@@ -130,12 +131,14 @@ public final class AdminRoutes: RouteTable {
         case .unauthorized: return .prepared(unauthorized)
         case .crossSite: return .prepared(crossSite)
         }
-        guard request.method != .other else { return .prepared(notFound) }
-        switch path {
-        case "/": return .prepared(dashboard)
-        case "/healthz": return .prepared(health)
-        case "/readyz": return .prepared(readinessResponse)
-        case "/status":
+        guard let declared = AdminRoute.byPath[path], declared.methods.contains(request.method) else {
+            return .prepared(notFound)
+        }
+        switch declared.handler {
+        case .dashboard: return .prepared(dashboard)
+        case .health: return .prepared(health)
+        case .readiness: return .prepared(readinessResponse)
+        case .status:
             // Rendered per request: with thousands of domains the document is megabytes, kept for a rare query.
             guard let serverStatus else { return .prepared(notFound) }
             let query: StatusQuery
@@ -150,8 +153,8 @@ public final class AdminRoutes: RouteTable {
             view.reloads = live?.reloadHistory() ?? []
             view.apps = { [matchers] in matchers.servedApps(of: $0) }
             return .dynamic(Self.json(bytes: serverStatus.json(query: query, live: view)))
-        case "/match": return .dynamic(matchers.answer(rawQuery: request.rawQuery))
-        case "/metrics":
+        case .match: return .dynamic(matchers.answer(rawQuery: request.rawQuery))
+        case .metrics:
             guard let live else { return .prepared(notFound) }
             let text = Metrics.render(recorder: live.recorder, gauges: gauges(live))
             return .dynamic(
@@ -162,7 +165,7 @@ public final class AdminRoutes: RouteTable {
                         HTTPHeader("Cache-Control", "no-store"),
                     ],
                     body: Array(text.utf8)))
-        case "/fetches":
+        case .fetches:
             guard let live else { return .prepared(notFound) }
             let domain = QueryString.value("domain", in: request.rawQuery).flatMap(HostName.normalized)
             let limit =
@@ -180,10 +183,9 @@ public final class AdminRoutes: RouteTable {
             }
             let fetches = live.recorder.recentFetches(domain: domain, client: client, limit: max(0, limit))
             return .dynamic(Self.json(.array(fetches.map { JSONNode($0.jsonValue) })))
-        case "/traffic":
+        case .traffic:
             guard let live else { return .prepared(notFound) }
             return .dynamic(Self.json(Self.traffic(live.recorder.lastHour())))
-        default: return .prepared(notFound)
         }
     }
 

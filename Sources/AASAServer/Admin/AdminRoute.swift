@@ -1,0 +1,60 @@
+import AASACore
+
+/// One route of the admin listener: its path, the methods it answers, who may call it and what answers it.
+///
+/// ``table`` declares every route once; ``AdminAccess`` (token, cross-site refusal) and ``AdminRoutes`` (methods,
+/// dispatch) read it, so a path not in it is 404 and a path in it needs the token unless declared
+/// ``Access/open``. `access` has no default, so a route cannot be declared without saying who may call it.
+struct AdminRoute: Sendable {
+    /// Who may call a route when a token is set (``AdminAccess/token``); without a token, anyone the listener
+    /// answers.
+    enum Access: Sendable, Equatable {
+        /// Anyone the listener answers: only the probes and the dashboard page, which holds no data.
+        case open
+        /// Only callers that present `Authorization: Bearer <token>`.
+        case token
+    }
+
+    /// What answers a route in ``AdminRoutes``.
+    enum Handler: Sendable, Equatable {
+        case dashboard, health, readiness, status, match, metrics, fetches, traffic
+    }
+
+    /// The path, exactly as requested (no query string, not percent-decoded).
+    let path: String
+    /// The methods answered; any other gets 404.
+    let methods: Set<RequestMethod>
+    /// Who may call it when a token is set.
+    let access: Access
+    /// Whether a browser's cross-site request is answered (the probes) rather than refused with 403.
+    let answersCrossSite: Bool
+    /// What answers it.
+    let handler: Handler
+
+    /// Declares a route; `access` is required: a new route says who may call it.
+    init(
+        _ path: String, methods: Set<RequestMethod> = [.get, .head], access: Access, answersCrossSite: Bool = false,
+        handler: Handler
+    ) {
+        self.path = path
+        self.methods = methods
+        self.access = access
+        self.answersCrossSite = answersCrossSite
+        self.handler = handler
+    }
+
+    /// Every admin route. docs/operations.md's admin table lists the same paths (`AdminRouteTableTests`).
+    static let table: [AdminRoute] = [
+        AdminRoute("/", access: .open, handler: .dashboard),
+        AdminRoute("/healthz", access: .open, answersCrossSite: true, handler: .health),
+        AdminRoute("/readyz", access: .open, answersCrossSite: true, handler: .readiness),
+        AdminRoute("/metrics", access: .token, handler: .metrics),
+        AdminRoute("/fetches", access: .token, handler: .fetches),
+        AdminRoute("/traffic", access: .token, handler: .traffic),
+        AdminRoute("/status", access: .token, handler: .status),
+        AdminRoute("/match", access: .token, handler: .match),
+    ]
+
+    /// ``table`` by path.
+    static let byPath: [String: AdminRoute] = Dictionary(uniqueKeysWithValues: table.map { ($0.path, $0) })
+}
