@@ -1,3 +1,4 @@
+import AASACore
 internal import COpenSSL
 
 /// A certificate with its freshly generated private key, as returned by
@@ -57,7 +58,8 @@ public struct IssuedCertificate: Sendable {
         }
         let folder = directory + "/" + name
         try SecureFile.createDirectory(folder, mode: 0o755)
-        let paths = CertbotPaths(fullchain: folder + "/fullchain.pem", privateKey: folder + "/privkey.pem")
+        let paths = CertbotPaths(
+            fullchain: CertificateFile.chain.path(in: folder), privateKey: CertificateFile.privateKey.path(in: folder))
         try SecureFile.writeAtomically(Array(privateKeyPEM().utf8), to: paths.privateKey, mode: 0o600)
         try SecureFile.writeAtomically(Array(certificatePEM().utf8), to: paths.fullchain, mode: 0o644)
         return paths

@@ -345,7 +345,7 @@ final class RecordingResponder: ChallengeResponder, @unchecked Sendable {
         try AtomicFile.write(Array(issued.privateKeyPEM().utf8), to: folder + "/privkey.pem", mode: 0o600)
         try AtomicFile.write(
             CertificateRecord(directoryURL: directory, issued: Date(), names: ["shop.example"]).bytes,
-            to: folder + "/" + CertificateRecord.fileName)
+            to: CertificateFile.acmeRecord.path(in: folder))
         return issued.certificate
     }
 
@@ -405,7 +405,7 @@ final class RecordingResponder: ChallengeResponder, @unchecked Sendable {
         manager.update(domains: ["shop.example"], certificates: [Self.served(leaf)], now: now)
         #expect(manager.statuses["shop.example"]?.nextRenewal == now)
         // Without the record the same files are the operator's: never renewed.
-        try FileManager.default.removeItem(atPath: certs + "/shop.example/" + CertificateRecord.fileName)
+        try FileManager.default.removeItem(atPath: CertificateFile.acmeRecord.path(in: certs + "/shop.example"))
         let operators = try Self.manager(RecordedCA([]), certs: certs)
         operators.update(domains: ["shop.example"], certificates: [Self.served(leaf)], now: now)
         let status = try #require(operators.statuses["shop.example"])

@@ -243,7 +243,7 @@ final class ACMELiveServer: @unchecked Sendable {
         let shop = try #require(live.server?.acme?.statuses["shop.example"])
         #expect(shop.source == .files && shop.state == .valid && shop.nextRenewal == nil)
         #expect(try Self.files(folder) == before)
-        #expect(!FileManager.default.fileExists(atPath: folder + "/" + CertificateRecord.fileName))
+        #expect(!FileManager.default.fileExists(atPath: CertificateFile.acmeRecord.path(in: folder)))
         #expect(live.server?.acme?.orderCounts["valid"] == 1)
     }
 

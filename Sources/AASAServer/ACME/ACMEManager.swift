@@ -220,7 +220,7 @@ public final class ACMEManager: @unchecked Sendable {
     private func plan(_ domain: String, own: ServedCertificate?, covering: ServedCertificate?, now: Date) -> Plan {
         let folder = certificateDirectory + "/" + domain
         let managed = CertificateRecord.isPresent(in: folder)
-        let operatorFiles = !managed && FileManager.default.fileExists(atPath: folder + "/fullchain.pem")
+        let operatorFiles = !managed && FileManager.default.fileExists(atPath: CertificateFile.chain.path(in: folder))
         if operatorFiles {
             let usable = own.map { $0.notAfter > now } ?? false
             return Plan(
@@ -358,7 +358,7 @@ public final class ACMEManager: @unchecked Sendable {
 
     /// The leaf of `certs/<domain>/fullchain.pem`, for its renewal information.
     private func currentLeaf(_ domain: String) -> X509Certificate? {
-        let path = certificateDirectory + "/" + domain + "/fullchain.pem"
+        let path = CertificateFile.chain.path(in: certificateDirectory + "/" + domain)
         guard case .success(let contents) = ConfinedFile.read(path, within: .anywhere, maximumBytes: 1 << 20) else {
             return nil
         }
@@ -411,9 +411,10 @@ public final class ACMEManager: @unchecked Sendable {
             // The record first: a folder with it is the server's, whatever else a crash leaves there.
             try AtomicFile.write(
                 CertificateRecord(directoryURL: directoryURL, issued: Date(), names: [domain]).bytes,
-                to: folder + "/" + CertificateRecord.fileName)
-            try AtomicFile.write(Array(key.pemEncoded().utf8), to: folder + "/privkey.pem", mode: 0o600)
-            try AtomicFile.write(chain, to: folder + "/fullchain.pem")
+                to: CertificateFile.acmeRecord.path(in: folder))
+            try AtomicFile.write(
+                Array(key.pemEncoded().utf8), to: CertificateFile.privateKey.path(in: folder), mode: 0o600)
+            try AtomicFile.write(chain, to: CertificateFile.chain.path(in: folder))
         } catch {
             throw ACMEFailure(
                 .storage, "\(domain): could not write the certificate: \(error)", url: folder,

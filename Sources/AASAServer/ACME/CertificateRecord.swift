@@ -4,9 +4,6 @@ public import Foundation
 /// `certs/<domain>/acme.json`: marks the folder's certificate as obtained by the server, which then renews it.
 /// A folder without it holds the operator's certificate, which the server never replaces.
 public struct CertificateRecord: Sendable, Equatable {
-    /// The file's name in the domain's certificate folder.
-    public static let fileName = "acme.json"
-
     /// The directory URL of the CA that issued it.
     public var directoryURL: String
     /// When it was issued.
@@ -26,7 +23,7 @@ public struct CertificateRecord: Sendable, Equatable {
     public static func read(in folder: String) -> CertificateRecord? {
         guard
             case .success(let contents) = ConfinedFile.read(
-                folder + "/" + fileName, within: .anywhere, maximumBytes: 64 << 10),
+                CertificateFile.acmeRecord.path(in: folder), within: .anywhere, maximumBytes: 64 << 10),
             let json = JSONValue.parse(contents.bytes),
             let directory = json[member: "directory"]?.stringValue,
             let issued = json[member: "issued"]?.stringValue.flatMap({ ISO8601DateFormatter().date(from: $0) })
@@ -37,7 +34,7 @@ public struct CertificateRecord: Sendable, Equatable {
 
     /// Whether `folder` has the marker file at all: the server manages its certificate.
     public static func isPresent(in folder: String) -> Bool {
-        FileManager.default.fileExists(atPath: folder + "/" + fileName)
+        FileManager.default.fileExists(atPath: CertificateFile.acmeRecord.path(in: folder))
     }
 
     /// The file's bytes.

@@ -32,7 +32,9 @@ public struct DomainCertificate: Sendable {
     /// When the leaf expires.
     public var notAfter: Date { summary.notAfter }
     /// Path of `privkey.pem`.
-    public var privateKeyPath: String { (fullchainPath as NSString).deletingLastPathComponent + "/privkey.pem" }
+    public var privateKeyPath: String {
+        CertificateFile.privateKey.path(in: (fullchainPath as NSString).deletingLastPathComponent)
+    }
 
     /// The OCSP staple in the SNI table's form.
     public var tableStaple: CertificateTable.OCSPStaple? {
@@ -110,11 +112,11 @@ public struct CertificateDirectory: Sendable {
         /// Whether the files in `folder` are byte for byte those of this load, and its findings still hold `now`.
         func isCurrent(in folder: String, now: Date) -> Bool {
             guard let validUntil, now < validUntil else { return false }
-            func stamp(_ file: String, _ cap: Int) -> ContentStamp? {
-                (try? CertificateDirectory.read(folder + "/" + file, cap: cap).get()).map(ContentStamp.init)
+            func stamp(_ file: CertificateFile, _ cap: Int) -> ContentStamp? {
+                (try? CertificateDirectory.read(file.path(in: folder), cap: cap).get()).map(ContentStamp.init)
             }
-            return stamp("fullchain.pem", maximumChainBytes) == chain && stamp("privkey.pem", maximumKeyBytes) == key
-                && stamp(CertificateDirectory.stapleFileName, maximumStapleBytes) == stapleFile
+            return stamp(.chain, maximumChainBytes) == chain && stamp(.privateKey, maximumKeyBytes) == key
+                && stamp(.staple, maximumStapleBytes) == stapleFile
         }
     }
 
@@ -178,7 +180,7 @@ public struct CertificateDirectory: Sendable {
             } else {
                 let loaded = Self.loadFolder(
                     name: name, folder: folder, now: now, intermediates: intermediates,
-                    mayHaveStaple: listing?.contains { $0.name == Self.stapleFileName } ?? true,
+                    mayHaveStaple: listing?.contains { $0.name == CertificateFile.staple.name } ?? true,
                     diagnostics: &result.diagnostics)
                 result.certificate = loaded?.certificate
                 if importing, let loaded {
@@ -186,7 +188,9 @@ public struct CertificateDirectory: Sendable {
                         loaded.certificate, chain: loaded.chain, sharing: imported, diagnostics: &result.diagnostics)
                 }
             }
-            if let exposed = PrivateKeyPermissions.check(folder + "/privkey.pem", refused: refusesExposedKeys) {
+            if let exposed = PrivateKeyPermissions.check(
+                CertificateFile.privateKey.path(in: folder), refused: refusesExposedKeys)
+            {
                 result.diagnostics.append(exposed)
                 if exposed.severity == .error {
                     result.certificate = nil
@@ -204,8 +208,8 @@ public struct CertificateDirectory: Sendable {
         name: String, folder: String, now: Date, intermediates: IntermediateCertificates, mayHaveStaple: Bool,
         diagnostics: inout [Diagnostic]
     ) -> (certificate: DomainCertificate, chain: [[UInt8]])? {
-        let chainPath = folder + "/fullchain.pem"
-        let keyPath = folder + "/privkey.pem"
+        let chainPath = CertificateFile.chain.path(in: folder)
+        let keyPath = CertificateFile.privateKey.path(in: folder)
         /// A file the folder must have: its bytes, or `nil` with the finding (missing, or refused by the reader).
         func required(_ path: String, cap: Int, missing hint: String) -> [UInt8]? {
             // Named only when something is wrong: Foundation's path parsing costs 1 % of a start at 100,000 domains.
@@ -251,12 +255,14 @@ public struct CertificateDirectory: Sendable {
                     hint: "renew it; Apple's CDN and devices refuse expired certificates"))
         }
         var stapleFile: [UInt8]?
-        switch mayHaveStaple ? read(folder + "/" + stapleFileName, cap: maximumStapleBytes) : .failure(.missing) {
+        switch mayHaveStaple
+            ? read(CertificateFile.staple.path(in: folder), cap: maximumStapleBytes) : .failure(.missing)
+        {
         case .success(let bytes): stapleFile = bytes
         case .failure(.missing): stapleFile = nil
         case .failure(let refusal):
             // A staple that cannot be read costs the handshake its staple, never the certificate.
-            var finding = refusal.diagnostic(folder + "/" + stapleFileName, what: stapleFileName)
+            var finding = refusal.diagnostic(CertificateFile.staple.path(in: folder), what: CertificateFile.staple.name)
             finding.severity = .warning
             finding.rule = .ocspStaple
             diagnostics.append(finding)
@@ -333,9 +339,6 @@ public struct CertificateDirectory: Sendable {
         return until
     }
 
-    /// The file holding the DER OCSP response to staple, beside `fullchain.pem`.
-    public static let stapleFileName = "ocsp.der"
-
     /// Reads and checks `ocsp.der`, if the folder has one. A bad staple never costs the certificate: the
     /// handshake simply goes without one, and the warning says what to fix.
     ///
@@ -345,7 +348,7 @@ public struct CertificateDirectory: Sendable {
         _ data: [UInt8], folder: String, chainPEM: [UInt8], intermediates: IntermediateCertificates, now: Date,
         diagnostics: inout [Diagnostic]
     ) -> (response: [UInt8], nextUpdate: Date)? {
-        let path = folder + "/" + stapleFileName
+        let path = CertificateFile.staple.path(in: folder)
         // Every refusal is a warning on ocsp.der: the handshake goes on without a staple.
         func notStapled(_ reason: String, hint: String) -> (response: [UInt8], nextUpdate: Date)? {
             diagnostics.append(
@@ -355,7 +358,7 @@ public struct CertificateDirectory: Sendable {
         guard let chain = try? CertificateChain(pemEncoded: chainPEM, sharing: intermediates) else {
             return notStapled(
                 "OpenSSL cannot read fullchain.pem to check the staple against it",
-                hint: "fix fullchain.pem (PEM certificates, leaf first), or delete \(stapleFileName)")
+                hint: "fix fullchain.pem (PEM certificates, leaf first), or delete \(CertificateFile.staple.name)")
         }
         let leaf = chain.leaf
         let refresh =
@@ -364,7 +367,7 @@ public struct CertificateDirectory: Sendable {
         guard let responder = leaf.ocspResponderURLs.first else {
             return notStapled(
                 "the certificate names no OCSP responder, so clients have nothing to check it against",
-                hint: "delete \(stapleFileName), or use a certificate with an OCSP responder URL")
+                hint: "delete \(CertificateFile.staple.name), or use a certificate with an OCSP responder URL")
         }
         guard let issuer = chain.intermediates.first else {
             return notStapled(

@@ -52,8 +52,8 @@ struct SigningCertificates: Sendable {
                     ?? certificates.coveringFolder[domain].flatMap({ certificates.served[$0] })
             else { return .failure(notCovered(domain, directory: directory)) }
             let folder = directory + "/" + certificate.folderName
-            let chainPath = folder + "/fullchain.pem"
-            let keyPath = folder + "/privkey.pem"
+            let chainPath = CertificateFile.chain.path(in: folder)
+            let keyPath = CertificateFile.privateKey.path(in: folder)
             guard
                 let chain = try? CertificateDirectory.read(chainPath, cap: CertificateDirectory.maximumChainBytes)
                     .get(),
@@ -89,7 +89,7 @@ struct SigningCertificates: Sendable {
     private static func notCovered(_ domain: String, directory: String) -> Diagnostic {
         Diagnostic(
             .error, rule: .signingIdentity, "cannot sign for \(domain): no certificate in \(directory)/ covers it",
-            file: directory + "/" + domain + "/fullchain.pem",
+            file: CertificateFile.chain.path(in: directory + "/" + domain),
             hint:
                 "add certs/\(domain)/fullchain.pem and privkey.pem, or name \"certificate\" and \"key\" in \"signing\"")
     }

@@ -26,7 +26,7 @@ public struct CertificateCheck: Sendable {
         var found = folderFindings
         if let devCAKey = folder.devCAKeyFinding() { found.append(devCAKey) }
         for domain in domains {
-            let ownFolder = directory + "/" + domain + "/fullchain.pem"
+            let ownFolder = CertificateFile.chain.path(in: directory + "/" + domain)
             if let own = certificates.first(where: { $0.folderName == domain }), !own.covers(domain) {
                 found.append(
                     Diagnostic(
