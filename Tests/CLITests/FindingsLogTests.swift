@@ -22,10 +22,7 @@ import Testing
             currentDirectory: directory.path)
         #expect(issued.status == 0, "\(issued.stderr)")
         let logPath = directory.path + "/serve.err"
-        #expect(FileManager.default.createFile(atPath: logPath, contents: nil))
-        let serve = try ServeProcess(
-            in: directory.path, arguments: ["--no-watch"],
-            errorOutput: try FileHandle(forWritingTo: URL(fileURLWithPath: logPath)))
+        let serve = try ServeProcess(in: directory.path, arguments: ["--no-watch"], errorLog: logPath)
         #expect(serve.waitUntilHealthy())
         serve.reload()
         var log = ""

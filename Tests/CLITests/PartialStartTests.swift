@@ -22,10 +22,7 @@ import Testing
     @Test func theGoodDomainIsServedAndReadyzNamesTheBrokenOne() throws {
         let directory = try Self.prepare()
         let logPath = directory.path + "/serve.err"
-        #expect(FileManager.default.createFile(atPath: logPath, contents: nil))
-        let serve = try ServeProcess(
-            in: directory.path, arguments: ["--no-watch"],
-            errorOutput: try FileHandle(forWritingTo: URL(fileURLWithPath: logPath)))
+        let serve = try ServeProcess(in: directory.path, arguments: ["--no-watch"], errorLog: logPath)
         #expect(serve.waitUntilHealthy())
         let good = try Curl.request(
             "https://good.example:\(serve.port)/.well-known/apple-app-site-association",

@@ -80,12 +80,9 @@ import Testing
         let key = directory.path + "/certs/b.example/privkey.pem"
         try Self.chmod(key, 0o644)
         let logPath = directory.path + "/serve.err"
-        #expect(FileManager.default.createFile(atPath: logPath, contents: nil))
 
         // Without --strict: served, with a warning in the log and in /status.
-        let lenient = try ServeProcess(
-            in: directory.path, arguments: ["--no-watch"],
-            errorOutput: try FileHandle(forWritingTo: URL(fileURLWithPath: logPath)))
+        let lenient = try ServeProcess(in: directory.path, arguments: ["--no-watch"], errorLog: logPath)
         #expect(lenient.waitUntilHealthy())
         let served = try Self.certificate(lenient, "b.example")
         #expect(served["serving"] as? Bool == true)

@@ -154,12 +154,7 @@ import Testing
             prepare: { dir, failing in
                 let folder = try signingFolder(dir)
                 try selfSigned(folder, name: domain)
-                if failing {
-                    try openssl([
-                        "genpkey", "-algorithm", "EC", "-pkeyopt", "ec_paramgen_curve:P-256", "-out",
-                        folder + "/key.pem",
-                    ])
-                }
+                if failing { try newKey(folder + "/key.pem") }
             }),
         Scenario(
             rule: "signing-expired", run: check,
@@ -219,12 +214,7 @@ import Testing
             prepare: { dir, failing in
                 let folder = try certificateFolder(dir, domain)
                 try selfSigned(folder, name: domain, names: ("fullchain.pem", "privkey.pem"))
-                if failing {
-                    try openssl([
-                        "genpkey", "-algorithm", "EC", "-pkeyopt", "ec_paramgen_curve:P-256", "-out",
-                        folder + "/privkey.pem",
-                    ])
-                }
+                if failing { try newKey(folder + "/privkey.pem") }
             }),
         Scenario(
             rule: "certificate-invalid", run: checkCertificates,
@@ -428,6 +418,11 @@ import Testing
     }
 
     /// A self-signed certificate for `name`, valid for `days`, and its key, as `names` in `folder`.
+    /// A new P-256 key at `path`, in place of the key a certificate was made with.
+    static func newKey(_ path: String) throws {
+        try openssl(["genpkey", "-algorithm", "EC", "-pkeyopt", "ec_paramgen_curve:P-256", "-out", path])
+    }
+
     static func selfSigned(
         _ folder: String, name: String, days: Int = 90, key: String = "ec",
         names: (String, String) = ("cert.pem", "key.pem")

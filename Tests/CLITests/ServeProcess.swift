@@ -26,6 +26,17 @@ final class ServeProcess {
         try process.run()
     }
 
+    /// Starts `serve` in `directory` with `arguments`, its standard error written to the file `errorLog` (made
+    /// empty first), for a test to read the log.
+    convenience init(in directory: String, arguments: [String], errorLog: String) throws {
+        guard FileManager.default.createFile(atPath: errorLog, contents: nil) else {
+            throw CocoaError(.fileWriteUnknown, userInfo: [NSFilePathErrorKey: errorLog])
+        }
+        try self.init(
+            in: directory, arguments: arguments,
+            errorOutput: try FileHandle(forWritingTo: URL(fileURLWithPath: errorLog)))
+    }
+
     deinit { if process.isRunning { process.terminate() } }
 
     /// Waits (up to ten seconds) until the admin listener answers `/healthz`.
