@@ -20,11 +20,16 @@ import Testing
 
     /// How a scenario runs the binary.
     enum Run: Sendable {
-        /// A command that ends by itself (`check`, `import`, `certs acme`).
+        /// A command that ends by itself (`check`, `import`, `certs acme`); ``freePortArgument`` becomes a port
+        /// free when it runs.
         case tool([String])
         /// `serve --no-watch` with these arguments, stopped once it is healthy or has exited.
         case serve([String])
     }
+
+    /// Stands for a port free when the scenario runs: `scenarios` is made once, long before each runs, and a port
+    /// chosen then may be taken by another test by the time it is used.
+    static let freePortArgument = "<free port>"
 
     /// One rule's trigger: the command, what the test makes in the copied fixture folder first, and whether the
     /// rule has a passing neighbour.
@@ -253,7 +258,7 @@ import Testing
         Scenario(
             rule: "acme-setup",
             run: .tool([
-                "certs", "acme", "--domain", domain, "--standalone", "--http-port", "\(freePort())",
+                "certs", "acme", "--domain", domain, "--standalone", "--http-port", freePortArgument,
                 "--acme-directory", "https://127.0.0.1:1/directory", "--acme-email", "ops@shop.example",
                 "--acme-ca-file", "missing-ca.pem",
             ]),
@@ -261,7 +266,7 @@ import Testing
         Scenario(
             rule: "acme-order",
             run: .tool([
-                "certs", "acme", "--domain", domain, "--standalone", "--http-port", "\(freePort())",
+                "certs", "acme", "--domain", domain, "--standalone", "--http-port", freePortArgument,
                 "--acme-directory", "https://127.0.0.1:1/directory", "--acme-email", "ops@shop.example",
             ]),
             noPass: "an order that succeeds needs an ACME server (ACMELiveTests runs one with Pebble)"),
@@ -342,7 +347,8 @@ import Testing
         switch scenario.run {
         case .tool(let arguments):
             let output = try Command.run(
-                RepositoryPaths.executable, arguments, currentDirectory: directory.path, timeout: 120)
+                RepositoryPaths.executable, arguments.map { $0 == freePortArgument ? "\(freePort())" : $0 },
+                currentDirectory: directory.path, timeout: 120)
             return output.stdout + output.stderr
         case .serve(let arguments):
             let blocked = scenario.portInUse && failing ? freePort() : nil
