@@ -98,7 +98,8 @@ struct ReferenceMatcher {
             for (index, entry) in (details.paths ?? []).enumerated() {
                 // Spec §2.8: `NOT ` (capital, one space) excludes.
                 let exclude = entry.hasPrefix("NOT ")
-                guard Self.pathMatches(exclude ? String(entry.dropFirst(4)) : entry, url.path) else { continue }
+                let pattern = exclude ? String(entry.dropFirst(4)) : entry
+                guard Self.isWithinLimits(pattern), Self.pathMatches(pattern, url.path) else { continue }
                 return Answer(
                     verdict: exclude ? .excluded : .match, appIDs: exclude ? [] : apps, detailsIndex: detailsIndex,
                     ruleIndex: index, ruleKind: .path)
@@ -109,10 +110,29 @@ struct ReferenceMatcher {
 
     /// Spec §2.3: every part the component names must match; an absent query or fragment counts as "".
     static func matches(_ component: ComponentPattern, _ url: MatchURL) -> Bool {
+        let patterns: [String?] = [
+            component.path, component.query.flatMap { if case .whole(let p) = $0 { p } else { nil } },
+            component.fragment,
+        ]
+        guard patterns.allSatisfy({ $0.map(isWithinLimits) ?? true }) else { return false }
         if let path = component.path, !pathMatches(path, url.path) { return false }
         if case .whole(let pattern) = component.query, !globMatches(pattern, url.query ?? "") { return false }
         if let fragment = component.fragment, !globMatches(fragment, url.fragment ?? "") { return false }
         return true
+    }
+
+    /// Whether the server compiles `pattern` at all: over ``PatternLimits/maximumWildcards`` wildcards (a run of
+    /// `*` counts once, each `?` once) its rule is refused and matches nothing (docs/configuration.md). The other
+    /// limits are out of reach of the patterns the reference judges (at most ``maximumLength`` characters, no
+    /// variables).
+    static func isWithinLimits(_ pattern: String) -> Bool {
+        var wildcards = 0
+        var previous: Unicode.Scalar? = nil
+        for scalar in pattern.unicodeScalars {
+            if scalar == "?" || (scalar == "*" && previous != "*") { wildcards += 1 }
+            previous = scalar
+        }
+        return wildcards <= PatternLimits.maximumWildcards
     }
 
     /// Spec §2.1: slashes at both ends do not count, and a pattern ending in `/*` also matches what is before

@@ -116,6 +116,25 @@ import Testing
         #expect(legacy.answer("ftp://x")?.verdict == .invalidURL)
     }
 
+    /// A rule over the wildcard limit is refused by the server and matches nothing; the reference agrees (a CI
+    /// fuzz run found the two disagreeing on a path of 33 `?` against a 33-character URL).
+    @Test func ruleOverTheWildcardLimitMatchesNothing() throws {
+        let over = "/" + String(repeating: "?", count: PatternLimits.maximumWildcards + 1)
+        let atLimit = "/" + String(repeating: "?*", count: PatternLimits.maximumWidth / 32) + "b"
+        let text = "app ABCDE12345.com.example.x\nrule\n/ \(over)\nappid ABCDE12345.com.legacy\npath \(over)"
+        let file = MatchScript(Array(text.utf8)).file
+        let url = "https://fuzz.example/" + String(repeating: "a", count: PatternLimits.maximumWildcards) + "b"
+        for mode in MatchMode.allCases {
+            let reference = try #require(ReferenceMatcher(file: file, mode: mode))
+            #expect(reference.answer(url)?.verdict == .noMatch, "\(mode)")
+            #expect(ReferenceMatcher.Answer(URLMatcher(file: file, mode: mode).match(url)) == reference.answer(url))
+        }
+        #expect(ReferenceMatcher.isWithinLimits(String(repeating: "*", count: 40) + "/x"))
+        #expect(!ReferenceMatcher.isWithinLimits(over))
+        #expect(ReferenceMatcher.isWithinLimits(atLimit))
+        try MatcherHarness.run(Array(text.utf8))
+    }
+
     @Test func declinesFilesItDoesNotModel() {
         for text in ["defaults\nnocase\n/ /a", "/ /$(lang)/x", "& a = b", "/ /a\nnocase", "/ /a\ndecoded"] {
             #expect(ReferenceMatcher(file: MatchScript(Array(text.utf8)).file, mode: .modern) == nil, "\(text)")
