@@ -9,15 +9,12 @@ import Testing
 /// The signer signs with the certificates the load's SNI table serves, and only with those exact files.
 @Suite struct SigningCertificatesTests {
     /// Development certificates for shop.example in a fresh folder, read as a server's load reads them.
-    static func served() throws -> (TemporaryDirectory, Server.Certificates, String) {
+    static func served() throws -> (TemporaryDirectory, CertificateCatalog, String) {
         let directory = TemporaryDirectory("aasa-signing-certificates")
         let certs = directory.path + "/certs"
         _ = try DevCertificates(certificateDirectory: certs).ensure(names: ["shop.example"])
-        var configuration = ServerConfiguration()
-        configuration.certificateDirectory = certs
-        let server = Server(configuration: configuration, logger: Logger(label: "test"))
-        var certificates = Server.Certificates()
-        let findings = server.loadCertificates(into: &certificates, domains: ["shop.example"], at: Date())
+        var certificates = CertificateCatalog()
+        let findings = certificates.read(certs, domains: ["shop.example"], at: Date())
         #expect(findings.errors.isEmpty, "\(findings)")
         return (directory, certificates, certs)
     }

@@ -12,3 +12,10 @@ public final class OutOfLine<Value: Sendable>: Sendable {
         self.value = value
     }
 }
+
+extension OutOfLine: Equatable where Value: Equatable {
+    /// Equal when the values are: the same object, or two holding equal values.
+    public static func == (lhs: OutOfLine, rhs: OutOfLine) -> Bool {
+        lhs === rhs || lhs.value == rhs.value
+    }
+}

@@ -4,8 +4,10 @@
     import Darwin
 #endif
 
-/// What one domain publishes, ready to be turned into routes.
-public struct PublishedDomain: Sendable {
+/// What one domain serves, ready to be turned into routes: every field of it is served, and two versions serve the
+/// same when they are `==`, which is how a reload tells a domain to republish. A new field is served and compared
+/// by being here (``LoadedDomain/published`` sets it from the domain's config).
+public struct PublishedDomain: Sendable, Equatable {
     /// The host name (lower case, no trailing dot).
     public var domain: String
     /// The generated association file.

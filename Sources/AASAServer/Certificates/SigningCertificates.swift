@@ -42,7 +42,7 @@ struct SigningCertificates: Sendable {
 
     /// The certificates a load serves (`certificates`, read from `directory`): a domain signs with its own folder's
     /// certificate, else the one covering it, as the SNI table picks it.
-    static func served(_ certificates: Server.Certificates, directory: String) -> SigningCertificates {
+    static func served(_ certificates: CertificateCatalog, directory: String) -> SigningCertificates {
         SigningCertificates { domain in
             if let errors = certificates.findings[domain]?.errors, !errors.isEmpty {
                 return .failure(unusable(domain, directory: directory, reasons: errors))

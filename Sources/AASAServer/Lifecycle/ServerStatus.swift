@@ -91,7 +91,7 @@ public struct ServerStatus: Sendable {
         public var warnings: [Diagnostic] = []
     }
 
-    /// One start or reload, for the history `/status` keeps (``Server/reloadHistoryCapacity``).
+    /// One start or reload, for the history `/status` keeps (``ReloadHistory/capacity``).
     public struct ReloadRecord: Sendable {
         /// When it finished.
         public var time: Date
@@ -171,14 +171,14 @@ public struct ServerStatus: Sendable {
         }
     }
 
-    /// The parts of a ``Server/Catalog`` the domain states are made of, as of one load.
+    /// The parts of a ``Catalog`` the domain states are made of, as of one load.
     struct Source: Sendable {
         var loaded: PersistentDictionary<String, LoadedDomain>
         var published: PersistentDictionary<String, PublishedDomain>
         var domainLoadTimes: PersistentDictionary<String, Date>
         var removedSince: [String: Date]
         var lastChanges: PersistentDictionary<String, DomainChange>
-        var certificates: Server.Certificates
+        var certificates: CertificateCatalog
         /// The errors and warnings of each domain folder that has any.
         var domainFindings: PersistentDictionary<String, [Diagnostic]>
     }

@@ -1,0 +1,35 @@
+import AASACore
+import Foundation
+import Logging
+
+/// Checks a server's configuration for ACME and makes its manager, reading or creating the account.
+struct ACMESetup {
+    let configuration: ServerConfiguration
+    let logger: Logger
+
+    /// The manager with ``ServerConfiguration/acme``, `nil` without; `issued` hears of each certificate issued. The
+    /// CA must reach the challenge answers (an HTTP listener is on) and there must be HTTPS to serve the
+    /// certificates.
+    func manager(issued: @escaping @Sendable (String) -> Void) throws(Server.StartupError) -> ACMEManager? {
+        guard let settings = configuration.acme else { return nil }
+        func failure(_ message: String, hint: String) -> Server.StartupError {
+            Server.StartupError(
+                diagnostics: [Diagnostic(.error, rule: .acmeSetup, message, hint: hint)], isConfigurationError: true)
+        }
+        guard configuration.httpPort != nil else {
+            throw failure(
+                "--acme needs the plain HTTP listener: the CA validates each domain at http://<domain>/.well-known/acme-challenge/",
+                hint: "add --http-port 80 (or a port that port 80 is mapped to)")
+        }
+        guard configuration.httpsPort != nil else {
+            throw failure("--acme obtains certificates for HTTPS, which is off", hint: "drop --https-port 0")
+        }
+        do {
+            return try ACMEManager.make(
+                settings: settings, certificateDirectory: configuration.certificateDirectory, logger: logger,
+                issued: issued)
+        } catch {
+            throw failure(error.message + (error.url.map { " (\($0))" } ?? ""), hint: error.hint)
+        }
+    }
+}

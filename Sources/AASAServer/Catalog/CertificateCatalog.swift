@@ -1,0 +1,116 @@
+import AASACore
+import AASAMicroHTTPD
+import AASAOpenSSL
+import Foundation
+
+/// The last good certificate of every certificate folder, the SNI table made of them, and what the most
+/// recent load found: the certificates' part of the ``Catalog``, apart from the domains' so the two load side by
+/// side.
+///
+/// Persistent dictionaries: a load starts from a copy of the previous certificates and changes the folders it
+/// read, which copies a few buckets, not every folder's entry.
+struct CertificateCatalog: Sendable {
+    /// What each certificate folder serves: its newest good certificate.
+    var served = PersistentDictionary<String, ServedCertificate>()
+    /// The errors and warnings of each certificate folder that has any, from its most recent load.
+    var findings = PersistentDictionary<String, [Diagnostic]>()
+
+    /// The state of the certificate folder `folder` after the most recent load, made from what it serves and
+    /// what was found in it (a folder that serves nothing has an error); `nil` for no such folder. Made when
+    /// asked rather than kept beside them: about 17 MB at 100,000 folders.
+    func state(_ folder: String) -> ServerStatus.CertificateState? {
+        let serving = served[folder]
+        let found = findings[folder] ?? []
+        guard serving != nil || !found.isEmpty else { return nil }
+        return ServerStatus.CertificateState(
+            folder: folder, names: serving?.names ?? [], serving: serving != nil,
+            fingerprint: serving?.fingerprint.description, notAfter: serving?.notAfter,
+            lastGoodLoad: serving?.loadedAt,
+            errors: found.errors, warnings: found.warnings)
+    }
+
+    /// The state of every certificate folder, in no particular order.
+    var states: [ServerStatus.CertificateState] {
+        Set(served.keys).union(findings.keys).compactMap(state)
+    }
+    /// The domains no certificate covers that get a temporary self-signed one while ACME obtains theirs
+    /// (``TemporaryCertificates``).
+    var temporary: Set<String> = []
+    /// The SNI table of ``served`` and ``temporary``; a new object whenever they change.
+    var table: CertificateTable?
+    /// The folder of the certificate covering each configured domain (the entry its handshakes get), as the
+    /// last load found it.
+    var coveringFolder = PersistentDictionary<String, String>()
+    /// The domains each certificate folder covers besides the one it is named after: ``coveringFolder`` the
+    /// other way round (``domains(coveredBy:)``), so a reload that changes a certificate finds the domains it
+    /// covers without a walk over every domain. Most folders cover just their own domain, and need no entry.
+    var otherCoveredDomains = PersistentDictionary<String, Set<String>>()
+
+    /// Records that `folder` covers `domain` (`nil`: no folder does), in both directions.
+    mutating func setCovering(_ domain: String, by folder: String?) {
+        let old = coveringFolder[domain]
+        guard old != folder else { return }
+        if let old, old != domain {
+            var domains = otherCoveredDomains[old] ?? []
+            domains.remove(domain)
+            otherCoveredDomains[old] = domains.isEmpty ? nil : domains
+        }
+        if let folder, folder != domain { otherCoveredDomains[folder, default: []].insert(domain) }
+        coveringFolder[domain] = folder
+    }
+
+    /// The domains the certificate of `folder` covers.
+    func domains(coveredBy folder: String) -> Set<String> {
+        var domains = otherCoveredDomains[folder] ?? []
+        if coveringFolder[folder] == folder { domains.insert(folder) }
+        return domains
+    }
+
+    /// What `domain`'s handshakes get, by the certificates served: `files` (ACME reports its own domains
+    /// over this, ``ACMEManager/statuses``); `nil` without HTTPS.
+    func domainStatus(_ domain: String, at now: Date) -> DomainCertificateStatus? {
+        guard table != nil else { return nil }
+        let covering = coveringFolder[domain].flatMap { served[$0] }
+        let problem: String? =
+            switch covering {
+            case nil: "no certificate in the certificate folder covers \(domain)"
+            case let covering? where covering.notAfter <= now:
+                "the certificate of \(domain) (folder '\(covering.folderName)') has expired"
+            default: nil
+            }
+        return DomainCertificateStatus(
+            source: .files, state: problem == nil ? .valid : .failed, expiry: covering?.notAfter,
+            lastError: problem)
+    }
+}
+
+/// Whose an entry of the SNI table is: a certificate folder's, or the temporary certificate of a domain waiting
+/// for its first ACME certificate. The table keys its entries by string (``CertificateTable/Entry/id``);
+/// ``tableID`` and ``init(tableID:)`` are the one place that string is made and read.
+enum CertificateEntryID: Hashable, Sendable {
+    case folder(String)
+    case temporary(domain: String)
+
+    /// The marker before a temporary certificate's domain: no folder name has a `/`.
+    private static let temporaryPrefix = "/temporary/"
+
+    /// The entry's id in the table.
+    var tableID: String {
+        switch self {
+        case .folder(let name): name
+        case .temporary(let domain): Self.temporaryPrefix + domain
+        }
+    }
+
+    /// The entry whose table id is `tableID`.
+    init(tableID: String) {
+        self =
+            tableID.hasPrefix("/")
+            ? .temporary(domain: String(tableID.dropFirst(Self.temporaryPrefix.count))) : .folder(tableID)
+    }
+
+    /// The certificate folder; `nil` for a temporary certificate.
+    var folder: String? {
+        if case .folder(let name) = self { name } else { nil }
+    }
+}

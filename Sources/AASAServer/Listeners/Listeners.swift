@@ -1,0 +1,169 @@
+import AASACore
+import AASAMicroHTTPD
+import Foundation
+import Logging
+import Synchronization
+
+/// The server's listeners: binds their ports, starts them on the first routes and certificates, swaps in each
+/// reload's, and stops them. The public ones (HTTPS with each domain's certificate, plain HTTP) serve one route
+/// snapshot between them; the admin listener serves the admin routes.
+final class Listeners: Sendable {
+    private let configuration: ServerConfiguration
+    private let logger: Logger
+    private let recorder: TrafficRecorder
+    /// The running listeners by name, from ``start(certificates:routes:admin:)`` to ``stop(timeout:)``.
+    private let running = Mutex<[ListenerName: HTTPListener]>([:])
+    /// Sockets bound by ``bind()`` before the start.
+    private let bound = Mutex<[ListenerName: ListeningSockets]>([:])
+
+    init(configuration: ServerConfiguration, logger: Logger, recorder: TrafficRecorder) {
+        self.configuration = configuration
+        self.logger = logger
+        self.recorder = recorder
+    }
+
+    /// The port and address each configured listener listens on.
+    private var endpoints: [(ListenerName, port: UInt16, address: String?)] {
+        [
+            (.https, configuration.httpsPort, configuration.bindAddress),
+            (.http, configuration.httpPort, configuration.bindAddress),
+            (.admin, configuration.adminPort, configuration.adminAddress),
+        ].compactMap { name, port, address in port.map { (name, $0, address) } }
+    }
+
+    /// Binds every configured listener's port now, for ``start(certificates:routes:admin:)`` to serve on: a process
+    /// started as root binds port 443 here, then drops its privileges before it reads one file.
+    func bind() throws(Server.StartupError) {
+        var sockets: [ListenerName: ListeningSockets] = [:]
+        do {
+            for (name, port, address) in endpoints {
+                sockets[name] = try ListeningSockets(
+                    configuration(port: port, address: address, tls: nil, observed: name.isPublic))
+            }
+        } catch {
+            throw Server.StartupError(
+                diagnostics: [Diagnostic(.error, rule: .listener, error.reason)], isConfigurationError: false)
+        }
+        bound.withLock { $0 = sockets }
+    }
+
+    /// Starts every configured listener (on the sockets ``bind()`` bound, if it did): the public ones on `routes`,
+    /// HTTPS with `certificates` (without a table there is no HTTPS listener), the admin one on `admin`. A listener
+    /// that fails stops those already started.
+    func start(certificates: CertificateTable?, routes: RouteSnapshot, admin: AdminRoutes) throws(Server.StartupError) {
+        let sockets = bound.withLock { bound in
+            defer { bound = [:] }
+            return bound
+        }
+        var started: [ListenerName: HTTPListener] = [:]
+        do {
+            for (name, port, address) in endpoints {
+                switch name {
+                case .https:
+                    guard let certificates else { continue }
+                    var tls = TLSConfiguration(certificates: certificates)
+                    tls.sessionTicketLifetime = configuration.sessionTicketLifetime
+                    var listener = configuration(port: port, address: address, tls: tls, observed: true)
+                    listener.boundSockets = sockets[name]
+                    started[name] = try HTTPListener(configuration: listener, snapshot: routes)
+                case .http:
+                    var listener = configuration(port: port, address: address, tls: nil, observed: true)
+                    listener.boundSockets = sockets[name]
+                    // Behind a TLS-terminating proxy: the proxy is one address for all its clients, and names them.
+                    listener.perIPConnectionLimit =
+                        configuration.httpMaxConnectionsPerIP ?? configuration.maxConnectionsPerIP
+                    listener.trustedProxies = configuration.trustedProxies
+                    listener.forwardedClientLimit = configuration.maxConnectionsPerIP
+                    started[name] = try HTTPListener(configuration: listener, snapshot: routes)
+                case .admin:
+                    var listener = configuration(port: port, address: address, tls: nil)
+                    listener.boundSockets = sockets[name]
+                    started[name] = try HTTPListener(configuration: listener, routes: admin)
+                }
+            }
+        } catch {
+            started.values.forEach { $0.stop(timeout: .zero) }
+            throw Server.StartupError(
+                diagnostics: [Diagnostic(.error, rule: .listener, (error as? HTTPListenerError)?.reason ?? "\(error)")],
+                isConfigurationError: false)
+        }
+        running.withLock { $0 = started }
+        for name in ListenerName.allCases {
+            if let port = started[name]?.port {
+                logger.info("listening", metadata: ["listener": "\(name.rawValue)", "port": "\(port)"])
+            }
+        }
+    }
+
+    /// Swaps in a reload's routes: the admin ones first, so `/status` and `/match` are never behind what the public
+    /// hosts serve.
+    func publish(routes: RouteSnapshot, admin: AdminRoutes) throws {
+        let listeners = running.withLock { $0 }
+        try listeners[.admin]?.replaceRoutes(admin)
+        for name in [ListenerName.https, .http] { listeners[name]?.replaceRoutes(routes) }
+    }
+
+    /// Swaps in new admin routes (a comparison finished after its reload).
+    func publish(admin: AdminRoutes) throws {
+        try running.withLock { $0[.admin] }?.replaceRoutes(admin)
+    }
+
+    /// Swaps in a new SNI table, for new connections.
+    func publish(certificates: CertificateTable) throws {
+        try running.withLock { $0[.https] }?.replaceCertificates(certificates)
+    }
+
+    /// Stops accepting, lets in-flight requests finish within `timeout`, and releases the ports; returns when
+    /// libmicrohttpd's threads have ended.
+    func stop(timeout: Duration) {
+        let stopping = running.withLock { running in
+            defer { running = [:] }
+            return running
+        }
+        for name in ListenerName.allCases { stopping[name]?.stop(timeout: timeout) }
+    }
+
+    /// The bound port of `name`, if it is on and started.
+    func port(_ name: ListenerName) -> UInt16? {
+        running.withLock { $0[name]?.port }
+    }
+
+    /// Whether a public listener is running.
+    var servesPublicly: Bool {
+        running.withLock { $0[.https] != nil || $0[.http] != nil }
+    }
+
+    /// The public listeners' connection figures, for `/metrics` and `/status`.
+    var figures: [String: AdminRoutes.ListenerFigures] {
+        let listeners = running.withLock { $0 }
+        var figures: [String: AdminRoutes.ListenerFigures] = [:]
+        for name in ListenerName.allCases where name.isPublic {
+            guard let listener = listeners[name] else { continue }
+            figures[name.rawValue] = AdminRoutes.ListenerFigures(
+                openConnections: listener.openConnections, headerTimeouts: listener.headerTimeouts)
+        }
+        return figures
+    }
+
+    /// A listener's settings; `observed` listeners report every request to ``recorder``.
+    private func configuration(port: UInt16, address: String?, tls: TLSConfiguration?, observed: Bool = false)
+        -> ListenerConfiguration
+    {
+        let logger = self.logger
+        var listener = ListenerConfiguration(
+            port: port, bindAddress: address, tls: tls,
+            logHandler: { message in
+                // libmicrohttpd's messages may quote what a client sent.
+                logger.notice("libmicrohttpd", metadata: ["message": "\(LogEscaping.escape(message))"])
+            })
+        if let threads = configuration.threadPoolSize { listener.threadPoolSize = threads }
+        listener.connectionLimit = configuration.maxConnections
+        listener.perIPConnectionLimit = configuration.maxConnectionsPerIP
+        listener.connectionTimeoutSeconds = configuration.idleTimeoutSeconds
+        listener.headerTimeout = configuration.headerTimeout
+        listener.requestHeadLimit = configuration.maxRequestHeadBytes
+        if observed { listener.eventLoop = configuration.eventLoop }
+        if observed { listener.observer = recorder }
+        return listener
+    }
+}

@@ -1,0 +1,51 @@
+import AASACore
+import Foundation
+
+/// Where a load reads domains and certificates from: the seam between the stored configuration and everything
+/// that serves it. ``FolderSource`` reads the config and certificate folders; another source (a database)
+/// implements the same calls, and the ``Loader``, the ``Catalog``, the reloader and the listeners stay as they are.
+///
+/// A source reads and never decides what is served: a domain it cannot read is a ``LoadedDomain`` with errors, a
+/// certificate it cannot read a folder with errors, and the catalog keeps the last good version of each. Nothing
+/// above a source opens a file.
+protocol ConfigSource: Sendable {
+    /// Where the domains are, as messages name it (the config folder's path).
+    var domainsLocation: String { get }
+    /// Where the certificates are, as messages name it (the certificate folder's path).
+    var certificatesLocation: String { get }
+
+    /// Every domain the source holds, or why they cannot be listed (then the load keeps everything as it was).
+    func listDomains() throws(Diagnostic) -> [SourceDomain]
+    /// The domain named `name`; `nil` when the source holds none of that name.
+    func domain(named name: String) throws(Diagnostic) -> SourceDomain?
+    /// Reads, validates and generates `domain` with `loader`, keeping `previous` when what it was read from has not
+    /// changed since.
+    func readDomain(_ domain: SourceDomain, reusing previous: LoadedDomain?, with loader: SiteConfigLoader)
+        -> LoadedDomain
+    /// Reads every certificate, or with `only` those named, each imported for TLS; a certificate `known` lists is
+    /// not parsed again when what it was read from has not changed.
+    func readCertificates(known: [String: CertificateDirectory.KnownFolder], only: Set<String>?, now: Date)
+        -> CertificateRead
+    /// `loaded` with the association file of each domain that asks for it signed (spec §4), with the certificates
+    /// the load serves (`certificates`; `nil` without HTTPS, when the source reads them itself).
+    func sign(_ loaded: [LoadedDomain], now: Date, certificates: CertificateCatalog?) -> [LoadedDomain]
+}
+
+/// One domain as its source lists it: its name, and where the source reads it from.
+struct SourceDomain: Sendable {
+    /// Where a source reads a domain from; only that source looks inside.
+    enum Location: Sendable {
+        /// A folder of the config folder (``FolderSource``).
+        case folder(DomainFolder)
+    }
+
+    /// The host name.
+    var name: String
+    var location: Location
+
+    /// The domain of a folder of the config folder.
+    init(_ folder: DomainFolder) {
+        name = folder.domain
+        location = .folder(folder)
+    }
+}
