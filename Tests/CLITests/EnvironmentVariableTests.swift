@@ -78,21 +78,31 @@ import Testing
         return false
     }
 
-    /// `serve --help`, each option's entry (its line and the lines of its help below it) by the option's name.
-    static let serveHelpEntries: [String: String] = {
-        let help =
-            (try? Command.run(RepositoryPaths.executable, ["serve", "--help"], environment: ["COLUMNS": "2000"]))
-        var entries: [String: String] = [:]
-        var current: String?
-        for line in (help?.stdout ?? "").split(separator: "\n") {
-            if line.hasPrefix("  -") {
-                let option = line.drop { $0 == " " }.prefix { $0 != " " && $0 != "," }
-                current = String(option)
-                entries[String(option)] = String(line)
-            } else if let option = current, line.hasPrefix("      ") {
-                entries[option, default: ""] += "\n" + line
-            } else {
+    /// The commands whose options may read a variable.
+    static let commands: [[String]] = [
+        ["serve"], ["check"], ["match"], ["import"], ["sign"], ["certs", "dev"], ["certs", "acme"], ["cdn"],
+        ["healthcheck"], ["shards", "nginx"], ["diff"],
+    ]
+
+    /// Each option's entries in the commands' help (its line and the lines of its help below it), by the option's
+    /// name: `--https-port` → [`serve`'s entry].
+    static let helpEntries: [String: [String]] = {
+        var entries: [String: [String]] = [:]
+        for command in commands {
+            let help = try? Command.run(
+                RepositoryPaths.executable, command + ["--help"], environment: ["COLUMNS": "2000"])
+            var current: (option: String, text: String)?
+            for line in (help?.stdout ?? "").split(separator: "\n").map(String.init) + [""] {
+                if let entry = current, line.hasPrefix("      ") {
+                    current = (entry.option, entry.text + "\n" + line)
+                    continue
+                }
+                if let entry = current { entries[entry.option, default: []].append(entry.text) }
                 current = nil
+                if line.hasPrefix("  -") {
+                    let option = line.drop { $0 == " " }.prefix { $0 != " " && $0 != "," }
+                    current = (String(option), String(line))
+                }
             }
         }
         return entries
@@ -109,12 +119,17 @@ import Testing
         }
     }
 
-    /// The help of the option a variable backs names it: `(env: AASA_SERVER_HTTPS_PORT)`, `=1)` for a flag.
+    /// The help of the option a variable backs names it, `(env: AASA_SERVER_HTTPS_PORT)` (`=1)` for a flag), in
+    /// every command whose option takes a variable (`certs acme --http-port` is its listener's, and takes none).
     @Test(arguments: declared)
     func theHelpOfItsOptionNamesTheVariable(variable: Declared) throws {
-        let entry = try #require(
-            Self.serveHelpEntries[variable.option], "serve --help has no \(variable.option) (\(variable.place))")
-        #expect(Self.holds(entry, "env: \(variable.name)"), "\(entry)")
+        let entries = Self.helpEntries[variable.option] ?? []
+        #expect(
+            entries.contains { Self.holds($0, "env: \(variable.name)") },
+            "no command's \(variable.option) names \(variable.name) (declared at \(variable.place)): \(entries)")
+        for entry in entries where entry.contains("env: ") {
+            #expect(Self.holds(entry, "env: \(variable.name)"), "\(entry)")
+        }
     }
 
     /// docs/operations.md names every variable: in full, as `_NAME` in the list of variables, or as (`NAME`) in an
