@@ -52,7 +52,7 @@ struct Serve: ParsableCommand {
             valueName: "level"))
     var logLevel: Logger.Level = Environment.value(.logLevel, Logger.Level.info)
 
-    /// The blocks of `--trusted-proxies`, as written.
+    /// Takes `--user` from its variable when not given, and refuses `--dev` with `--acme`.
     mutating func validate() throws {
         // Options without a flag fall back to their AASA_SERVER_* variable.
         if user == nil { user = Environment.optional(.user) }
