@@ -6,56 +6,57 @@ struct ACMEOptions: ParsableArguments {
     @Option(
         help: ArgumentHelp(
             "Contact address registered with the CA's account, for expiry and policy mail "
-                + "(env: AASA_SERVER_ACME_EMAIL).", valueName: "address"))
+                + "(env: \(EnvironmentVariable.acmeEmail)).", valueName: "address"))
     var acmeEmail: String?
 
     @Option(
         help: ArgumentHelp(
             "The CA's ACME directory URL; default Let's Encrypt's production directory "
-                + "(env: AASA_SERVER_ACME_DIRECTORY).", valueName: "url"))
+                + "(env: \(EnvironmentVariable.acmeDirectory)).", valueName: "url"))
     var acmeDirectory: String?
 
     @Option(
         help: ArgumentHelp(
             "PEM file of the CA certificates that sign the ACME server's own HTTPS (a private CA, a test server); "
-                + "default the system's (env: AASA_SERVER_ACME_CA_FILE).", valueName: "pem"))
+                + "default the system's (env: \(EnvironmentVariable.acmeCaFile)).", valueName: "pem"))
     var acmeCaFile: String?
 
     @Flag(
         help:
-            "Agree to the CA's terms of service, which CAs such as Let's Encrypt require (env: AASA_SERVER_ACME_AGREE_TOS=1)."
+            "Agree to the CA's terms of service, which CAs such as Let's Encrypt require (env: \(EnvironmentVariable.acmeAgreeTos)=1)."
     )
     var acmeAgreeTos = false
 
     @Option(
         help: ArgumentHelp(
             "Renew when fewer than this many days remain, instead of when a third of the lifetime remains or in "
-                + "the CA's renewal window when it offers one (env: AASA_SERVER_ACME_RENEW_BEFORE).",
+                + "the CA's renewal window when it offers one (env: \(EnvironmentVariable.acmeRenewBefore)).",
             valueName: "days"))
     var acmeRenewBefore: Double?
 
     @Option(
         help: ArgumentHelp(
             "Seconds to wait after a first failed order; doubled after each further failure, up to a day, and "
-                + "never before the CA's Retry-After (env: AASA_SERVER_ACME_RETRY_MIN).", valueName: "seconds"))
-    var acmeRetryMin: Double = Environment.value("ACME_RETRY_MIN", 60.0)
+                + "never before the CA's Retry-After (env: \(EnvironmentVariable.acmeRetryMin)).", valueName: "seconds")
+    )
+    var acmeRetryMin: Double = Environment.value(.acmeRetryMin, 60.0)
 
     @Option(
         help: ArgumentHelp(
-            "Most orders at once; more domains wait their turn (env: AASA_SERVER_ACME_CONCURRENCY).",
+            "Most orders at once; more domains wait their turn (env: \(EnvironmentVariable.acmeConcurrency)).",
             valueName: "count"))
-    var acmeConcurrency: Int = Environment.value("ACME_CONCURRENCY", 3)
+    var acmeConcurrency: Int = Environment.value(.acmeConcurrency, 3)
 
     mutating func validate() throws {
         try Environment.naming { try checkValues() }
     }
 
     private mutating func checkValues() throws {
-        if acmeEmail == nil { acmeEmail = Environment.optional("ACME_EMAIL") }
-        if acmeDirectory == nil { acmeDirectory = Environment.optional("ACME_DIRECTORY") }
-        if acmeCaFile == nil { acmeCaFile = Environment.optional("ACME_CA_FILE") }
-        if acmeRenewBefore == nil { acmeRenewBefore = Environment.optional("ACME_RENEW_BEFORE") }
-        acmeAgreeTos = acmeAgreeTos || Environment.flag("ACME_AGREE_TOS")
+        if acmeEmail == nil { acmeEmail = Environment.optional(.acmeEmail) }
+        if acmeDirectory == nil { acmeDirectory = Environment.optional(.acmeDirectory) }
+        if acmeCaFile == nil { acmeCaFile = Environment.optional(.acmeCaFile) }
+        if acmeRenewBefore == nil { acmeRenewBefore = Environment.optional(.acmeRenewBefore) }
+        acmeAgreeTos = acmeAgreeTos || Environment.flag(.acmeAgreeTos)
         if let invalid = Environment.invalidValues.first { throw ValidationError(invalid) }
         if let email = acmeEmail {
             let parts = email.split(separator: "@", omittingEmptySubsequences: false)
@@ -93,4 +94,15 @@ struct ACMEOptions: ParsableArguments {
         settings.concurrency = acmeConcurrency
         return settings
     }
+}
+
+/// The variables of the ACME options, in the order of the options.
+extension EnvironmentVariable {
+    static let acmeEmail: Self = "AASA_SERVER_ACME_EMAIL"
+    static let acmeDirectory: Self = "AASA_SERVER_ACME_DIRECTORY"
+    static let acmeCaFile: Self = "AASA_SERVER_ACME_CA_FILE"
+    static let acmeAgreeTos: Self = "AASA_SERVER_ACME_AGREE_TOS"
+    static let acmeRenewBefore: Self = "AASA_SERVER_ACME_RENEW_BEFORE"
+    static let acmeRetryMin: Self = "AASA_SERVER_ACME_RETRY_MIN"
+    static let acmeConcurrency: Self = "AASA_SERVER_ACME_CONCURRENCY"
 }

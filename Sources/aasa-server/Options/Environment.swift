@@ -5,36 +5,44 @@ import Synchronization
 /// `AASA_SERVER_*` environment variables as defaults for options, for containers: a flag on the command
 /// line wins over the variable, and the variable over the built-in default.
 enum Environment {
-    /// The prefix of every variable.
-    static let prefix = "AASA_SERVER_"
-
     /// Values that could not be read, reported by `validate()` (a property default cannot throw).
     private static let problems = Mutex<[String]>([])
 
-    /// The variable `AASA_SERVER_<name>` as `T`, or `fallback` when unset.
-    static func value<T: LosslessStringConvertible>(_ name: String, _ fallback: T) -> T {
-        optional(name) ?? fallback
+    /// The variables that were set when read, so that an error about an option can name the variable its value
+    /// came from.
+    private static let setVariables = Mutex<Set<EnvironmentVariable>>([])
+
+    /// The variable's text, or `nil` when it is not set.
+    private static func text(_ variable: EnvironmentVariable) -> String? {
+        guard let text = ProcessInfo.processInfo.environment[variable.name] else { return nil }
+        setVariables.withLock { _ = $0.insert(variable) }
+        return text
     }
 
-    /// The variable `AASA_SERVER_<name>` as `T`, or `nil` when unset.
-    static func optional<T: LosslessStringConvertible>(_ name: String) -> T? {
-        guard let text = ProcessInfo.processInfo.environment[prefix + name], !text.isEmpty else { return nil }
+    /// The variable as `T`, or `fallback` when unset.
+    static func value<T: LosslessStringConvertible>(_ variable: EnvironmentVariable, _ fallback: T) -> T {
+        optional(variable) ?? fallback
+    }
+
+    /// The variable as `T`, or `nil` when unset.
+    static func optional<T: LosslessStringConvertible>(_ variable: EnvironmentVariable) -> T? {
+        guard let text = text(variable), !text.isEmpty else { return nil }
         guard let value = T(text) else {
-            problems.withLock { $0.append("\(prefix + name)=\(text) is not a valid \(T.self)") }
+            problems.withLock { $0.append("\(variable)=\(text) is not a valid \(T.self)") }
             return nil
         }
         return value
     }
 
-    /// The comma-separated items of `AASA_SERVER_<name>` (spaces around them dropped), or `[]` when unset.
-    static func list(_ name: String) -> [String] {
-        let text = ProcessInfo.processInfo.environment[prefix + name] ?? ""
+    /// The comma-separated items of the variable (spaces around them dropped), or `[]` when unset.
+    static func list(_ variable: EnvironmentVariable) -> [String] {
+        let text = text(variable) ?? ""
         return text.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
     }
 
-    /// Whether `AASA_SERVER_<name>` is set to 1, true or yes.
-    static func flag(_ name: String) -> Bool {
-        let text = ProcessInfo.processInfo.environment[prefix + name]?.lowercased() ?? ""
+    /// Whether the variable is set to 1, true or yes.
+    static func flag(_ variable: EnvironmentVariable) -> Bool {
+        let text = text(variable)?.lowercased() ?? ""
         return ["1", "true", "yes", "on"].contains(text)
     }
 
@@ -49,10 +57,10 @@ enum Environment {
         } catch let error as ValidationError {
             let message = error.message
             guard let start = message.range(of: "--")?.lowerBound else { throw error }
-            let option = message[start...].prefix { $0 == "-" || $0.isLetter || $0.isNumber }
-            let variable = prefix + option.dropFirst(2).uppercased().replacingOccurrences(of: "-", with: "_")
+            let option = String(message[start...].prefix { $0 == "-" || $0.isLetter || $0.isNumber })
             let given = arguments.contains { $0 == option || $0.hasPrefix(option + "=") }
-            guard !given, ProcessInfo.processInfo.environment[variable] != nil else { throw error }
+            let variable = setVariables.withLock { set in set.first { $0.option == option } }
+            guard !given, let variable else { throw error }
             throw ValidationError(message + " (the value comes from \(variable))")
         }
     }

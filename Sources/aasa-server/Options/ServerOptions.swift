@@ -14,7 +14,7 @@ struct ServerOptions: ParsableArguments {
         help: """
             Obtain and renew a certificate for every configured domain that has none of the operator's, by ACME \
             (http-01, answered on --http-port, which the CA reaches on port 80). Issued files go to \
-            <certs>/<domain>/ in certbot's layout (env: AASA_SERVER_ACME=1).
+            <certs>/<domain>/ in certbot's layout (env: \(EnvironmentVariable.acme)=1).
             """)
     var acme = false
 
@@ -22,71 +22,74 @@ struct ServerOptions: ParsableArguments {
         help: ArgumentHelp(
             "Also answer /.well-known/acme-challenge/ from <dir>/.well-known/acme-challenge/, where an ACME client "
                 + "outside the server (certbot --webroot, lego --http.webroot, `certs acme`) writes its answers "
-                + "(env: AASA_SERVER_ACME_WEBROOT).", valueName: "dir"))
+                + "(env: \(EnvironmentVariable.acmeWebroot)).", valueName: "dir"))
     var acmeWebroot: String?
 
-    @Option(help: ArgumentHelp("HTTPS port, 0 disables HTTPS (env: AASA_SERVER_HTTPS_PORT).", valueName: "port"))
-    var httpsPort: UInt16 = Environment.value("HTTPS_PORT", 8443)
+    @Option(
+        help: ArgumentHelp("HTTPS port, 0 disables HTTPS (env: \(EnvironmentVariable.httpsPort)).", valueName: "port"))
+    var httpsPort: UInt16 = Environment.value(.httpsPort, 8443)
 
     @Option(
         help: ArgumentHelp(
-            "Also serve plain HTTP on this port, behind a TLS-terminating proxy (env: AASA_SERVER_HTTP_PORT).",
+            "Also serve plain HTTP on this port, behind a TLS-terminating proxy (env: \(EnvironmentVariable.httpPort)).",
             valueName: "port"))
     var httpPort: UInt16?
 
     @Option(
         help: ArgumentHelp(
-            "Address the public listeners bind to; default all interfaces (env: AASA_SERVER_BIND).",
+            "Address the public listeners bind to; default all interfaces (env: \(EnvironmentVariable.bind)).",
             valueName: "address"))
     var bind: String?
 
     @Option(
         help: ArgumentHelp(
             "Admin listener port for /healthz, /readyz, /metrics, /status, /match, /fetches; 0 disables it "
-                + "(env: AASA_SERVER_ADMIN_PORT).", valueName: "port"))
-    var adminPort: UInt16 = Environment.value("ADMIN_PORT", 9090)
+                + "(env: \(EnvironmentVariable.adminPort)).", valueName: "port"))
+    var adminPort: UInt16 = Environment.value(.adminPort, 9090)
 
     @Option(
         help: ArgumentHelp(
-            "Address the admin listener binds to (env: AASA_SERVER_ADMIN_ADDRESS).", valueName: "address"))
-    var adminAddress = Environment.value("ADMIN_ADDRESS", "127.0.0.1")
+            "Address the admin listener binds to (env: \(EnvironmentVariable.adminAddress)).", valueName: "address"))
+    var adminAddress = Environment.value(.adminAddress, "127.0.0.1")
 
     @Option(
         name: .customLong("admin-host"),
         help: ArgumentHelp(
             "A host name the admin listener answers besides localhost and IP addresses, e.g. the name Prometheus "
                 + "scrapes it by; repeat for more. Requests with any other Host get 421, against DNS rebinding "
-                + "(env: AASA_SERVER_ADMIN_HOST, comma-separated).", valueName: "name"))
-    var adminHosts: [String] = Environment.list("ADMIN_HOST")
+                + "(env: \(EnvironmentVariable.adminHost), comma-separated).", valueName: "name"))
+    var adminHosts: [String] = Environment.list(.adminHost)
 
     @Option(
         help: ArgumentHelp(
             "File holding a bearer token that /status, /fetches, /match and /metrics then require "
                 + "(Authorization: Bearer <token>); /healthz and /readyz stay open. Read once at start; it must not "
-                + "be readable by other users (env: AASA_SERVER_ADMIN_TOKEN_FILE).", valueName: "path"))
+                + "be readable by other users (env: \(EnvironmentVariable.adminTokenFile)).", valueName: "path"))
     var adminTokenFile: String?
 
     @Option(
         help: ArgumentHelp(
-            "Worker threads per listener; default one per processor (env: AASA_SERVER_THREADS).", valueName: "n"))
+            "Worker threads per listener; default one per processor (env: \(EnvironmentVariable.threads)).",
+            valueName: "n"))
     var threads: Int?
 
     @Option(
         help: ArgumentHelp(
-            "Most simultaneous client connections per listener (env: AASA_SERVER_MAX_CONNECTIONS).", valueName: "n"))
-    var maxConnections: Int = Environment.value("MAX_CONNECTIONS", 10_000)
+            "Most simultaneous client connections per listener (env: \(EnvironmentVariable.maxConnections)).",
+            valueName: "n"))
+    var maxConnections: Int = Environment.value(.maxConnections, 10_000)
 
     @Option(
         help: ArgumentHelp(
-            "Most simultaneous connections from one client address (env: AASA_SERVER_MAX_CONNECTIONS_PER_IP).",
+            "Most simultaneous connections from one client address (env: \(EnvironmentVariable.maxConnectionsPerIp)).",
             valueName: "n"))
-    var maxConnectionsPerIp: Int = Environment.value("MAX_CONNECTIONS_PER_IP", 256)
+    var maxConnectionsPerIp: Int = Environment.value(.maxConnectionsPerIp, 256)
 
     @Option(
         help: ArgumentHelp(
             "Most simultaneous connections from one address on the plain HTTP listener, where a proxy in front is "
                 + "one address for all its clients; 0: no limit; default: --max-connections-per-ip "
-                + "(env: AASA_SERVER_HTTP_MAX_CONNECTIONS_PER_IP).", valueName: "n"))
+                + "(env: \(EnvironmentVariable.httpMaxConnectionsPerIp)).", valueName: "n"))
     var httpMaxConnectionsPerIp: Int?
 
     @Option(
@@ -95,36 +98,36 @@ struct ServerOptions: ParsableArguments {
                 + "requests from them, the client is the rightmost address of X-Forwarded-For (or Forwarded: for=) "
                 + "that is not itself a trusted proxy, and the access log, the fetch log and the per-client limit "
                 + "(--max-connections-per-ip requests in progress at once; 429 beyond) use it; other peers' headers "
-                + "are ignored (env: AASA_SERVER_TRUSTED_PROXIES).", valueName: "cidrs"))
+                + "are ignored (env: \(EnvironmentVariable.trustedProxies)).", valueName: "cidrs"))
     var trustedProxies: String?
 
     @Option(
         help: ArgumentHelp(
             "Seconds a client has to complete its request head (TLS handshake included), however slowly it "
-                + "trickles bytes; 0 disables it (env: AASA_SERVER_HEADER_TIMEOUT).", valueName: "seconds"))
-    var headerTimeout: Double = Environment.value("HEADER_TIMEOUT", 10.0)
+                + "trickles bytes; 0 disables it (env: \(EnvironmentVariable.headerTimeout)).", valueName: "seconds"))
+    var headerTimeout: Double = Environment.value(.headerTimeout, 10.0)
 
     @Option(
         help: ArgumentHelp(
-            "Seconds a connection may stay silent before it is closed (env: AASA_SERVER_IDLE_TIMEOUT).",
+            "Seconds a connection may stay silent before it is closed (env: \(EnvironmentVariable.idleTimeout)).",
             valueName: "seconds"))
-    var idleTimeout: Int = Environment.value("IDLE_TIMEOUT", 15)
+    var idleTimeout: Int = Environment.value(.idleTimeout, 15)
 
     @Option(
         help: ArgumentHelp(
             "Bytes a request line plus headers may take; 414 or 431 beyond; Cookie headers count twice "
-                + "(env: AASA_SERVER_MAX_REQUEST_HEAD).", valueName: "bytes"))
-    var maxRequestHead: Int = Environment.value("MAX_REQUEST_HEAD", 16 * 1024)
+                + "(env: \(EnvironmentVariable.maxRequestHead)).", valueName: "bytes"))
+    var maxRequestHead: Int = Environment.value(.maxRequestHead, 16 * 1024)
 
     @Option(
         help: ArgumentHelp(
             "How the public listeners wait for sockets: auto (poll for HTTPS, epoll for HTTP), epoll or poll "
-                + "(env: AASA_SERVER_EVENT_LOOP).", valueName: "loop"))
-    var eventLoop: EventLoopChoice = Environment.value("EVENT_LOOP", EventLoopChoice.auto)
+                + "(env: \(EnvironmentVariable.eventLoop)).", valueName: "loop"))
+    var eventLoop: EventLoopChoice = Environment.value(.eventLoop, EventLoopChoice.auto)
 
     @Flag(
         help:
-            "Do not watch the config and certificate folders for changes; reload only on SIGHUP (env: AASA_SERVER_NO_WATCH=1)."
+            "Do not watch the config and certificate folders for changes; reload only on SIGHUP (env: \(EnvironmentVariable.noWatch)=1)."
     )
     var noWatch = false
 
@@ -133,7 +136,7 @@ struct ServerOptions: ParsableArguments {
             Refuse to start on any error in a domain (for CI and staging), and refuse a private \
             key that other users can read (mode bits for others, or for a group the server does not run with): its \
             certificate is not loaded and the folder keeps its last good one. Without it, the domains that load are \
-            served and such a key only gets a warning (env: AASA_SERVER_STRICT=1).
+            served and such a key only gets a warning (env: \(EnvironmentVariable.strict)=1).
             """)
     var strict = false
 
@@ -141,48 +144,50 @@ struct ServerOptions: ParsableArguments {
         help: ArgumentHelp(
             "Seconds each TLS 1.3 session ticket key is used (a fresh random key per period, the old one erased) "
                 + "and each ticket valid, so reconnecting clients resume without a full handshake; 0 turns "
-                + "resumption off (env: AASA_SERVER_SESSION_TICKET_LIFETIME).", valueName: "seconds"))
-    var sessionTicketLifetime: Int = Environment.value("SESSION_TICKET_LIFETIME", 3600)
+                + "resumption off (env: \(EnvironmentVariable.sessionTicketLifetime)).", valueName: "seconds"))
+    var sessionTicketLifetime: Int = Environment.value(.sessionTicketLifetime, 3600)
 
     @Option(
         help: ArgumentHelp(
             "Serve only the domains whose name hashes to shard INDEX of COUNT (0-based, e.g. a StatefulSet's pod "
                 + "ordinal), behind a router that sends each domain to its shard: `aasa-server shards nginx` "
-                + "prints one (env: AASA_SERVER_SHARD).", valueName: "index/count"))
+                + "prints one (env: \(EnvironmentVariable.shard)).", valueName: "index/count"))
     var shard: String?
 
     @Option(
         help: ArgumentHelp(
             "Seconds a domain whose folder disappeared keeps being served before it is unpublished, so a git "
                 + "checkout or an rsync that replaces folders never publishes a transient 404 "
-                + "(env: AASA_SERVER_REMOVAL_GRACE).", valueName: "seconds"))
-    var removalGrace: Double = Environment.value("REMOVAL_GRACE", 30.0)
+                + "(env: \(EnvironmentVariable.removalGrace)).", valueName: "seconds"))
+    var removalGrace: Double = Environment.value(.removalGrace, 30.0)
 
     @Option(
         help: ArgumentHelp(
             "Mebibytes of pages all domains may load together; a reload that would exceed it keeps the last good "
-                + "pages of the domains it could not fit (env: AASA_SERVER_PAGES_MEMORY).", valueName: "MiB"))
-    var pagesMemory: Int = Environment.value("PAGES_MEMORY", 1024)
+                + "pages of the domains it could not fit (env: \(EnvironmentVariable.pagesMemory)).", valueName: "MiB"))
+    var pagesMemory: Int = Environment.value(.pagesMemory, 1024)
 
     @Option(
         help: ArgumentHelp(
             "How often Apple's CDN copy (and Google's, for domains serving assetlinks.json) of each served domain is "
                 + "checked against what is served, e.g. 30m, 6h, 1d; 0 turns the check off; off with --dev unless given "
-                + "(env: AASA_SERVER_CDN_CHECK_INTERVAL).", valueName: "duration"))
+                + "(env: \(EnvironmentVariable.cdnCheckInterval)).", valueName: "duration"))
     var cdnCheckInterval: String?
 
-    @Option(help: ArgumentHelp("Apple's CDN base URL for the check (env: AASA_SERVER_APPLE_CDN).", valueName: "url"))
+    @Option(
+        help: ArgumentHelp(
+            "Apple's CDN base URL for the check (env: \(EnvironmentVariable.appleCdn)).", valueName: "url"))
     var appleCdn: String?
 
     @Option(
         help: ArgumentHelp(
-            "Google's Digital Asset Links statements:list URL for the check (env: AASA_SERVER_GOOGLE_DAL).",
+            "Google's Digital Asset Links statements:list URL for the check (env: \(EnvironmentVariable.googleDal)).",
             valueName: "url"))
     var googleDal: String?
 
     @Option(
         help: ArgumentHelp(
-            "PEM file of the only CAs the check trusts; default the system's (env: AASA_SERVER_CDN_CACERT).",
+            "PEM file of the only CAs the check trusts; default the system's (env: \(EnvironmentVariable.cdnCacert)).",
             valueName: "file"))
     var cdnCacert: String?
 
@@ -210,20 +215,20 @@ struct ServerOptions: ParsableArguments {
 
     private mutating func checkValues() throws {
         // Options without a flag fall back to their AASA_SERVER_* variable.
-        if httpPort == nil { httpPort = Environment.optional("HTTP_PORT") }
-        if bind == nil { bind = Environment.optional("BIND") }
-        if adminTokenFile == nil { adminTokenFile = Environment.optional("ADMIN_TOKEN_FILE") }
-        if threads == nil { threads = Environment.optional("THREADS") }
+        if httpPort == nil { httpPort = Environment.optional(.httpPort) }
+        if bind == nil { bind = Environment.optional(.bind) }
+        if adminTokenFile == nil { adminTokenFile = Environment.optional(.adminTokenFile) }
+        if threads == nil { threads = Environment.optional(.threads) }
         if httpMaxConnectionsPerIp == nil {
-            httpMaxConnectionsPerIp = Environment.optional("HTTP_MAX_CONNECTIONS_PER_IP")
+            httpMaxConnectionsPerIp = Environment.optional(.httpMaxConnectionsPerIp)
         }
-        if trustedProxies == nil { trustedProxies = Environment.optional("TRUSTED_PROXIES") }
-        if acmeWebroot == nil { acmeWebroot = Environment.optional("ACME_WEBROOT") }
-        if shard == nil { shard = Environment.optional("SHARD") }
-        if cdnCheckInterval == nil { cdnCheckInterval = Environment.optional("CDN_CHECK_INTERVAL") }
-        if appleCdn == nil { appleCdn = Environment.optional("APPLE_CDN") }
-        if googleDal == nil { googleDal = Environment.optional("GOOGLE_DAL") }
-        if cdnCacert == nil { cdnCacert = Environment.optional("CDN_CACERT") }
+        if trustedProxies == nil { trustedProxies = Environment.optional(.trustedProxies) }
+        if acmeWebroot == nil { acmeWebroot = Environment.optional(.acmeWebroot) }
+        if shard == nil { shard = Environment.optional(.shard) }
+        if cdnCheckInterval == nil { cdnCheckInterval = Environment.optional(.cdnCheckInterval) }
+        if appleCdn == nil { appleCdn = Environment.optional(.appleCdn) }
+        if googleDal == nil { googleDal = Environment.optional(.googleDal) }
+        if cdnCacert == nil { cdnCacert = Environment.optional(.cdnCacert) }
         if let interval = cdnCheckInterval,
             !(Self.seconds(interval).map { $0 == 0 || ($0 >= 60 && $0 <= 30 * 86_400) } ?? false)
         {
@@ -236,7 +241,7 @@ struct ServerOptions: ParsableArguments {
             throw ValidationError("\(option) '\(url ?? "")' is not an http(s) URL")
         }
         try Environment.requireReadableFile(cdnCacert, option: "--cdn-cacert")
-        acme = acme || Environment.flag("ACME")
+        acme = acme || Environment.flag(.acme)
         if let invalid = Environment.invalidValues.first { throw ValidationError(invalid) }
         for name in adminHosts where HostName.normalized(name) == nil || name.contains(",") {
             throw ValidationError("--admin-host '\(name)' is not a host name")
@@ -322,8 +327,8 @@ struct ServerOptions: ParsableArguments {
         configuration.idleTimeoutSeconds = idleTimeout
         configuration.maxRequestHeadBytes = maxRequestHead
         configuration.eventLoop = eventLoop.eventLoop
-        configuration.watchForChanges = !(noWatch || Environment.flag("NO_WATCH"))
-        configuration.refusesExposedPrivateKeys = strict || Environment.flag("STRICT")
+        configuration.watchForChanges = !(noWatch || Environment.flag(.noWatch))
+        configuration.refusesExposedPrivateKeys = strict || Environment.flag(.strict)
         configuration.refusesToStartWithErrors = configuration.refusesExposedPrivateKeys
         configuration.removalGrace = .milliseconds(Int64(removalGrace * 1000))
         configuration.sessionTicketLifetime =
@@ -342,4 +347,36 @@ struct ServerOptions: ParsableArguments {
         }
         return configuration
     }
+}
+
+/// The variables of the server options, in the order of the options.
+extension EnvironmentVariable {
+    static let acme: Self = "AASA_SERVER_ACME"
+    static let acmeWebroot: Self = "AASA_SERVER_ACME_WEBROOT"
+    static let httpsPort: Self = "AASA_SERVER_HTTPS_PORT"
+    static let httpPort: Self = "AASA_SERVER_HTTP_PORT"
+    static let bind: Self = "AASA_SERVER_BIND"
+    static let adminPort: Self = "AASA_SERVER_ADMIN_PORT"
+    static let adminAddress: Self = "AASA_SERVER_ADMIN_ADDRESS"
+    static let adminHost: Self = "AASA_SERVER_ADMIN_HOST"
+    static let adminTokenFile: Self = "AASA_SERVER_ADMIN_TOKEN_FILE"
+    static let threads: Self = "AASA_SERVER_THREADS"
+    static let maxConnections: Self = "AASA_SERVER_MAX_CONNECTIONS"
+    static let maxConnectionsPerIp: Self = "AASA_SERVER_MAX_CONNECTIONS_PER_IP"
+    static let httpMaxConnectionsPerIp: Self = "AASA_SERVER_HTTP_MAX_CONNECTIONS_PER_IP"
+    static let trustedProxies: Self = "AASA_SERVER_TRUSTED_PROXIES"
+    static let headerTimeout: Self = "AASA_SERVER_HEADER_TIMEOUT"
+    static let idleTimeout: Self = "AASA_SERVER_IDLE_TIMEOUT"
+    static let maxRequestHead: Self = "AASA_SERVER_MAX_REQUEST_HEAD"
+    static let eventLoop: Self = "AASA_SERVER_EVENT_LOOP"
+    static let noWatch: Self = "AASA_SERVER_NO_WATCH"
+    static let strict: Self = "AASA_SERVER_STRICT"
+    static let sessionTicketLifetime: Self = "AASA_SERVER_SESSION_TICKET_LIFETIME"
+    static let shard: Self = "AASA_SERVER_SHARD"
+    static let removalGrace: Self = "AASA_SERVER_REMOVAL_GRACE"
+    static let pagesMemory: Self = "AASA_SERVER_PAGES_MEMORY"
+    static let cdnCheckInterval: Self = "AASA_SERVER_CDN_CHECK_INTERVAL"
+    static let appleCdn: Self = "AASA_SERVER_APPLE_CDN"
+    static let googleDal: Self = "AASA_SERVER_GOOGLE_DAL"
+    static let cdnCacert: Self = "AASA_SERVER_CDN_CACERT"
 }

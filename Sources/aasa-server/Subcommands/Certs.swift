@@ -100,7 +100,8 @@ struct Certs: ParsableCommand {
         @Option(
             help: ArgumentHelp(
                 "Write the challenge answers to <dir>/.well-known/acme-challenge/, for a running "
-                    + "`serve --acme-webroot <dir>` to answer (env: AASA_SERVER_ACME_WEBROOT).", valueName: "dir"))
+                    + "`serve --acme-webroot <dir>` to answer (env: \(EnvironmentVariable.acmeWebroot)).",
+                valueName: "dir"))
         var acmeWebroot: String?
 
         @OptionGroup var configOptions: ConfigOptions
@@ -108,7 +109,7 @@ struct Certs: ParsableCommand {
         @OptionGroup(title: "ACME") var acmeOptions: ACMEOptions
 
         mutating func validate() throws {
-            if acmeWebroot == nil { acmeWebroot = Environment.optional("ACME_WEBROOT") }
+            if acmeWebroot == nil { acmeWebroot = Environment.optional(.acmeWebroot) }
             for domain in domains where SiteConfigLoader.domainNameProblem(domain.lowercased()) != nil {
                 throw ValidationError("'\(domain)' is not a host name")
             }

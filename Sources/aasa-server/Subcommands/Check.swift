@@ -33,7 +33,8 @@ struct Check: ParsableCommand {
     @Option(
         name: .long,
         help: ArgumentHelp(
-            "Certificate folder to check with --config (default: certs; env: AASA_SERVER_CERTS).", valueName: "dir")
+            "Certificate folder to check with --config (default: certs; env: \(EnvironmentVariable.certs)).",
+            valueName: "dir")
     )
     var certs: String?
 
@@ -85,16 +86,16 @@ struct Check: ParsableCommand {
             do {
                 // As the server reads them: no file of the certificate folder is read for a domain.
                 loaded = try SiteConfigLoader().loadAll(
-                    directory: directory, excluding: [certs ?? Environment.value("CERTS", "certs")])
+                    directory: directory, excluding: [certs ?? Environment.value(.certs, "certs")])
             } catch {
                 throw failure([error])
             }
             // Signing identities are checked by signing, as the server would (spec §4).
-            diagnostics = AssociationSigner(certificateDirectory: certs ?? Environment.value("CERTS", "certs")).sign(
+            diagnostics = AssociationSigner(certificateDirectory: certs ?? Environment.value(.certs, "certs")).sign(
                 loaded
             ).flatMap(\.diagnostics)
             if !noCertificates {
-                diagnostics += CertificateCheck(directory: certs ?? Environment.value("CERTS", "certs")).check(
+                diagnostics += CertificateCheck(directory: certs ?? Environment.value(.certs, "certs")).check(
                     domains: loaded.map(\.domain))
             }
             checked = loaded.count

@@ -11,8 +11,8 @@ struct Healthcheck: ParsableCommand {
               aasa-server healthcheck --path /readyz --port 9090
             """)
 
-    @Option(help: ArgumentHelp("Admin listener port (env: AASA_SERVER_ADMIN_PORT).", valueName: "port"))
-    var port: UInt16 = Environment.value("ADMIN_PORT", 9090)
+    @Option(help: ArgumentHelp("Admin listener port (env: \(EnvironmentVariable.adminPort)).", valueName: "port"))
+    var port: UInt16 = Environment.value(.adminPort, 9090)
 
     @Option(help: ArgumentHelp("Address to ask.", valueName: "address"))
     var address = "127.0.0.1"

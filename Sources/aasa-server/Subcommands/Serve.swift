@@ -26,37 +26,38 @@ struct Serve: ParsableCommand {
     @Flag(
         help: """
             Create a local development CA and certificates for domains that have none, print how to trust them, \
-            and print every association-file fetch as it happens (env: AASA_SERVER_DEV=1).
+            and print every association-file fetch as it happens (env: \(EnvironmentVariable.dev)=1).
             """)
     var dev = false
 
     @Option(
         help: ArgumentHelp(
-            "Access log on standard output: off, json or common (env: AASA_SERVER_ACCESS_LOG).", valueName: "format"))
-    var accessLog: AccessLogChoice = Environment.value("ACCESS_LOG", AccessLogChoice.off)
+            "Access log on standard output: off, json or common (env: \(EnvironmentVariable.accessLog)).",
+            valueName: "format"))
+    var accessLog: AccessLogChoice = Environment.value(.accessLog, AccessLogChoice.off)
 
-    @Flag(help: "Include query strings in the access log (env: AASA_SERVER_ACCESS_LOG_QUERIES=1).")
+    @Flag(help: "Include query strings in the access log (env: \(EnvironmentVariable.accessLogQueries)=1).")
     var accessLogQueries = false
 
     @Option(
         help: ArgumentHelp(
             "After binding the ports and before reading any file, switch to this user, its group and its supplementary "
-                + "groups (e.g. ssl-cert), e.g. when started as root to bind 443 (env: AASA_SERVER_USER).",
+                + "groups (e.g. ssl-cert), e.g. when started as root to bind 443 (env: \(EnvironmentVariable.user)).",
             valueName: "name"))
     var user: String?
 
     @Option(
         help: ArgumentHelp(
-            "Log level: trace, debug, info, notice, warning, error, critical (env: AASA_SERVER_LOG_LEVEL).",
+            "Log level: trace, debug, info, notice, warning, error, critical (env: \(EnvironmentVariable.logLevel)).",
             valueName: "level"))
-    var logLevel: Logger.Level = Environment.value("LOG_LEVEL", Logger.Level.info)
+    var logLevel: Logger.Level = Environment.value(.logLevel, Logger.Level.info)
 
-    /// The blocks of `--trusted-proxies`, as written.
+    /// Takes `--user` from its variable when not given, and refuses `--dev` with `--acme`.
     mutating func validate() throws {
         // Options without a flag fall back to their AASA_SERVER_* variable.
-        if user == nil { user = Environment.optional("USER") }
+        if user == nil { user = Environment.optional(.user) }
         if let invalid = Environment.invalidValues.first { throw ValidationError(invalid) }
-        if (dev || Environment.flag("DEV")) && options.acme {
+        if (dev || Environment.flag(.dev)) && options.acme {
             throw ValidationError(
                 "--dev and --acme exclude each other: --dev writes development certificates, which --acme never replaces"
             )
@@ -70,7 +71,7 @@ struct Serve: ParsableCommand {
             return handler
         }
         let logger = Logger(label: "aasa-server")
-        let devMode = dev || Environment.flag("DEV")
+        let devMode = dev || Environment.flag(.dev)
         var options = options
         // Apple's CDN is asked every six hours unless told otherwise; development domains are not on it.
         if options.cdnCheckInterval == nil { options.cdnCheckInterval = devMode ? "0" : "6h" }
@@ -78,7 +79,7 @@ struct Serve: ParsableCommand {
         let resources = ProcessResources.raiseOpenFileLimit()
         logger.info("open file limit", metadata: ["soft": "\(resources.soft)", "hard": "\(resources.hard)"])
 
-        let includeQueries = accessLogQueries || Environment.flag("ACCESS_LOG_QUERIES")
+        let includeQueries = accessLogQueries || Environment.flag(.accessLogQueries)
         var log: AccessLog?
         if let format = accessLog.format { log = AccessLog(format: format, includeQueries: includeQueries) }
         // In --dev every association fetch is printed, so a developer sees whether the phone fetched.
@@ -136,6 +137,15 @@ struct Serve: ParsableCommand {
         }
         server.runUntilStopped()
     }
+}
+
+/// The variables of `serve`'s own options, in the order of the options.
+extension EnvironmentVariable {
+    static let dev: Self = "AASA_SERVER_DEV"
+    static let accessLog: Self = "AASA_SERVER_ACCESS_LOG"
+    static let accessLogQueries: Self = "AASA_SERVER_ACCESS_LOG_QUERIES"
+    static let user: Self = "AASA_SERVER_USER"
+    static let logLevel: Self = "AASA_SERVER_LOG_LEVEL"
 }
 
 extension Logger.Level: @retroactive ExpressibleByArgument {}
