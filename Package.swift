@@ -98,7 +98,7 @@ let package = Package(
             dependencies: ["AASAServer", "AASACore", "AASAOpenSSL", "AASACurl", "AASAMicroHTTPD", "AASATestSupport"],
             swiftSettings: upcomingLanguageFeatures),
         .testTarget(
-            name: "CLITests", dependencies: ["aasa-server", "AASACore", "AASATestSupport"],
+            name: "CLITests", dependencies: ["aasa-server", "AASACore", "AASAServer", "AASATestSupport"],
             swiftSettings: upcomingLanguageFeatures),
     ]
 )

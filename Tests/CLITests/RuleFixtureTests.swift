@@ -1,4 +1,5 @@
 import AASACore
+import AASAServer
 import AASATestSupport
 import Foundation
 import Testing

@@ -37,3 +37,11 @@ public struct AssetLinksChecker: Sendable {
         return diagnostics
     }
 }
+
+extension Rule {
+    /// Reported by `AssetLinksChecker`; also by `AssetLinksGenerator`, `AssetLinksImporter`.
+    public static let androidDynamicRules = Rule(
+        "android-dynamic-rules", .error,
+        "Android 15+ discards a `dynamic_app_link_components` block whole: it is empty, not a list, has a string `?`, a key Android does not know, a value of the wrong type, or a package has two blocks; the app's intent filters decide instead (error, `check --assetlinks`). A warning when no rule of an `android` app can be generated: its list is left out."
+    )
+}

@@ -218,3 +218,37 @@ extension AppLinkDetails {
         return .members(pairs)
     }
 }
+
+extension Rule {
+    /// Reported by `AssociationFile`.
+    public static let detailsDictionary = Rule(
+        "details-dictionary", .warning,
+        "An Apple file's `details` uses the iOS 9 beta dictionary form, in which the order between apps is undefined (`check --aasa`, `import`)."
+    )
+
+    /// Reported by `AssociationFile`.
+    public static let legacyAppsNotEmpty = Rule(
+        "legacy-apps-not-empty", .warning,
+        "An Apple file's `applinks.apps` is not an empty array; no iOS version reads it (`check --aasa`, `import`).")
+
+    /// Reported by `AssociationFile`.
+    public static let noServices = Rule(
+        "no-services", .error,
+        "An Apple file declares no service (`applinks`, `webcredentials`, `appclips`, `activitycontinuation`, `authsrv`)."
+    )
+
+    /// The rules of Apple-format files read by `check --aasa` and `import`, in the order of the docs table: their part
+    /// of `Rule.all`.
+    package static let appleFileRules: [Rule] = [
+        .detailsDictionary,
+        .legacyAppsNotEmpty,
+        .noServices,
+        .emptyComponents,
+        .defaultsPattern,
+        .invalidVariableName,
+        .variableValueContainsVariable,
+        .invalidVariableUsed,
+        .signedFile,
+        .legacyAppIDs,
+    ]
+}

@@ -171,3 +171,8 @@ public struct DomainFolder: Sendable, Hashable {
         }
     }
 }
+
+extension Rule {
+    /// Reported by `DomainFolder`.
+    public static let configFolder = Rule("config-folder", .error, "The config folder is missing or unreadable.")
+}

@@ -122,3 +122,21 @@ public struct HSTSRule: SiteRule {
         return found
     }
 }
+
+extension Rule {
+    /// Reported by `HSTSRule`.
+    public static let hstsPreload = Rule(
+        "hsts-preload", .error,
+        "`hsts` asks for `preload` without `includeSubDomains` or with a `maxAge` under a year: the preload list refuses it."
+    )
+
+    /// Reported by `HSTSRule`.
+    public static let hstsMaxAge = Rule(
+        "hsts-max-age", .warning, "`hsts` `maxAge` is under a day: browsers forget the policy almost at once.")
+
+    /// The rules of the `hsts` section, in the order of the docs table: their part of `Rule.all`.
+    package static let hstsRules: [Rule] = [
+        .hstsPreload,
+        .hstsMaxAge,
+    ]
+}

@@ -133,3 +133,10 @@ public struct SigningIdentityRule: SiteRule {
         return found
     }
 }
+
+extension Rule {
+    /// Reported by `SigningIdentityRule`; also by `AssociationSigner`, `SigningCertificates`.
+    public static let signingIdentity = Rule(
+        "signing-identity", .error,
+        "`signing` names an incomplete or unreadable identity, or no certificate covers the domain.")
+}

@@ -232,3 +232,28 @@ extension AppRules {
         return .members(pairs)
     }
 }
+
+extension Rule {
+    /// Reported by `SiteConfig`; also by `AssociationFile`, `AndroidApp`, `BannerConfig`, `AssetLinksImporter`.
+    public static let missingKey = Rule("missing-key", .error, "A test without `url`.")
+
+    /// Reported by `SiteConfig`; also by `AndroidConfig`, `AssociationImporter`, `DetailsWithoutAppRule`,
+    /// `AppEntryRule`.
+    public static let noApp = Rule("no-app", .error, "An app entry without `appIDs`, or with an empty list.")
+
+    /// Reported by `SiteConfig`; also by `AssociationImporter`, `AppEntryRule`.
+    public static let noRules = Rule("no-rules", .error, "An app entry without `rules`, or with an empty list.")
+
+    /// Reported by `SiteConfig`.
+    public static let testExpectation = Rule(
+        "test-expectation", .error, "A test without exactly one of `opensApp` / `staysOnWeb: true`.")
+
+    /// The rules of site.json's required keys and entries (stage 2), in the order of the docs table: their part of
+    /// `Rule.all`.
+    package static let siteKeyRules: [Rule] = [
+        .missingKey,
+        .noApp,
+        .noRules,
+        .testExpectation,
+    ]
+}

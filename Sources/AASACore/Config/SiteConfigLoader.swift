@@ -283,3 +283,27 @@ struct SourceStamp: Sendable, Hashable {
         self.modified = modified
     }
 }
+
+extension Rule {
+    /// Reported by `SiteConfigLoader`; also by `SiteImport`, `aasa-server shards`.
+    public static let domainName = Rule("domain-name", .error, "The folder name is not a lower-case host name.")
+
+    /// Reported by `SiteConfigLoader`; also by `ConfinedFile`, `DiffInput`, `FileSigning`, `SiteImport`, `aasa-server
+    /// check`.
+    public static let missingFile = Rule(
+        "missing-file", .error, "The domain folder has no `site.json`, or a file the config names does not exist.")
+
+    /// The rules of reading the config folder and a domain folder's files, in the order of the docs table: their part
+    /// of `Rule.all`.
+    package static let folderRules: [Rule] = [
+        .configFolder,
+        .domainName,
+        .missingFile,
+        .fileTooLarge,
+        .fileUnreadable,
+        .pathOutside,
+        .fileType,
+        .privateKeyInPage,
+        .pagesMemory,
+    ]
+}

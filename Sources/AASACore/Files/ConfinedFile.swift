@@ -161,3 +161,33 @@ extension ConfinedFile.Refusal {
 private func systemRead(_ descriptor: Int32, _ buffer: UnsafeMutableRawPointer, _ count: Int) -> Int {
     read(descriptor, buffer, count)
 }
+
+extension Rule {
+    /// Reported by `ConfinedFile`; also by `SiteConfigLoader`, `JSONParser`.
+    public static let fileTooLarge = Rule(
+        "file-too-large", .error,
+        "A file is over its cap (`site.json` 1 MiB, the landing template 1 MiB, a signing identity file 1 MiB, `fullchain.pem` 1 MiB, `privkey.pem` 64 KiB; security.md); it is not read.",
+        docs: "security.md#file-confinement-and-bounded-reads")
+
+    /// Reported by `ConfinedFile`; also by `DiffInput`.
+    public static let fileUnreadable = Rule(
+        "file-unreadable", .error, "A file exists but cannot be opened or read (permissions).",
+        docs: "security.md#file-confinement-and-bounded-reads")
+
+    /// Reported by `ConfinedFile`; also by `DomainFolder`.
+    public static let pathOutside = Rule(
+        "path-outside", .error,
+        "A file, or the domain folder itself, leads (through symlinks) outside the domain's own folder: into another domain's folder, the certificate folder, or anywhere else on the machine. Nothing is read through it. See security.md.",
+        docs: "security.md#file-confinement-and-bounded-reads")
+
+    /// Reported by `ConfinedFile`.
+    public static let fileType = Rule(
+        "file-type", .error, "A file is a FIFO, a device, a socket or a folder, not a regular file; it is not read.",
+        docs: "security.md#file-confinement-and-bounded-reads")
+
+    /// Reported by `ConfinedFile`.
+    public static let privateKeyInPage = Rule(
+        "private-key-in-page", .error,
+        "A page or the landing template holds PEM private-key armour (`-----BEGIN … PRIVATE KEY-----`): it is never served, whatever its path. Replace the key: it may have leaked.",
+        docs: "security.md#file-confinement-and-bounded-reads")
+}

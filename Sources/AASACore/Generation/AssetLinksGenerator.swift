@@ -135,3 +135,15 @@ public struct AssetLinksGenerator: Sendable {
         return components
     }
 }
+
+extension Rule {
+    /// Reported by `AssetLinksGenerator`.
+    public static let androidWildcardDiffers = Rule(
+        "android-wildcard-differs", .warning,
+        "An Android dynamic rule answers a URL (named) differently from the Apple rule it mirrors: Android's `*` and `?*` stop at the first occurrence of the next character, Android has no `caseSensitive`, and its query entries need their item present."
+    )
+
+    /// Reported by `AssetLinksGenerator`.
+    public static let androidRuleLeftOut = Rule(
+        "android-rule-left-out", .warning, "A rule Android's dynamic rules cannot express.")
+}

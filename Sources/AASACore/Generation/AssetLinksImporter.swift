@@ -341,3 +341,79 @@ public struct AssetLinksImporter: Sendable {
         return rules
     }
 }
+
+extension Rule {
+    /// Reported by `AssetLinksImporter`.
+    public static let androidFingerprintForm = Rule(
+        "android-fingerprint-form", .warning,
+        "`import` of an assetlinks.json: a fingerprint not in Android's upper-case colon-separated form, imported normalised."
+    )
+
+    /// Reported by `AssetLinksImporter`.
+    public static let assetLinksStructure = Rule(
+        "assetlinks-structure", .error,
+        "`import` of an assetlinks.json that is not a JSON array of statements, has no statements, or delegates to no Android app."
+    )
+
+    /// Reported by `AssetLinksImporter`.
+    public static let assetLinksEmpty = Rule(
+        "assetlinks-empty", .error,
+        "`import` of an assetlinks.json that is not a JSON array of statements, has no statements, or delegates to no Android app."
+    )
+
+    /// Reported by `AssetLinksImporter`.
+    public static let assetLinksNoApp = Rule(
+        "assetlinks-no-app", .error,
+        "`import` of an assetlinks.json that is not a JSON array of statements, has no statements, or delegates to no Android app."
+    )
+
+    /// Reported by `AssetLinksImporter`.
+    public static let assetLinksSingleObject = Rule(
+        "assetlinks-single-object", .warning,
+        "`import` of an assetlinks.json: one statement instead of a list, an `include` (not fetched), a key Android ignores, a relation other than App Links and sign-in sharing, a namespace Android ignores, or a web target; each left out or imported as the message says."
+    )
+
+    /// Reported by `AssetLinksImporter`.
+    public static let assetLinksInclude = Rule(
+        "assetlinks-include", .warning,
+        "`import` of an assetlinks.json: one statement instead of a list, an `include` (not fetched), a key Android ignores, a relation other than App Links and sign-in sharing, a namespace Android ignores, or a web target; each left out or imported as the message says."
+    )
+
+    /// Reported by `AssetLinksImporter`.
+    public static let assetLinksUnknownKey = Rule(
+        "assetlinks-unknown-key", .warning,
+        "`import` of an assetlinks.json: one statement instead of a list, an `include` (not fetched), a key Android ignores, a relation other than App Links and sign-in sharing, a namespace Android ignores, or a web target; each left out or imported as the message says."
+    )
+
+    /// Reported by `AssetLinksImporter`.
+    public static let assetLinksRelation = Rule(
+        "assetlinks-relation", .warning,
+        "`import` of an assetlinks.json: one statement instead of a list, an `include` (not fetched), a key Android ignores, a relation other than App Links and sign-in sharing, a namespace Android ignores, or a web target; each left out or imported as the message says."
+    )
+
+    /// Reported by `AssetLinksImporter`.
+    public static let assetLinksNamespace = Rule(
+        "assetlinks-namespace", .warning,
+        "`import` of an assetlinks.json: one statement instead of a list, an `include` (not fetched), a key Android ignores, a relation other than App Links and sign-in sharing, a namespace Android ignores, or a web target; each left out or imported as the message says."
+    )
+
+    /// Reported by `AssetLinksImporter`.
+    public static let assetLinksWebTarget = Rule(
+        "assetlinks-web-target", .warning,
+        "`import` of an assetlinks.json: one statement instead of a list, an `include` (not fetched), a key Android ignores, a relation other than App Links and sign-in sharing, a namespace Android ignores, or a web target; each left out or imported as the message says."
+    )
+
+    /// The rules of assetlinks.json files given to `import`, in the order of the docs table: their part of `Rule.all`.
+    package static let assetLinksImportRules: [Rule] = [
+        .androidFingerprintForm,
+        .assetLinksStructure,
+        .assetLinksEmpty,
+        .assetLinksNoApp,
+        .assetLinksSingleObject,
+        .assetLinksInclude,
+        .assetLinksUnknownKey,
+        .assetLinksRelation,
+        .assetLinksNamespace,
+        .assetLinksWebTarget,
+    ]
+}

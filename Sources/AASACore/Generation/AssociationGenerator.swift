@@ -154,3 +154,18 @@ public struct AssociationGenerator: Sendable {
         return nil
     }
 }
+
+extension Rule {
+    /// Reported by `AssociationGenerator`.
+    public static let legacyInexpressible = Rule(
+        "legacy-inexpressible", .warning, "A rule left out of the iOS 9–12 paths.")
+
+    /// Reported by `AssociationGenerator`; also by `AssociationChecker`, `AssociationSigner`, `FileSigning`.
+    public static let fileSize = Rule("file-size", .warning, "The generated file is over 100 KiB / over 131,072 bytes.")
+
+    /// The rules of generating the Apple file (stage 4), in the order of the docs table: their part of `Rule.all`.
+    package static let generationRules: [Rule] = [
+        .legacyInexpressible,
+        .fileSize,
+    ]
+}

@@ -159,3 +159,11 @@ public struct AssociationImporter: Sendable {
         return result
     }
 }
+
+extension Rule {
+    /// Reported by `AssociationImporter`.
+    public static let legacyAppIDs = Rule(
+        "legacy-app-ids", .warning,
+        "`import` of an Apple file whose entry has `appID` with legacy `paths` beside `appIDs`: the paths, which iOS 12 applies to `appID` only, are imported for every app of the entry."
+    )
+}

@@ -130,3 +130,10 @@ public struct ImportPipeline: Sendable {
         return nil
     }
 }
+
+extension Rule {
+    /// Reported by `ImportPipeline`.
+    public static let signedFile = Rule(
+        "signed-file", .error,
+        "`import` or `check --aasa` was given a CMS-signed (PKCS#7) file instead of JSON; extract the JSON first.")
+}

@@ -489,3 +489,37 @@ private struct Scanner {
         return index - start
     }
 }
+
+extension Rule {
+    /// Reported by `JSONParser`.
+    public static let notUTF8 = Rule(
+        "not-utf8", .error, "The file is not UTF-8 (the first bad byte, and the key it is in).")
+
+    /// Reported by `JSONParser`; also by `FileSigning`.
+    public static let bom = Rule("bom", .warning, "The file starts with a byte order mark.")
+
+    /// Reported by `JSONParser`; also by `DiffInput`.
+    public static let invalidJSON = Rule(
+        "invalid-json", .error, "Not valid JSON (comments, trailing comma, quotes, …).")
+
+    /// Reported by `JSONParser`.
+    public static let jsonTooDeep = Rule("json-too-deep", .error, "Nested more than 64 levels.")
+
+    /// Reported by `JSONParser`.
+    public static let duplicateKey = Rule(
+        "duplicate-key", .error,
+        "The same key twice in one object, with both lines. Also in files given to `check --aasa` and `import`: Apple's reader keeps one copy without a word, so the file does not mean what it says and cannot be imported faithfully."
+    )
+
+    /// The rules of JSON syntax, keys and types (stages 1 and 2 of a load), in the order of the docs table: their part
+    /// of `Rule.all`.
+    package static let jsonRules: [Rule] = [
+        .notUTF8,
+        .bom,
+        .invalidJSON,
+        .jsonTooDeep,
+        .unknownKey,
+        .duplicateKey,
+        .wrongType,
+    ]
+}

@@ -155,3 +155,15 @@ public final class JSONReader {
         return previous[b.count]
     }
 }
+
+extension Rule {
+    /// Reported by `JSONReader`.
+    public static let unknownKey = Rule(
+        "unknown-key", .error, "A key aasa-server does not know at that level (typo, Apple's key name, or wrong level)."
+    )
+
+    /// Reported by `JSONReader`; also by `AssociationFile`, `ComponentPattern`, `BannerConfig`, `HSTSConfig`,
+    /// `SigningConfig`, `SiteConfig`, `AssetLinksImporter`.
+    public static let wrongType = Rule(
+        "wrong-type", .error, "E.g. a number where a string is expected, `\"true\"` instead of `true`.")
+}

@@ -74,3 +74,17 @@ public struct AppClipParentRule: AssociationRule {
         return found
     }
 }
+
+extension Rule {
+    /// Reported by `AppleAppIDRule`; also by `TestAppIDRule`.
+    public static let appIDFormat = Rule("app-id-format", .error, "Not `TEAMID.bundle.id` (see App IDs).")
+
+    /// Reported by `DuplicateAppIDRule`.
+    public static let duplicateApp = Rule("duplicate-app", .error, "The same app twice in one list.")
+
+    /// Reported by `AppClipParentRule`.
+    public static let appClipParent = Rule(
+        "appclip-parent", .error,
+        "An App Clip ID that does not extend any listed app of its team (error), or whose parent app is not listed at all (warning)."
+    )
+}

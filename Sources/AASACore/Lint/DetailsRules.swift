@@ -66,3 +66,16 @@ public struct DefaultsPatternRule: AssociationRule {
         }
     }
 }
+
+extension Rule {
+    /// Reported by `EmptyComponentsRule`; also by `AssociationImporter`.
+    public static let emptyComponents = Rule(
+        "empty-components", .error,
+        "`\"components\": []` hides an entry's `paths` from iOS 13+ (error), or an entry's components are empty so it opens no URL (warning)."
+    )
+
+    /// Reported by `DefaultsPatternRule`.
+    public static let defaultsPattern = Rule(
+        "defaults-pattern", .warning,
+        "`defaults` sets a pattern key, which Apple applies to every rule that lacks it (undocumented behaviour).")
+}

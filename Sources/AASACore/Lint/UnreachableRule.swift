@@ -213,3 +213,17 @@ public struct ExcludeQueryStarRule: AssociationRule {
         }
     }
 }
+
+extension Rule {
+    /// Reported by `UnreachableRule`.
+    public static let unreachableRule = Rule(
+        "unreachable-rule", .warning,
+        "A rule that can never apply: an earlier rule for the same apps already matches every URL it matches (the classic case: an exclusion below a catch-all). A note instead when a file has so many overlapping rules (hundreds starting with `*`) that comparing them all would hold up a reload: the rules after it are not checked."
+    )
+
+    /// Reported by `ExcludeQueryStarRule`.
+    public static let excludeQueryStar = Rule(
+        "exclude-query-star", .warning,
+        "An exclusion with a query item `\"*\"`: it also matches URLs without that item (absent counts as `\"\"`), so it excludes every URL its path matches. Use `\"?*\"`."
+    )
+}

@@ -141,3 +141,84 @@ public struct PatternDiagnostic: Sendable, Hashable, CustomStringConvertible {
         "\(path): \(severity.rawValue): [\(code.rawValue)] \(message)"
     }
 }
+
+extension Rule {
+    /// Reported by `WildcardPatternCompiler`, as a ``PatternDiagnostic`` code.
+    public static let unknownVariable = Rule(
+        "unknown-variable", .error, "`$(name)` names no variable in `variables` and no built-in.")
+
+    /// Reported by `WildcardPatternCompiler`, as a ``PatternDiagnostic`` code.
+    public static let unterminatedVariable = Rule("unterminated-variable", .error, "`$(` without `)`, or `$()`.")
+
+    /// Reported by `WildcardPatternCompiler`, as a ``PatternDiagnostic`` code.
+    public static let emptyVariableName = Rule("empty-variable-name", .error, "`$(` without `)`, or `$()`.")
+
+    /// Reported by `SubstitutionTable`, as a ``PatternDiagnostic`` code.
+    public static let variableShadowsBuiltIn = Rule(
+        "variable-shadows-built-in", .warning, "A variable in `variables` replaces a built-in such as `digit`.")
+
+    /// Reported by `SubstitutionTable`, as a ``PatternDiagnostic`` code.
+    public static let duplicateVariable = Rule(
+        "duplicate-variable", .warning, "A variable defined twice; the last definition wins.")
+
+    /// Reported by `WildcardPatternCompiler`, as a ``PatternDiagnostic`` code.
+    public static let nonASCIIPatternWhilePercentEncoded = Rule(
+        "non-ascii-pattern-while-percent-encoded", .warning,
+        "A non-ASCII pattern under `percentEncoded: true` can never match; percent-encode it or set `percentEncoded: false`."
+    )
+
+    /// Reported by `WildcardPatternCompiler`, as a ``PatternDiagnostic`` code; also by `AndroidPatternLimitRule`,
+    /// `BannerExcludeLimitRule`.
+    public static let patternTooLong = Rule(
+        "pattern-too-long", .error, "A pattern over 1,024 characters (see Pattern limits).")
+
+    /// Reported by `WildcardPatternCompiler`, as a ``PatternDiagnostic`` code; also by `AndroidPatternLimitRule`,
+    /// `BannerExcludeLimitRule`.
+    public static let patternTooComplex = Rule(
+        "pattern-too-complex", .error,
+        "A pattern over 32 wildcards, 8 variable uses, a step width of 512 or 4,096 automaton states, or banner exclusions over 4,096 characters together (see Pattern limits)."
+    )
+
+    /// Reported by `SubstitutionTable`, as a ``PatternDiagnostic`` code.
+    public static let variableTooLarge = Rule(
+        "variable-too-large", .error,
+        "A variable over 1,024 values or 16,384 bytes of values; no pattern using it is compiled (see Pattern limits).")
+
+    /// Reported by `WildcardPatternCompiler`, as a ``PatternDiagnostic`` code.
+    public static let rulesTooComplex = Rule(
+        "rules-too-complex", .error,
+        "The file's patterns together over a step width of 16,384 or 65,536 automaton states (see Pattern limits).")
+
+    /// Reported by `SubstitutionTable`, as a ``PatternDiagnostic`` code.
+    public static let invalidVariableName = Rule(
+        "invalid-variable-name", .error,
+        "An Apple file's substitution variable has a malformed name, a value that uses another variable, or a pattern uses such a broken variable."
+    )
+
+    /// Reported by `SubstitutionTable`, as a ``PatternDiagnostic`` code.
+    public static let variableValueContainsVariable = Rule(
+        "variable-value-contains-variable", .error,
+        "An Apple file's substitution variable has a malformed name, a value that uses another variable, or a pattern uses such a broken variable."
+    )
+
+    /// Reported by `WildcardPatternCompiler`, as a ``PatternDiagnostic`` code.
+    public static let invalidVariableUsed = Rule(
+        "invalid-variable-used", .error,
+        "An Apple file's substitution variable has a malformed name, a value that uses another variable, or a pattern uses such a broken variable."
+    )
+
+    /// The rules of compiling patterns and substitution variables (stage 5), in the order of the docs table: their part
+    /// of `Rule.all`.
+    package static let patternRules: [Rule] = [
+        .unknownVariable,
+        .unterminatedVariable,
+        .emptyVariableName,
+        .variableShadowsBuiltIn,
+        .duplicateVariable,
+        .nonASCIIPatternWhilePercentEncoded,
+        .patternTooLong,
+        .patternTooComplex,
+        .variableTooLarge,
+        .rulesTooComplex,
+    ]
+}

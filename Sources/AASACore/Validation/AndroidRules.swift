@@ -115,3 +115,49 @@ public struct AndroidAppRule: SiteRule {
         return nil
     }
 }
+
+extension Rule {
+    /// Reported by `AndroidAppRule`; also by `AssetLinksImporter`.
+    public static let androidPackage = Rule(
+        "android-package", .error, "A malformed `android` package name or fingerprint.")
+
+    /// Reported by `AndroidAppRule`; also by `AssetLinksImporter`.
+    public static let androidFingerprint = Rule(
+        "android-fingerprint", .error, "A malformed `android` package name or fingerprint.")
+
+    /// Reported by `AndroidAppRule`.
+    public static let androidNoRelation = Rule(
+        "android-no-relation", .error,
+        "An app with neither App Links nor sign-ins, or dynamic rules that cannot apply (`rules` with `rulesFrom`, `appLinks: false`, an unknown `rulesFrom`)."
+    )
+
+    /// Reported by `AndroidAppRule`.
+    public static let androidRules = Rule(
+        "android-rules", .error,
+        "An app with neither App Links nor sign-ins, or dynamic rules that cannot apply (`rules` with `rulesFrom`, `appLinks: false`, an unknown `rulesFrom`)."
+    )
+
+    /// Reported by `AndroidAppRule`.
+    public static let duplicateFingerprint = Rule(
+        "duplicate-fingerprint", .warning,
+        "The same fingerprint twice, or the same package twice with the same permissions.")
+
+    /// Reported by `AndroidAppRule`.
+    public static let duplicatePackage = Rule(
+        "duplicate-package", .warning,
+        "The same fingerprint twice, or the same package twice with the same permissions.")
+
+    /// The rules of the `android` section and the generated assetlinks.json, in the order of the docs table: their part
+    /// of `Rule.all`.
+    package static let androidAppRules: [Rule] = [
+        .androidPackage,
+        .androidFingerprint,
+        .androidNoRelation,
+        .androidRules,
+        .duplicateFingerprint,
+        .duplicatePackage,
+        .androidDynamicRules,
+        .androidWildcardDiffers,
+        .androidRuleLeftOut,
+    ]
+}

@@ -81,3 +81,18 @@ public struct LinkTestChecker: Sendable {
         return "universalLinks.apps[\(app)].rules[\(component)]"
     }
 }
+
+extension Rule {
+    /// Reported by `LinkTestChecker`.
+    public static let testURL = Rule(
+        "test-url", .error, "A test URL does something else than expected, or is not on the domain.")
+
+    /// The rules of what URLs the generated file opens: tests and lint (stage 5), in the order of the docs table: their
+    /// part of `Rule.all`.
+    package static let linkRules: [Rule] = [
+        .testURL,
+        .unreachableRule,
+        .excludeQueryStar,
+        .appClipParent,
+    ]
+}

@@ -146,3 +146,58 @@ public struct PagesRule: SiteRule {
         return found
     }
 }
+
+extension Rule {
+    /// Reported by `BannerRule`.
+    public static let bannerAppStoreID = Rule(
+        "banner-app-store-id", .error, "`smartAppBanner.appStoreID` is not digits.")
+
+    /// Reported by `BannerRule`.
+    public static let bannerAppClip = Rule(
+        "banner-app-clip", .error,
+        "`appClipBundleID` is not the bundle part of an App Clip in `appClips` (or has a team prefix), or `appClipDisplay` is not `\"card\"` or lacks `appClipBundleID`."
+    )
+
+    /// Reported by `BannerRule`.
+    public static let bannerControlCharacter = Rule(
+        "banner-control-character", .error, "A banner value with a control character or line break, or empty.")
+
+    /// Reported by `BannerRule`.
+    public static let bannerEmpty = Rule(
+        "banner-empty", .error, "A banner value with a control character or line break, or empty.")
+
+    /// Reported by `BannerRule`.
+    public static let bannerAppArgument = Rule(
+        "banner-app-argument", .error, "An `appArgument` placeholder other than `{url}`, `{path}`, `{query}`.")
+
+    /// Reported by `BannerRule`.
+    public static let bannerExclude = Rule("banner-exclude", .error, "An `exclude` entry that is not a path pattern.")
+
+    /// Reported by `PagesRule`.
+    public static let landingPage = Rule(
+        "landing-page", .error,
+        "A landing page without `smartAppBanner`, a control character in its title, a template path outside the domain folder, an unreadable template, or an unknown `{{placeholder}}`."
+    )
+
+    /// The rules of the smart app banner, the landing page, `pages/` and touch icons, in the order of the docs table:
+    /// their part of `Rule.all`.
+    package static let pageRules: [Rule] = [
+        .bannerAppStoreID,
+        .bannerAppClip,
+        .bannerControlCharacter,
+        .bannerEmpty,
+        .bannerAppArgument,
+        .bannerExclude,
+        .landingPage,
+        .landingTemplate,
+        .pageTooLarge,
+        .pagesTooLarge,
+        .pageSymlink,
+        .pageName,
+        .touchIconMissing,
+        .touchIconFormat,
+        .touchIconSquare,
+        .touchIconSize,
+        .touchIcon180,
+    ]
+}

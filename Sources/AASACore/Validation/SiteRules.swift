@@ -99,3 +99,29 @@ public struct CacheControlRule: SiteRule {
         return []
     }
 }
+
+extension Rule {
+    /// Reported by `VariableRule`.
+    public static let variableName = Rule(
+        "variable-name", .error, "A variable name that is empty or contains `$`, `(`, `)`.")
+
+    /// Reported by `VariableRule`.
+    public static let variableEmpty = Rule("variable-empty", .error, "A variable with no values.")
+
+    /// Reported by `VariableRule`.
+    public static let variableNested = Rule("variable-nested", .error, "A variable value containing `$(`.")
+
+    /// Reported by `CacheControlRule`; also by `PagesRule`.
+    public static let cacheControl = Rule(
+        "cache-control", .error, "`cacheControl` is empty or has line breaks / control characters.")
+
+    /// The rules of what site.json's values mean (stage 3), in the order of the docs table: their part of `Rule.all`.
+    package static let siteMeaningRules: [Rule] = [
+        .appIDFormat,
+        .duplicateApp,
+        .variableName,
+        .variableEmpty,
+        .variableNested,
+        .cacheControl,
+    ]
+}

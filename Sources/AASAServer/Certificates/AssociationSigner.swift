@@ -331,3 +331,49 @@ public final class SignatureCache: Sendable {
         entries.withLock { $0[domain] = (key, signed) }
     }
 }
+
+extension Rule {
+    /// Reported by `AssociationSigner`.
+    public static let signingKeyMismatch = Rule(
+        "signing-key-mismatch", .error,
+        "The signing key does not match, the certificate is expired or not yet valid, does not cover the domain, lacks its chain, or has an RSA key under 2048 bits."
+    )
+
+    /// Reported by `AssociationSigner`.
+    public static let signingExpired = Rule(
+        "signing-expired", .error,
+        "The signing key does not match, the certificate is expired or not yet valid, does not cover the domain, lacks its chain, or has an RSA key under 2048 bits."
+    )
+
+    /// Reported by `AssociationSigner`.
+    public static let signingName = Rule(
+        "signing-name", .error,
+        "The signing key does not match, the certificate is expired or not yet valid, does not cover the domain, lacks its chain, or has an RSA key under 2048 bits."
+    )
+
+    /// Reported by `AssociationSigner`.
+    public static let signingChain = Rule(
+        "signing-chain", .error,
+        "The signing key does not match, the certificate is expired or not yet valid, does not cover the domain, lacks its chain, or has an RSA key under 2048 bits."
+    )
+
+    /// Reported by `AssociationSigner`.
+    public static let signingKeySize = Rule(
+        "signing-key-size", .error,
+        "The signing key does not match, the certificate is expired or not yet valid, does not cover the domain, lacks its chain, or has an RSA key under 2048 bits."
+    )
+
+    /// Reported by `AssociationSigner`; also by `FileSigning`.
+    public static let signingFailed = Rule("signing-failed", .error, "OpenSSL could not make the signature.")
+
+    /// The rules of signing the Apple file, in the order of the docs table: their part of `Rule.all`.
+    package static let signingRules: [Rule] = [
+        .signingIdentity,
+        .signingKeyMismatch,
+        .signingExpired,
+        .signingName,
+        .signingChain,
+        .signingKeySize,
+        .signingFailed,
+    ]
+}

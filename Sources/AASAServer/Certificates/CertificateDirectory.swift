@@ -384,3 +384,20 @@ public struct CertificateDirectory: Sendable {
         }
     }
 }
+
+extension Rule {
+    /// Reported by `CertificateDirectory`.
+    public static let certificateKeyMismatch = Rule(
+        "certificate-key-mismatch", .error,
+        "`privkey.pem` does not belong to `fullchain.pem`, or a file cannot be read.")
+
+    /// Reported by `CertificateDirectory`; also by `Server`.
+    public static let certificateInvalid = Rule(
+        "certificate-invalid", .error, "`privkey.pem` does not belong to `fullchain.pem`, or a file cannot be read.")
+
+    /// Reported by `CertificateDirectory`.
+    public static let ocspStaple = Rule(
+        "ocsp-staple", .warning,
+        "`ocsp.der` cannot be stapled (unreadable, for another certificate, expired, no responder): the handshake goes on without a staple."
+    )
+}

@@ -80,3 +80,11 @@ public enum PrivateKeyPermissions {
         return "'\(String(cString: name))' (gid \(id))"
     }
 }
+
+extension Rule {
+    /// Reported by `PrivateKeyPermissions`.
+    public static let privateKeyPermissions = Rule(
+        "private-key-permissions", .warning,
+        "A `privkey.pem` (or the development CA's key) that other users can read: a mode bit for others, or for a group the server does not run with. An error that keeps the certificate from loading under `serve --strict`. See security.md.",
+        docs: "security.md#private-keys")
+}

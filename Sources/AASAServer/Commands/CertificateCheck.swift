@@ -68,3 +68,34 @@ public struct CertificateCheck: Sendable {
         date.formatted(.iso8601.year().month().day())
     }
 }
+
+extension Rule {
+    /// Reported by `CertificateCheck`; also by `CertificateDirectory`.
+    public static let certificateMissing = Rule(
+        "certificate-missing", .error,
+        "`check` only: no certificate in `certs/` covers the domain, or `certs/<domain>/` holds one for other names.")
+
+    /// Reported by `CertificateCheck`.
+    public static let certificateName = Rule(
+        "certificate-name", .error,
+        "`check` only: no certificate in `certs/` covers the domain, or `certs/<domain>/` holds one for other names.")
+
+    /// Reported by `CertificateCheck`; also by `CertificateDirectory`.
+    public static let certificateExpired = Rule(
+        "certificate-expired", .error, "The domain's certificate has expired, or expires within 14 days.")
+
+    /// Reported by `CertificateCheck`.
+    public static let certificateExpiring = Rule(
+        "certificate-expiring", .warning, "The domain's certificate has expired, or expires within 14 days.")
+
+    /// The rules of the certificates in `certs/`, in the order of the docs table: their part of `Rule.all`.
+    package static let certificateRules: [Rule] = [
+        .certificateMissing,
+        .certificateName,
+        .certificateKeyMismatch,
+        .certificateInvalid,
+        .privateKeyPermissions,
+        .certificateExpired,
+        .certificateExpiring,
+    ]
+}

@@ -96,3 +96,17 @@ public struct CertificateOrdering {
         }
     }
 }
+
+extension Rule {
+    /// Reported by `CertificateOrdering`; also by `Server`.
+    public static let acmeSetup = Rule(
+        "acme-setup", .error,
+        "`--acme` cannot run: no plain HTTP listener for the challenges, an unreadable `--acme-ca-file`, or an account key that cannot be read or created."
+    )
+
+    /// Reported by `CertificateOrdering`.
+    public static let acmeOrder = Rule(
+        "acme-order", .error,
+        "`certs acme` could not obtain a certificate for a domain: the CA's problem document, an unreachable CA, or a challenge the CA could not validate, with the URL it tried."
+    )
+}

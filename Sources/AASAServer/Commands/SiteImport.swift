@@ -114,3 +114,21 @@ public struct SiteImport: Sendable {
             imported: kind)
     }
 }
+
+extension Rule {
+    /// Reported by `SiteImport`.
+    public static let existingConfig = Rule(
+        "existing-config", .error, "`import` into a domain whose existing `site.json` has errors; fix them first.")
+
+    /// Reported by `SiteImport`; also by `FileSigning`.
+    public static let writeFailed = Rule(
+        "write-failed", .error, "A tool could not write its output file (`import`, `sign --out`); nothing was replaced."
+    )
+
+    /// The rules of writing what `import` and `sign --out` made, in the order of the docs table: their part of
+    /// `Rule.all`.
+    package static let importRules: [Rule] = [
+        .existingConfig,
+        .writeFailed,
+    ]
+}
