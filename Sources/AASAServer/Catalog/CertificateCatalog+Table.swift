@@ -1,4 +1,4 @@
-import AASACore
+public import AASACore
 import AASAMicroHTTPD
 import Foundation
 
@@ -186,4 +186,13 @@ extension CertificateCatalog {
         }
         .first ?? certificates.served.keys.min()
     }
+}
+
+/// The rule of certificates that leave nothing to serve.
+extension Rule {
+    /// Reported by ``CertificateCatalog/take(_:only:domains:allDomains:isConfigured:temporaryCertificates:location:at:)``
+    /// when the certificates read hold no usable one.
+    public static let noCertificates = Rule(
+        "no-certificates", .error,
+        "The certificate folder holds no usable certificate, so HTTPS cannot start (`serve`).")
 }

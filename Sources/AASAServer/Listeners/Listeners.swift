@@ -1,4 +1,4 @@
-import AASACore
+public import AASACore
 import AASAMicroHTTPD
 import Foundation
 import Logging
@@ -166,4 +166,22 @@ final class Listeners: Sendable {
         if observed { listener.observer = recorder }
         return listener
     }
+}
+
+/// The rules of what `serve` needs to run.
+extension Rule {
+    /// Reported by ``Listeners`` when a listener cannot bind or start.
+    public static let listener = Rule(
+        "listener", .error,
+        "A listener could not start (the port is in use, an invalid bind address): `serve` exits with status 1.")
+
+    /// The rules of what `serve` and `certs acme` need to run (stapling, certificates, ACME, listeners), in the order
+    /// of the docs table: their part of `Rule.all`.
+    package static let serveRules: [Rule] = [
+        .ocspStaple,
+        .noCertificates,
+        .acmeSetup,
+        .acmeOrder,
+        .listener,
+    ]
 }

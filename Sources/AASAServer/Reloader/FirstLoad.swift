@@ -1,4 +1,4 @@
-import AASACore
+public import AASACore
 import Foundation
 import Logging
 
@@ -68,4 +68,19 @@ struct FirstLoad {
             ])
         return (catalog, took)
     }
+}
+
+/// The rule of a start that serves nothing.
+extension Rule {
+    /// Reported by ``FirstLoad`` when no domain folder loaded.
+    public static let noDomainServed = Rule(
+        "no-domain-served", .error,
+        "At start, no domain folder could be served: the start fails with exit status 2 (one failing domain beside good ones never stops the start)."
+    )
+
+    /// The rules of starting `serve` with the domains that loaded, in the order of the docs table: their part of
+    /// `Rule.all`.
+    package static let startRules: [Rule] = [
+        .noDomainServed
+    ]
 }
