@@ -22,13 +22,13 @@ extension Server {
         /// Every folder: the start, SIGHUP, a removal grace ending, changes the watcher cannot name.
         static let everything = LoadScope(domains: nil, certificates: nil)
 
-        /// What the watcher saw change: the entries of the config folder (root 0) and of the certificate folder
-        /// (root 1).
+        /// What the watcher saw change: the entries of the config folder and of the certificate folder.
         init(_ changes: FolderChanges) {
             if changes.everything {
                 self = .everything
             } else {
-                self.init(domains: changes.entries(below: 0), certificates: changes.entries(below: 1))
+                self.init(
+                    domains: changes.entries(below: .config), certificates: changes.entries(below: .certificates))
             }
         }
 
