@@ -165,6 +165,8 @@ public final class HTTPListener: Sendable {
 
     /// Connections closed by libmicrohttpd that still linger (``LingeringClose``) while their client finishes.
     var lingeringConnections: Int { context.lingeringClose.count }
+    /// The kernel's id of the thread reading lingering connections, 0 when none runs.
+    var lingeringThreadID: Int32 { context.lingeringClose.threadID }
 
     /// Number of open client connections (0 once stopped).
     public var openConnections: Int {

@@ -106,6 +106,10 @@ final class LingeringClose: Sendable {
         return true
     }
 
+    /// The kernel's id of the reading thread while it runs, 0 otherwise: for tests that check it is gone after
+    /// ``stop()``.
+    var threadID: Int32 { state.withLock { $0.thread }?.threadID ?? 0 }
+
     /// Closes the sockets still lingering and returns once the reading thread has ended (within 0.1 s: it looks
     /// that often); no socket lingers from then on.
     func stop() {

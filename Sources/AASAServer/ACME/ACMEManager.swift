@@ -205,6 +205,9 @@ public final class ACMEManager: Service, Sendable {
         }
     }
 
+    /// The kernel's ids of the running workers, for tests that check they are gone after ``stop()``.
+    var threadIDs: [Int32] { queue.threadIDs }
+
     /// Stops the workers and returns once they have ended: orders in flight finish (their certificates are still
     /// written, within ``ACMESettings/pollTimeout`` and the HTTP timeouts), no new one starts.
     public func stop() {

@@ -128,6 +128,9 @@ public final class CDNMonitor: Service, Sendable {
         queue.start { [weak self] domain in self?.check(domain) }
     }
 
+    /// The kernel's id of the running thread, for tests that check it is gone after ``stop()``.
+    var threadIDs: [Int32] { queue.threadIDs }
+
     /// Stops the checking thread and returns once it has ended, after the check in progress.
     public func stop() {
         queue.stop()

@@ -88,6 +88,9 @@ final class ChangeComparer: Service, @unchecked Sendable {
         }
     }
 
+    /// The kernel's id of the running thread, for tests that check it is gone after ``stop()``.
+    var threadIDs: [Int32] { condition.locked { thread.map { [$0.threadID] } ?? [] } }
+
     /// Stops the thread and returns once it has ended, after the comparison in progress; waiting ones are dropped.
     func stop() {
         let joining = condition.locked {

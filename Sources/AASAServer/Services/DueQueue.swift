@@ -83,6 +83,9 @@ final class DueQueue<Key: Hashable & Sendable, Item: Sendable>: @unchecked Senda
         for thread in joining { thread.join() }
     }
 
+    /// The kernel's ids of the running workers, for tests that check they are gone after ``stop()``.
+    var threadIDs: [Int32] { condition.locked { threads.map(\.threadID) } }
+
     /// Whether the queue is stopping or stopped: for work that waits between items (``pause(until:)``).
     var isStopping: Bool { condition.locked { !running } }
 
