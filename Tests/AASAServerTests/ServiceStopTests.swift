@@ -119,6 +119,38 @@ import Testing
         FileManager.default.fileExists(atPath: "/proc/self/task/\(thread)")
     }
 
+    /// An order whose authorization stays pending polls the CA for up to its poll timeout (five minutes here);
+    /// stopping the manager ends the poll at its next wait, and the order cut short counts as no failure.
+    @Test func stoppingACMEEndsAnOrderThatIsPollingTheCA() throws {
+        let folder = TemporaryDirectory("aasa-stop-acme-poll")
+        let pending = 400
+        let ca = RecordedCA(
+            [
+                RecordedCA.directory, RecordedCA.nonce, RecordedCA.newAccount, RecordedCA.newOrder(),
+                RecordedCA.authorization("pending"), RecordedCA.respond,
+            ] + Array(repeating: RecordedCA.authorization("pending"), count: pending))
+        let account = ACMEAccount(
+            key: try PrivateKey.generate(.ecdsaP256), email: "ops@example.com", agreesToTerms: true)
+        // The client's own wait between polls (no `sleep` given): one second per poll.
+        let client = try ACMEClient(
+            directoryURL: "https://ca.test/directory", account: account, transport: ca, pollTimeout: .seconds(300))
+        let manager = ACMEManager(
+            settings: ACMESettings(), client: client, certificateDirectory: folder.path, logger: Logger(label: "test"),
+            issued: { _ in })
+        manager.update(domains: ["shop.example"], certificates: [])
+        manager.start()
+        #expect(DueQueueTests.waitFor(30) { ca.remaining < pending - 1 }, "the order never polled")
+        let threads = manager.threadIDs
+        let stopping = ContinuousClock.now
+        manager.stop()
+        let took = stopping.duration(to: .now)
+        // Expected within a second (one wait between polls); without the stop, the poll runs for five minutes.
+        #expect(took < .seconds(30), "stop took \(took)")
+        #expect(threads.allSatisfy { !Self.isRunning($0) })
+        #expect(manager.orderCounts.isEmpty, "\(manager.orderCounts)")
+        #expect(manager.statuses["shop.example"]?.state != .failed)
+    }
+
     @Test(arguments: Kind.allCases)
     func stopReturnsOnceTheWorkInProgressAndTheThreadsHaveEnded(kind: Kind) throws {
         let busy = try Self.make(kind)

@@ -17,8 +17,12 @@ public final class ACMEClient: Sendable {
     public let account: ACMEAccount
     private let transport: any ACMETransport
     private let jwk: JSONWebKey
-    /// Waits between polls; tests replace it so recorded exchanges need no real time.
-    private let sleep: @Sendable (Duration) -> Void
+    /// Waits between polls, when given; tests give one so recorded exchanges need no real time. Without it a poll
+    /// waits on ``pollStop``, which ``stopPolling()`` ends at once.
+    private let sleep: (@Sendable (Duration) -> Void)?
+    /// Wakes a poll waiting between its requests once ``stopPolling()`` set ``pollingStopped``.
+    private let pollStop = NSCondition()
+    private let pollingStopped = Mutex(false)
     /// How long an authorization or order may stay pending or processing before the attempt fails.
     private let pollTimeout: Duration
     private let state = Mutex(State())
@@ -38,7 +42,7 @@ public final class ACMEClient: Sendable {
     /// A client for the CA at `directoryURL`, signing with `account`'s key.
     public init(
         directoryURL: String, account: ACMEAccount, transport: any ACMETransport, pollTimeout: Duration = .seconds(300),
-        sleep: @escaping @Sendable (Duration) -> Void = ACMEClient.sleep
+        sleep: (@Sendable (Duration) -> Void)? = nil
     ) throws(ACMEFailure) {
         self.directoryURL = directoryURL
         self.account = account
@@ -54,7 +58,7 @@ public final class ACMEClient: Sendable {
         }
     }
 
-    /// Blocks the calling thread for `duration`: how the client waits between polls unless told otherwise.
+    /// Blocks the calling thread for `duration`, whatever ``stopPolling()`` says: a `sleep` to give the client.
     public static func sleep(_ duration: Duration) { Thread.sleep(forTimeInterval: duration.timeInterval) }
 
     /// The key authorization for `token`: what the http-01 answer holds (RFC 8555 §8.1).
@@ -366,8 +370,31 @@ public final class ACMEClient: Sendable {
                     hint: "the CA is slow; the server orders again later")
             }
             let wait = response.retryAfter().map { $0.timeIntervalSinceNow } ?? 1
-            sleep(.milliseconds(Int(min(max(wait, 1), 10) * 1000)))
+            let pause = Duration.milliseconds(Int(min(max(wait, 1), 10) * 1000))
+            if let sleep { sleep(pause) } else { waitUnlessStopped(pause) }
+            if pollingStopped.withLock({ $0 }) {
+                throw ACMEFailure(
+                    .network, "the \(what) was still \(status) when the server stopped", url: url,
+                    hint: "the server orders again after its next start")
+            }
         }
+    }
+
+    /// Ends every poll at its next wait, with a failure: for a server stopping while an order is in flight, so its
+    /// ACME workers end within a request instead of after ``pollTimeout``.
+    public func stopPolling() {
+        pollingStopped.withLock { $0 = true }
+        pollStop.lock()
+        pollStop.broadcast()
+        pollStop.unlock()
+    }
+
+    /// Waits for `duration`, or until ``stopPolling()``.
+    private func waitUnlessStopped(_ duration: Duration) {
+        let until = Date().addingTimeInterval(duration.timeInterval)
+        pollStop.lock()
+        defer { pollStop.unlock() }
+        while !pollingStopped.withLock({ $0 }), Date() < until { _ = pollStop.wait(until: until) }
     }
 
     /// Fails unless `object` has `status`, with the CA's `error` when it gave one.

@@ -201,6 +201,11 @@ public final class ACMEManager: Service, Sendable {
         queue.start { [weak self] domain in
             guard let self else { return }
             let outcome = Result { () throws(ACMEFailure) in try renewOrOrder(domain) }
+            // An order the stop cut short is no failure of the CA's: the next start plans the domain again.
+            if case .failure = outcome, queue.isStopping {
+                queue.withItems { $0[domain]?.inProgress = false }
+                return
+            }
             finish(domain, outcome)
         }
     }
@@ -208,9 +213,11 @@ public final class ACMEManager: Service, Sendable {
     /// The kernel's ids of the running workers, for tests that check they are gone after ``stop()``.
     var threadIDs: [Int32] { queue.threadIDs }
 
-    /// Stops the workers and returns once they have ended: orders in flight finish (their certificates are still
-    /// written, within ``ACMESettings/pollTimeout`` and the HTTP timeouts), no new one starts.
+    /// Stops the workers and returns once they have ended: no new order starts, and an order in flight ends at its
+    /// next wait for the CA (``ACMEClient/stopPolling()``) or, past it, once its certificate is written; a request
+    /// in flight ends within the HTTP client's timeout.
     public func stop() {
+        client.stopPolling()
         queue.stop()
     }
 
