@@ -23,6 +23,14 @@ public final class ServiceThread: Sendable {
     private let identity = Atomic<UInt>(0)
     /// The kernel's id of the thread while its body runs, 0 before and after.
     private let kernelID = Atomic<Int32>(0)
+    /// Whether the body has returned.
+    private let ended = Atomic<Bool>(false)
+    /// Who releases the thread's resources: ``undecided``, a joiner (``joined``), or the thread itself
+    /// (``detached``), when it joined itself.
+    private let fate = Atomic<Int>(ServiceThread.undecided)
+    private static let undecided = 0
+    private static let joined = 1
+    private static let detached = 2
 
     /// What the thread runs, handed over as its one retained context.
     private final class Start: Sendable {
@@ -84,14 +92,28 @@ public final class ServiceThread: Sendable {
     public var isCurrent: Bool { identity.load(ordering: .acquiring) == UInt(pthread_self()) }
 
     /// Waits until the thread has ended. Returns at once when it was joined before, and when called from the thread
-    /// itself (a service stopped by its own callback: its loop ends when the callback returns). Several callers may
-    /// wait at once: the first joins, the others wait for it.
+    /// itself (a service stopped by its own callback: its loop ends when the callback returns), which detaches it so
+    /// that its resources go when it ends. Several callers may wait at once: the first joins, the others wait for it.
     public func join() {
-        if isCurrent { return }
+        if isCurrent {
+            if fate.compareExchange(expected: Self.undecided, desired: Self.detached, ordering: .acquiringAndReleasing)
+                .exchanged
+            {
+                pthread_detach(pthread_self())
+            }
+            return
+        }
         handle.withLock { handle in
             // Also checked here: a body that joins before `init` stored the identity waits for the lock, then sees it.
             guard let thread = handle, pthread_equal(thread, pthread_self()) == 0 else { return }
-            pthread_join(thread, nil)
+            if fate.compareExchange(expected: Self.undecided, desired: Self.joined, ordering: .acquiringAndReleasing)
+                .exchanged
+            {
+                pthread_join(thread, nil)
+            } else {
+                // Detached by itself: nothing to join, so wait for its body to return.
+                while !ended.load(ordering: .acquiring) { usleep(1000) }
+            }
             handle = nil
         }
     }
@@ -99,7 +121,10 @@ public final class ServiceThread: Sendable {
     private func run(_ body: @Sendable () -> Void) {
         Self.nameThisThread(name)
         kernelID.store(Self.currentThreadID(), ordering: .releasing)
-        defer { kernelID.store(0, ordering: .releasing) }
+        defer {
+            kernelID.store(0, ordering: .releasing)
+            ended.store(true, ordering: .releasing)
+        }
         body()
     }
 
