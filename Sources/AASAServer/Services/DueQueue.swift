@@ -86,8 +86,8 @@ final class DueQueue<Key: Hashable & Sendable, Item: Sendable>: @unchecked Senda
     /// The kernel's ids of the running workers, for tests that check they are gone after ``stop()``.
     var threadIDs: [Int32] { condition.locked { threads.map(\.threadID) } }
 
-    /// Whether the queue is stopping or stopped: for work that waits between items (``pause(until:)``).
-    var isStopping: Bool { condition.locked { !running } }
+    /// Whether ``stop()`` was called: for work that tells an item cut short by the stop from one that failed.
+    var isStopping: Bool { condition.locked { stopped } }
 
     /// Waits until `time`, or until the queue stops; returns whether it is still running. For a worker that keeps
     /// a rate between items without holding up ``stop()``.
