@@ -113,6 +113,7 @@ public final class HTTPListener: Sendable {
         let messages = context.finishStartup()
         if let failure {
             for daemon in started { MHD_stop_daemon(daemon) }
+            context.lingeringClose.stop()
             Unmanaged<ListenerContext>.fromOpaque(cls).release()
             throw Self.startError(configuration, errno: failure.errno, messages: messages)
         }
@@ -164,6 +165,8 @@ public final class HTTPListener: Sendable {
 
     /// Connections closed by libmicrohttpd that still linger (``LingeringClose``) while their client finishes.
     var lingeringConnections: Int { context.lingeringClose.count }
+    /// The kernel's id of the thread reading lingering connections, 0 when none runs.
+    var lingeringThreadID: Int32 { context.lingeringClose.threadID }
 
     /// Number of open client connections (0 once stopped).
     public var openConnections: Int {
@@ -177,8 +180,8 @@ public final class HTTPListener: Sendable {
     /// Stops accepting, lets open connections finish for up to `timeout`, then closes everything.
     ///
     /// The listening socket is closed first, so new clients are refused at once. Idle keep-alive
-    /// connections are closed when the timeout ends. Returns when libmicrohttpd's threads have ended;
-    /// calling it again (or after another thread did) returns immediately.
+    /// connections are closed when the timeout ends. Returns when libmicrohttpd's threads and the listener's
+    /// lingering-close thread have ended; calling it again (or after another thread did) returns immediately.
     public func stop(timeout: Duration = .seconds(5)) {
         let handles = daemons.withLock { handles -> [DaemonHandle] in
             defer { handles = [] }
@@ -195,6 +198,8 @@ public final class HTTPListener: Sendable {
             usleep(10_000)
         }
         for handle in handles { MHD_stop_daemon(handle.pointer) }
+        // No callback can adopt a socket any more: the last lingering ones close, and their thread is joined.
+        context.lingeringClose.stop()
         // No callback can run any more: drop the retain taken in init.
         Unmanaged.passUnretained(context).release()
     }

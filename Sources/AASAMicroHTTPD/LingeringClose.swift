@@ -1,3 +1,4 @@
+internal import AASACore
 import Foundation
 import Synchronization
 
@@ -20,7 +21,9 @@ import Synchronization
 ///
 /// Bounds, decided before any byte is read: ``capacity`` sockets per listener linger at once (a refusal beyond
 /// it is closed at once, as without lingering); each for at most ``duration`` and ``byteLimit``. One thread per
-/// listener reads them, started when the first socket lingers and ended when none is left.
+/// listener reads them, started when the first socket lingers and ended when none is left; ``stop()`` (when the
+/// listener stops) closes the sockets still lingering, as libmicrohttpd closes its own connections then, and joins
+/// the thread.
 final class LingeringClose: Sendable {
     /// How long a socket lingers at most (nginx's `lingering_time` is 30 s, its `lingering_timeout` 5 s).
     static let duration: Duration = .seconds(5)
@@ -38,6 +41,9 @@ final class LingeringClose: Sendable {
     private struct State {
         var sockets: [Lingering] = []
         var reading = false
+        /// The reading thread, running or ended but not joined yet.
+        var thread: ServiceThread?
+        var stopped = false
     }
 
     private let state = Mutex(State())
@@ -73,33 +79,59 @@ final class LingeringClose: Sendable {
         let copy = dup(socket)
         guard copy >= 0 else { return false }
         let deadline = ConnectionState.now() &+ deadlineNanoseconds
-        let start = state.withLock { state -> Bool? in
-            guard state.sockets.count < Self.capacity else { return nil }
+        let adopted = state.withLock { state -> (adopted: Bool, ended: ServiceThread?) in
+            guard !state.stopped, state.sockets.count < Self.capacity else { return (false, nil) }
+            // The answer ends here for the client (TCP FIN), while its bytes are still read; before the socket is
+            // listed, so the reading thread never closes one that is still to be shut down.
+            shutdown(copy, Int32(SHUT_WR))
             state.sockets.append(Lingering(socket: copy, deadline: deadline, discarded: 0))
-            defer { state.reading = true }
-            return !state.reading
+            guard !state.reading else { return (true, nil) }
+            // The thread that read the last sockets has left its loop (it cleared `reading`): joined below, outside
+            // the lock, as its successor starts.
+            let ended = state.thread
+            state.reading = true
+            state.thread = try? ServiceThread(name: "lingering-close") { [self] in read() }
+            if state.thread == nil {
+                state.sockets.removeLast()
+                state.reading = false
+                return (false, ended)
+            }
+            return (true, ended)
         }
-        guard let start else {
+        adopted.ended?.join()
+        guard adopted.adopted else {
             close(copy)
             return false
-        }
-        // The answer ends here for the client (TCP FIN), while its bytes are still read.
-        shutdown(copy, Int32(SHUT_WR))
-        if start {
-            let thread = Thread { [self] in read() }
-            thread.name = "lingering-close"
-            thread.start()
         }
         return true
     }
 
-    /// Reads and discards from every lingering socket until none is left.
+    /// The kernel's id of the reading thread while it runs, 0 otherwise: for tests that check it is gone after
+    /// ``stop()``.
+    var threadID: Int32 { state.withLock { $0.thread }?.threadID ?? 0 }
+
+    /// Closes the sockets still lingering and returns once the reading thread has ended (within 0.1 s: it looks
+    /// that often); no socket lingers from then on.
+    func stop() {
+        let thread = state.withLock { state in
+            state.stopped = true
+            return state.thread
+        }
+        thread?.join()
+        let left = state.withLock { state in
+            defer { state.sockets = [] }
+            return state.sockets
+        }
+        for lingering in left { close(lingering.socket) }
+    }
+
+    /// Reads and discards from every lingering socket until none is left, or until ``stop()``.
     private func read() {
         var buffer = [UInt8](repeating: 0, count: 16 * 1024)
         while true {
             guard
                 let sockets = state.withLock({ state -> [Lingering]? in
-                    if state.sockets.isEmpty {
+                    if state.sockets.isEmpty || state.stopped {
                         state.reading = false
                         return nil
                     }

@@ -151,6 +151,27 @@ import Testing
         #expect(listener.lingeringConnections == 0)
     }
 
+    /// Stopping the listener ends the lingering at once: the sockets still lingering are closed and their thread is
+    /// joined before `stop` returns, not left to run out its 5 s.
+    @Test func stoppingTheListenerClosesTheLingeringSocketsAndJoinsTheirThread() throws {
+        let listener = try listener()
+        let client = try RawClient(port: listener.port)
+        client.send("GET /hello HTTP/1.1\r\nHost: a\r\nX-Big: " + String(repeating: "a", count: 20_000))
+        let deadline = Date().addingTimeInterval(10)
+        while (listener.lingeringConnections == 0 || listener.lingeringThreadID == 0) && Date() < deadline {
+            _ = client.send(String(repeating: "a", count: 100))
+            usleep(20_000)
+        }
+        let thread = listener.lingeringThreadID
+        #expect(listener.lingeringConnections == 1 && thread != 0)
+        let stopping = ContinuousClock.now
+        listener.stop(timeout: .zero)
+        // The lingering bound is 5 s; the thread looks every 0.1 s.
+        #expect(stopping.duration(to: .now) < .seconds(4))
+        #expect(!FileManager.default.fileExists(atPath: "/proc/self/task/\(thread)"), "the lingering thread still runs")
+        #expect(listener.lingeringConnections == 0 && listener.lingeringThreadID == 0)
+    }
+
     /// RFC 9112 §3.2: a request with more than one Host gets 400, whichever names a site we serve.
     @Test(arguments: [false, true])
     func aRequestWithTwoHostHeadersGets400(tls: Bool) throws {

@@ -136,14 +136,18 @@ import Testing
             return try #require(found)
         }
         var edit = try next { _ = try scratch.write("config/a.example/site.json", "{ }") }
-        #expect(!edit.everything && edit.entries(below: 0) == ["a.example"] && edit.entries(below: 1).isEmpty)
+        #expect(
+            !edit.everything && edit.entries(below: .config) == ["a.example"]
+                && edit.entries(below: .certificates).isEmpty)
         edit = try next { _ = try scratch.write("config/c.example/site.json", "{}") }
-        #expect(!edit.everything && edit.entries(below: 0) == ["c.example"])
+        #expect(!edit.everything && edit.entries(below: .config) == ["c.example"])
         // The new folder is watched from then on.
         edit = try next { _ = try scratch.write("config/c.example/site.json", "{ }") }
-        #expect(!edit.everything && edit.entries(below: 0) == ["c.example"])
+        #expect(!edit.everything && edit.entries(below: .config) == ["c.example"])
         edit = try next { _ = try scratch.write("certs/a.example/fullchain.pem", "x") }
-        #expect(!edit.everything && edit.entries(below: 1) == ["a.example"] && edit.entries(below: 0).isEmpty)
+        #expect(
+            !edit.everything && edit.entries(below: .certificates) == ["a.example"]
+                && edit.entries(below: .config).isEmpty)
         edit = try next { _ = try scratch.write("config/..data", "x") }
         #expect(edit.everything)
     }
@@ -173,20 +177,20 @@ import Testing
         #expect(try changes { _ = try scratch.write("config/a.example/site.json", "{}") }.isEmpty)
         // A new entry of a root is.
         var seenNow = try changes { _ = try scratch.write("config/c.example/site.json", "{}") }
-        #expect(seenNow.count == 1 && seenNow.first?.entries(below: 0) == ["c.example"])
+        #expect(seenNow.count == 1 && seenNow.first?.entries(below: .config) == ["c.example"])
         // Watching a folder lists it, for the load to read instead of listing it again; a file is no folder.
-        let listed = watcher.watchEntry("a.example", ofRoot: 0)
+        let listed = watcher.watchEntry("a.example", ofRoot: .config)
         #expect(listed?.map(\.name) == ["site.json"] && listed?.first?.kind == .other)
         #expect(try changes { _ = try scratch.write("config/stray.txt", "") }.count == 1)
-        #expect(watcher.watchEntry("stray.txt", ofRoot: 0) == nil)
-        #expect(watcher.watchEntry("gone.example", ofRoot: 0) == nil)
+        #expect(watcher.watchEntry("stray.txt", ofRoot: .config) == nil)
+        #expect(watcher.watchEntry("gone.example", ofRoot: .config) == nil)
         seenNow = try changes { _ = try scratch.write("config/a.example/site.json", "{ }") }
-        #expect(seenNow.count == 1 && seenNow.first?.entries(below: 0) == ["a.example"])
+        #expect(seenNow.count == 1 && seenNow.first?.entries(below: .config) == ["a.example"])
         #expect(try changes { _ = try scratch.write("certs/a.example/fullchain.pem", "x") }.isEmpty)
         watcher.watchRemainingEntries()
         seenNow = try changes { _ = try scratch.write("certs/a.example/fullchain.pem", "y") }
-        #expect(seenNow.count == 1 && seenNow.first?.entries(below: 1) == ["a.example"])
+        #expect(seenNow.count == 1 && seenNow.first?.entries(below: .certificates) == ["a.example"])
         seenNow = try changes { _ = try scratch.write("config/b.example/site.json", "{}") }
-        #expect(seenNow.count == 1 && seenNow.first?.entries(below: 0) == ["b.example"])
+        #expect(seenNow.count == 1 && seenNow.first?.entries(below: .config) == ["b.example"])
     }
 }

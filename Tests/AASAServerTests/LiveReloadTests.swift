@@ -283,15 +283,15 @@ import Testing
     @Test func stoppingTheServerEndsTheWatcherThread() throws {
         let live = try LiveServer()
         let watcher = try #require(live.server.watcher)
-        #expect(waitUntil(2) { watcher.threadID.load(ordering: .relaxed) != 0 } != nil)
-        let thread = "/proc/self/task/\(watcher.threadID.load(ordering: .relaxed))"
+        #expect(waitUntil(2) { watcher.threadID != 0 } != nil)
+        let thread = "/proc/self/task/\(watcher.threadID)"
         let name = try String(contentsOfFile: thread + "/comm", encoding: .utf8)
         #expect(name == "aasa-watch\n")
 
         let stopping = ContinuousClock.now
         live.server.stop(timeout: .zero)
         #expect(stopping.duration(to: .now) < .seconds(1))
-        #expect(watcher.threadID.load(ordering: .relaxed) == 0)
+        #expect(watcher.threadID == 0)
         #expect(!FileManager.default.fileExists(atPath: thread), "the watcher thread is still running")
         #expect(live.server.watcher == nil)
 

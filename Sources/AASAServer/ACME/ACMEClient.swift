@@ -17,10 +17,14 @@ public final class ACMEClient: Sendable {
     public let account: ACMEAccount
     private let transport: any ACMETransport
     private let jwk: JSONWebKey
-    /// Waits between polls; tests replace it so recorded exchanges need no real time.
-    private let sleep: @Sendable (Duration) -> Void
+    /// Waits between polls, when given; tests give one so recorded exchanges need no real time. Without it a poll
+    /// waits on ``pollStop``, which ``stopPolling()`` ends at once.
+    let sleep: (@Sendable (Duration) -> Void)?
+    /// Wakes a poll waiting between its requests once ``stopPolling()`` set ``pollingStopped``.
+    let pollStop = NSCondition()
+    let pollingStopped = Mutex(false)
     /// How long an authorization or order may stay pending or processing before the attempt fails.
-    private let pollTimeout: Duration
+    let pollTimeout: Duration
     private let state = Mutex(State())
     /// Held while the account registers, so workers ordering at once register it once.
     private let registration = NSLock()
@@ -38,7 +42,7 @@ public final class ACMEClient: Sendable {
     /// A client for the CA at `directoryURL`, signing with `account`'s key.
     public init(
         directoryURL: String, account: ACMEAccount, transport: any ACMETransport, pollTimeout: Duration = .seconds(300),
-        sleep: @escaping @Sendable (Duration) -> Void = ACMEClient.sleep
+        sleep: (@Sendable (Duration) -> Void)? = nil
     ) throws(ACMEFailure) {
         self.directoryURL = directoryURL
         self.account = account
@@ -54,7 +58,7 @@ public final class ACMEClient: Sendable {
         }
     }
 
-    /// Blocks the calling thread for `duration`: how the client waits between polls unless told otherwise.
+    /// Blocks the calling thread for `duration`, whatever ``stopPolling()`` says: a `sleep` to give the client.
     public static func sleep(_ duration: Duration) { Thread.sleep(forTimeInterval: duration.timeInterval) }
 
     /// The key authorization for `token`: what the http-01 answer holds (RFC 8555 §8.1).
@@ -102,14 +106,14 @@ public final class ACMEClient: Sendable {
     // MARK: Signed requests
 
     /// How a request is signed: with the whole public key (newAccount), or by the account's URL.
-    private enum Signer {
+    enum Signer {
         case jwk
         case account
     }
 
     /// POSTs `payload` (`nil`: POST-as-GET, an empty payload) signed for `url`, retrying `badNonce`; throws the
     /// CA's problem document as a ``ACMEFailure/Kind/problem`` failure for any status of 400 or more.
-    private func post(
+    func post(
         _ url: String, payload: JSONValue?, signer: Signer = .account, accept: String? = nil
     ) throws(ACMEFailure) -> HTTPClientResponse {
         try Self.requireHTTPS(url)
@@ -202,7 +206,7 @@ public final class ACMEClient: Sendable {
     }
 
     /// The parsed JSON body of `response` to a request to `url`, or a protocol failure.
-    private func json(_ response: HTTPClientResponse, url: String) throws(ACMEFailure) -> JSONValue {
+    func json(_ response: HTTPClientResponse, url: String) throws(ACMEFailure) -> JSONValue {
         guard let json = JSONValue.parse(response.body), case .object = json else {
             throw ACMEFailure(
                 .protocolViolation,
@@ -243,148 +247,6 @@ public final class ACMEClient: Sendable {
         try Self.requireHTTPS(url)
         try account.remember(url: url, at: directoryURL)
         return url
-    }
-
-    // MARK: Ordering a certificate
-
-    /// Orders a certificate for `names` with `key` (RFC 8555 §7.4): answers each pending authorization's http-01
-    /// challenge through `challenges`, finalizes with a CSR, and downloads the chain (PEM, leaf first).
-    ///
-    /// An account the CA does not know (it lost its state, or the account was deactivated) is registered again
-    /// and the order started over, once.
-    public func obtainCertificate(for names: [String], key: PrivateKey, challenges: any ChallengeResponder)
-        throws(ACMEFailure) -> [UInt8]
-    {
-        do {
-            return try order(names, key: key, challenges: challenges)
-        } catch let failure where failure.problem?.kind == "accountDoesNotExist" {
-            try account.forget(at: directoryURL)
-            return try order(names, key: key, challenges: challenges)
-        }
-    }
-
-    private func order(_ names: [String], key: PrivateKey, challenges: any ChallengeResponder) throws(ACMEFailure)
-        -> [UInt8]
-    {
-        let directory = try directory()
-        let identifiers = names.map { JSONValue.members([("type", .string("dns")), ("value", .string($0))]) }
-        let created = try post(
-            directory.newOrder, payload: .members([("identifiers", .array(identifiers.map { JSONNode($0) }))]))
-        guard let orderURL = created.header("Location") else {
-            throw ACMEFailure(
-                .protocolViolation, "newOrder answered HTTP \(created.status) without the order's Location",
-                url: directory.newOrder, hint: "check the directory URL (--acme-directory)")
-        }
-        var order = try json(created, url: orderURL)
-        for authorization in order[member: "authorizations"]?.arrayValue?.compactMap(\.stringValue) ?? [] {
-            try authorize(authorization, challenges: challenges)
-        }
-        order = try poll(orderURL, while: ["pending"], what: "order")
-        try expect(order, status: "ready", url: orderURL, what: "order")
-        guard let finalize = order[member: "finalize"]?.stringValue else {
-            throw ACMEFailure(
-                .protocolViolation, "the order has no finalize URL", url: orderURL,
-                hint: "check the directory URL (--acme-directory)")
-        }
-        let csr: CertificateSigningRequest
-        do {
-            csr = try CertificateSigningRequest(key: key, dnsNames: names)
-        } catch {
-            throw ACMEFailure(.storage, "could not build the CSR: \(error)", hint: "report this")
-        }
-        _ = try post(finalize, payload: .members([("csr", .string(csr.base64URL))]))
-        order = try poll(orderURL, while: ["ready", "processing"], what: "order")
-        try expect(order, status: "valid", url: orderURL, what: "order")
-        guard let certificateURL = order[member: "certificate"]?.stringValue else {
-            throw ACMEFailure(
-                .protocolViolation, "the valid order has no certificate URL", url: orderURL,
-                hint: "check the directory URL (--acme-directory)")
-        }
-        let download = try post(certificateURL, payload: nil, accept: Self.certificateChainType)
-        guard download.body.starts(with: Array("-----BEGIN CERTIFICATE-----".utf8)) else {
-            throw ACMEFailure(
-                .protocolViolation, "the certificate download is not a PEM chain", url: certificateURL,
-                hint: "check the directory URL (--acme-directory)")
-        }
-        return download.body
-    }
-
-    /// Brings one authorization to `valid`: nothing to do when it is; else its http-01 challenge is published,
-    /// answered, polled, and withdrawn.
-    private func authorize(_ url: String, challenges responder: any ChallengeResponder) throws(ACMEFailure) {
-        let authorization = try json(post(url, payload: nil), url: url)
-        let status = authorization[member: "status"]?.stringValue
-        if status == "valid" { return }
-        let domain = authorization[member: "identifier"]?[member: "value"]?.stringValue ?? "?"
-        let offered = authorization[member: "challenges"]?.arrayValue ?? []
-        guard status == "pending" else {
-            throw ACMEFailure(
-                .challenge, "\(domain): the authorization is \(status ?? "without a status")", url: url,
-                hint: "the server orders again later")
-        }
-        guard let challenge = offered.first(where: { $0[member: "type"]?.stringValue == "http-01" }),
-            let challengeURL = challenge[member: "url"]?.stringValue,
-            let token = challenge[member: "token"]?.stringValue, Self.isToken(token)
-        else {
-            let types = offered.compactMap { $0[member: "type"]?.stringValue }.joined(separator: ", ")
-            throw ACMEFailure(
-                .challenge, "\(domain): the CA offers no usable http-01 challenge (offered: \(types))", url: url,
-                hint: "aasa-server answers http-01 only; use a CA that offers it for this name")
-        }
-        try responder.publish(token: token, keyAuthorization: keyAuthorization(token: token), domain: domain)
-        defer { responder.withdraw(token: token, domain: domain) }
-        _ = try post(challengeURL, payload: .members([]))
-        let final = try poll(url, while: ["pending", "processing"], what: "authorization")
-        guard final[member: "status"]?.stringValue == "valid" else {
-            let error =
-                final[member: "challenges"]?.arrayValue?.first { $0[member: "url"]?.stringValue == challengeURL }?[
-                    member: "error"]
-            let problem = error.flatMap { ACMEProblem(body: JSONWriter(style: .compact).bytes($0), status: 403) }
-            throw ACMEFailure(
-                .challenge,
-                "\(domain): the CA could not validate http://\(domain)/.well-known/acme-challenge/\(token): "
-                    + (problem?.summary ?? "the authorization is \(final[member: "status"]?.stringValue ?? "?")"),
-                url: challengeURL,
-                hint:
-                    "make sure port 80 of \(domain) reaches this server's HTTP listener (--http-port 80, or a port mapping) and that its DNS points here",
-                problem: problem)
-        }
-    }
-
-    /// POSTs-as-GET `url` until its status leaves `pending`, waiting as `Retry-After` says (1 to 10 s, 1 s without
-    /// it); fails once ``pollTimeout`` has passed.
-    private func poll(_ url: String, while pending: Set<String>, what: String) throws(ACMEFailure) -> JSONValue {
-        let deadline = ContinuousClock.now + pollTimeout
-        while true {
-            let response = try post(url, payload: nil)
-            let object = try json(response, url: url)
-            let status = object[member: "status"]?.stringValue ?? ""
-            guard pending.contains(status) else { return object }
-            guard ContinuousClock.now < deadline else {
-                throw ACMEFailure(
-                    .protocolViolation, "the \(what) stayed \(status) for \(pollTimeout)", url: url,
-                    hint: "the CA is slow; the server orders again later")
-            }
-            let wait = response.retryAfter().map { $0.timeIntervalSinceNow } ?? 1
-            sleep(.milliseconds(Int(min(max(wait, 1), 10) * 1000)))
-        }
-    }
-
-    /// Fails unless `object` has `status`, with the CA's `error` when it gave one.
-    private func expect(_ object: JSONValue, status: String, url: String, what: String) throws(ACMEFailure) {
-        let actual = object[member: "status"]?.stringValue ?? "?"
-        guard actual != status else { return }
-        let problem = object[member: "error"].flatMap {
-            ACMEProblem(body: JSONWriter(style: .compact).bytes($0), status: 403)
-        }
-        throw ACMEFailure(
-            .problem, "the \(what) is \(actual), not \(status)" + (problem.map { ": \($0.summary)" } ?? ""), url: url,
-            hint: "the server orders again later", problem: problem)
-    }
-
-    /// Whether `token` is base64url text (RFC 8555 §8.3), so it can name a file and a path segment safely.
-    static func isToken(_ token: String) -> Bool {
-        !token.isEmpty && token.utf8.count <= 256 && token.utf8.allSatisfy(Base64URL.isAlphabet)
     }
 
     // MARK: Renewal information

@@ -76,7 +76,7 @@ struct Metrics {
             family(
                 "aasa_acme_orders_total", "counter",
                 "ACME orders finished, by result: valid (a certificate was issued and written) or failed.")
-            for result in ["valid", "failed"] {
+            for result in ACMEOrderResult.allCases.map(\.rawValue) {
                 sample("aasa_acme_orders_total", [("result", result)], "\(orders[result] ?? 0)")
             }
         }

@@ -2,13 +2,14 @@ import AASACore
 import AASACurl
 public import Foundation
 public import Logging
+import Synchronization
 
 /// The server's background check of Apple's CDN and Google's Digital Asset Links API (`serve
 /// --cdn-check-interval`): every served domain is checked once per interval (at a point spread over it, so
 /// thousands of domains are not asked at once), and again a few minutes after a reload changed it. One request at
 /// a time, at most ``requestsPerSecond``, on a thread of its own: a slow or dead CDN delays the checks, never the
 /// serving.
-public final class CDNMonitor: @unchecked Sendable {
+public final class CDNMonitor: Service, Sendable {
     /// How the monitor checks.
     public struct Settings: Sendable {
         /// How often each domain is checked.
@@ -32,23 +33,20 @@ public final class CDNMonitor: @unchecked Sendable {
 
     /// The latest observations of each domain.
     public var observations: [String: (apple: CDNObservation?, google: CDNObservation?)] {
-        condition.lock()
-        defer { condition.unlock() }
-        return observed
+        observed.withLock { $0 }
     }
 
     private let settings: Settings
     private let comparison: CDNComparison
     private let logger: Logger
     private let served: @Sendable (String) -> Served?
-    private let condition = NSCondition()
-    /// Guarded by ``condition``: each served domain's schedule, and what its checks found (kept apart: a domain
-    /// costs a few bytes until it is checked).
-    private var entries: [String: Entry] = [:]
-    private var observed: [String: (apple: CDNObservation?, google: CDNObservation?)] = [:]
-    private var running = false
+    /// Each served domain's schedule, and the thread that checks each one when it is due.
+    private let queue: DueQueue<String, Entry>
+    /// What the checks found, kept apart from the schedule: a domain costs a few bytes until it is checked. Taken
+    /// inside the queue's lock where both change, never the other way round.
+    private let observed = Mutex<[String: (apple: CDNObservation?, google: CDNObservation?)]>([:])
 
-    private struct Entry {
+    private struct Entry: Sendable {
         var due: Date
         /// Since when the domain's served files are the current ones: the start, or the reload that changed them.
         var publishedSince: Date
@@ -66,46 +64,54 @@ public final class CDNMonitor: @unchecked Sendable {
         comparison.appleBase = settings.appleBase
         comparison.googleBase = settings.googleBase
         self.comparison = comparison
+        let interval = settings.interval.timeInterval
+        // Taken: checked again an interval later, give or take a tenth, so checks made together drift apart.
+        queue = DueQueue(
+            threadNames: ["cdn-check"], logger: logger, due: { $0.due },
+            claim: { _, entry, now in
+                entry.due = now.addingTimeInterval(interval * (0.9 + 0.2 * Double.random(in: 0..<1)))
+            })
+    }
+
+    deinit {
+        queue.stop()
     }
 
     /// Sets the served domains: new ones are scheduled at a point of the interval fixed per domain, gone ones
     /// dropped; `changed` ones are checked ``Settings/afterChange`` from `now`.
     public func update(domains: [String], changed: [String], now: Date = Date()) {
         let changed = Set(changed)
-        condition.lock()
-        var next: [String: Entry] = [:]
-        for domain in domains {
-            next[domain] = schedule(domain, changed: changed.contains(domain), now: now)
+        queue.withItems { entries in
+            var next: [String: Entry] = [:]
+            for domain in domains {
+                next[domain] = schedule(entries[domain], domain, changed: changed.contains(domain), now: now)
+            }
+            entries = next
+            observed.withLock { observed in observed = observed.filter { next[$0.key] != nil } }
         }
-        entries = next
-        observed = observed.filter { next[$0.key] != nil }
-        condition.unlock()
-        condition.broadcast()
     }
 
     /// Takes in a reload without a walk over every domain: each domain of `changed` (new, with a new version, or
     /// gone, as `isServed` says) is checked ``Settings/afterChange`` from `now`, or dropped; every other domain keeps
     /// its schedule.
     public func update(changed: [String], isServed: (String) -> Bool, now: Date = Date()) {
-        condition.lock()
-        for domain in changed {
-            if isServed(domain) {
-                entries[domain] = schedule(domain, changed: true, now: now)
-            } else {
-                entries[domain] = nil
-                observed[domain] = nil
+        queue.withItems { entries in
+            for domain in changed {
+                if isServed(domain) {
+                    entries[domain] = schedule(entries[domain], domain, changed: true, now: now)
+                } else {
+                    entries[domain] = nil
+                    _ = observed.withLock { $0.removeValue(forKey: domain) }
+                }
             }
         }
-        condition.unlock()
-        condition.broadcast()
     }
 
-    /// `domain`'s entry from now on: its schedule, a new one at a point of the interval fixed per domain (starts
-    /// do not bunch the checks up), brought forward to ``Settings/afterChange`` from `now` when it `changed`. Called
-    /// with the condition's lock held.
-    private func schedule(_ domain: String, changed: Bool, now: Date) -> Entry {
+    /// `domain`'s entry from now on: its `current` schedule, or a new one at a point of the interval fixed per domain
+    /// (starts do not bunch the checks up), brought forward to ``Settings/afterChange`` from `now` when it `changed`.
+    private func schedule(_ current: Entry?, _ domain: String, changed: Bool, now: Date) -> Entry {
         var entry =
-            entries[domain]
+            current
             ?? Entry(
                 due: now.addingTimeInterval(
                     settings.interval.timeInterval * RenewalSchedule.spread(domain, Date(timeIntervalSince1970: 0))),
@@ -119,66 +125,40 @@ public final class CDNMonitor: @unchecked Sendable {
 
     /// Starts the checking thread.
     public func start() {
-        condition.lock()
-        let start = !running
-        running = true
-        condition.unlock()
-        guard start else { return }
-        let thread = Thread { [self] in work() }
-        thread.name = "cdn-check"
-        thread.start()
+        queue.start { [weak self] domain in self?.check(domain) }
     }
 
-    /// Stops the checking thread after the check in progress.
+    /// The kernel's id of the running thread, for tests that check it is gone after ``stop()``.
+    var threadIDs: [Int32] { queue.threadIDs }
+
+    /// Stops the checking thread and returns once it has ended, after the check in progress.
     public func stop() {
-        condition.lock()
-        running = false
-        condition.unlock()
-        condition.broadcast()
+        queue.stop()
     }
 
-    private func work() {
+    /// Checks `domain`, then keeps to ``Settings/requestsPerSecond`` before the next check.
+    private func check(_ domain: String) {
         let spacing = 1 / max(settings.requestsPerSecond, 0.01)
-        while let domain = nextDue() {
-            let started = Date()
-            guard var reference = served(domain) else { continue }
-            reference.since = condition.locked { entries[domain]?.publishedSince }
-            var comparison = self.comparison
-            comparison.google = reference.assetLinks != nil
-            let result = comparison.compare(domain, served: reference)
-            record(result, at: started)
-            // Each check is one or two requests: keep to the rate.
-            let requests = result.google == nil ? 1.0 : 2.0
-            let wait = spacing * requests - Date().timeIntervalSince(started)
-            if wait > 0 { Thread.sleep(forTimeInterval: wait) }
-        }
-    }
-
-    /// Waits for the earliest due domain and schedules its next check; `nil` once stopped.
-    private func nextDue() -> String? {
-        condition.lock()
-        defer { condition.unlock() }
-        while running {
-            guard let (domain, entry) = entries.min(by: { $0.value.due < $1.value.due }) else {
-                condition.wait()
-                continue
-            }
-            if entry.due > Date() {
-                _ = condition.wait(until: entry.due)
-                continue
-            }
-            entries[domain]?.due = Date().addingTimeInterval(
-                settings.interval.timeInterval * (0.9 + 0.2 * Double.random(in: 0..<1)))
-            return domain
-        }
-        return nil
+        let started = Date()
+        guard var reference = served(domain) else { return }
+        reference.since = queue.reading { $0[domain]?.publishedSince }
+        var comparison = self.comparison
+        comparison.google = reference.assetLinks != nil
+        let result = comparison.compare(domain, served: reference)
+        record(result, at: started)
+        // Each check is one or two requests: keep to the rate.
+        let requests = result.google == nil ? 1.0 : 2.0
+        queue.pause(until: started.addingTimeInterval(spacing * requests))
     }
 
     private func record(_ result: CDNComparison.Result, at time: Date) {
-        condition.lock()
-        let previous = observed[result.domain]
-        if entries[result.domain] != nil { observed[result.domain] = (result.apple, result.google) }
-        condition.unlock()
+        let previous = queue.reading { entries in
+            observed.withLock { observed in
+                let previous = observed[result.domain]
+                if entries[result.domain] != nil { observed[result.domain] = (result.apple, result.google) }
+                return previous
+            }
+        }
         // A change to stale or failed is logged once, not at every check; a first check only when it is one.
         for (old, new) in [(previous?.apple, Optional(result.apple)), (previous?.google, result.google)] {
             guard let new, new.state != old?.state else { continue }

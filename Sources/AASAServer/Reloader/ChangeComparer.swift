@@ -8,7 +8,7 @@ import Foundation
 /// Waiting comparisons are kept per domain, the newest winning: a domain published twice before its comparison
 /// ran is compared once, its newest version against the one that version replaced. At most ``capacity`` domains
 /// wait; a domain past that is recorded as not compared. Each result goes to `record` as it is ready, one at a time.
-final class ChangeComparer: @unchecked Sendable {
+final class ChangeComparer: Service, @unchecked Sendable {
     /// One comparison to make: `new` replaced `old` in the load of `time`.
     struct Job: Sendable {
         var old: PublishedDomain
@@ -40,19 +40,33 @@ final class ChangeComparer: @unchecked Sendable {
     private var waiting: [String: Job] = [:]
     private var order: [String] = []
     private var running = false
+    private var stopped = false
+    private var thread: ServiceThread?
 
     /// A comparer that hands each result to `record`.
     init(record: @escaping @Sendable (Job, DomainDiff) -> Void) {
         self.record = record
     }
 
+    /// Starts the thread that makes the comparisons; ``enqueue(_:)`` calls it on first use. Calling it again, or
+    /// after ``stop()``, does nothing.
+    func start() {
+        condition.locked {
+            guard !running, !stopped else { return }
+            running = true
+            thread = try? ServiceThread(name: "change-comparer") { [self] in work() }
+        }
+    }
+
     /// Queues the comparisons of `jobs`, each replacing a waiting one of its domain; starts the thread on first use.
     /// Returns at once. A job that finds the queue full is recorded at once as not compared.
     func enqueue(_ jobs: [Job]) {
         guard !jobs.isEmpty else { return }
+        start()
         var refused: [Job] = []
         condition.lock()
-        for job in jobs {
+        // A stopped comparer takes nothing: no thread would ever compare it.
+        for job in jobs where !stopped {
             let domain = job.new.domain
             if waiting[domain] == nil {
                 guard order.count < Self.capacity else {
@@ -63,15 +77,8 @@ final class ChangeComparer: @unchecked Sendable {
             }
             waiting[domain] = job
         }
-        let start = !running
-        running = true
         condition.unlock()
         condition.broadcast()
-        if start {
-            let thread = Thread { [self] in work() }
-            thread.name = "change-comparer"
-            thread.start()
-        }
         for job in refused {
             record(
                 job,
@@ -81,14 +88,21 @@ final class ChangeComparer: @unchecked Sendable {
         }
     }
 
-    /// Stops the thread after the comparison in progress; waiting ones are dropped.
+    /// The kernel's id of the running thread, for tests that check it is gone after ``stop()``.
+    var threadIDs: [Int32] { condition.locked { thread.map { [$0.threadID] } ?? [] } }
+
+    /// Stops the thread and returns once it has ended, after the comparison in progress; waiting ones are dropped.
     func stop() {
-        condition.lock()
-        running = false
-        waiting = [:]
-        order = []
-        condition.unlock()
+        let joining = condition.locked {
+            running = false
+            stopped = true
+            waiting = [:]
+            order = []
+            defer { thread = nil }
+            return thread
+        }
         condition.broadcast()
+        joining?.join()
     }
 
     private func work() {

@@ -48,7 +48,7 @@ final class Reloader: Sendable {
         let record = Mutex<(@Sendable (ChangeComparer.Job, DomainDiff) -> Void)?>(nil)
         comparer = ChangeComparer { job, diff in record.withLock { $0 }?(job, diff) }
         let fire = Mutex<(@Sendable () -> Void)?>(nil)
-        removals = RemovalTimer { fire.withLock { $0 }?() }
+        removals = RemovalTimer(logger: logger) { fire.withLock { $0 }?() }
         record.withLock { $0 = { [weak self] job, diff in self?.record(job, diff) } }
         fire.withLock {
             $0 = { [weak self] in

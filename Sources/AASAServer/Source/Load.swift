@@ -32,8 +32,8 @@ struct LoadScope: Sendable {
             self = .everything
         } else {
             self.init(
-                domains: changes.entries(below: ConfigWatcher.configRoot),
-                certificates: changes.entries(below: ConfigWatcher.certificateRoot))
+                domains: changes.entries(below: .config),
+                certificates: changes.entries(below: .certificates))
         }
     }
 

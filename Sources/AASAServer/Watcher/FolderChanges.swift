@@ -5,8 +5,8 @@
 public struct FolderChanges: Sendable, Equatable {
     /// Whether anything may have changed: the reload checks every entry, as SIGHUP does.
     public var everything: Bool
-    /// The changed entries' names, by the index of their root in ``ConfigWatcher/roots``.
-    private var changed: [Int: Set<String>] = [:]
+    /// The changed entries' names, by their root.
+    private var changed: [WatchRoot: Set<String>] = [:]
 
     /// No change, or (with `everything`) any.
     public init(everything: Bool = false) {
@@ -14,12 +14,12 @@ public struct FolderChanges: Sendable, Equatable {
     }
 
     /// Notes a change of the entry `name` below root `root`.
-    public mutating func insert(_ name: String, below root: Int) {
+    public mutating func insert(_ name: String, below root: WatchRoot) {
         changed[root, default: []].insert(name)
     }
 
     /// The changed entries below root `root`.
-    public func entries(below root: Int) -> Set<String> {
+    public func entries(below root: WatchRoot) -> Set<String> {
         changed[root] ?? []
     }
 }
