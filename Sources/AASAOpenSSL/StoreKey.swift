@@ -66,38 +66,8 @@ public final class StoreKey: @unchecked Sendable, CustomStringConvertible, Custo
         guard RAND_bytes(&nonce, Int32(nonce.count)) == 1 else {
             throw OpenSSLError(.sealing, "OpenSSL has no random bytes for a nonce")
         }
-        var ciphertext = [UInt8](repeating: 0, count: plaintext.count)
-        var tag = [UInt8](repeating: 0, count: SealedFormat.tagLength)
-        try withCipherContext { cipher in
-            try check(
-                EVP_EncryptInit_ex(cipher, EVP_aes_256_gcm(), nil, nil, nil) == 1
-                    && EVP_CIPHER_CTX_ctrl(cipher, EVP_CTRL_AEAD_SET_IVLEN, Int32(nonce.count), nil) == 1
-                    && EVP_EncryptInit_ex(cipher, nil, nil, bytes.baseAddress, nonce) == 1,
-                "could not start AES-256-GCM")
-            var length: Int32 = 0
-            let additional = header + context
-            try check(
-                EVP_EncryptUpdate(cipher, nil, &length, additional, Int32(additional.count)) == 1,
-                "could not authenticate the context")
-            var written = 0
-            try plaintext.withUnsafeBufferPointer { input in
-                try ciphertext.withUnsafeMutableBufferPointer { output in
-                    guard !input.isEmpty else { return }
-                    try check(
-                        EVP_EncryptUpdate(cipher, output.baseAddress, &length, input.baseAddress, Int32(input.count))
-                            == 1, "could not encrypt")
-                    written = Int(length)
-                }
-            }
-            // GCM, a stream mode, writes nothing at the end but computes the tag: called for an empty input too.
-            var scratch = [UInt8](repeating: 0, count: 16)
-            try check(
-                EVP_EncryptFinal_ex(cipher, &scratch, &length) == 1 && length == 0, "could not finish encrypting")
-            try check(written == plaintext.count, "AES-256-GCM wrote \(written) bytes for \(plaintext.count)")
-            try check(
-                EVP_CIPHER_CTX_ctrl(cipher, EVP_CTRL_AEAD_GET_TAG, Int32(tag.count), &tag) == 1,
-                "could not read the tag")
-        }
+        let (ciphertext, tag) = try Self.gcmSeal(
+            key: UnsafePointer(bytes.baseAddress!), nonce: nonce, additional: header + context, plaintext: plaintext)
         return header + nonce + ciphertext + tag
     }
 
@@ -145,64 +115,119 @@ public final class StoreKey: @unchecked Sendable, CustomStringConvertible, Custo
         }
         let nonceEnd = headerEnd + SealedFormat.nonceLength
         let tagStart = sealed.count - SealedFormat.tagLength
-        let nonce = Array(sealed[headerEnd..<nonceEnd])
-        let tag = Array(sealed[tagStart...])
-        var plaintext = [UInt8](repeating: 0, count: tagStart - nonceEnd)
+        let opened = try Self.gcmOpen(
+            key: UnsafePointer(bytes.baseAddress!), nonce: Array(sealed[headerEnd..<nonceEnd]),
+            additional: Array(sealed[..<headerEnd]) + context, ciphertext: sealed[nonceEnd..<tagStart],
+            tag: Array(sealed[tagStart...]))
+        guard let opened else {
+            throw OpenSSLError(
+                .sealedValueAltered,
+                "'\(name)' fails authentication: it was altered, or it was sealed for another domain or file; "
+                    + "restore it from a backup, or store the key again")
+        }
+        return opened
+    }
+
+    /// AES-256-GCM of `plaintext` under the 32 bytes at `key` with a 12-byte `nonce`, authenticating `additional`:
+    /// the ciphertext (as long as the plaintext) and the 16-byte tag.
+    static func gcmSeal(key: UnsafePointer<UInt8>, nonce: [UInt8], additional: [UInt8], plaintext: [UInt8]) throws
+        -> (ciphertext: [UInt8], tag: [UInt8])
+    {
+        var ciphertext = [UInt8](repeating: 0, count: plaintext.count)
+        var tag = [UInt8](repeating: 0, count: SealedFormat.tagLength)
+        try withCipherContext { cipher in
+            try check(
+                EVP_EncryptInit_ex(cipher, EVP_aes_256_gcm(), nil, nil, nil) == 1
+                    && EVP_CIPHER_CTX_ctrl(cipher, EVP_CTRL_AEAD_SET_IVLEN, Int32(nonce.count), nil) == 1
+                    && EVP_EncryptInit_ex(cipher, nil, nil, key, nonce) == 1,
+                "could not start")
+            var length: Int32 = 0
+            try check(
+                EVP_EncryptUpdate(cipher, nil, &length, additional, Int32(additional.count)) == 1,
+                "could not authenticate the additional data")
+            var written = 0
+            try plaintext.withUnsafeBufferPointer { input in
+                try ciphertext.withUnsafeMutableBufferPointer { output in
+                    guard !input.isEmpty else { return }
+                    try check(
+                        EVP_EncryptUpdate(cipher, output.baseAddress, &length, input.baseAddress, Int32(input.count))
+                            == 1, "could not encrypt")
+                    written = Int(length)
+                }
+            }
+            // GCM, a stream mode, writes nothing at the end but computes the tag: called for an empty input too.
+            var scratch = [UInt8](repeating: 0, count: 16)
+            try check(
+                EVP_EncryptFinal_ex(cipher, &scratch, &length) == 1 && length == 0, "could not finish encrypting")
+            try check(written == plaintext.count, "wrote \(written) bytes for \(plaintext.count)")
+            try check(
+                EVP_CIPHER_CTX_ctrl(cipher, EVP_CTRL_AEAD_GET_TAG, Int32(tag.count), &tag) == 1,
+                "could not read the tag")
+        }
+        return (ciphertext, tag)
+    }
+
+    /// The plaintext of `ciphertext` (AES-256-GCM under the 32 bytes at `key`, with `nonce` and `additional`), or
+    /// `nil` when `tag` does not match; what was decrypted before the tag was checked is wiped, never returned.
+    static func gcmOpen(
+        key: UnsafePointer<UInt8>, nonce: [UInt8], additional: [UInt8], ciphertext: ArraySlice<UInt8>, tag: [UInt8]
+    ) throws -> [UInt8]? {
+        var plaintext = [UInt8](repeating: 0, count: ciphertext.count)
+        var authentic = false
         do {
             try withCipherContext { cipher in
                 try check(
                     EVP_DecryptInit_ex(cipher, EVP_aes_256_gcm(), nil, nil, nil) == 1
                         && EVP_CIPHER_CTX_ctrl(cipher, EVP_CTRL_AEAD_SET_IVLEN, Int32(nonce.count), nil) == 1
-                        && EVP_DecryptInit_ex(cipher, nil, nil, bytes.baseAddress, nonce) == 1,
-                    "could not start AES-256-GCM")
+                        && EVP_DecryptInit_ex(cipher, nil, nil, key, nonce) == 1,
+                    "could not start")
                 var length: Int32 = 0
-                let additional = Array(sealed[..<headerEnd]) + context
                 try check(
                     EVP_DecryptUpdate(cipher, nil, &length, additional, Int32(additional.count)) == 1,
-                    "could not authenticate the context")
+                    "could not authenticate the additional data")
                 var written = 0
-                try sealed.withUnsafeBufferPointer { input in
+                try ciphertext.withUnsafeBufferPointer { input in
                     try plaintext.withUnsafeMutableBufferPointer { output in
                         guard !output.isEmpty else { return }
                         try check(
                             EVP_DecryptUpdate(
-                                cipher, output.baseAddress, &length, input.baseAddress! + nonceEnd, Int32(output.count))
-                                == 1, "could not decrypt")
+                                cipher, output.baseAddress, &length, input.baseAddress, Int32(input.count)) == 1,
+                            "could not decrypt")
                         written = Int(length)
                     }
                 }
-                var mutableTag = tag
+                try check(written == plaintext.count, "wrote \(written) bytes for \(plaintext.count)")
+                var expected = tag
                 try check(
-                    EVP_CIPHER_CTX_ctrl(cipher, EVP_CTRL_AEAD_SET_TAG, Int32(mutableTag.count), &mutableTag) == 1,
+                    EVP_CIPHER_CTX_ctrl(cipher, EVP_CTRL_AEAD_SET_TAG, Int32(expected.count), &expected) == 1,
                     "could not set the tag")
-                // The tag is checked here: until it passes, the bytes decrypted so far are not trusted (the caller's
-                // catch wipes them). GCM writes nothing at the end.
+                // The tag is checked here: until it passes, the bytes decrypted so far are not trusted. GCM writes
+                // nothing at the end.
                 var scratch = [UInt8](repeating: 0, count: 16)
-                guard EVP_DecryptFinal_ex(cipher, &scratch, &length) == 1, length == 0 else {
-                    throw OpenSSLError(
-                        .sealedValueAltered,
-                        "'\(name)' fails authentication: it was altered, or it was sealed for another domain or file; "
-                            + "restore it from a backup, or store the key again")
-                }
-                try check(written == plaintext.count, "AES-256-GCM wrote \(written) bytes for \(plaintext.count)")
+                authentic = EVP_DecryptFinal_ex(cipher, &scratch, &length) == 1 && length == 0
+                OpenSSLError.drainErrorQueue()
             }
         } catch {
             plaintext.withUnsafeMutableBytes { OPENSSL_cleanse($0.baseAddress, $0.count) }
             throw error
         }
+        guard authentic else {
+            plaintext.withUnsafeMutableBytes { OPENSSL_cleanse($0.baseAddress, $0.count) }
+            return nil
+        }
         return plaintext
     }
 
     /// Runs `body` with a fresh cipher context, freed (and its key schedule wiped by OpenSSL) afterwards.
-    private func withCipherContext(_ body: (OpaquePointer) throws -> Void) throws {
+    private static func withCipherContext(_ body: (OpaquePointer) throws -> Void) throws {
         guard let cipher = EVP_CIPHER_CTX_new() else { throw OpenSSLError(.sealing, "no cipher context") }
         defer { EVP_CIPHER_CTX_free(cipher) }
         try body(cipher)
     }
 
     /// Throws ``OpenSSLError/Code/sealing`` with `reason` unless `condition` holds.
-    private func check(_ condition: Bool, _ reason: @autoclosure () -> String) throws {
-        guard condition else { throw OpenSSLError(.sealing, "AES-256-GCM with \(description): \(reason())") }
+    private static func check(_ condition: Bool, _ reason: @autoclosure () -> String) throws {
+        guard condition else { throw OpenSSLError(.sealing, "AES-256-GCM: \(reason())") }
     }
 
     private static func hex(_ bytes: [UInt8]) -> String {

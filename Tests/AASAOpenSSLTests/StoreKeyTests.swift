@@ -1,7 +1,8 @@
-import AASAOpenSSL
 import AASATestSupport
 import Foundation
 import Testing
+
+@testable import AASAOpenSSL
 
 /// Sealing private keys at rest: AES-256-GCM with a versioned header, a fresh nonce and the context as AAD.
 @Suite struct StoreKeyTests {
@@ -182,6 +183,43 @@ import Testing
         let oversized = SealedFormat.magic + [1] + key.keyID + [UInt8](repeating: 0, count: limit + 12 + 16 + 1)
         let openError = #expect(throws: OpenSSLError.self) { try key.open(oversized, context: []) }
         #expect(openError?.code == .notSealed)
+    }
+
+    /// A published answer, so the cipher is checked even where Python's `cryptography` is not installed: test case 16
+    /// of McGrew and Viega's GCM specification (AES-256, 96-bit IV, 20 bytes of AAD, 60 bytes of plaintext), which
+    /// NIST's GCM validation vectors include.
+    @Test func theCipherGivesThePublishedAES256GCMTestVector() throws {
+        func bytes(_ hex: String) -> [UInt8] {
+            let digits = Array(hex.utf8)
+            return stride(from: 0, to: digits.count, by: 2).map {
+                UInt8(String(decoding: digits[$0...$0 + 1], as: UTF8.self), radix: 16)!
+            }
+        }
+        let key = bytes("feffe9928665731c6d6a8f9467308308feffe9928665731c6d6a8f9467308308")
+        let nonce = bytes("cafebabefacedbaddecaf888")
+        let additional = bytes("feedfacedeadbeeffeedfacedeadbeefabaddad2")
+        let plaintext = bytes(
+            "d9313225f88406e5a55909c5aff5269a86a7a9531534f7da2e4c303d8a318a721c3c0c95956809532fcf0e2449a6b525b16aedf5"
+                + "aa0de657ba637b39")
+        let ciphertext = bytes(
+            "522dc1f099567d07f47f37a32a84427d643a8cdcbfe5c0c97598a2bd2555d1aa8cb08e48590dbb3da7b08b1056828838c5f61e63"
+                + "93ba7a0abcc9f662")
+        let tag = bytes("76fc6ece0f4e1768cddf8853bb2d551b")
+        try key.withUnsafeBufferPointer { key in
+            let sealed = try StoreKey.gcmSeal(
+                key: key.baseAddress!, nonce: nonce, additional: additional, plaintext: plaintext)
+            #expect(sealed.ciphertext == ciphertext)
+            #expect(sealed.tag == tag)
+            let opened = try StoreKey.gcmOpen(
+                key: key.baseAddress!, nonce: nonce, additional: additional, ciphertext: ciphertext[...], tag: tag)
+            #expect(opened == plaintext)
+            var altered = tag
+            altered[0] ^= 0x80
+            #expect(
+                try StoreKey.gcmOpen(
+                    key: key.baseAddress!, nonce: nonce, additional: additional, ciphertext: ciphertext[...],
+                    tag: altered) == nil)
+        }
     }
 
     /// An independent implementation (Python's `cryptography`, over OpenSSL through its own bindings) reads what
