@@ -120,6 +120,7 @@ import Testing
         let elapsed = clock.measure {
             failure = #expect(throws: StoreKeyFile.Failure.self) { try StoreKeyFile.load(path) }
         }
+        print("a 4 GiB key file refused after \(elapsed)")
         #expect(failure?.code == .tooLarge)
         #expect(failure?.description.contains("is 4294967296 bytes") == true)
         #expect(
