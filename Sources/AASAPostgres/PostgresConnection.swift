@@ -17,8 +17,12 @@ import Synchronization
 /// ``withAdvisoryLock(_:_:)``, ``listen(_:)``, ``notify(_:payload:)`` and ``waitForNotification(timeout:)`` must not
 /// run concurrently on the same connection (a second concurrent call is a programming error and traps). ``wake()``
 /// and ``close()`` may be called from any thread at any time: ``wake()`` ends a running or the next
-/// ``waitForNotification(timeout:)`` at once, and ``close()`` wakes it and closes the connection as soon as the
-/// operation running on it returns (at once when none runs).
+/// ``waitForNotification(timeout:)`` at once, and ``close()`` wakes it or cancels the running statement, and closes
+/// the connection as soon as the operation running on it returns (at once when none runs).
+///
+/// **A server that goes silent** (a network partition, a machine lost without closing its sockets) is noticed by TCP
+/// keepalives after about 25 s of silence (probes after 10 s idle, every 5 s, 3 unanswered), and data unacknowledged
+/// for 30 s breaks the connection; the URI can set other values (`keepalives_idle`, `tcp_user_timeout`, …).
 public final class PostgresConnection: @unchecked Sendable {
     /// The server, as `host:port/database` from the URI (no user, no password): what errors and logs name.
     public let server: String
@@ -27,11 +31,21 @@ public final class PostgresConnection: @unchecked Sendable {
     private struct State {
         var handle: Handle?
         var inUse = false
+        var executing = false
         var closeRequested = false
     }
 
-    /// libpq's connection handle; only the thread that set ``State/inUse`` touches it.
-    private struct Handle: @unchecked Sendable { let connection: OpaquePointer }
+    /// libpq's connection handle, which only the thread that set ``State/inUse`` touches, and its cancel handle,
+    /// which ``close()`` uses from another thread (libpq allows that) while the state's lock keeps both alive.
+    private struct Handle: @unchecked Sendable {
+        let connection: OpaquePointer
+        let cancel: OpaquePointer?
+
+        func finish() {
+            if let cancel { PQfreeCancel(cancel) }
+            PQfinish(connection)
+        }
+    }
 
     private let state: Mutex<State>
     private let wakePipe: WakePipe
@@ -58,11 +72,12 @@ public final class PostgresConnection: @unchecked Sendable {
         self.wakePipe = wakePipe
         let (seconds, fraction) = connectTimeout.components
         let timeoutSeconds = max(2, seconds + (fraction > 0 ? 1 : 0))
-        // Keywords are processed in order and a later one wins: the URI (expanded from `dbname`) comes first, so the
-        // timeout and the encoding below are ours whatever it says.
+        // Keywords are processed in order and a later one wins: the defaults before the URI (expanded from
+        // `dbname`) are the URI's to change; the timeout and the encoding after it are ours whatever it says.
         let settings: [(String, String)] = [
+            ("keepalives", "1"), ("keepalives_idle", "10"), ("keepalives_interval", "5"), ("keepalives_count", "3"),
+            ("tcp_user_timeout", "30000"), ("fallback_application_name", "aasa-server"),
             ("dbname", uri), ("connect_timeout", String(timeoutSeconds)), ("client_encoding", "UTF8"),
-            ("fallback_application_name", "aasa-server"),
         ]
         let connection = Self.withCStrings(settings.map(\.0)) { keywords in
             Self.withCStrings(settings.map(\.1)) { values in PQconnectdbParams(keywords, values, 1) }
@@ -75,12 +90,12 @@ public final class PostgresConnection: @unchecked Sendable {
             PQfinish(connection)
             throw PostgresError(.connect, server: target.server, message: message)
         }
-        state = Mutex(State(handle: Handle(connection: connection)))
+        state = Mutex(State(handle: Handle(connection: connection, cancel: PQgetCancel(connection))))
     }
 
     deinit {
         state.withLock { state in
-            if let handle = state.handle { PQfinish(handle.connection) }
+            state.handle?.finish()
             state.handle = nil
         }
     }
@@ -98,7 +113,7 @@ public final class PostgresConnection: @unchecked Sendable {
     @discardableResult
     public func execute(_ sql: String, _ parameters: [PostgresValue?] = []) throws(PostgresError) -> PostgresResult {
         try checkParameters(parameters, sql: sql)
-        return try using { connection throws(PostgresError) in
+        return try using(executing: true) { connection throws(PostgresError) in
             let result = Self.withParameters(parameters) { types, values, lengths, formats in
                 PQexecParams(connection, sql, Int32(parameters.count), types, values, lengths, formats, 0)
             }
@@ -251,17 +266,26 @@ public final class PostgresConnection: @unchecked Sendable {
         }
     }
 
-    /// Closes the connection: at once when no operation runs, otherwise as soon as the running one returns (a
-    /// running ``waitForNotification(timeout:)`` is woken). Any thread; later operations throw `.closed`.
+    /// Closes the connection: at once when no operation runs, otherwise as soon as the running one returns. A
+    /// running ``waitForNotification(timeout:)`` is woken; a running statement is cancelled (libpq's `PQcancel`, a
+    /// request on a new connection to the server) and throws `.closed`. Any thread; later operations throw `.closed`.
     public func close() {
         let idle: Handle? = state.withLock { state in
             state.closeRequested = true
-            guard !state.inUse, let handle = state.handle else { return nil }
-            state.handle = nil
-            return handle
+            guard let handle = state.handle else { return nil }
+            guard state.inUse else {
+                state.handle = nil
+                return handle
+            }
+            // Under the lock, so that the thread running the statement cannot free the cancel handle meanwhile.
+            if state.executing, let cancel = handle.cancel {
+                var reason = [CChar](repeating: 0, count: 256)
+                _ = PQcancel(cancel, &reason, Int32(reason.count))
+            }
+            return nil
         }
         if let idle {
-            PQfinish(idle.connection)
+            idle.finish()
         } else {
             wakePipe.wake()
         }
@@ -271,24 +295,28 @@ public final class PostgresConnection: @unchecked Sendable {
 
     /// Runs `body` with the handle, marked in use so that ``close()`` from another thread leaves it alone until
     /// `body` returns; finishes the connection then when ``close()`` was called meanwhile.
-    private func using<Value>(_ body: (OpaquePointer) throws(PostgresError) -> Value) throws(PostgresError) -> Value {
+    private func using<Value>(
+        executing: Bool = false, _ body: (OpaquePointer) throws(PostgresError) -> Value
+    ) throws(PostgresError) -> Value {
         let claim: Result<Handle, PostgresError> = state.withLock { state in
             guard !state.closeRequested, let handle = state.handle else {
                 return .failure(PostgresError(.closed, server: server, message: "the connection is closed"))
             }
             precondition(!state.inUse, "a PostgresConnection was used by two threads at once")
             state.inUse = true
+            state.executing = executing
             return .success(handle)
         }
         let handle = try claim.get()
         defer {
             let closing: Handle? = state.withLock { state in
                 state.inUse = false
+                state.executing = false
                 guard state.closeRequested, let handle = state.handle else { return nil }
                 state.handle = nil
                 return handle
             }
-            if let closing { PQfinish(closing.connection) }
+            closing?.finish()
         }
         return try body(handle.connection)
     }
@@ -311,6 +339,11 @@ public final class PostgresConnection: @unchecked Sendable {
             }
         }
         if message.isEmpty { message = "libpq reported no reason" }
+        if state.withLock({ $0.closeRequested }) {
+            return PostgresError(
+                .closed, server: server, message: "the connection was closed while the statement ran: \(message)",
+                sqlState: sqlState, statement: sql)
+        }
         let lost = PQstatus(connection) != CONNECTION_OK
         return PostgresError(
             lost ? .connectionLost : .statement, server: server, message: message, sqlState: sqlState,

@@ -18,7 +18,7 @@ public struct PostgresError: Error, Sendable, Equatable, CustomStringConvertible
         case invalidIdentifier = "invalid-identifier"
         /// A parameter cannot be sent (text with a NUL byte, a value over the size PostgreSQL accepts).
         case invalidParameter = "invalid-parameter"
-        /// The connection was closed with ``PostgresConnection/close()``.
+        /// The connection was closed with ``PostgresConnection/close()`` (before or during the operation).
         case closed
     }
 

@@ -149,6 +149,40 @@ struct PostgresConnectionTests {
         #expect(enteredAfterRelease)
     }
 
+    @Test func closingAConnectionFromAnotherThreadCancelsItsStatementWaitingForALock() throws {
+        let uri = try SharedCluster.current().uri
+        let holder = try PostgresConnection(uri: uri)
+        let waiter = try PostgresConnection(uri: uri)
+        defer { holder.close() }
+        let key: Int64 = 0x6161_7361_0002
+        let outcome = Mutex<PostgresError?>(nil)
+        let waiterDone = DispatchSemaphore(value: 0)
+        var waited: Duration = .zero
+        try holder.withAdvisoryLock(key) {
+            Thread.detachNewThread {
+                do {
+                    try waiter.execute("SELECT pg_advisory_lock($1::bigint)", [.integer(key)])
+                } catch {
+                    outcome.withLock { $0 = error as? PostgresError }
+                }
+                waiterDone.signal()
+            }
+            // Long enough for the waiter to block on the lock.
+            Thread.sleep(forTimeInterval: 0.5)
+            let start = ContinuousClock.now
+            waiter.close()
+            // The lock is held until this wait ends: without the cancel, the waiter would wait the full 30 s.
+            _ = waiterDone.wait(timeout: .now() + 30)
+            waited = ContinuousClock.now - start
+        }
+        // Cancelled within milliseconds; 10 s is the margin.
+        #expect(waited < .seconds(10))
+        let error = outcome.withLock { $0 }
+        #expect(error?.code == .closed)
+        #expect(error?.sqlState == "57014")
+        #expect(!waiter.isAlive)
+    }
+
     @Test func aNotificationReachesAListeningConnectionPromptly() throws {
         let uri = try SharedCluster.current().uri
         let listener = try PostgresConnection(uri: uri)
