@@ -33,6 +33,9 @@ public final class PostgresConnection: @unchecked Sendable {
         var inUse = false
         var executing = false
         var closeRequested = false
+        /// libpq's status after the last operation was not `CONNECTION_OK` (read by the thread that ran it, so that
+        /// ``isAlive`` from another thread never touches libpq).
+        var broken = false
     }
 
     /// libpq's connection handle, which only the thread that set ``State/inUse`` touches, and its cancel handle,
@@ -261,8 +264,7 @@ public final class PostgresConnection: @unchecked Sendable {
     /// server that went away is seen at the next operation, which throws `.connectionLost`.
     public var isAlive: Bool {
         state.withLock { state in
-            guard !state.closeRequested, let handle = state.handle else { return false }
-            return PQstatus(handle.connection) == CONNECTION_OK
+            !state.closeRequested && state.handle != nil && !state.broken
         }
     }
 
@@ -309,7 +311,9 @@ public final class PostgresConnection: @unchecked Sendable {
         }
         let handle = try claim.get()
         defer {
+            let broken = PQstatus(handle.connection) != CONNECTION_OK
             let closing: Handle? = state.withLock { state in
+                state.broken = broken
                 state.inUse = false
                 state.executing = false
                 guard state.closeRequested, let handle = state.handle else { return nil }

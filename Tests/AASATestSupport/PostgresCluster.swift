@@ -30,13 +30,16 @@ public final class PostgresCluster: @unchecked Sendable {
         public let description: String
     }
 
-    /// Makes the cluster and its database and starts it (a few seconds).
+    /// Makes the cluster and its database and starts it (a few seconds), after stopping and removing the clusters
+    /// of test processes that ended without stopping theirs (a crash, a kill).
     public init() throws {
         let versions = (try? FileManager.default.contentsOfDirectory(atPath: "/usr/lib/postgresql")) ?? []
         guard let newest = versions.compactMap(Int.init).max() else {
             throw Failure(description: "no PostgreSQL in /usr/lib/postgresql: run scripts/setup.sh --test")
         }
         binaries = "/usr/lib/postgresql/\(newest)/bin"
+        Self.removeAbandonedClusters(binaries: binaries)
+        try Data(String(getpid()).utf8).write(to: URL(fileURLWithPath: directory.path + "/owner.pid"))
         if getuid() == 0 {
             guard let user = getpwnam("postgres"), chown(directory.path, user.pointee.pw_uid, user.pointee.pw_gid) == 0
             else {
@@ -128,6 +131,23 @@ public final class PostgresCluster: @unchecked Sendable {
         // The exit status, as the shell would give it (WEXITSTATUS, or 128 + the signal).
         let exited = status & 0x7f == 0
         return (exited ? (status >> 8) & 0xff : 128 + (status & 0x7f), text)
+    }
+
+    /// Stops and removes every cluster folder whose `owner.pid` names a process that is gone.
+    private static func removeAbandonedClusters(binaries: String) {
+        let temporary = NSTemporaryDirectory()
+        let folders = (try? FileManager.default.contentsOfDirectory(atPath: temporary)) ?? []
+        for folder in folders where folder.hasPrefix("aasa-postgres-") {
+            let path = temporary + folder
+            guard let owner = try? String(contentsOfFile: path + "/owner.pid", encoding: .utf8),
+                let pid = pid_t(owner), kill(pid, 0) != 0, errno == ESRCH
+            else { continue }
+            let command = getuid() == 0 ? ["/usr/sbin/runuser", "-u", "postgres", "--"] : []
+            _ = try? spawn(
+                command + [binaries + "/pg_ctl", "-D", path + "/data", "-m", "immediate", "-w", "stop"],
+                output: "/dev/null", timeout: 60)
+            try? FileManager.default.removeItem(atPath: path)
+        }
     }
 
     private static func check(_ result: (status: Int32, output: String), _ what: String) throws {
