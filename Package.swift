@@ -5,7 +5,7 @@ import PackageDescription
 ///
 /// Dependencies point one way: executable → AASAServer → (AASAOpenSSL, AASAMicroHTTPD, AASACurl) → AASACore, and the
 /// three wrappers → C targets. Only AASAOpenSSL imports OpenSSL; only AASAMicroHTTPD imports libmicrohttpd and GnuTLS;
-/// only AASACurl imports libcurl.
+/// only AASACurl imports libcurl; only AASAPostgres imports libpq.
 /// The language features every Swift target is built with, tests included: `any` spelled out for existentials,
 /// imports internal unless declared `public import` (so a C or dependency type never leaks into API by accident),
 /// and a module's members visible only in files that import it.
@@ -41,6 +41,8 @@ let package = Package(
         .systemLibrary(
             name: "CCurl", pkgConfig: "libcurl",
             providers: [.apt(["libcurl4-openssl-dev"]), .brew(["curl"])]),
+        .systemLibrary(
+            name: "CLibPQ", pkgConfig: "libpq", providers: [.apt(["libpq-dev"]), .brew(["libpq"])]),
         .target(name: "CShims", dependencies: ["CMicroHTTPD", "CGnuTLS", "COpenSSL", "CCurl"]),
 
         // MARK: Swift modules
@@ -67,6 +69,8 @@ let package = Package(
         // The only module importing libcurl: the client for outbound HTTPS (ACME, Apple's CDN, Google's API).
         .target(
             name: "AASACurl", dependencies: ["AASACore", "CCurl", "CShims"], swiftSettings: upcomingLanguageFeatures),
+        // The only module importing libpq: a blocking PostgreSQL client (parameterised statements, LISTEN/NOTIFY).
+        .target(name: "AASAPostgres", dependencies: ["CLibPQ"], swiftSettings: upcomingLanguageFeatures),
         // What the fuzz targets do with one input; pure Swift, so tests replay found inputs (docs/fuzzing.md).
         .target(name: "AASAFuzzHarness", dependencies: ["AASACore"], swiftSettings: upcomingLanguageFeatures),
         .executableTarget(
@@ -96,6 +100,9 @@ let package = Package(
         .testTarget(
             name: "AASAServerTests",
             dependencies: ["AASAServer", "AASACore", "AASAOpenSSL", "AASACurl", "AASAMicroHTTPD", "AASATestSupport"],
+            swiftSettings: upcomingLanguageFeatures),
+        .testTarget(
+            name: "AASAPostgresTests", dependencies: ["AASAPostgres", "AASATestSupport"],
             swiftSettings: upcomingLanguageFeatures),
         .testTarget(
             name: "CLITests", dependencies: ["aasa-server", "AASACore", "AASAServer", "AASATestSupport"],
