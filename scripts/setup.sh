@@ -4,12 +4,12 @@
 #        scripts/setup.sh --test     plus what the tests use (curl, openssl CLI, headless Chromium, testssl.sh,
 #                                    pebble and pebble-challtestsrv for ACME, nginx with its stream
 #                                    module as the shard router, PostgreSQL for the throwaway clusters the store's
-#                                    tests start, Python jsonschema)
+#                                    tests start, Python jsonschema and cryptography)
 set -euo pipefail
 
 packages=(libmicrohttpd-dev libgnutls28-dev libssl-dev libcurl4-openssl-dev libpq-dev pkg-config)
 if [[ "${1:-}" == "--test" ]]; then
-    packages+=(curl openssl python3 iproute2 chromium testssl.sh pebble nginx libnginx-mod-stream postgresql)
+    packages+=(curl openssl python3 iproute2 chromium testssl.sh pebble nginx libnginx-mod-stream postgresql python3-cryptography)
 fi
 
 missing=()
