@@ -42,8 +42,8 @@ struct FolderSource: ConfigSource {
     func listDomains() throws(Diagnostic) -> [SourceDomain] {
         let folders = try DomainFolder.list(configDirectory, excluding: excluded)
         // Each domain folder has a certificate folder of its name, as a rule.
-        watcher?.reserveEntries(folders.count, ofRoot: ConfigWatcher.configRoot)
-        watcher?.reserveEntries(folders.count, ofRoot: ConfigWatcher.certificateRoot)
+        watcher?.reserveEntries(folders.count, ofRoot: .config)
+        watcher?.reserveEntries(folders.count, ofRoot: .certificates)
         return folders.map(SourceDomain.init)
     }
 
@@ -58,7 +58,7 @@ struct FolderSource: ConfigSource {
             preconditionFailure("FolderSource reads only folders")
         }
         // The watcher lists the folder it has just watched; the loader reads that listing.
-        let listed = watcher?.watchEntry(folder.domain, ofRoot: ConfigWatcher.configRoot)
+        let listed = watcher?.watchEntry(folder.domain, ofRoot: .config)
         return loader.loadDomain(folder, reusing: previous, listed: listed)
     }
 
@@ -67,7 +67,7 @@ struct FolderSource: ConfigSource {
     {
         let directory = CertificateDirectory(path: certificateDirectory, refusesExposedKeys: refusesExposedKeys)
         var beforeReading: (@Sendable (String) -> [DirectoryListing.Entry]?)?
-        if let watcher { beforeReading = { watcher.watchEntry($0, ofRoot: ConfigWatcher.certificateRoot) } }
+        if let watcher { beforeReading = { watcher.watchEntry($0, ofRoot: .certificates) } }
         // Each new certificate is imported into GnuTLS as its folder is read: one GnuTLS refuses is that folder's
         // error, and the folder keeps its last good certificate.
         let folders = directory.loadFolders(

@@ -26,11 +26,6 @@ public final class ConfigWatcher: Service, Sendable {
     /// a domain folder (its `pages/`).
     public var roots: [String] { walk.roots }
 
-    /// The config folder among a server's roots (its ``LoadScope`` reads its entries as domains).
-    static let configRoot = WatchRoot.config
-    /// The certificate folder among a server's roots.
-    static let certificateRoot = WatchRoot.certificates
-
     private let walk: FolderWalk
     private let loop: WatchLoop
 
