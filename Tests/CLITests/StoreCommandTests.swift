@@ -120,6 +120,14 @@ import Testing
             "store", "push", "--config", "site-config", "--certs", "certs", "--store", uri, "--store-key-file",
             "store.key",
         ]
+        // A dry run writes nothing, not even the schema.
+        let early = try aasa(arguments + ["--dry-run"], in: directory.path)
+        #expect(early.status == 1)
+        #expect(early.stderr.contains("run aasa-server store init"), "\(early.stderr)")
+        let connection = try PostgresConnection(uri: uri)
+        defer { connection.close() }
+        #expect(try connection.execute("SELECT to_regclass('schema_version') IS NULL").text(0, 0) == "t")
+
         let first = try aasa(arguments, in: directory.path)
         #expect(first.status == 0, "\(first.stderr)")
         let changes = try changeCount(uri)

@@ -7,10 +7,24 @@ public final class Store: Sendable {
     /// The connection.
     public let connection: PostgresConnection
 
-    /// Connects to `uri` and creates or upgrades the schema (``StoreSchema/migrate(_:)``).
-    public init(uri: String) throws {
+    /// Connects to `uri` and, when `migrating`, creates or upgrades the schema (``StoreSchema/migrate(_:)``);
+    /// otherwise (a dry run, a pull: nothing is written) the schema must already be this server's version.
+    ///
+    /// - Throws: a ``PostgresError`` (naming `host:port/database`, never the password), or ``StoreError`` when the
+    ///   schema is not at ``StoreSchema/currentVersion`` and may not be upgraded.
+    public init(uri: String, migrating: Bool = true) throws {
         connection = try PostgresConnection(uri: uri)
-        try StoreSchema.migrate(connection)
+        if migrating {
+            try StoreSchema.migrate(connection)
+            return
+        }
+        let exists = try connection.execute("SELECT to_regclass('schema_version') IS NOT NULL")
+        let version = exists.text(0, 0) == "t" ? try StoreSchema.version(connection) : 0
+        guard version == StoreSchema.currentVersion else {
+            throw StoreError(
+                "the store at \(connection.server) is at schema version \(version), not \(StoreSchema.currentVersion); "
+                    + "nothing is written by this command; fix: run aasa-server store init --store URI")
+        }
     }
 
     /// The context a certificate's private key is sealed with: `<folder>/privkey.pem`, so a sealed key moved to

@@ -39,10 +39,11 @@ struct Store: ParsableCommand {
             }
         }
 
-        /// Connects and creates or upgrades the schema; a failure is printed (server named, no password) as exit 1.
-        func open() throws -> AASAServer.Store {
+        /// Connects and, when `migrating`, creates or upgrades the schema; a failure is printed (server named, no
+        /// password) as exit 1.
+        func open(migrating: Bool = true) throws -> AASAServer.Store {
             do {
-                return try AASAServer.Store(uri: uri ?? "")
+                return try AASAServer.Store(uri: uri ?? "", migrating: migrating)
             } catch {
                 DiagnosticPrinter.printError("error: \(error)")
                 throw ExitCode(1)
@@ -107,7 +108,7 @@ struct Store: ParsableCommand {
         static let configuration = CommandConfiguration(
             abstract: "Upload domain folders (and certificates) to the store, each domain checked as check does.",
             discussion: """
-                A domain with an error is refused (nothing of it is written) and its diagnostics are printed; the others are written, each in one transaction, and each changed domain prints the semantic diff of what was stored against what is pushed. A second identical push writes nothing. Private keys are sealed with the store key before they leave the process. Exit status 0 when every domain was written, 2 when any was refused, 1 when the store failed.
+                A domain with an error is refused (nothing of it is written) and its diagnostics are printed; the others are written, each in one transaction, and each changed domain prints the semantic diff of what was stored against what is pushed. A second identical push writes nothing, and --dry-run never writes (not even the schema: run store init first). Private keys are sealed with the store key before they leave the process. Exit status 0 when every domain was written, 2 when any was refused, 1 when the store failed.
 
                 Examples:
                   aasa-server store push --config site-config --store postgresql://aasa@db/aasa
@@ -138,7 +139,7 @@ struct Store: ParsableCommand {
 
         func run() throws {
             let key = try options.key(for: certs)
-            let store = try options.open()
+            let store = try options.open(migrating: !dryRun)
             var push = StorePush(
                 config: config, certs: certs, excludedCerts: certs ?? Environment.value(.certs, "certs"), key: key)
             push.dryRun = dryRun
@@ -162,7 +163,7 @@ struct Store: ParsableCommand {
         static let configuration = CommandConfiguration(
             abstract: "Write the store back out as folders (backup, migration, diff).",
             discussion: """
-                Every stored domain becomes <config>/<domain>/site.json and its files; with --certs, every certificate becomes <certs>/<name>/ with privkey.pem opened with the store key and written with mode 0600. A certificate whose key does not open is named with the key file and not written; the exit status is then 1.
+                Nothing is written to the store (run store init first). Every stored domain becomes <config>/<domain>/site.json and its files; with --certs, every certificate becomes <certs>/<name>/ with privkey.pem opened with the store key and written with mode 0600. A certificate whose key does not open is named with the key file and not written; the exit status is then 1.
 
                 Examples:
                   aasa-server store pull --store postgresql://aasa@db/aasa --config backup/site-config
@@ -183,7 +184,7 @@ struct Store: ParsableCommand {
 
         func run() throws {
             let key = try options.key(for: certs)
-            let store = try options.open()
+            let store = try options.open(migrating: false)
             let pull = StorePull(config: config, certs: certs, key: key)
             let errors = try reporting { try pull.run(store) { print($0) } }
             for error in errors { DiagnosticPrinter.printError(error) }
