@@ -101,8 +101,17 @@ import Testing
             #expect(leaked == 0, "\(path): \(leaked) 8-character runs of the key's PEM in the dump")
         }
 
-        // Another key file opens nothing: named, and no certificate file written.
+        // Another key file opens nothing: named, and no certificate file written, nor a key resealed by a push.
         try writeKey(directory, "other.key", byte: "b")
+        let changes = try changeCount(uri)
+        let otherPush = try aasa(
+            [
+                "store", "push", "--config", "site-config", "--certs", "certs", "--store", uri,
+                "--store-key-file", "other.key",
+            ], in: directory.path)
+        #expect(otherPush.status == 1)
+        #expect(otherPush.stderr.contains("other.key: error: the store key does not open"), "\(otherPush.stderr)")
+        #expect(try changeCount(uri) == changes)
         let wrong = try aasa(
             [
                 "store", "pull", "--store", uri, "--config", "wrong/site-config", "--certs", "wrong/certs",
@@ -194,6 +203,18 @@ import Testing
         #expect(refused.stderr.contains("127.0.0.1:"), "\(refused.stderr)")
         #expect(refused.stderr.contains("/fleet"), "\(refused.stderr)")
         #expect(!refused.stderr.contains("s3cret-word"), "\(refused.stderr)")
+    }
+
+    @Test func aStoreNewerThanTheServerIsRefused() throws {
+        let uri = try StoreCluster.database("newer")
+        let directory = TemporaryDirectory("aasa-store-newer")
+        #expect(try aasa(["store", "init", "--store", uri], in: directory.path).status == 0)
+        let connection = try PostgresConnection(uri: uri)
+        defer { connection.close() }
+        try connection.execute("UPDATE schema_version SET version = 99")
+        let refused = try aasa(["store", "init", "--store", uri], in: directory.path)
+        #expect(refused.status == 1)
+        #expect(refused.stderr.contains("schema version 99, newer than this server's 1"), "\(refused.stderr)")
     }
 
     @Test func concurrentInitsBothSucceed() throws {

@@ -182,7 +182,7 @@ public struct StorePush {
             guard files[.chain] != nil || files[.privateKey] != nil else { continue }
             present.insert(name)
             let stored = try store.certificate(name)
-            if let stored, Self.same(stored, files, key: key) { continue }
+            if let stored, try Self.same(stored, files, key: key) { continue }
             if let plain = files[.privateKey] {
                 files[.privateKey] = try key.seal(plain, context: Store.sealingContext(name))
             }
@@ -200,13 +200,21 @@ public struct StorePush {
         return changed
     }
 
-    /// Whether `stored` holds exactly `files` (its private key compared after opening; a key that does not open
-    /// under `key` is a difference, so the push seals it anew).
-    static func same(_ stored: StoredCertificate, _ files: [CertificateFile: [UInt8]], key: StoreKey) -> Bool {
+    /// Whether `stored` holds exactly `files`, its private key compared after opening.
+    ///
+    /// - Throws: ``StoreError`` naming the key file when the stored key does not open under `key`: pushing would
+    ///   reseal it under a key the other replicas may not have, so nothing is written.
+    static func same(_ stored: StoredCertificate, _ files: [CertificateFile: [UInt8]], key: StoreKey) throws -> Bool {
         for file in CertificateFile.allCases {
-            if file == .privateKey {
-                let opened = stored.files[file].flatMap {
-                    try? key.open($0, context: Store.sealingContext(stored.name))
+            if file == .privateKey, let sealed = stored.files[file] {
+                let opened: [UInt8]
+                do {
+                    opened = try key.open(sealed, context: Store.sealingContext(stored.name))
+                } catch {
+                    throw StoreError(
+                        "\(key.file): error: the store key does not open the stored private key of certificate "
+                            + "\(stored.name) (\(error)); nothing is written; fix: push with the key file the store "
+                            + "was written with")
                 }
                 if opened != files[file] { return false }
             } else if stored.files[file] != files[file] {
