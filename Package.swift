@@ -3,7 +3,7 @@ import PackageDescription
 
 /// aasa-server: generates and serves Apple's apple-app-site-association for many domains.
 ///
-/// Dependencies point one way: executable → AASAServer → (AASAOpenSSL, AASAMicroHTTPD, AASACurl) → AASACore, and the
+/// Dependencies point one way: executable → AASAServer → (AASAOpenSSL, AASAMicroHTTPD, AASACurl, AASAPostgres) → AASACore, and the
 /// three wrappers → C targets. Only AASAOpenSSL imports OpenSSL; only AASAMicroHTTPD imports libmicrohttpd and GnuTLS;
 /// only AASACurl imports libcurl; only AASAPostgres imports libpq.
 /// The language features every Swift target is built with, tests included: `any` spelled out for existentials,
@@ -57,7 +57,7 @@ let package = Package(
         .target(
             name: "AASAServer",
             dependencies: [
-                "AASACore", "AASAOpenSSL", "AASAMicroHTTPD", "AASACurl",
+                "AASACore", "AASAOpenSSL", "AASAMicroHTTPD", "AASACurl", "AASAPostgres",
                 .product(name: "Logging", package: "swift-log"),
             ],
             // The admin dashboard, compiled into the binary (no bundle to install beside it).
@@ -105,7 +105,8 @@ let package = Package(
             name: "AASAPostgresTests", dependencies: ["AASAPostgres", "AASATestSupport"],
             swiftSettings: upcomingLanguageFeatures),
         .testTarget(
-            name: "CLITests", dependencies: ["aasa-server", "AASACore", "AASAServer", "AASATestSupport"],
+            name: "CLITests",
+            dependencies: ["aasa-server", "AASACore", "AASAServer", "AASAPostgres", "AASATestSupport"],
             swiftSettings: upcomingLanguageFeatures),
     ]
 )

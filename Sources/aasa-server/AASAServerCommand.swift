@@ -12,7 +12,7 @@ struct AASAServerCommand: ParsableCommand {
             """,
         subcommands: [
             Serve.self, Check.self, Match.self, Diff.self, CDN.self, Import.self, Sign.self, Certs.self,
-            Shards.self, Healthcheck.self,
+            Shards.self, Store.self, Healthcheck.self,
         ],
         defaultSubcommand: nil
     )

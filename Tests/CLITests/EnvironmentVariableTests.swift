@@ -81,7 +81,7 @@ import Testing
     /// The commands whose options may read a variable.
     static let commands: [[String]] = [
         ["serve"], ["check"], ["match"], ["import"], ["sign"], ["certs", "dev"], ["certs", "acme"], ["cdn"],
-        ["healthcheck"], ["shards", "nginx"], ["diff"],
+        ["healthcheck"], ["shards", "nginx"], ["diff"], ["store", "init"], ["store", "push"], ["store", "pull"],
     ]
 
     /// Each option's entries in the commands' help (its line and the lines of its help below it), by the option's

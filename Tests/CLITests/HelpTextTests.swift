@@ -6,7 +6,7 @@ import Testing
 @Suite struct HelpTextTests {
     @Test(arguments: [
         [], ["serve"], ["check"], ["match"], ["import"], ["sign"], ["certs", "dev"], ["certs", "acme"], ["cdn"],
-        ["healthcheck"], ["shards", "nginx"], ["diff"],
+        ["healthcheck"], ["shards", "nginx"], ["diff"], ["store", "init"], ["store", "push"], ["store", "pull"],
     ])
     func noParagraphBreaksMidSentence(command: [String]) throws {
         // Wide enough that the parser wraps nothing: every line break left is the text's own.

@@ -1,0 +1,159 @@
+import AASACore
+public import AASAPostgres
+
+/// The store's rows, read and written through one connection: every write appends a row to `changes` and announces
+/// its id on ``StoreSchema/channel`` in the same transaction, so a reader never sees a write without its change.
+public final class Store: Sendable {
+    /// The connection.
+    public let connection: PostgresConnection
+
+    /// Connects to `uri` and, when `migrating`, creates or upgrades the schema (``StoreSchema/migrate(_:)``);
+    /// otherwise (a dry run, a pull: nothing is written) the schema must already be this server's version.
+    ///
+    /// - Throws: a ``PostgresError`` (naming `host:port/database`, never the password), or ``StoreError`` when the
+    ///   schema is not at ``StoreSchema/currentVersion`` and may not be upgraded.
+    public init(uri: String, migrating: Bool = true) throws {
+        connection = try PostgresConnection(uri: uri)
+        if migrating {
+            try StoreSchema.migrate(connection)
+            return
+        }
+        let exists = try connection.execute("SELECT to_regclass('schema_version') IS NOT NULL")
+        let version = exists.text(0, 0) == "t" ? try StoreSchema.version(connection) : 0
+        guard version == StoreSchema.currentVersion else {
+            throw StoreError(
+                "the store at \(connection.server) is at schema version \(version), not \(StoreSchema.currentVersion); "
+                    + "nothing is written by this command; fix: run aasa-server store init --store URI")
+        }
+    }
+
+    /// The context a certificate's private key is sealed with: `<folder>/privkey.pem`, so a sealed key moved to
+    /// another certificate's row does not open.
+    public static func sealingContext(_ name: String) -> [UInt8] {
+        Array((name + "/" + CertificateFile.privateKey.name).utf8)
+    }
+
+    // MARK: Domains
+
+    /// The names of every stored domain, sorted.
+    public func domainNames() throws -> [String] {
+        let result = try connection.execute("SELECT name FROM domains ORDER BY name")
+        return (0..<result.rowCount).compactMap { result.text($0, 0) }
+    }
+
+    /// The domain `name`, or `nil` when the store has none.
+    public func domain(_ name: String) throws -> StoredDomain? {
+        let row = try connection.execute("SELECT site_json FROM domains WHERE name = $1", [.text(name)])
+        guard row.rowCount == 1, let site = row.bytes(0, 0) else { return nil }
+        let files = try connection.execute(
+            "SELECT path, bytes FROM domain_files WHERE domain = $1 ORDER BY path", [.text(name)])
+        var stored = StoredDomain(name: name, siteJSON: site)
+        for index in 0..<files.rowCount {
+            if let path = files.text(index, 0), let bytes = files.bytes(index, 1) { stored.files[path] = bytes }
+        }
+        return stored
+    }
+
+    /// Writes `domain` whole (its site.json and exactly its files) in one transaction; returns the change id.
+    @discardableResult
+    public func put(_ domain: StoredDomain) throws -> Int64 {
+        try connection.transaction {
+            let change = try appendChange(kind: "domain", name: domain.name)
+            try connection.execute(
+                """
+                INSERT INTO domains (name, site_json, change_id) VALUES ($1, $2, $3::bigint)
+                ON CONFLICT (name) DO UPDATE SET site_json = excluded.site_json, change_id = excluded.change_id
+                """, [.text(domain.name), .bytes(domain.siteJSON), .integer(change)])
+            try connection.execute("DELETE FROM domain_files WHERE domain = $1", [.text(domain.name)])
+            for (path, bytes) in domain.files.sorted(by: { $0.key < $1.key }) {
+                try connection.execute(
+                    "INSERT INTO domain_files (domain, path, bytes) VALUES ($1, $2, $3)",
+                    [.text(domain.name), .text(path), .bytes(bytes)])
+            }
+            try connection.notify(StoreSchema.channel, payload: String(change))
+            return change
+        }
+    }
+
+    /// Deletes the domain `name` and its files in one transaction; returns the change id.
+    @discardableResult
+    public func deleteDomain(_ name: String) throws -> Int64 {
+        try connection.transaction {
+            let change = try appendChange(kind: "domain-removed", name: name)
+            try connection.execute("DELETE FROM domains WHERE name = $1", [.text(name)])
+            try connection.notify(StoreSchema.channel, payload: String(change))
+            return change
+        }
+    }
+
+    // MARK: Certificates
+
+    /// The columns of `certificates` holding each file.
+    static let columns: [(CertificateFile, String)] = [
+        (.chain, "fullchain"), (.privateKey, "privkey_sealed"), (.staple, "ocsp"), (.acmeRecord, "acme_json"),
+    ]
+
+    /// The names of every stored certificate, sorted.
+    public func certificateNames() throws -> [String] {
+        let result = try connection.execute("SELECT name FROM certificates ORDER BY name")
+        return (0..<result.rowCount).compactMap { result.text($0, 0) }
+    }
+
+    /// The certificate `name` (its private key still sealed), or `nil` when the store has none.
+    public func certificate(_ name: String) throws -> StoredCertificate? {
+        let row = try connection.execute(
+            "SELECT fullchain, privkey_sealed, ocsp, acme_json FROM certificates WHERE name = $1", [.text(name)])
+        guard row.rowCount == 1 else { return nil }
+        var files: [CertificateFile: [UInt8]] = [:]
+        for (index, (file, _)) in Self.columns.enumerated() { files[file] = row.bytes(0, index) }
+        return StoredCertificate(name: name, files: files)
+    }
+
+    /// Writes `certificate` whole (a file it lacks is `NULL`) in one transaction; its private key must already be
+    /// sealed. Returns the change id.
+    @discardableResult
+    public func put(_ certificate: StoredCertificate) throws -> Int64 {
+        try connection.transaction {
+            let change = try appendChange(kind: "certificate", name: certificate.name)
+            let values = Self.columns.map { file, _ in certificate.files[file].map(PostgresValue.bytes) }
+            try connection.execute(
+                """
+                INSERT INTO certificates (name, fullchain, privkey_sealed, ocsp, acme_json, change_id)
+                VALUES ($1, $2, $3, $4, $5, $6::bigint)
+                ON CONFLICT (name) DO UPDATE SET fullchain = excluded.fullchain,
+                    privkey_sealed = excluded.privkey_sealed, ocsp = excluded.ocsp, acme_json = excluded.acme_json,
+                    change_id = excluded.change_id
+                """, [.text(certificate.name)] + values + [.integer(change)])
+            try connection.notify(StoreSchema.channel, payload: String(change))
+            return change
+        }
+    }
+
+    /// Deletes the certificate `name` in one transaction; returns the change id.
+    @discardableResult
+    public func deleteCertificate(_ name: String) throws -> Int64 {
+        try connection.transaction {
+            let change = try appendChange(kind: "certificate-removed", name: name)
+            try connection.execute("DELETE FROM certificates WHERE name = $1", [.text(name)])
+            try connection.notify(StoreSchema.channel, payload: String(change))
+            return change
+        }
+    }
+
+    // MARK: Changes
+
+    /// The highest change id (0 when there is none).
+    public func lastChange() throws -> Int64 {
+        let result = try connection.execute("SELECT coalesce(max(id), 0) FROM changes")
+        return Int64(result.text(0, 0) ?? "0") ?? 0
+    }
+
+    private func appendChange(kind: String, name: String) throws -> Int64 {
+        let result = try connection.execute(
+            "INSERT INTO changes (kind, name) VALUES ($1, $2) RETURNING id", [.text(kind), .text(name)])
+        guard let id = result.text(0, 0).flatMap(Int64.init) else {
+            throw StoreError("the store at \(connection.server) returned no change id")
+        }
+        return id
+    }
+}

@@ -1,0 +1,91 @@
+public import AASAPostgres
+
+/// The store's tables, owned by the server: created and upgraded by versioned migrations (docs/store.md).
+///
+/// ``migrate(_:)`` takes a fixed advisory lock, so that replicas (or `store init`s) starting together upgrade one at a
+/// time, and applies every missing migration in one transaction: a database is at one version or the next, never
+/// between.
+public enum StoreSchema {
+    /// The advisory lock every migration runs under: "aasaschm" as a big-endian 64-bit integer.
+    public static let lockKey: Int64 = 0x6161_7361_7363_686D
+
+    /// The channel each write announces its change id on (`NOTIFY aasa_changes, '<id>'`).
+    public static let channel = "aasa_changes"
+
+    /// Each version's statements; version n is `migrations[n - 1]`. A released migration is never edited: a change
+    /// of the schema is a new version.
+    static let migrations: [[String]] = [
+        [
+            """
+            CREATE TABLE changes (
+                id bigserial PRIMARY KEY,
+                kind text NOT NULL,
+                name text NOT NULL,
+                at timestamptz NOT NULL DEFAULT now()
+            )
+            """,
+            """
+            CREATE TABLE domains (
+                name text PRIMARY KEY,
+                site_json bytea NOT NULL,
+                change_id bigint NOT NULL REFERENCES changes (id)
+            )
+            """,
+            """
+            CREATE TABLE domain_files (
+                domain text NOT NULL REFERENCES domains (name) ON DELETE CASCADE,
+                path text NOT NULL,
+                bytes bytea NOT NULL,
+                PRIMARY KEY (domain, path)
+            )
+            """,
+            """
+            CREATE TABLE certificates (
+                name text PRIMARY KEY,
+                fullchain bytea,
+                privkey_sealed bytea,
+                ocsp bytea,
+                acme_json bytea,
+                change_id bigint NOT NULL REFERENCES changes (id)
+            )
+            """,
+        ]
+    ]
+
+    /// The version this server's migrations reach.
+    public static var currentVersion: Int { migrations.count }
+
+    /// Creates or upgrades the schema on `connection` to ``currentVersion`` and returns the version it found.
+    ///
+    /// - Throws: ``PostgresError`` when a statement fails (nothing of the upgrade is kept), ``StoreError`` when the
+    ///   database is at a version newer than this server knows.
+    @discardableResult
+    public static func migrate(_ connection: PostgresConnection) throws -> Int {
+        try connection.withAdvisoryLock(lockKey) {
+            try connection.transaction {
+                try connection.execute("CREATE TABLE IF NOT EXISTS schema_version (version integer NOT NULL)")
+                let found = try version(connection)
+                guard found <= currentVersion else {
+                    throw StoreError(
+                        "the store at \(connection.server) is at schema version \(found), newer than this server's "
+                            + "\(currentVersion); fix: run a newer aasa-server")
+                }
+                for statements in migrations.dropFirst(found) {
+                    for statement in statements { try connection.execute(statement) }
+                }
+                if found < currentVersion {
+                    try connection.execute("DELETE FROM schema_version")
+                    try connection.execute(
+                        "INSERT INTO schema_version (version) VALUES ($1::integer)", [.integer(currentVersion)])
+                }
+                return found
+            }
+        }
+    }
+
+    /// The schema version of the database (0 when the version table is empty).
+    public static func version(_ connection: PostgresConnection) throws -> Int {
+        let result = try connection.execute("SELECT coalesce(max(version), 0) FROM schema_version")
+        return Int(result.text(0, 0) ?? "0") ?? 0
+    }
+}

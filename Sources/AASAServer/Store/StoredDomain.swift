@@ -1,0 +1,25 @@
+/// One domain as the store holds it: its site.json and every file of its folder besides, by path relative to the
+/// domain folder (`pages/index.html`).
+public struct StoredDomain: Sendable, Equatable {
+    /// The host name.
+    public var name: String
+    /// The site.json bytes, as written.
+    public var siteJSON: [UInt8]
+    /// Every other file, by relative path.
+    public var files: [String: [UInt8]]
+
+    /// A domain from its parts.
+    public init(name: String, siteJSON: [UInt8], files: [String: [UInt8]] = [:]) {
+        self.name = name
+        self.siteJSON = siteJSON
+        self.files = files
+    }
+
+    /// Whether `path` may be written below a domain folder: relative, no empty, `.` or `..` component, no NUL.
+    public static func isSafeRelativePath(_ path: String) -> Bool {
+        !path.isEmpty && !path.hasPrefix("/") && !path.contains("\0")
+            && path.split(separator: "/", omittingEmptySubsequences: false).allSatisfy {
+                !$0.isEmpty && $0 != "." && $0 != ".."
+            }
+    }
+}

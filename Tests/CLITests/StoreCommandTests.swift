@@ -1,0 +1,263 @@
+import AASAPostgres
+import AASATestSupport
+import Foundation
+import Synchronization
+import Testing
+
+/// `aasa-server store init|push|pull` against a real PostgreSQL cluster, run as an operator and a GitOps pipeline run
+/// them: the built binary, real folders, each test on a database of its own.
+@Suite(.storeCluster, .serialized) struct StoreCommandTests {
+    func aasa(_ arguments: [String], in directory: String) throws -> Command.Output {
+        try Command.run(RepositoryPaths.executable, arguments, currentDirectory: directory, timeout: 120)
+    }
+
+    /// A folder with the repository's site-config/, a dev certs/ and a store key file (mode 0600).
+    func workspace(_ name: String) throws -> TemporaryDirectory {
+        let directory = TemporaryDirectory(name)
+        try directory.copy(RepositoryPaths.siteConfig, to: "site-config")
+        let certs = try aasa(["certs", "dev"], in: directory.path)
+        #expect(certs.status == 0, "\(certs.stderr)")
+        try writeKey(directory, "store.key", byte: "a")
+        return directory
+    }
+
+    func writeKey(_ directory: TemporaryDirectory, _ name: String, byte: Character) throws {
+        let path = try directory.write(name, String(repeating: byte, count: 63) + "1\n")
+        #expect(chmod(path, 0o600) == 0)
+    }
+
+    /// Every file below `folder`, by relative path.
+    func files(_ folder: String) throws -> [String: Data] {
+        var found: [String: Data] = [:]
+        let enumerator = try #require(FileManager.default.enumerator(atPath: folder))
+        while let relative = enumerator.nextObject() as? String {
+            var isDirectory: ObjCBool = false
+            if FileManager.default.fileExists(atPath: folder + "/" + relative, isDirectory: &isDirectory),
+                !isDirectory.boolValue
+            {
+                found[relative] = FileManager.default.contents(atPath: folder + "/" + relative)
+            }
+        }
+        return found
+    }
+
+    static func hex(_ bytes: [UInt8]) -> String {
+        bytes.map { String($0 >> 4, radix: 16) + String($0 & 15, radix: 16) }.joined()
+    }
+
+    func changeCount(_ uri: String) throws -> Int {
+        let connection = try PostgresConnection(uri: uri)
+        defer { connection.close() }
+        return Int(try connection.execute("SELECT count(*) FROM changes").text(0, 0) ?? "") ?? -1
+    }
+
+    @Test func pushThenPullRoundTripsTheConfigAndCertificatesByteForByte() throws {
+        let uri = try StoreCluster.database("roundtrip")
+        let directory = try workspace("aasa-store-roundtrip")
+        for _ in 0..<2 {
+            let initialised = try aasa(["store", "init", "--store", uri], in: directory.path)
+            #expect(initialised.status == 0, "\(initialised.stderr)")
+            #expect(initialised.stdout.contains("schema version 1"), "\(initialised.stdout)")
+        }
+        let push = try aasa(
+            [
+                "store", "push", "--config", "site-config", "--certs", "certs", "--store", uri,
+                "--store-key-file", "store.key",
+            ], in: directory.path)
+        #expect(push.status == 0, "\(push.stdout)\(push.stderr)")
+        #expect(push.stdout.contains("shop.example: added"), "\(push.stdout)")
+        #expect(push.stdout.contains("certificate shop.example: added"), "\(push.stdout)")
+
+        // No private key in a dump: no armour, and no 8-byte run of any key's PEM, as text or as the hex pg_dump
+        // writes bytea in.
+        let cluster = try StoreCluster.current()
+        let dump = try cluster.run(
+            "pg_dump", ["-h", "127.0.0.1", "-p", String(cluster.port), "-U", "postgres", "roundtrip"])
+        #expect(dump.status == 0)
+        #expect(dump.output.contains("certificates"))
+        #expect(!dump.output.contains("PRIVATE KEY"))
+        #expect(!dump.output.contains(Self.hex(Array("PRIVATE KEY".utf8))))
+        // A key's PEM shares its armour dashes and its public key with the certificate, which is public and
+        // stored as it is: a run that is also in a certificate's PEM says nothing; any other one is the secret.
+        let source = try files(directory.path + "/certs")
+        let certificatePEMs = source.filter { $0.key.hasSuffix("fullchain.pem") }.values.map {
+            String(decoding: $0, as: UTF8.self)
+        }
+        for (path, key) in source where path.hasSuffix("privkey.pem") {
+            let bytes = [UInt8](key)
+            let secret = (0...(bytes.count - 8)).filter { start in
+                let text = String(decoding: bytes[start..<start + 8], as: UTF8.self)
+                return !certificatePEMs.contains { $0.contains(text) }
+            }
+            #expect(secret.count > 100, "\(path): only \(secret.count) runs of the key are not in a certificate")
+            let leaked = secret.filter { start in
+                let run = Array(bytes[start..<start + 8])
+                return dump.output.contains(String(decoding: run, as: UTF8.self)) || dump.output.contains(Self.hex(run))
+            }
+            #expect(leaked.isEmpty, "\(path): \(leaked.count) 8-byte runs of the key's PEM in the dump")
+        }
+
+        let pull = try aasa(
+            [
+                "store", "pull", "--store", uri, "--config", "pulled/site-config", "--certs", "pulled/certs",
+                "--store-key-file", "store.key",
+            ], in: directory.path)
+        #expect(pull.status == 0, "\(pull.stdout)\(pull.stderr)")
+        let original = try files(directory.path + "/site-config")
+        #expect(original.keys.contains("shop.example/pages/index.html"))
+        #expect(try files(directory.path + "/pulled/site-config") == original)
+        // Every certificate folder (dev-ca/ holds a CA, not a certificate: it is not pushed).
+        let certificates = try files(directory.path + "/certs").filter { !$0.key.hasPrefix("dev-ca/") }
+        #expect(certificates.keys.contains("shop.example/privkey.pem"))
+        #expect(try files(directory.path + "/pulled/certs") == certificates)
+        let mode =
+            try FileManager.default.attributesOfItem(
+                atPath: directory.path + "/pulled/certs/shop.example/privkey.pem")[.posixPermissions] as? Int
+        #expect(mode == 0o600)
+
+        // Another key file opens nothing: named, and no certificate file written, nor a key resealed by a push.
+        try writeKey(directory, "other.key", byte: "b")
+        let changes = try changeCount(uri)
+        let otherPush = try aasa(
+            [
+                "store", "push", "--config", "site-config", "--certs", "certs", "--store", uri,
+                "--store-key-file", "other.key",
+            ], in: directory.path)
+        #expect(otherPush.status == 1)
+        #expect(otherPush.stderr.contains("other.key: error: the store key does not open"), "\(otherPush.stderr)")
+        #expect(try changeCount(uri) == changes)
+        let wrong = try aasa(
+            [
+                "store", "pull", "--store", uri, "--config", "wrong/site-config", "--certs", "wrong/certs",
+                "--store-key-file", "other.key",
+            ], in: directory.path)
+        #expect(wrong.status == 1)
+        #expect(wrong.stderr.contains("other.key: error:"), "\(wrong.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: directory.path + "/wrong/certs/shop.example"))
+    }
+
+    @Test func aSecondIdenticalPushChangesNothingAndPruneRemoves() throws {
+        let uri = try StoreCluster.database("repeat")
+        let directory = try workspace("aasa-store-repeat")
+        let arguments = [
+            "store", "push", "--config", "site-config", "--certs", "certs", "--store", uri, "--store-key-file",
+            "store.key",
+        ]
+        // A dry run writes nothing, not even the schema.
+        let early = try aasa(arguments + ["--dry-run"], in: directory.path)
+        #expect(early.status == 1)
+        #expect(early.stderr.contains("run aasa-server store init"), "\(early.stderr)")
+        let connection = try PostgresConnection(uri: uri)
+        defer { connection.close() }
+        #expect(try connection.execute("SELECT to_regclass('schema_version') IS NULL").text(0, 0) == "t")
+
+        let first = try aasa(arguments, in: directory.path)
+        #expect(first.status == 0, "\(first.stderr)")
+        let changes = try changeCount(uri)
+        #expect(changes >= 4)
+        let second = try aasa(arguments, in: directory.path)
+        #expect(second.status == 0, "\(second.stderr)")
+        #expect(second.stdout.contains("nothing changed"), "\(second.stdout)")
+        #expect(try changeCount(uri) == changes)
+
+        // A semantic change is summarised as diff would; --dry-run writes nothing.
+        try DiffCommandTests.moveExclusion(directory.path + "/site-config/shop.example/site.json")
+        let dry = try aasa(arguments + ["--dry-run"], in: directory.path)
+        #expect(dry.status == 0, "\(dry.stderr)")
+        #expect(dry.stdout.contains("shop.example: 1 class of URLs change (1 web-to-app)"), "\(dry.stdout)")
+        #expect(try changeCount(uri) == changes)
+        let changed = try aasa(arguments, in: directory.path)
+        #expect(changed.stdout.contains("shop.example: 1 class of URLs change"), "\(changed.stdout)")
+        #expect(!changed.stdout.contains("links.example"), "\(changed.stdout)")
+        #expect(try changeCount(uri) == changes + 1)
+
+        try FileManager.default.removeItem(atPath: directory.path + "/site-config/links.example")
+        let kept = try aasa(arguments, in: directory.path)
+        #expect(kept.stdout.contains("nothing changed"), "\(kept.stdout)")
+        let pruned = try aasa(arguments + ["--prune"], in: directory.path)
+        #expect(pruned.status == 0, "\(pruned.stderr)")
+        #expect(pruned.stdout.contains("links.example: removed"), "\(pruned.stdout)")
+        let pull = try aasa(["store", "pull", "--store", uri, "--config", "pulled"], in: directory.path)
+        #expect(pull.status == 0, "\(pull.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: directory.path + "/pulled/links.example"))
+        #expect(FileManager.default.fileExists(atPath: directory.path + "/pulled/shop.example/site.json"))
+    }
+
+    @Test func anInvalidDomainIsRefusedWithItsDiagnosticAndTheOthersAreWritten() throws {
+        let uri = try StoreCluster.database("invalid")
+        let directory = try workspace("aasa-store-invalid")
+        try directory.write("site-config/broken.example/site.json", #"{ "universalLinks": { "apps": [ }"#)
+        let push = try aasa(["store", "push", "--config", "site-config", "--store", uri], in: directory.path)
+        #expect(push.status == 2, "\(push.stdout)\(push.stderr)")
+        #expect(push.stderr.contains("broken.example: refused"), "\(push.stderr)")
+        #expect(push.stderr.contains("broken.example/site.json:1:"), "\(push.stderr)")
+        #expect(push.stdout.contains("shop.example: added"))
+        #expect(push.stdout.contains("links.example: added"))
+        let connection = try PostgresConnection(uri: uri)
+        defer { connection.close() }
+        let names = try connection.execute("SELECT name FROM domains ORDER BY name")
+        #expect((0..<names.rowCount).compactMap { names.text($0, 0) } == ["links.example", "shop.example"])
+    }
+
+    @Test func certificatesWithoutAKeyFileAreAUsageErrorNamingBothFlags() throws {
+        let directory = try workspace("aasa-store-usage")
+        let push = try aasa(
+            ["store", "push", "--certs", "certs", "--store", "postgresql://nobody@127.0.0.1:1/none"],
+            in: directory.path)
+        #expect(push.status == 64, "\(push.stderr)")
+        #expect(push.stderr.contains("--certs needs --store-key-file"), "\(push.stderr)")
+    }
+
+    @Test func aStoreErrorNamesTheServerAndNeverThePassword() throws {
+        let directory = TemporaryDirectory("aasa-store-down")
+        let refused = try aasa(
+            ["store", "init", "--store", "postgresql://aasa:s3cret-word@127.0.0.1:\(freePort())/fleet"],
+            in: directory.path)
+        #expect(refused.status == 1)
+        #expect(refused.stderr.contains("127.0.0.1:"), "\(refused.stderr)")
+        #expect(refused.stderr.contains("/fleet"), "\(refused.stderr)")
+        #expect(!refused.stderr.contains("s3cret-word"), "\(refused.stderr)")
+    }
+
+    @Test func aStoreNewerThanTheServerIsRefused() throws {
+        let uri = try StoreCluster.database("newer")
+        let directory = TemporaryDirectory("aasa-store-newer")
+        #expect(try aasa(["store", "init", "--store", uri], in: directory.path).status == 0)
+        let connection = try PostgresConnection(uri: uri)
+        defer { connection.close() }
+        try connection.execute("UPDATE schema_version SET version = 99")
+        let refused = try aasa(["store", "init", "--store", uri], in: directory.path)
+        #expect(refused.status == 1)
+        #expect(refused.stderr.contains("schema version 99, newer than this server's 1"), "\(refused.stderr)")
+    }
+
+    @Test func concurrentInitsBothSucceed() throws {
+        let uri = try StoreCluster.database("concurrent")
+        let directory = TemporaryDirectory("aasa-store-concurrent")
+        let statuses = Mutex<[Int32]>([])
+        DispatchQueue.concurrentPerform(iterations: 4) { _ in
+            let status = (try? aasa(["store", "init", "--store", uri], in: directory.path))?.status ?? -1
+            statuses.withLock { $0.append(status) }
+        }
+        #expect(statuses.withLock { $0 } == [0, 0, 0, 0])
+    }
+
+    @Test func aPushIsAnnouncedOnTheChangesChannel() throws {
+        let uri = try StoreCluster.database("notify")
+        let directory = try workspace("aasa-store-notify")
+        let initialised = try aasa(["store", "init", "--store", uri], in: directory.path)
+        #expect(initialised.status == 0)
+        let listener = try PostgresConnection(uri: uri)
+        defer { listener.close() }
+        try listener.listen("aasa_changes")
+        let push = try aasa(["store", "push", "--config", "site-config", "--store", uri], in: directory.path)
+        #expect(push.status == 0, "\(push.stderr)")
+        var payloads: [String] = []
+        while let notification = try listener.waitForNotification(timeout: .seconds(5)) {
+            payloads.append(notification.payload)
+        }
+        let ids = try listener.execute("SELECT id FROM changes ORDER BY id")
+        #expect(payloads == (0..<ids.rowCount).compactMap { ids.text($0, 0) })
+        #expect(payloads.count == 2)
+    }
+}
