@@ -1,4 +1,4 @@
-public import AASACore
+import AASACore
 public import AASAOpenSSL
 import Foundation
 
