@@ -57,8 +57,7 @@ public final class Store: Sendable {
     /// Writes `domain` whole (its site.json and exactly its files) in one transaction; returns the change id.
     @discardableResult
     public func put(_ domain: StoredDomain) throws -> Int64 {
-        try connection.transaction {
-            let change = try appendChange(kind: "domain", name: domain.name)
+        try recordChange(.domain, domain.name) { change in
             try connection.execute(
                 """
                 INSERT INTO domains (name, site_json, change_id) VALUES ($1, $2, $3::bigint)
@@ -70,19 +69,14 @@ public final class Store: Sendable {
                     "INSERT INTO domain_files (domain, path, bytes) VALUES ($1, $2, $3)",
                     [.text(domain.name), .text(path), .bytes(bytes)])
             }
-            try connection.notify(StoreSchema.channel, payload: String(change))
-            return change
         }
     }
 
     /// Deletes the domain `name` and its files in one transaction; returns the change id.
     @discardableResult
     public func deleteDomain(_ name: String) throws -> Int64 {
-        try connection.transaction {
-            let change = try appendChange(kind: "domain-removed", name: name)
+        try recordChange(.domainRemoved, name) { _ in
             try connection.execute("DELETE FROM domains WHERE name = $1", [.text(name)])
-            try connection.notify(StoreSchema.channel, payload: String(change))
-            return change
         }
     }
 
@@ -113,8 +107,7 @@ public final class Store: Sendable {
     /// sealed. Returns the change id.
     @discardableResult
     public func put(_ certificate: StoredCertificate) throws -> Int64 {
-        try connection.transaction {
-            let change = try appendChange(kind: "certificate", name: certificate.name)
+        try recordChange(.certificate, certificate.name) { change in
             let values = Self.columns.map { file, _ in certificate.files[file].map(PostgresValue.bytes) }
             try connection.execute(
                 """
@@ -124,19 +117,14 @@ public final class Store: Sendable {
                     privkey_sealed = excluded.privkey_sealed, ocsp = excluded.ocsp, acme_json = excluded.acme_json,
                     change_id = excluded.change_id
                 """, [.text(certificate.name)] + values + [.integer(change)])
-            try connection.notify(StoreSchema.channel, payload: String(change))
-            return change
         }
     }
 
     /// Deletes the certificate `name` in one transaction; returns the change id.
     @discardableResult
     public func deleteCertificate(_ name: String) throws -> Int64 {
-        try connection.transaction {
-            let change = try appendChange(kind: "certificate-removed", name: name)
+        try recordChange(.certificateRemoved, name) { _ in
             try connection.execute("DELETE FROM certificates WHERE name = $1", [.text(name)])
-            try connection.notify(StoreSchema.channel, payload: String(change))
-            return change
         }
     }
 
@@ -148,12 +136,26 @@ public final class Store: Sendable {
         return Int64(result.text(0, 0) ?? "0") ?? 0
     }
 
-    private func appendChange(kind: String, name: String) throws -> Int64 {
-        let result = try connection.execute(
-            "INSERT INTO changes (kind, name) VALUES ($1, $2) RETURNING id", [.text(kind), .text(name)])
-        guard let id = result.text(0, 0).flatMap(Int64.init) else {
-            throw StoreError("the store at \(connection.server) returned no change id")
+    /// What a row of `changes` says changed.
+    enum ChangeKind: String, Sendable {
+        case domain
+        case domainRemoved = "domain-removed"
+        case certificate
+        case certificateRemoved = "certificate-removed"
+    }
+
+    /// Runs `write` in one transaction that first appends a `changes` row for `name` (its id is handed to `write`)
+    /// and ends by announcing that id on ``StoreSchema/channel``; returns the id.
+    private func recordChange(_ kind: ChangeKind, _ name: String, _ write: (Int64) throws -> Void) throws -> Int64 {
+        try connection.transaction {
+            let result = try connection.execute(
+                "INSERT INTO changes (kind, name) VALUES ($1, $2) RETURNING id", [.text(kind.rawValue), .text(name)])
+            guard let change = result.text(0, 0).flatMap(Int64.init) else {
+                throw StoreError("the store at \(connection.server) returned no change id")
+            }
+            try write(change)
+            try connection.notify(StoreSchema.channel, payload: String(change))
+            return change
         }
-        return id
     }
 }
