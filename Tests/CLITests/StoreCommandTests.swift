@@ -260,4 +260,46 @@ import Testing
         #expect(payloads == (0..<ids.rowCount).compactMap { ids.text($0, 0) })
         #expect(payloads.count == 2)
     }
+
+    /// A landing template the domain names outside `pages/` is part of what the domain serves: pushed, and pulled
+    /// back byte for byte.
+    @Test func aLandingTemplateOutsidePagesIsPushedAndPulled() throws {
+        let uri = try StoreCluster.database("template")
+        let directory = try workspace("aasa-store-template")
+        let site = directory.path + "/site-config/shop.example/site.json"
+        var json = try #require(
+            try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: site))) as? [String: Any])
+        var pages = json["pages"] as? [String: Any] ?? [:]
+        pages["landingPage"] = ["template": "templates/landing.html"]
+        json["pages"] = pages
+        try JSONSerialization.data(withJSONObject: json).write(to: URL(fileURLWithPath: site))
+        let template = "<!doctype html><title>TEMPLATE-OUTSIDE</title><body>{{title}}</body>"
+        _ = try directory.write("site-config/shop.example/templates/landing.html", template)
+        let push = try aasa(["store", "push", "--config", "site-config", "--store", uri], in: directory.path)
+        #expect(push.status == 0, "\(push.stdout)\(push.stderr)")
+        let pull = try aasa(["store", "pull", "--store", uri, "--config", "pulled"], in: directory.path)
+        #expect(pull.status == 0, "\(pull.stdout)\(pull.stderr)")
+        let pulled = try String(
+            contentsOfFile: directory.path + "/pulled/shop.example/templates/landing.html", encoding: .utf8)
+        #expect(pulled == template)
+    }
+
+    /// A row the database holds over what a domain folder may hold is refused from the sizes the database reports,
+    /// naming the domain, before its bytes are read.
+    @Test func aStoredRowOverTheCapsIsRefusedBeforeItIsRead() throws {
+        let uri = try StoreCluster.database("oversized")
+        let directory = try workspace("aasa-store-oversized")
+        let push = try aasa(["store", "push", "--config", "site-config", "--store", uri], in: directory.path)
+        #expect(push.status == 0, "\(push.stdout)\(push.stderr)")
+        let connection = try PostgresConnection(uri: uri)
+        defer { connection.close() }
+        try connection.execute(
+            "UPDATE domains SET site_json = $1 WHERE name = 'shop.example'",
+            [.bytes(Array(repeating: UInt8(ascii: " "), count: (1 << 20) + 1))])
+        let pull = try aasa(["store", "pull", "--store", uri, "--config", "pulled"], in: directory.path)
+        #expect(pull.status == 1)
+        #expect(pull.stderr.contains("domain shop.example"), "\(pull.stderr)")
+        #expect(pull.stderr.contains("1048577 bytes of site.json"), "\(pull.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: directory.path + "/pulled/shop.example/site.json"))
+    }
 }

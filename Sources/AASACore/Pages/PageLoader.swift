@@ -144,6 +144,22 @@ public struct PageLoader: Sendable {
 
     // MARK: Files
 
+    /// Every file of `folder`'s `pages/` as it is on disk, by its path in the domain folder (`pages/about.html`),
+    /// read by the same walk, confinement and caps as a load (the landing template among them, since it is read from
+    /// there too), and the walk's findings: what `store push` uploads, so the store holds what a load of the folder
+    /// reads.
+    public func files(of folder: String, confinement: Confinement) -> (
+        files: [String: [UInt8]], diagnostics: [Diagnostic]
+    ) {
+        var diagnostics: [Diagnostic] = []
+        let raw = walk(
+            root: folder + "/" + Self.folderName, skipping: nil, confinement: confinement, diagnostics: &diagnostics)
+        var files: [String: [UInt8]] = [:]
+        files.reserveCapacity(raw.count)
+        for (urlPath, file) in raw { files[Self.folderName + urlPath] = file.bytes }
+        return (files, diagnostics)
+    }
+
     private func walk(
         root: String, skipping template: String?, confinement: Confinement, diagnostics: inout [Diagnostic]
     ) -> [String: RawFile] {

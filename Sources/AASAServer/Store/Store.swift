@@ -1,4 +1,5 @@
 import AASACore
+import AASAOpenSSL
 public import AASAPostgres
 
 /// The store's rows, read and written through one connection: every write appends a row to `changes` and announces
@@ -42,7 +43,31 @@ public final class Store: Sendable {
     }
 
     /// The domain `name`, or `nil` when the store has none.
+    ///
+    /// - Throws: ``StoreError`` naming the row when it holds more than a domain folder may (the caps of
+    ///   ``SiteConfigLoader`` and ``PageLoader``): checked on the sizes the database reports, before any byte is read.
     public func domain(_ name: String) throws -> StoredDomain? {
+        let pages = PageLoader()
+        let sizes = try connection.execute(
+            """
+            SELECT octet_length(site_json), (SELECT count(*) FROM domain_files WHERE domain = $1),
+                (SELECT coalesce(max(octet_length(bytes)), 0) FROM domain_files WHERE domain = $1),
+                (SELECT coalesce(sum(octet_length(bytes)), 0) FROM domain_files WHERE domain = $1)
+            FROM domains WHERE name = $1
+            """, [.text(name)])
+        guard sizes.rowCount == 1 else { return nil }
+        let figures = (0..<4).map { Int(sizes.text(0, $0) ?? "") ?? Int.max }
+        let limits = [
+            SiteConfigLoader.maximumConfigBytes, pages.maximumFiles + 1,
+            max(pages.maximumFileBytes, pages.maximumTemplateBytes),
+            pages.maximumTotalBytes + pages.maximumTemplateBytes,
+        ]
+        let what = ["bytes of site.json", "files", "bytes in one file", "bytes of files in all"]
+        if let over = figures.indices.first(where: { figures[$0] > limits[$0] }) {
+            throw StoreError(
+                "the store at \(connection.server) holds \(figures[over]) \(what[over]) for domain \(name), over the "
+                    + "\(limits[over]) a domain folder may hold; nothing of it is read; fix: push the domain again")
+        }
         let row = try connection.execute("SELECT site_json FROM domains WHERE name = $1", [.text(name)])
         guard row.rowCount == 1, let site = row.bytes(0, 0) else { return nil }
         let files = try connection.execute(
@@ -94,7 +119,25 @@ public final class Store: Sendable {
     }
 
     /// The certificate `name` (its private key still sealed), or `nil` when the store has none.
+    ///
+    /// - Throws: ``StoreError`` naming the row when a file is over ``StorePush/maximumCertificateFileBytes``, checked
+    ///   on the sizes the database reports before any byte is read.
     public func certificate(_ name: String) throws -> StoredCertificate? {
+        let sizes = try connection.execute(
+            """
+            SELECT greatest(coalesce(octet_length(fullchain), 0), coalesce(octet_length(privkey_sealed), 0),
+                coalesce(octet_length(ocsp), 0), coalesce(octet_length(acme_json), 0))
+            FROM certificates WHERE name = $1
+            """, [.text(name)])
+        guard sizes.rowCount == 1 else { return nil }
+        let largest = Int(sizes.text(0, 0) ?? "") ?? Int.max
+        // A sealed key is the key plus the sealed format's header and tag.
+        guard largest <= StorePush.maximumCertificateFileBytes + SealedFormat.overhead else {
+            throw StoreError(
+                "the store at \(connection.server) holds a file of \(largest) bytes for certificate \(name), over the "
+                    + "\(StorePush.maximumCertificateFileBytes) a certificate file may have; nothing of it is read; fix: "
+                    + "push the certificate again")
+        }
         let row = try connection.execute(
             "SELECT fullchain, privkey_sealed, ocsp, acme_json FROM certificates WHERE name = $1", [.text(name)])
         guard row.rowCount == 1 else { return nil }

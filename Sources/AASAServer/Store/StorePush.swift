@@ -59,7 +59,7 @@ public struct StorePush {
             }
             let pushed: StoredDomain
             do {
-                pushed = try Self.read(folder, confinement: confinement, pageLimits: loader.pages)
+                pushed = try Self.read(folder, confinement: confinement, loaded: domain, pages: loader.pages)
             } catch let diagnostic as Diagnostic {
                 outcome.refused.append((domain.domain, [diagnostic]))
                 continue
@@ -108,50 +108,26 @@ public struct StorePush {
         return "\(pushed.name): " + parts.joined(separator: "; ") + suffix
     }
 
-    /// The domain's site.json and every file of its `pages/`, read within its confinement and the page loader's
-    /// caps (count, depth, one file, all files), decided before each read.
-    static func read(_ folder: DomainFolder, confinement: Confinement, pageLimits: PageLoader) throws -> StoredDomain {
+    /// The domain's site.json and every file of its `pages/` (``PageLoader/files(of:confinement:)``: the walk, caps
+    /// and confinement of a load), and a landing template configured outside `pages/`; a page error refuses the
+    /// domain.
+    static func read(_ folder: DomainFolder, confinement: Confinement, loaded: LoadedDomain, pages: PageLoader) throws
+        -> StoredDomain
+    {
         let site: [UInt8]
         switch ConfinedFile.read(folder.file, within: confinement, maximumBytes: SiteConfigLoader.maximumConfigBytes) {
         case .success(let contents): site = contents.bytes
         case .failure(let refusal): throw refusal.diagnostic(folder.file, what: SiteConfigLoader.fileName)
         }
-        var files: [String: [UInt8]] = [:]
-        var total = 0
-        var pending: [(relative: String, depth: Int)] = [(PageLoader.folderName, 1)]
-        while let (relative, depth) = pending.popLast() {
-            let path = folder.path + "/" + relative
-            guard let entries = DirectoryListing.entries(in: path) else { continue }
-            for entry in entries.sorted(by: { $0.name < $1.name }) {
-                let child = relative + "/" + entry.name
-                var info = stat()
-                guard lstat(folder.path + "/" + child, &info) == 0 else { continue }
-                let kind = info.st_mode & S_IFMT
-                if kind == S_IFDIR {
-                    guard depth < pageLimits.maximumDepth else {
-                        throw Diagnostic(
-                            .error, rule: .pagesTooLarge, "pages/ is deeper than \(pageLimits.maximumDepth) folders",
-                            file: folder.path + "/" + child, hint: "flatten pages/")
-                    }
-                    pending.append((child, depth + 1))
-                    continue
-                }
-                guard files.count < pageLimits.maximumFiles else {
-                    throw Diagnostic(
-                        .error, rule: .pagesTooLarge, "pages/ holds more than \(pageLimits.maximumFiles) files",
-                        file: folder.path + "/" + PageLoader.folderName, hint: "remove files from pages/")
-                }
-                let remaining = pageLimits.maximumTotalBytes - total
-                switch ConfinedFile.read(
-                    folder.path + "/" + child, within: confinement,
-                    maximumBytes: min(pageLimits.maximumFileBytes, remaining), refusingPrivateKeys: true)
-                {
-                case .success(let contents):
-                    total += contents.bytes.count
-                    files[child] = contents.bytes
-                case .failure(let refusal):
-                    throw refusal.diagnostic(folder.path + "/" + child, what: "the page")
-                }
+        let walked = pages.files(of: folder.path, confinement: confinement)
+        if let error = walked.diagnostics.errors.first { throw error }
+        var files = walked.files
+        // PagesRule refuses a template path that leaves the domain folder, so a loaded config names one inside it.
+        if let template = loaded.config?.pages.landingPage.template, files[template] == nil {
+            let path = folder.path + "/" + template
+            switch ConfinedFile.read(path, within: confinement, maximumBytes: pages.maximumTemplateBytes) {
+            case .success(let contents): files[template] = contents.bytes
+            case .failure(let refusal): throw refusal.diagnostic(path, what: "the landing page template")
             }
         }
         return StoredDomain(name: folder.domain, siteJSON: site, files: files)

@@ -42,12 +42,7 @@ struct Store: ParsableCommand {
         /// Connects and, when `migrating`, creates or upgrades the schema; a failure is printed (server named, no
         /// password) as exit 1.
         func open(migrating: Bool = true) throws -> AASAServer.Store {
-            do {
-                return try AASAServer.Store(uri: uri ?? "", migrating: migrating)
-            } catch {
-                DiagnosticPrinter.printError("error: \(error)")
-                throw ExitCode(1)
-            }
+            try reporting { try AASAServer.Store(uri: uri ?? "", migrating: migrating) }
         }
 
         /// The store key, or exit 1 naming the file and what is wrong with it.
@@ -115,11 +110,7 @@ struct Store: ParsableCommand {
                   aasa-server store push --config site-config --certs certs --store-key-file /run/secrets/store.key --prune
                 """)
 
-        @Option(
-            name: .long,
-            help: ArgumentHelp(
-                "Folder holding <domain>/site.json (env: \(EnvironmentVariable.config)).", valueName: "dir"))
-        var config = Environment.value(.config, "site-config")
+        @OptionGroup var configOptions: ConfigOptions
 
         @Option(
             name: .long,
@@ -140,6 +131,7 @@ struct Store: ParsableCommand {
         func run() throws {
             let key = try options.key(for: certs)
             let store = try options.open(migrating: !dryRun)
+            let config = configOptions.config
             var push = StorePush(
                 config: config, certs: certs, excludedCerts: certs ?? Environment.value(.certs, "certs"), key: key)
             push.dryRun = dryRun
