@@ -56,6 +56,9 @@ public final class PostgresConnection: @unchecked Sendable {
     /// The longest `NOTIFY` payload PostgreSQL accepts, in bytes (its limit is 8000, terminator included).
     public static let maximumPayloadBytes = 7999
 
+    /// The server `uri` names, as errors and logs name it: `host:port/database`, never the user or the password.
+    public static func server(of uri: String) -> String { ConnectionTarget(uri: uri).server }
+
     /// Connects to the server `uri` names: a libpq connection URI (`postgresql://user@host:5432/db?sslmode=…`) or
     /// `key=value` string.
     ///
@@ -93,6 +96,9 @@ public final class PostgresConnection: @unchecked Sendable {
             PQfinish(connection)
             throw PostgresError(.connect, server: target.server, message: message)
         }
+        // The server's notices (`relation … already exists, skipping`) are not errors, and libpq would print them on
+        // standard error: they are dropped.
+        PQsetNoticeProcessor(connection, { _, _ in }, nil)
         state = Mutex(State(handle: Handle(connection: connection, cancel: PQgetCancel(connection))))
     }
 

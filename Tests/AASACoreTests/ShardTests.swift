@@ -63,6 +63,19 @@ import Testing
         #expect(Self.counts.map { Shard.index(of: name, count: $0) } == parts, "\(name)")
     }
 
+    @Test(arguments: boundaries)
+    func theHashRangeHoldsExactlyTheNamesTheShardOwns(name: String, hash: UInt32, parts: [Int]) throws {
+        for count in Self.counts + [1] {
+            for index in 0..<count {
+                let shard = try Shard(index: index, count: count)
+                #expect(shard.hashRange.contains(UInt64(hash)) == shard.owns(name), "\(name) in \(shard)")
+            }
+        }
+        let ranges = try (0..<7).map { try Shard(index: $0, count: 7).hashRange }
+        #expect(ranges.first?.lowerBound == 0 && ranges.last?.upperBound == 1 << 32)
+        #expect(zip(ranges, ranges.dropFirst()).allSatisfy { $0.upperBound == $1.lowerBound })
+    }
+
     @Test func caseAndOneTrailingDotAreIgnored() {
         for name in ["SHOP.Example", "shop.example.", "Shop.Example."] {
             #expect(Shard.hash(name) == Shard.hash("shop.example"), "\(name)")

@@ -1,4 +1,5 @@
 import AASAPostgres
+import AASAServer
 import AASATestSupport
 import Foundation
 import Synchronization
@@ -57,7 +58,8 @@ import Testing
         for _ in 0..<2 {
             let initialised = try aasa(["store", "init", "--store", uri], in: directory.path)
             #expect(initialised.status == 0, "\(initialised.stderr)")
-            #expect(initialised.stdout.contains("schema version 1"), "\(initialised.stdout)")
+            #expect(
+                initialised.stdout.contains("schema version \(StoreSchema.currentVersion)"), "\(initialised.stdout)")
         }
         let push = try aasa(
             [
@@ -228,7 +230,9 @@ import Testing
         try connection.execute("UPDATE schema_version SET version = 99")
         let refused = try aasa(["store", "init", "--store", uri], in: directory.path)
         #expect(refused.status == 1)
-        #expect(refused.stderr.contains("schema version 99, newer than this server's 1"), "\(refused.stderr)")
+        #expect(
+            refused.stderr.contains("schema version 99, newer than this server's \(StoreSchema.currentVersion)"),
+            "\(refused.stderr)")
     }
 
     @Test func concurrentInitsBothSucceed() throws {

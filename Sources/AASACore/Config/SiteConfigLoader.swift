@@ -41,6 +41,9 @@ public struct LoadedDomain: Sendable {
     /// What the load read, when the domain folder held only site.json: a later load of the same bytes and
     /// modification time gives the same result (``SiteConfigLoader/loadDomain(domain:file:reusing:)``).
     var source: SourceStamp?
+    /// The revision a source that versions its domains read this one at (a store's change id): a later load of the
+    /// same revision may reuse this result instead of reading it again.
+    public var revision: Int64?
 
     /// This result as a server keeps it until the next load: the served bytes, the findings, where each details
     /// entry of the file comes from in site.json (a few numbers, so a change names rules as the user wrote them),
@@ -55,6 +58,13 @@ public struct LoadedDomain: Sendable {
         kept.configStorage = config.map { settings?.shared($0.servingSettings) ?? OutOfLine($0.servingSettings) }
         kept.generated = generated?.withoutDocument()
         return kept
+    }
+
+    /// A domain that has only `diagnostics` so far: nothing read, decoded or generated (a source could not read it).
+    public init(domain: String, file: String, diagnostics: [Diagnostic]) {
+        self.domain = domain
+        self.file = file
+        self.diagnostics = diagnostics
     }
 
     /// Whether the domain may be published: generated, with no errors.
@@ -174,8 +184,9 @@ public struct SiteConfigLoader: Sendable {
         loadDomain(domain: domain, source: source, folder: folder, folderFacts: nil)
     }
 
-    /// ``loadDomain(domain:source:folder:)``, with what the caller already knows of the folder.
-    func loadDomain(domain: String, source: SourceText, folder: String?, folderFacts: PageLoader.FolderFacts?)
+    /// ``loadDomain(domain:source:folder:)``, with what the caller already knows of the folder: with `folderFacts`
+    /// listing no `pages` entry, the pages (the banner, its landing page) are made without looking for files.
+    public func loadDomain(domain: String, source: SourceText, folder: String?, folderFacts: PageLoader.FolderFacts?)
         -> LoadedDomain
     {
         var loaded = LoadedDomain(domain: domain, file: source.name, diagnostics: [])

@@ -74,6 +74,19 @@ public struct Shard: Sendable, Hashable, CustomStringConvertible {
         return count - 1
     }
 
+    /// The hashes (``hash(_:)``) of the names this shard serves: `lower..<upper` of 2^32, the same bounds
+    /// ``index(of:count:)`` picks by, so a store can select a shard's domains by a stored hash.
+    public var hashRange: Range<UInt64> {
+        var bounds: [UInt64] = [0]
+        var bound: UInt32 = 0
+        for percent in Self.percentages(count: count) {
+            bound += UInt32(UInt64(percent) * 0xffff_ffff / 10_000)
+            bounds.append(UInt64(bound))
+        }
+        bounds.append(1 << 32)
+        return bounds[index]..<bounds[index + 1]
+    }
+
     /// The share of each of the first `count - 1` parts, in hundredths of a percent: `10000 / count` (integer
     /// division) each; the last part (`*` in `split_clients`) takes the rest. Empty for one shard.
     public static func percentages(count: Int) -> [Int] {

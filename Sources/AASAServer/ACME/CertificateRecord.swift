@@ -23,7 +23,8 @@ public struct CertificateRecord: Sendable, Equatable {
     public static func read(in folder: String) -> CertificateRecord? {
         guard
             case .success(let contents) = ConfinedFile.read(
-                CertificateFile.acmeRecord.path(in: folder), within: .anywhere, maximumBytes: 64 << 10),
+                CertificateFile.acmeRecord.path(in: folder), within: .anywhere,
+                maximumBytes: CertificateDirectory.cap(of: .acmeRecord)),
             let json = JSONValue.parse(contents.bytes),
             let directory = json[member: "directory"]?.stringValue,
             let issued = json[member: "issued"]?.stringValue.flatMap({ ISO8601DateFormatter().date(from: $0) })

@@ -23,6 +23,8 @@ public final class AdminRoutes: RouteTable {
         public var acme: (@Sendable () -> (statuses: [String: DomainCertificateStatus], orders: [String: Int]))?
         /// The background CDN check's latest observations by domain; `nil` without `--cdn-check-interval`.
         public var cdn: (@Sendable () -> [String: (apple: CDNObservation?, google: CDNObservation?)])?
+        /// What the replica knows of its store; `nil` without `--store`.
+        public var store: (@Sendable () -> StoreStatus)?
 
         /// Creates the live view.
         public init(
@@ -151,6 +153,7 @@ public final class AdminRoutes: RouteTable {
             view.certificates = live?.acme?().statuses ?? [:]
             view.cdn = live?.cdn?() ?? [:]
             view.reloads = live?.reloadHistory() ?? []
+            view.store = live?.store?()
             view.apps = { [matchers] in matchers.servedApps(of: $0) }
             return .dynamic(Self.json(bytes: serverStatus.json(query: query, live: view)))
         case .match: return .dynamic(matchers.answer(rawQuery: request.rawQuery))
@@ -263,6 +266,7 @@ public final class AdminRoutes: RouteTable {
         gauges.listeners = live.listeners()
         gauges.acmeOrders = live.acme?().orders
         gauges.cdn = live.cdn?()
+        gauges.store = live.store?()
         gauges.shard = serverStatus?.shard
         for domain in serverStatus?.domains ?? [] {
             gauges.domainStates[domain.state, default: 0] += 1

@@ -16,6 +16,8 @@ struct Metrics {
         var cdn: [String: (apple: CDNObservation?, google: CDNObservation?)]?
         /// The shard the process is (`serve --shard`); `nil` when it serves every domain.
         var shard: Shard?
+        /// What the replica knows of its store; `nil` without `--store`.
+        var store: StoreStatus?
     }
 
     static let version = "0.1.0"
@@ -48,6 +50,20 @@ struct Metrics {
         if let shard = gauges.shard {
             family("aasa_shard_info", "gauge", "The shard this process serves (serve --shard INDEX/COUNT); always 1.")
             sample("aasa_shard_info", [("index", "\(shard.index)"), ("count", "\(shard.count)")], "1")
+        }
+        if let store = gauges.store {
+            family("aasa_store_up", "gauge", "Whether the replica is connected to its store (serve --store): 1 or 0.")
+            sample("aasa_store_up", [], store.state == .connected ? "1" : "0")
+            family(
+                "aasa_store_changes_applied_total", "counter",
+                "Changes of the store this replica applied since it started.")
+            sample("aasa_store_changes_applied_total", [], "\(store.changesApplied)")
+            family("aasa_store_last_change", "gauge", "The id of the last change of the store this replica applied.")
+            sample("aasa_store_last_change", [], "\(store.lastChange)")
+            family(
+                "aasa_store_serving_snapshot", "gauge",
+                "1 while the replica serves its snapshot (--store-cache) because the store was unreachable at start.")
+            sample("aasa_store_serving_snapshot", [], store.servingSnapshot ? "1" : "0")
         }
         family("aasa_reloads_total", "counter", "Configuration loads by result (ok, errors, failed).")
         for result in ["ok", "errors", "failed"] {

@@ -73,6 +73,25 @@ public struct CertificateDirectory: Sendable {
         ConfinedFile.read(file, within: .anywhere, maximumBytes: cap).map(\.bytes)
     }
 
+    /// The most bytes read of each file of a certificate folder.
+    public static func cap(of file: CertificateFile) -> Int {
+        switch file {
+        case .chain: maximumChainBytes
+        case .privateKey: maximumKeyBytes
+        case .staple: maximumStapleBytes
+        case .acmeRecord: 64 << 10
+        }
+    }
+
+    /// Reads one file of a certificate folder, at most ``cap(of:)`` bytes: from the folder on disk
+    /// (``files(in:)``), or from wherever else a source keeps certificates (a store's row).
+    public typealias FileReader = @Sendable (CertificateFile) -> Result<[UInt8], ConfinedFile.Refusal>
+
+    /// The files of the folder at `folder` on disk.
+    static func files(in folder: String) -> FileReader {
+        { file in read(file.path(in: folder), cap: cap(of: file)) }
+    }
+
     /// Creates a reader for `path`; with `refusesExposedKeys`, certificates whose key others can read are not loaded.
     public init(path: String, refusesExposedKeys: Bool = false) {
         self.path = path
@@ -109,14 +128,11 @@ public struct CertificateDirectory: Sendable {
         /// the staple's nextUpdate; `nil` when they must be made again at the next load.
         var validUntil: Date?
 
-        /// Whether the files in `folder` are byte for byte those of this load, and its findings still hold `now`.
-        func isCurrent(in folder: String, now: Date) -> Bool {
+        /// Whether the files `files` reads are byte for byte those of this load, and its findings still hold `now`.
+        func isCurrent(_ files: FileReader, now: Date) -> Bool {
             guard let validUntil, now < validUntil else { return false }
-            func stamp(_ file: CertificateFile, _ cap: Int) -> ContentStamp? {
-                (try? CertificateDirectory.read(file.path(in: folder), cap: cap).get()).map(ContentStamp.init)
-            }
-            return stamp(.chain, maximumChainBytes) == chain && stamp(.privateKey, maximumKeyBytes) == key
-                && stamp(.staple, maximumStapleBytes) == stapleFile
+            func stamp(_ file: CertificateFile) -> ContentStamp? { (try? files(file).get()).map(ContentStamp.init) }
+            return stamp(.chain) == chain && stamp(.privateKey) == key && stamp(.staple) == stapleFile
         }
     }
 
@@ -168,26 +184,14 @@ public struct CertificateDirectory: Sendable {
         }
         // Reading thousands of folders is a large part of a start: spread it over every processor. Chains are
         // parsed by OpenSSL only to check a staple, and the intermediates they share are then parsed once.
-        let intermediates = IntermediateCertificates()
-        let imported = SharedIntermediates()
+        let sharing = Sharing()
         return folderNames.concurrentMap { name in
             let listing = beforeReading?(name) ?? nil
             let folder = path + "/" + name
-            var result = Folder(name: name, certificate: nil, diagnostics: [])
-            if let known = known[name], known.isCurrent(in: folder, now: now) {
-                result.unchanged = true
-                result.diagnostics = known.findings
-            } else {
-                let loaded = Self.loadFolder(
-                    name: name, folder: folder, now: now, intermediates: intermediates,
-                    mayHaveStaple: listing?.contains { $0.name == CertificateFile.staple.name } ?? true,
-                    diagnostics: &result.diagnostics)
-                result.certificate = loaded?.certificate
-                if importing, let loaded {
-                    result.certificate = Self.imported(
-                        loaded.certificate, chain: loaded.chain, sharing: imported, diagnostics: &result.diagnostics)
-                }
-            }
+            var result = Self.readFolder(
+                name: name, location: folder, files: Self.files(in: folder), now: now, known: known[name],
+                importing: importing, sharing: sharing,
+                mayHaveStaple: listing?.contains { $0.name == CertificateFile.staple.name } ?? true)
             if let exposed = PrivateKeyPermissions.check(
                 CertificateFile.privateKey.path(in: folder), refused: refusesExposedKeys)
             {
@@ -201,20 +205,54 @@ public struct CertificateDirectory: Sendable {
         }
     }
 
+    /// What the folders of one read share: the intermediates their chains hold, parsed and imported once.
+    public final class Sharing: Sendable {
+        let intermediates = IntermediateCertificates()
+        let imported = SharedIntermediates()
+
+        /// Nothing shared yet.
+        public init() {}
+    }
+
+    /// The certificate folder `name`, whose files `files` reads and messages place at `location` (a folder's path,
+    /// or where a store keeps the row): its certificate, or why it has none. A folder whose files are those `known`
+    /// stamped comes back ``Folder/unchanged``. With `importing`, the certificate is imported into GnuTLS at once
+    /// (``loadFolders(now:known:importing:only:beforeReading:)``).
+    public static func readFolder(
+        name: String, location: String, files: FileReader, now: Date, known: KnownFolder?, importing: Bool,
+        sharing: Sharing, mayHaveStaple: Bool = true
+    ) -> Folder {
+        var result = Folder(name: name, certificate: nil, diagnostics: [])
+        if let known, known.isCurrent(files, now: now) {
+            result.unchanged = true
+            result.diagnostics = known.findings
+            return result
+        }
+        let loaded = loadFolder(
+            name: name, folder: location, files: files, now: now, intermediates: sharing.intermediates,
+            mayHaveStaple: mayHaveStaple, diagnostics: &result.diagnostics)
+        result.certificate = loaded?.certificate
+        if importing, let loaded {
+            result.certificate = imported(
+                loaded.certificate, chain: loaded.chain, sharing: sharing.imported, diagnostics: &result.diagnostics)
+        }
+        return result
+    }
+
     /// The certificate of the folder `name`, with its chain's certificates as DER (decoded once, for the summary
     /// and for the import), or `nil` with the findings in `diagnostics`. Without `mayHaveStaple` (a listing just
     /// made shows no `ocsp.der`), no staple is looked for.
     private static func loadFolder(
-        name: String, folder: String, now: Date, intermediates: IntermediateCertificates, mayHaveStaple: Bool,
-        diagnostics: inout [Diagnostic]
+        name: String, folder: String, files: FileReader, now: Date, intermediates: IntermediateCertificates,
+        mayHaveStaple: Bool, diagnostics: inout [Diagnostic]
     ) -> (certificate: DomainCertificate, chain: [[UInt8]])? {
         let chainPath = CertificateFile.chain.path(in: folder)
         let keyPath = CertificateFile.privateKey.path(in: folder)
         /// A file the folder must have: its bytes, or `nil` with the finding (missing, or refused by the reader).
-        func required(_ path: String, cap: Int, missing hint: String) -> [UInt8]? {
-            // Named only when something is wrong: Foundation's path parsing costs 1 % of a start at 100,000 domains.
-            var name: String { path.split(separator: "/").last.map(String.init) ?? path }
-            switch read(path, cap: cap) {
+        func required(_ file: CertificateFile, missing hint: String) -> [UInt8]? {
+            let path = file.path(in: folder)
+            let name = file.name
+            switch files(file) {
             case .success(let bytes):
                 return bytes
             case .failure(.missing):
@@ -227,11 +265,10 @@ public struct CertificateDirectory: Sendable {
         }
         guard
             let chainData = required(
-                chainPath, cap: maximumChainBytes,
+                .chain,
                 missing:
                     "put the certificate chain (leaf first) there, or run `aasa-server certs dev` for local testing"),
-            let keyData = required(
-                keyPath, cap: maximumKeyBytes, missing: "put the certificate's private key there (mode 0600)")
+            let keyData = required(.privateKey, missing: "put the certificate's private key there (mode 0600)")
         else { return nil }
         let chainPEM = chainData
         let blocks: [PEMBlocks.Block]
@@ -255,9 +292,7 @@ public struct CertificateDirectory: Sendable {
                     hint: "renew it; Apple's CDN and devices refuse expired certificates"))
         }
         var stapleFile: [UInt8]?
-        switch mayHaveStaple
-            ? read(CertificateFile.staple.path(in: folder), cap: maximumStapleBytes) : .failure(.missing)
-        {
+        switch mayHaveStaple ? files(.staple) : .failure(.missing) {
         case .success(let bytes): stapleFile = bytes
         case .failure(.missing): stapleFile = nil
         case .failure(let refusal):

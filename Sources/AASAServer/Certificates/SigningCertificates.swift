@@ -43,6 +43,15 @@ struct SigningCertificates: Sendable {
     /// The certificates a load serves (`certificates`, read from `directory`): a domain signs with its own folder's
     /// certificate, else the one covering it, as the SNI table picks it.
     static func served(_ certificates: CertificateCatalog, directory: String) -> SigningCertificates {
+        served(certificates, directory: directory) { CertificateDirectory.files(in: directory + "/" + $0) }
+    }
+
+    /// The certificates a load serves (`certificates`), whose files `files` reads by folder name and messages place
+    /// in `directory`.
+    static func served(
+        _ certificates: CertificateCatalog, directory: String,
+        files: @escaping @Sendable (String) -> CertificateDirectory.FileReader
+    ) -> SigningCertificates {
         SigningCertificates { domain in
             if let errors = certificates.findings[domain]?.errors, !errors.isEmpty {
                 return .failure(unusable(domain, directory: directory, reasons: errors))
@@ -54,10 +63,9 @@ struct SigningCertificates: Sendable {
             let folder = directory + "/" + certificate.folderName
             let chainPath = CertificateFile.chain.path(in: folder)
             let keyPath = CertificateFile.privateKey.path(in: folder)
+            let reader = files(certificate.folderName)
             guard
-                let chain = try? CertificateDirectory.read(chainPath, cap: CertificateDirectory.maximumChainBytes)
-                    .get(),
-                let key = try? CertificateDirectory.read(keyPath, cap: CertificateDirectory.maximumKeyBytes).get(),
+                let chain = try? reader(.chain).get(), let key = try? reader(.privateKey).get(),
                 ContentStamp(chain) == certificate.known.chain, ContentStamp(key) == certificate.known.key
             else {
                 return .failure(

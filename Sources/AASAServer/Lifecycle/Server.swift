@@ -1,5 +1,6 @@
 public import AASACore
 import AASAMicroHTTPD
+import AASAPostgres
 import Foundation
 public import Logging
 import Synchronization
@@ -25,6 +26,7 @@ public final class Server: Sendable {
         var watcher: ConfigWatcher?
         var acme: ACMEManager?
         var cdn: CDNMonitor?
+        var replica: StoreReplica?
     }
 
     /// What the server was started with.
@@ -98,6 +100,7 @@ public final class Server: Sendable {
     /// was down) never keeps the other domains offline. The start fails only when no domain at all can be served,
     /// or, with ``ServerConfiguration/refusesToStartWithErrors``, on any error.
     public func start() throws(StartupError) {
+        let replica = try storeReplica()
         let acme = try ACMESetup(configuration: configuration, logger: logger).manager { [weak self] _ in
             // The watcher sees the new files and folds a burst of issuances into one reload; without it, reload now.
             guard let self, self.watcher == nil else { return }
@@ -105,7 +108,8 @@ public final class Server: Sendable {
         }
         running.withLock { $0.acme = acme }
         let loader = Loader(
-            source: source, shard: configuration.shard, readsCertificates: configuration.httpsPort != nil,
+            source: replica?.source ?? source, shard: configuration.shard,
+            readsCertificates: configuration.httpsPort != nil,
             pagesMemory: configuration.pagesMemory, temporaryCertificates: acme == nil ? nil : temporaryCertificates,
             logger: logger)
         let reloader = Reloader(
@@ -116,23 +120,49 @@ public final class Server: Sendable {
         }
         // Each folder is watched just before it is read, so a change made while the server starts is not missed;
         // then the entries the load did not read.
-        let watcher = configuration.watchForChanges ? makeWatcher() : nil
-        let (catalog, took) = try FirstLoad(
-            configuration: configuration, loader: loader.reading(from: source.watching(watcher)), logger: logger
-        ).run(watcher: watcher) { catalog throws(StartupError) in
-            do {
-                let routes = try reloader.routes(for: catalog)
-                try listeners.start(
-                    certificates: catalog.certificates.table, routes: routes.served, admin: routes.admin)
-            } catch let error as StartupError {
-                throw error
-            } catch {
-                throw StartupError(
-                    diagnostics: [Diagnostic(.error, rule: .listener, "\(error)")], isConfigurationError: false)
-            }
+        let watcher = configuration.watchForChanges && replica == nil ? makeWatcher() : nil
+        // A replica of the store waits for it, or serves its snapshot, before the first load.
+        let reached = replica?.reach()
+        if case .stopped? = reached {
+            replica?.stop()
+            throw StartupError(
+                diagnostics: [Diagnostic(.error, rule: .storeUnreachable, "stopped before the store was reached")],
+                isConfigurationError: false)
         }
+        let firstLoader = replica == nil ? loader.reading(from: source.watching(watcher)) : loader
+        let first: (Catalog, Duration)
+        do {
+            first = try FirstLoad(configuration: configuration, loader: firstLoader, logger: logger).run(
+                watcher: watcher
+            ) { catalog throws(StartupError) in
+                do {
+                    let routes = try reloader.routes(for: catalog)
+                    try listeners.start(
+                        certificates: catalog.certificates.table, routes: routes.served, admin: routes.admin)
+                } catch let error as StartupError {
+                    throw error
+                } catch {
+                    throw StartupError(
+                        diagnostics: [Diagnostic(.error, rule: .listener, "\(error)")], isConfigurationError: false)
+                }
+            }
+        } catch {
+            replica?.stop()
+            throw error
+        }
+        let (catalog, took) = first
         reloader.begin(with: catalog, took: took)
         running.withLock { $0.reloader = reloader }
+        if let replica, let reached {
+            running.withLock { $0.replica = replica }
+            // Weak: the follower's thread must not keep alive a reloader nobody else holds.
+            replica.follow(after: reached) { [weak reloader] scope in
+                reloader?.reload(scope, trigger: .storeChange) ?? []
+            }
+            logger.info(
+                "following the store",
+                metadata: ["store": "\(replica.link.server)", "replica": "\(replica.settings.replica)"])
+        }
         if let watcher {
             running.withLock { $0.watcher = watcher }
             watcher.start()
@@ -191,6 +221,7 @@ public final class Server: Sendable {
         stopping.watcher?.stop()
         stopping.acme?.stop()
         stopping.cdn?.stop()
+        stopping.replica?.stop()
         stopping.reloader?.stop()
     }
 
@@ -209,6 +240,30 @@ public final class Server: Sendable {
     func reload(_ changes: FolderChanges, trigger: ReloadTrigger = .fileChange) {
         running.withLock { $0.reloader }?.reload(LoadScope(changes), trigger: trigger)
     }
+
+    /// The store replica of ``ServerConfiguration/store``, or `nil` for the folders.
+    private func storeReplica() throws(StartupError) -> StoreReplica? {
+        guard let settings = configuration.store else { return nil }
+        guard configuration.acme == nil else {
+            throw StartupError(
+                diagnostics: [
+                    Diagnostic(
+                        .error, rule: .acmeSetup,
+                        "--acme cannot be used with --store: certificates a replica obtains are not kept in the store",
+                        hint: "obtain the certificates outside the fleet and publish them with `store push --certs`")
+                ], isConfigurationError: true)
+        }
+        do {
+            return try StoreReplica(
+                settings: settings, shard: configuration.shard, logger: logger, signatures: SignatureCache())
+        } catch {
+            throw StartupError(
+                diagnostics: [Diagnostic(.error, rule: .storeUnreachable, "\(error)")], isConfigurationError: true)
+        }
+    }
+
+    /// What the replica knows of its store; `nil` without ``ServerConfiguration/store``.
+    public var storeStatus: StoreStatus? { running.withLock { $0.replica }?.status }
 
     /// Tells ACME and the CDN check what a reload published.
     private func published(_ catalog: Catalog, changed: [String], at time: Date) {
@@ -251,10 +306,17 @@ public final class Server: Sendable {
         if configuration.cdnCheck != nil {
             cdnFigures = { [weak self] in self?.running.withLock { $0.cdn }?.observations ?? [:] }
         }
-        return AdminRoutes.Live(
+        var live = AdminRoutes.Live(
             recorder: recorder, reloads: { [history] in history.counts },
             reloadHistory: { [history] in history.latest }, listeners: { [listeners] in listeners.figures },
             acme: acmeFigures, cdn: cdnFigures)
+        if let store = configuration.store {
+            let server = PostgresConnection.server(of: store.uri)
+            live.store = { [weak self] in
+                self?.storeStatus ?? StoreStatus(server: server, replica: store.replica)
+            }
+        }
+        return live
     }
 
     private func makeWatcher() -> ConfigWatcher? {

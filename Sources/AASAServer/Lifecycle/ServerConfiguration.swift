@@ -73,6 +73,10 @@ public struct ServerConfiguration: Sendable {
     /// (``Shard``); `nil`: every domain.
     public var shard: Shard?
 
+    /// Read domains and certificates from a PostgreSQL store (`serve --store`) instead of ``configDirectory`` and
+    /// ``certificateDirectory``; `nil`: the folders.
+    public var store: StoreSettings?
+
     /// Obtain and renew certificates by ACME (`serve --acme`); `nil`: certificates come from the folder only.
     public var acme: ACMESettings?
     /// The folder whose `.well-known/acme-challenge/` files the public listeners answer (`--acme-webroot`), for

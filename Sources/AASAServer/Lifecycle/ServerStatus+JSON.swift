@@ -13,6 +13,8 @@ extension ServerStatus {
         /// The apps each domain's served files name (``PublishedDomain/servedApps``), asked only for the domains
         /// listed: each one's `services` member.
         public var apps: @Sendable (String) -> [(service: String, apps: [String])] = { _ in [] }
+        /// What the replica knows of its store (`serve --store`): the `store` member; `nil` without a store.
+        public var store: StoreStatus?
         /// The time certificate expiry is counted from.
         public var now = Date()
 
@@ -50,6 +52,20 @@ extension ServerStatus {
         if let shard {
             members.append(
                 ("shard", .members([("index", .number(Double(shard.index))), ("count", .number(Double(shard.count)))])))
+        }
+        if let store = live.store {
+            members.append(
+                (
+                    "store",
+                    .members([
+                        ("state", .string(store.state.rawValue)), ("server", .string(store.server)),
+                        ("replica", .string(store.replica)), ("lastChange", .number(Double(store.lastChange))),
+                        ("lastChangeAppliedAt", date(store.lastChangeAppliedAt)),
+                        ("changesApplied", .number(Double(store.changesApplied))),
+                        ("servingSnapshot", .bool(store.servingSnapshot)),
+                        ("problem", store.problem.map(JSONValue.string) ?? .null),
+                    ])
+                ))
         }
         if query.isPaged {
             members.append(

@@ -221,4 +221,6 @@ public enum ReloadTrigger: String, Sendable {
     case removalGrace = "removal-grace"
     /// ACME wrote a new certificate (``ACMEManager``).
     case certificateIssued = "certificate-issued"
+    /// The store announced changes (``StoreFollower``).
+    case storeChange = "store-change"
 }

@@ -26,6 +26,19 @@ public enum Signals {
         pthread_sigmask(SIG_BLOCK, &set, nil)
     }
 
+    /// Waits up to `timeout` for a handled signal; `nil` when none came. For a start that waits for something
+    /// (the store) and must still stop on SIGTERM.
+    public static func wait(timeout: Duration) -> Event? {
+        var set = sigset_t()
+        sigemptyset(&set)
+        for number in handled { sigaddset(&set, number) }
+        let (seconds, attoseconds) = timeout.components
+        var time = timespec(tv_sec: Int(seconds), tv_nsec: Int(attoseconds / 1_000_000_000))
+        let received = sigtimedwait(&set, nil, &time)
+        guard received > 0 else { return nil }
+        return received == SIGHUP ? .reload : .stop
+    }
+
     /// Waits for the next handled signal.
     public static func wait() -> Event {
         var set = sigset_t()

@@ -18,6 +18,9 @@ protocol ConfigSource: Sendable {
     func listDomains() throws(Diagnostic) -> [SourceDomain]
     /// The domain named `name`; `nil` when the source holds none of that name.
     func domain(named name: String) throws(Diagnostic) -> SourceDomain?
+    /// The domains of `names` the source holds, by name: ``domain(named:)`` for each, unless the source reads them
+    /// together.
+    func domains(named names: Set<String>) throws(Diagnostic) -> [String: SourceDomain]
     /// Reads, validates and generates `domain` with `loader`, keeping `previous` when what it was read from has not
     /// changed since.
     func readDomain(_ domain: SourceDomain, reusing previous: LoadedDomain?, with loader: SiteConfigLoader)
@@ -31,12 +34,24 @@ protocol ConfigSource: Sendable {
     func sign(_ loaded: [LoadedDomain], now: Date, certificates: CertificateCatalog?) -> [LoadedDomain]
 }
 
+extension ConfigSource {
+    func domains(named names: Set<String>) throws(Diagnostic) -> [String: SourceDomain] {
+        var found: [String: SourceDomain] = [:]
+        for name in names {
+            if let domain = try domain(named: name) { found[name] = domain }
+        }
+        return found
+    }
+}
+
 /// One domain as its source lists it: its name, and where the source reads it from.
 struct SourceDomain: Sendable {
     /// Where a source reads a domain from; only that source looks inside.
     enum Location: Sendable {
         /// A folder of the config folder (``FolderSource``).
         case folder(DomainFolder)
+        /// A row of the store, read with the listing (``StoreSource``).
+        case stored(DomainRow)
     }
 
     /// The host name.

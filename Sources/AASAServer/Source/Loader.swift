@@ -59,8 +59,10 @@ struct Loader: Sendable {
         var found: [String: SourceDomain] = [:]
         var absent: Set<String> = []
         func resolve(_ names: some Sequence<String>) throws(Diagnostic) {
-            for name in names where owns(name) && found[name] == nil && !absent.contains(name) {
-                if let domain = try source.domain(named: name) {
+            let wanted = Set(names.filter { owns($0) && found[$0] == nil && !absent.contains($0) })
+            let domains = try source.domains(named: wanted)
+            for name in wanted {
+                if let domain = domains[name] {
                     found[name] = domain
                 } else if previous.loaded[name] != nil || previous.removedSince[name] != nil {
                     absent.insert(name)

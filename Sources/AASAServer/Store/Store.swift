@@ -13,8 +13,8 @@ public final class Store: Sendable {
     ///
     /// - Throws: a ``PostgresError`` (naming `host:port/database`, never the password), or ``StoreError`` when the
     ///   schema is not at ``StoreSchema/currentVersion`` and may not be upgraded.
-    public init(uri: String, migrating: Bool = true) throws {
-        connection = try PostgresConnection(uri: uri)
+    public init(uri: String, migrating: Bool = true, connectTimeout: Duration = .seconds(10)) throws {
+        connection = try PostgresConnection(uri: uri, connectTimeout: connectTimeout)
         if migrating {
             try StoreSchema.migrate(connection)
             return
@@ -85,9 +85,9 @@ public final class Store: Sendable {
         try recordChange(.domain, domain.name) { change in
             try connection.execute(
                 """
-                INSERT INTO domains (name, site_json, change_id) VALUES ($1, $2, $3::bigint)
+                INSERT INTO domains (name, site_json, change_id, shard_hash) VALUES ($1, $2, $3::bigint, $4::bigint)
                 ON CONFLICT (name) DO UPDATE SET site_json = excluded.site_json, change_id = excluded.change_id
-                """, [.text(domain.name), .bytes(domain.siteJSON), .integer(change)])
+                """, [.text(domain.name), .bytes(domain.siteJSON), .integer(change), .integer(Shard.hash(domain.name))])
             try connection.execute("DELETE FROM domain_files WHERE domain = $1", [.text(domain.name)])
             for (path, bytes) in domain.files.sorted(by: { $0.key < $1.key }) {
                 try connection.execute(
@@ -154,12 +154,12 @@ public final class Store: Sendable {
             let values = Self.columns.map { file, _ in certificate.files[file].map(PostgresValue.bytes) }
             try connection.execute(
                 """
-                INSERT INTO certificates (name, fullchain, privkey_sealed, ocsp, acme_json, change_id)
-                VALUES ($1, $2, $3, $4, $5, $6::bigint)
+                INSERT INTO certificates (name, fullchain, privkey_sealed, ocsp, acme_json, change_id, shard_hash)
+                VALUES ($1, $2, $3, $4, $5, $6::bigint, $7::bigint)
                 ON CONFLICT (name) DO UPDATE SET fullchain = excluded.fullchain,
                     privkey_sealed = excluded.privkey_sealed, ocsp = excluded.ocsp, acme_json = excluded.acme_json,
                     change_id = excluded.change_id
-                """, [.text(certificate.name)] + values + [.integer(change)])
+                """, [.text(certificate.name)] + values + [.integer(change), .integer(Shard.hash(certificate.name))])
         }
     }
 
@@ -187,10 +187,11 @@ public final class Store: Sendable {
         case certificateRemoved = "certificate-removed"
     }
 
-    /// Runs `write` in one transaction that first appends a `changes` row for `name` (its id is handed to `write`)
-    /// and ends by announcing that id on ``StoreSchema/channel``; returns the id.
+    /// Runs `write` in one transaction that takes ``StoreSchema/changeLockKey``, appends a `changes` row for `name`
+    /// (its id is handed to `write`) and ends by announcing that id on ``StoreSchema/channel``; returns the id.
     private func recordChange(_ kind: ChangeKind, _ name: String, _ write: (Int64) throws -> Void) throws -> Int64 {
         try connection.transaction {
+            try connection.execute("SELECT pg_advisory_xact_lock($1::bigint)", [.integer(StoreSchema.changeLockKey)])
             let result = try connection.execute(
                 "INSERT INTO changes (kind, name) VALUES ($1, $2) RETURNING id", [.text(kind.rawValue), .text(name)])
             guard let change = result.text(0, 0).flatMap(Int64.init) else {

@@ -1,3 +1,4 @@
+import AASACore
 public import AASAPostgres
 
 /// The store's tables, owned by the server: created and upgraded by versioned migrations (docs/store.md).
@@ -8,6 +9,10 @@ public import AASAPostgres
 public enum StoreSchema {
     /// The advisory lock every migration runs under: "aasaschm" as a big-endian 64-bit integer.
     public static let lockKey: Int64 = 0x6161_7361_7363_686D
+
+    /// The transaction lock every write takes before it appends its change: "aasachng". Writes then commit in the
+    /// order of their change ids, so a replica that has applied change n has seen every change before it.
+    public static let changeLockKey: Int64 = 0x6161_7361_6368_6E67
 
     /// The channel each write announces its change id on (`NOTIFY aasa_changes, '<id>'`).
     public static let channel = "aasa_changes"
@@ -49,8 +54,36 @@ public enum StoreSchema {
                 change_id bigint NOT NULL REFERENCES changes (id)
             )
             """,
-        ]
+        ],
+        [
+            // The shard of a row (``Shard/hash(_:)`` of its name), so a replica of one shard selects its rows in SQL.
+            "ALTER TABLE domains ADD COLUMN shard_hash bigint",
+            "ALTER TABLE certificates ADD COLUMN shard_hash bigint",
+        ],
     ]
+
+    /// What a version needs done beside its statements, with the server's code: the hashes of rows written before
+    /// version 2 (a migration of SQL alone cannot compute nginx's hash), then the column made required.
+    static func backfill(_ connection: PostgresConnection, reaching version: Int) throws {
+        guard version == 2 else { return }
+        for table in ["domains", "certificates"] {
+            let rows = try connection.execute(
+                table == "domains"
+                    ? "SELECT name FROM domains WHERE shard_hash IS NULL"
+                    : "SELECT name FROM certificates WHERE shard_hash IS NULL")
+            for index in 0..<rows.rowCount {
+                guard let name = rows.text(index, 0) else { continue }
+                try connection.execute(
+                    table == "domains"
+                        ? "UPDATE domains SET shard_hash = $2::bigint WHERE name = $1"
+                        : "UPDATE certificates SET shard_hash = $2::bigint WHERE name = $1",
+                    [.text(name), .integer(Shard.hash(name))])
+            }
+        }
+        try connection.execute("ALTER TABLE domains ALTER COLUMN shard_hash SET NOT NULL")
+        try connection.execute("ALTER TABLE certificates ALTER COLUMN shard_hash SET NOT NULL")
+        try connection.execute("CREATE INDEX domains_shard_hash ON domains (shard_hash)")
+    }
 
     /// The version this server's migrations reach.
     public static var currentVersion: Int { migrations.count }
@@ -70,8 +103,9 @@ public enum StoreSchema {
                         "the store at \(connection.server) is at schema version \(found), newer than this server's "
                             + "\(currentVersion); fix: run a newer aasa-server")
                 }
-                for statements in migrations.dropFirst(found) {
+                for (offset, statements) in migrations.enumerated().dropFirst(found) {
                     for statement in statements { try connection.execute(statement) }
+                    try backfill(connection, reaching: offset + 1)
                 }
                 if found < currentVersion {
                     try connection.execute("DELETE FROM schema_version")

@@ -1,4 +1,5 @@
 import AASACore
+import AASAOpenSSL
 import AASAServer
 import ArgumentParser
 import Foundation
@@ -153,6 +154,31 @@ struct ServerOptions: ParsableArguments {
                 + "ordinal), behind a router that sends each domain to its shard: `aasa-server shards nginx` "
                 + "prints one (env: \(EnvironmentVariable.shard)).", valueName: "index/count"))
     var shard: String?
+
+    @Option(
+        help: ArgumentHelp(
+            "Read domains and certificates from this PostgreSQL store (a libpq connection URI) instead of --config "
+                + "and --certs, and follow its changes (env: \(EnvironmentVariable.store)).", valueName: "uri"))
+    var store: String?
+
+    @Option(
+        help: ArgumentHelp(
+            "The store key that opens the stored private keys: 64 hex characters, readable only by the server's "
+                + "user (env: \(EnvironmentVariable.storeKeyFile)).", valueName: "file"))
+    var storeKeyFile: String?
+
+    @Option(
+        help: ArgumentHelp(
+            "Keep a snapshot of the store in this folder, written after each applied change (keys stay sealed), and "
+                + "serve it when the store is unreachable at start (env: \(EnvironmentVariable.storeCache)).",
+            valueName: "dir"))
+    var storeCache: String?
+
+    @Option(
+        help: ArgumentHelp(
+            "Which replica this is, as /status and the dashboard name it; default the host name "
+                + "(env: \(EnvironmentVariable.replica)).", valueName: "name"))
+    var replica: String?
 
     @Option(
         help: ArgumentHelp(
@@ -335,6 +361,20 @@ struct ServerOptions: ParsableArguments {
             sessionTicketLifetime == 0 ? nil : .seconds(sessionTicketLifetime)
         configuration.shard = try shard.map { text throws in try Shard(parsing: text) }
         configuration.pagesMemory = pagesMemory << 20
+        if let uri = store ?? Environment.optional(.store) {
+            var key: StoreKey?
+            if let file = storeKeyFile ?? Environment.optional(.storeKeyFile) {
+                do {
+                    key = try StoreKeyFile.load(file)
+                } catch {
+                    DiagnosticPrinter.printError(error.description)
+                    throw ExitCode(2)
+                }
+            }
+            configuration.store = StoreSettings(
+                uri: uri, key: key, cacheFolder: storeCache ?? Environment.optional(.storeCache),
+                replica: replica ?? Environment.optional(.replica) ?? ProcessInfo.processInfo.hostName)
+        }
         configuration.acme = acme ? acmeOptions.settings : nil
         configuration.acmeWebroot = acmeWebroot
         if let interval = cdnInterval {
@@ -373,6 +413,8 @@ extension EnvironmentVariable {
     static let strict: Self = "AASA_SERVER_STRICT"
     static let sessionTicketLifetime: Self = "AASA_SERVER_SESSION_TICKET_LIFETIME"
     static let shard: Self = "AASA_SERVER_SHARD"
+    static let storeCache: Self = "AASA_SERVER_STORE_CACHE"
+    static let replica: Self = "AASA_SERVER_REPLICA"
     static let removalGrace: Self = "AASA_SERVER_REMOVAL_GRACE"
     static let pagesMemory: Self = "AASA_SERVER_PAGES_MEMORY"
     static let cdnCheckInterval: Self = "AASA_SERVER_CDN_CHECK_INTERVAL"

@@ -1,0 +1,223 @@
+import AASACore
+import AASAOpenSSL
+import AASAPostgres
+import Foundation
+
+/// What a replica reads of the store: every row of a shard, or the rows named, with their revisions; the bytes in
+/// batches of at most ``batchBytes``, after the sizes the database reports were checked against the caps a folder
+/// has, so no row and no batch costs more memory than the caps allow.
+extension Store {
+    /// Rows listed per statement.
+    static let listingPageRows = 5_000
+    /// Names per statement that selects rows by name.
+    static let namesPerStatement = 1_000
+    /// The most bytes one statement fetches (a row over it is fetched alone, and is within a cap).
+    static let batchBytes = 16 << 20
+
+    /// The domains of `shard` (every one with `nil`), or those of `names` among them, by name.
+    ///
+    /// - Throws: ``PostgresError`` when the store fails; then nothing is returned.
+    func domainRows(shard: Shard?, names: Set<String>? = nil) throws -> [String: DomainRow] {
+        let pages = PageLoader()
+        let caps = [
+            SiteConfigLoader.maximumConfigBytes, pages.maximumFiles + 1,
+            max(pages.maximumFileBytes, pages.maximumTemplateBytes),
+            pages.maximumTotalBytes + pages.maximumTemplateBytes,
+        ]
+        let what = ["bytes of site.json", "files", "bytes in one file", "bytes of files in all"]
+        var listed: [(name: String, changeID: Int64, changedAt: Date, size: Int, files: Int, refusal: StoreError?)] = []
+        try list(
+            shard: shard, names: names,
+            sql: """
+                SELECT d.name, d.change_id, extract(epoch FROM c.at)::float8, octet_length(d.site_json), count(f.path),
+                    coalesce(max(octet_length(f.bytes)), 0), coalesce(sum(octet_length(f.bytes)), 0)
+                FROM domains d JOIN changes c ON c.id = d.change_id LEFT JOIN domain_files f ON f.domain = d.name
+                WHERE d.name > $1 AND d.shard_hash >= $2::bigint AND d.shard_hash < $3::bigint
+                    AND ($5::text[] IS NULL OR d.name = ANY($5::text[]))
+                GROUP BY d.name, d.change_id, c.at ORDER BY d.name LIMIT $4::integer
+                """
+        ) { result, row in
+            guard let name = result.text(row, 0), let changeID = result.text(row, 1).flatMap(Int64.init) else { return }
+            let figures = (3..<7).map { Int(result.text(row, $0) ?? "") ?? Int.max }
+            var refusal: StoreError?
+            if let over = figures.indices.first(where: { figures[$0] > caps[$0] }) {
+                refusal = StoreError(
+                    "\(name)/site.json: error: the store at \(connection.server) holds \(figures[over]) \(what[over]) "
+                        + "for domain \(name), over the \(caps[over]) a domain folder may hold; nothing of it is read; "
+                        + "fix: push the domain again")
+            }
+            let at = Date(timeIntervalSince1970: Double(result.text(row, 2) ?? "") ?? 0)
+            listed.append((name, changeID, at, figures[0] + figures[3], figures[1], refusal))
+        }
+        var rows: [String: DomainRow] = [:]
+        rows.reserveCapacity(listed.count)
+        let readable = listed.filter { $0.refusal == nil }
+        for batch in Self.batches(readable, size: \.size) {
+            let names = batch.map(\.name)
+            var domains: [String: StoredDomain] = [:]
+            let sites = try connection.execute(
+                "SELECT name, site_json FROM domains WHERE name = ANY($1::text[])", [.text(Self.textArray(names))])
+            for row in 0..<sites.rowCount {
+                guard let name = sites.text(row, 0), let bytes = sites.bytes(row, 1) else { continue }
+                domains[name] = StoredDomain(name: name, siteJSON: bytes)
+            }
+            let withFiles = batch.filter { $0.files > 0 }.map(\.name)
+            if !withFiles.isEmpty {
+                let files = try connection.execute(
+                    "SELECT domain, path, bytes FROM domain_files WHERE domain = ANY($1::text[])",
+                    [.text(Self.textArray(withFiles))])
+                for row in 0..<files.rowCount {
+                    guard let name = files.text(row, 0), let path = files.text(row, 1),
+                        let bytes = files.bytes(row, 2)
+                    else { continue }
+                    domains[name]?.files[path] = bytes
+                }
+            }
+            for entry in batch {
+                // A row deleted between the listing and the fetch is left out, as if listed a moment later.
+                guard let domain = domains[entry.name] else { continue }
+                rows[entry.name] = DomainRow(
+                    changeID: entry.changeID, changedAt: entry.changedAt, content: .success(domain))
+            }
+        }
+        for entry in listed {
+            if let refusal = entry.refusal {
+                rows[entry.name] = DomainRow(
+                    changeID: entry.changeID, changedAt: entry.changedAt, content: .failure(refusal))
+            }
+        }
+        return rows
+    }
+
+    /// The certificates a replica of `shard` reads (every one with `nil`), or those of `names` among them, by name:
+    /// a certificate named after a domain is read by that domain's shard, any other (`default`, a wildcard's
+    /// folder) by every shard.
+    ///
+    /// - Throws: ``PostgresError`` when the store fails; then nothing is returned.
+    func certificateRows(shard: Shard?, names: Set<String>? = nil) throws -> [String: CertificateRow] {
+        let cap = StorePush.maximumCertificateFileBytes + SealedFormat.overhead
+        var listed: [(name: String, changeID: Int64, changedAt: Date, size: Int, refusal: StoreError?)] = []
+        try list(
+            shard: shard, names: names,
+            sql: """
+                SELECT r.name, r.change_id, extract(epoch FROM c.at)::float8,
+                    greatest(coalesce(octet_length(r.fullchain), 0), coalesce(octet_length(r.privkey_sealed), 0),
+                        coalesce(octet_length(r.ocsp), 0), coalesce(octet_length(r.acme_json), 0)),
+                    coalesce(octet_length(r.fullchain), 0) + coalesce(octet_length(r.privkey_sealed), 0)
+                        + coalesce(octet_length(r.ocsp), 0) + coalesce(octet_length(r.acme_json), 0)
+                FROM certificates r JOIN changes c ON c.id = r.change_id
+                WHERE r.name > $1 AND ($5::text[] IS NULL OR r.name = ANY($5::text[]))
+                    AND ((r.shard_hash >= $2::bigint AND r.shard_hash < $3::bigint)
+                        OR NOT EXISTS (SELECT 1 FROM domains d WHERE d.name = r.name))
+                ORDER BY r.name LIMIT $4::integer
+                """
+        ) { result, row in
+            guard let name = result.text(row, 0), let changeID = result.text(row, 1).flatMap(Int64.init) else { return }
+            let largest = Int(result.text(row, 3) ?? "") ?? Int.max
+            var refusal: StoreError?
+            if largest > cap {
+                refusal = StoreError(
+                    "certificate \(name): error: the store at \(connection.server) holds a file of \(largest) bytes for "
+                        + "it, over the \(StorePush.maximumCertificateFileBytes) a certificate file may have; nothing "
+                        + "of it is read; fix: push the certificate again")
+            }
+            let at = Date(timeIntervalSince1970: Double(result.text(row, 2) ?? "") ?? 0)
+            listed.append((name, changeID, at, Int(result.text(row, 4) ?? "") ?? Int.max, refusal))
+        }
+        var rows: [String: CertificateRow] = [:]
+        for batch in Self.batches(listed.filter { $0.refusal == nil }, size: \.size) {
+            let result = try connection.execute(
+                "SELECT name, fullchain, privkey_sealed, ocsp, acme_json FROM certificates WHERE name = ANY($1::text[])",
+                [.text(Self.textArray(batch.map(\.name)))])
+            var fetched: [String: StoredCertificate] = [:]
+            for row in 0..<result.rowCount {
+                guard let name = result.text(row, 0) else { continue }
+                var files: [CertificateFile: [UInt8]] = [:]
+                for (index, (file, _)) in Self.columns.enumerated() { files[file] = result.bytes(row, index + 1) }
+                fetched[name] = StoredCertificate(name: name, files: files)
+            }
+            for entry in batch {
+                guard let certificate = fetched[entry.name] else { continue }
+                rows[entry.name] = CertificateRow(
+                    changeID: entry.changeID, changedAt: entry.changedAt, content: .success(certificate))
+            }
+        }
+        for entry in listed {
+            if let refusal = entry.refusal {
+                rows[entry.name] = CertificateRow(
+                    changeID: entry.changeID, changedAt: entry.changedAt, content: .failure(refusal))
+            }
+        }
+        return rows
+    }
+
+    /// The changes after `id`, oldest first, at most `limit`.
+    func changes(after id: Int64, limit: Int) throws -> [(id: Int64, kind: ChangeKind?, name: String)] {
+        let result = try connection.execute(
+            "SELECT id, kind, name FROM changes WHERE id > $1::bigint ORDER BY id LIMIT $2::integer",
+            [.integer(id), .integer(limit)])
+        return (0..<result.rowCount).compactMap { row in
+            guard let id = result.text(row, 0).flatMap(Int64.init), let name = result.text(row, 2) else { return nil }
+            return (id, result.text(row, 1).flatMap(ChangeKind.init(rawValue:)), name)
+        }
+    }
+
+    /// Runs the listing `sql` page by page (parameters: the last name of the previous page, the shard's hash range,
+    /// the page size, the names or `NULL`), handing each row to `take`. Names are selected a statement's worth at
+    /// a time.
+    private func list(
+        shard: Shard?, names: Set<String>?, sql: String, take: (PostgresResult, Int) throws -> Void
+    ) throws {
+        let range = shard?.hashRange ?? 0..<(1 << 32)
+        let groups: [[String]?] =
+            names.map { names in
+                let sorted = names.sorted()
+                return stride(from: 0, to: sorted.count, by: Self.namesPerStatement).map {
+                    Array(sorted[$0..<min($0 + Self.namesPerStatement, sorted.count)])
+                }
+            } ?? [nil]
+        for group in groups {
+            var after = ""
+            while true {
+                let page = try connection.execute(
+                    sql,
+                    [
+                        .text(after), .integer(range.lowerBound), .integer(range.upperBound),
+                        .integer(Self.listingPageRows), group.map { .text(Self.textArray($0)) },
+                    ])
+                for row in 0..<page.rowCount { try take(page, row) }
+                guard page.rowCount == Self.listingPageRows, let last = page.text(page.rowCount - 1, 0) else { break }
+                after = last
+            }
+        }
+    }
+
+    /// `rows` in consecutive batches of at most ``batchBytes`` by `size` (a row over it is a batch of its own).
+    static func batches<Row>(_ rows: [Row], size: (Row) -> Int) -> [[Row]] {
+        var batches: [[Row]] = []
+        var current: [Row] = []
+        var bytes = 0
+        for row in rows {
+            let rowBytes = size(row)
+            if !current.isEmpty && (bytes + rowBytes > batchBytes || current.count >= namesPerStatement) {
+                batches.append(current)
+                current = []
+                bytes = 0
+            }
+            current.append(row)
+            bytes += rowBytes
+        }
+        if !current.isEmpty { batches.append(current) }
+        return batches
+    }
+
+    /// `names` as a PostgreSQL array literal of text (`{"a","b"}`), each element quoted and escaped: a parameter's
+    /// value, never SQL.
+    static func textArray(_ names: [String]) -> String {
+        "{"
+            + names.map { name in
+                "\"" + name.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "\"", with: "\\\"")
+                    + "\""
+            }.joined(separator: ",") + "}"
+    }
+}

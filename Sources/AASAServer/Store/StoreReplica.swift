@@ -1,0 +1,128 @@
+import AASACore
+import AASAPostgres
+import Foundation
+import Logging
+import Synchronization
+
+/// A replica's part of the store (`serve --store`): the source its loads read (``StoreSource``), its reading
+/// connections (``StoreLink``), its snapshot (``StoreSnapshot``) and, once it serves, the follower of the store's
+/// changes (``StoreFollower``).
+///
+/// A start reaches the store first (``reach()``): with the store up, the first load reads it; with the store down, a
+/// replica that has a snapshot serves it and catches up once the store is back, and one without waits for the store,
+/// not ready, trying again.
+final class StoreReplica: Sendable {
+    let settings: StoreSettings
+    /// What loads read.
+    let source: StoreSource
+    let link: StoreLink
+    let snapshot: StoreSnapshot?
+    private let logger: Logger
+    private let follower = Mutex<StoreFollower?>(nil)
+    /// A private folder (mode 0700) where a domain with files has them written while it is read; removed at stop.
+    private let workFolder: String
+
+    /// The replica of `settings`, reading the domains of `shard`.
+    ///
+    /// - Throws: ``StoreError`` when the snapshot or work folder cannot be made.
+    init(settings: StoreSettings, shard: Shard?, logger: Logger, signatures: SignatureCache) throws {
+        self.settings = settings
+        self.logger = logger
+        let server = PostgresConnection.server(of: settings.uri)
+        link = StoreLink(uri: settings.uri, server: server)
+        snapshot = try settings.cacheFolder.map { try StoreSnapshot(folder: $0, logger: logger) }
+        let base = settings.cacheFolder ?? NSTemporaryDirectory()
+        workFolder = (base as NSString).appendingPathComponent("aasa-work-\(getpid())-\(UUID().uuidString.prefix(8))")
+        do {
+            try FileManager.default.createDirectory(
+                atPath: workFolder, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+        } catch {
+            throw StoreError(
+                "\(workFolder): error: cannot create the folder domain files are read in: \(error.localizedDescription)"
+                    + "; fix: set --store-cache (or TMPDIR) to a folder the server's user can write")
+        }
+        source = StoreSource(
+            link: link, shard: shard, key: settings.key, workFolder: workFolder, snapshot: snapshot,
+            signer: AssociationSigner(certificateDirectory: StoreSource.certificateFolder, cache: signatures))
+    }
+
+    /// Where the start stands after ``reach()``.
+    enum Reached {
+        /// The store is up; every change up to `head` is in what the first load reads.
+        case store(head: Int64)
+        /// The store is down; the snapshot, at change `change`, is served.
+        case snapshot(change: Int64)
+        /// SIGINT or SIGTERM came while waiting for the store.
+        case stopped
+    }
+
+    /// Waits until the first load can read something: the store, or with the store down the snapshot. Without a
+    /// snapshot it tries again, backing off up to 5 s, until the store answers or a stop signal comes; the wait is
+    /// logged once.
+    func reach() -> Reached {
+        var backoff: Duration = .milliseconds(200)
+        var logged = false
+        while true {
+            do {
+                let store = try Store(uri: settings.uri, migrating: true, connectTimeout: settings.connectTimeout)
+                defer { store.connection.close() }
+                let head = try store.lastChange()
+                link.open()
+                if logged { logger.info("store reached", metadata: ["store": "\(link.server)"]) }
+                return .store(head: head)
+            } catch {
+                if let snapshot, let change = snapshot.lastChange {
+                    logger.warning(
+                        "store unreachable at start; serving the snapshot until it is back",
+                        metadata: [
+                            "store": "\(link.server)", "snapshot": "\(snapshot.folder)", "change": "\(change)",
+                            "reason": "\(error)",
+                        ])
+                    snapshot.serveFromSnapshot()
+                    return .snapshot(change: change)
+                }
+                if !logged {
+                    logger.error(
+                        "store unreachable at start and no snapshot to serve; not ready, trying again",
+                        metadata: ["store": "\(link.server)", "reason": "\(error)"])
+                    logged = true
+                }
+            }
+            if Signals.wait(timeout: backoff) == .stop { return .stopped }
+            backoff = min(backoff * 2, .seconds(5))
+        }
+    }
+
+    /// Starts following the store's changes after the first load (which read what `reached` says), reloading
+    /// through `reload`.
+    func follow(after reached: Reached, reload: @escaping @Sendable (LoadScope) -> [Diagnostic]) {
+        let follower = StoreFollower(
+            uri: settings.uri, link: link, replica: settings.replica, snapshot: snapshot, logger: logger,
+            reload: reload)
+        switch reached {
+        case .store(let head):
+            follower.loaded(at: head, fromSnapshot: false)
+            snapshot?.commit(head)
+        case .snapshot(let change):
+            follower.loaded(at: change, fromSnapshot: true)
+        case .stopped:
+            return
+        }
+        snapshot?.start()
+        follower.start()
+        self.follower.withLock { $0 = follower }
+    }
+
+    /// What the replica knows of the store.
+    var status: StoreStatus {
+        follower.withLock { $0 }?.current ?? StoreStatus(server: link.server, replica: settings.replica)
+    }
+
+    /// Stops following, writes what the snapshot has queued, and closes every connection.
+    func stop() {
+        follower.withLock { $0 }?.stop()
+        snapshot?.stop()
+        link.close()
+        try? FileManager.default.removeItem(atPath: workFolder)
+    }
+}

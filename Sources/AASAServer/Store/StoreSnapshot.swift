@@ -1,0 +1,269 @@
+import AASACore
+import Foundation
+import Logging
+
+/// A replica's copy of what it read from the store (`serve --store-cache DIR`), so that it can start and serve while
+/// the database is unreachable.
+///
+/// `DIR/domains/<name>` and `DIR/certificates/<name>` hold one row each (``StoreFolder/record(changeID:changedAt:entries:)``,
+/// private keys still sealed), `DIR/state` the id of the last change applied. A thread of its own writes them, each
+/// file beside its place and renamed into it: the rows read by a load first, then the state, so the state never
+/// names a change whose rows are not written. A replica that starts without the database reads the rows back
+/// (``isServing``) until it has read the database once; then it catches up from the state's change.
+final class StoreSnapshot: Service, @unchecked Sendable {
+    /// The folder.
+    let folder: String
+    private let logger: Logger
+    private let condition = NSCondition()
+    /// Guarded by ``condition``: rows to write (`nil`: to delete) by name, the names a full listing kept (every
+    /// other file is deleted), and the change to record once they are written.
+    private var domains: [String: DomainRow?] = [:]
+    private var certificates: [String: CertificateRow?] = [:]
+    private var keptDomains: Set<String>?
+    private var keptCertificates: Set<String>?
+    private var state: Int64?
+    private var writing = false
+    private var serving = false
+    private var stopped = false
+    private var thread: ServiceThread?
+
+    /// The most bytes read of one record: a domain's caps (site.json, its files, a template) and their names.
+    static let maximumRecordBytes = SiteConfigLoader.maximumConfigBytes + (66 << 20) + (1 << 20)
+
+    /// A snapshot in `folder`, created if missing (mode 0700: its rows hold sealed keys).
+    ///
+    /// - Throws: ``StoreError`` naming the folder when it cannot be made.
+    init(folder: String, logger: Logger) throws {
+        self.folder = folder
+        self.logger = logger
+        for sub in ["", "/domains", "/certificates"] {
+            do {
+                try FileManager.default.createDirectory(
+                    atPath: folder + sub, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+            } catch {
+                throw StoreError(
+                    "\(folder + sub): error: cannot create the store cache folder: \(error.localizedDescription); fix: "
+                        + "give --store-cache a folder the server's user can write")
+            }
+        }
+    }
+
+    /// The last change the snapshot holds, or `nil` when it holds none (never written, or unreadable).
+    var lastChange: Int64? {
+        guard case .success(let contents) = ConfinedFile.read(folder + "/state", within: .anywhere, maximumBytes: 64)
+        else { return nil }
+        return Int64(String(decoding: contents.bytes, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines))
+    }
+
+    /// Whether loads read the snapshot rather than the database: from ``serveFromSnapshot()`` until
+    /// ``stopServing()``.
+    var isServing: Bool { condition.locked { serving } }
+
+    /// Makes loads read the snapshot: the replica starts while the database is unreachable.
+    func serveFromSnapshot() {
+        condition.locked { serving = true }
+    }
+
+    /// Makes loads read the database again.
+    func stopServing() {
+        condition.locked { serving = false }
+    }
+
+    // MARK: Writing
+
+    /// Queues `rows` to be written: with `names` those of them (a name without a row is deleted), without, every
+    /// domain (every other file is deleted).
+    func record(domains rows: [String: DomainRow], names: Set<String>?) {
+        condition.locked {
+            guard !serving else { return }
+            if let names {
+                for name in names {
+                    domains[name] = .some(rows[name])
+                    if rows[name] != nil { keptDomains?.insert(name) } else { keptDomains?.remove(name) }
+                }
+            } else {
+                domains = rows.mapValues { .some($0) }
+                keptDomains = Set(rows.keys)
+            }
+        }
+        condition.broadcast()
+    }
+
+    /// Queues certificate rows, as ``record(domains:names:)`` does domains.
+    func record(certificates rows: [String: CertificateRow], names: Set<String>?) {
+        condition.locked {
+            guard !serving else { return }
+            if let names {
+                for name in names {
+                    certificates[name] = .some(rows[name])
+                    if rows[name] != nil { keptCertificates?.insert(name) } else { keptCertificates?.remove(name) }
+                }
+            } else {
+                certificates = rows.mapValues { .some($0) }
+                keptCertificates = Set(rows.keys)
+            }
+        }
+        condition.broadcast()
+    }
+
+    /// Queues the state: every change up to `change` is applied, written after the rows queued before.
+    func commit(_ change: Int64) {
+        condition.locked { state = change }
+        condition.broadcast()
+    }
+
+    /// Waits until everything queued is written (for tests and a stop).
+    func flush() {
+        condition.locked {
+            while !stopped && (writing || !domains.isEmpty || !certificates.isEmpty || state != nil) {
+                condition.wait()
+            }
+        }
+    }
+
+    func start() {
+        condition.locked {
+            guard thread == nil, !stopped else { return }
+            thread = try? ServiceThread(name: "store-snapshot") { [self] in work() }
+        }
+    }
+
+    /// Writes what is queued, then stops the thread.
+    func stop() {
+        flush()
+        let joining = condition.locked {
+            stopped = true
+            defer { thread = nil }
+            return thread
+        }
+        condition.broadcast()
+        joining?.join()
+    }
+
+    private func work() {
+        while true {
+            condition.lock()
+            while !stopped && domains.isEmpty && certificates.isEmpty && state == nil { condition.wait() }
+            if stopped {
+                condition.unlock()
+                return
+            }
+            let batch = (domains, certificates, keptDomains, keptCertificates, state)
+            domains = [:]
+            certificates = [:]
+            keptDomains = nil
+            keptCertificates = nil
+            state = nil
+            writing = true
+            condition.unlock()
+            write(domains: batch.0, certificates: batch.1, keeping: (batch.2, batch.3), state: batch.4)
+            condition.locked { writing = false }
+            condition.broadcast()
+        }
+    }
+
+    private func write(
+        domains: [String: DomainRow?], certificates: [String: CertificateRow?],
+        keeping kept: (domains: Set<String>?, certificates: Set<String>?), state: Int64?
+    ) {
+        do {
+            if let keep = kept.domains { try prune(folder + "/domains", keeping: keep) }
+            if let keep = kept.certificates { try prune(folder + "/certificates", keeping: keep) }
+            for (name, row) in domains {
+                try put(
+                    row.flatMap { row in
+                        (try? row.content.get()).map { domain in
+                            StoreFolder.record(
+                                changeID: row.changeID, changedAt: row.changedAt,
+                                entries: [(SiteConfigLoader.fileName, domain.siteJSON)]
+                                    + domain.files.sorted { $0.key < $1.key }.map { ($0.key, $0.value) })
+                        }
+                    }, at: folder + "/domains", name)
+            }
+            for (name, row) in certificates {
+                try put(
+                    row.flatMap { row in
+                        (try? row.content.get()).map { certificate in
+                            StoreFolder.record(
+                                changeID: row.changeID, changedAt: row.changedAt,
+                                entries: CertificateFile.allCases.compactMap { file in
+                                    certificate.files[file].map { (file.name, $0) }
+                                })
+                        }
+                    }, at: folder + "/certificates", name)
+            }
+            if let state { try StorePull.save(Array("\(state)\n".utf8), to: folder + "/state", mode: 0o600) }
+        } catch {
+            logger.error(
+                "could not write the store snapshot; a start without the database would serve an older one",
+                metadata: ["folder": "\(folder)", "reason": "\(error)"])
+        }
+    }
+
+    /// Writes `record` as `folder/name`, or deletes that file for `nil`. A name that could leave the folder is
+    /// skipped.
+    private func put(_ record: [UInt8]?, at folder: String, _ name: String) throws {
+        guard Self.isFileName(name) else { return }
+        if let record {
+            try StorePull.save(record, to: folder + "/" + name, mode: 0o600)
+        } else {
+            unlink(folder + "/" + name)
+        }
+    }
+
+    private func prune(_ folder: String, keeping kept: Set<String>) throws {
+        for name in (try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? [] where !kept.contains(name) {
+            unlink(folder + "/" + name)
+        }
+    }
+
+    // MARK: Reading
+
+    /// The domain rows of the snapshot (those of `names`, or every one).
+    func domainRows(names: Set<String>?) -> [String: DomainRow] {
+        rows(in: folder + "/domains", names: names) { name, entries in
+            guard let site = entries.first, site.0 == SiteConfigLoader.fileName else { return nil }
+            let files = Dictionary(entries.dropFirst().map { $0 }) { first, _ in first }
+            return StoredDomain(name: name, siteJSON: site.1, files: files)
+        }
+    }
+
+    /// The certificate rows of the snapshot (those of `names`, or every one).
+    func certificateRows(names: Set<String>?) -> [String: CertificateRow] {
+        rows(in: folder + "/certificates", names: names) { name, entries in
+            var files: [CertificateFile: [UInt8]] = [:]
+            for (file, bytes) in entries {
+                guard let file = CertificateFile(rawValue: file) else { return nil }
+                files[file] = bytes
+            }
+            return StoredCertificate(name: name, files: files)
+        }
+    }
+
+    private func rows<Content: Sendable>(
+        in folder: String, names: Set<String>?, decode: (String, [(String, [UInt8])]) -> Content?
+    ) -> [String: StoreRow<Content>] {
+        let listed = names.map(Array.init) ?? ((try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? [])
+        var rows: [String: StoreRow<Content>] = [:]
+        for name in listed where Self.isFileName(name) {
+            guard
+                case .success(let contents) = ConfinedFile.read(
+                    folder + "/" + name, within: .anywhere, maximumBytes: Self.maximumRecordBytes)
+            else { continue }
+            guard let record = StoreFolder.entries(of: contents.bytes), let content = decode(name, record.entries)
+            else {
+                logger.warning(
+                    "a file of the store snapshot is not a record; it is left out",
+                    metadata: ["file": "\(folder)/\(name)"])
+                continue
+            }
+            rows[name] = StoreRow(changeID: record.changeID, changedAt: record.changedAt, content: .success(content))
+        }
+        return rows
+    }
+
+    /// Whether `name` is a file name of the snapshot's folders: no `/`, not hidden (temporary files are).
+    private static func isFileName(_ name: String) -> Bool {
+        !name.isEmpty && !name.contains("/") && !name.hasPrefix(".") && !name.contains("\0")
+    }
+}

@@ -1,0 +1,248 @@
+public import AASACore
+import AASAOpenSSL
+import Foundation
+import Synchronization
+
+/// The PostgreSQL store as a ``ConfigSource`` (`serve --store`): the rows of `domains`, `domain_files` and
+/// `certificates`, read in a few statements however many domains there are (``Store/domainRows(shard:names:)``), and
+/// validated, generated and imported exactly as the folders' files are.
+///
+/// A domain reads as its folder would: diagnostics name `<domain>/site.json:line:col`, and its pages are made by the
+/// same ``PageLoader`` (a domain with files has them written to a private work folder, read, and deleted; a domain
+/// with none is made from its site.json alone). Every file is dated by the change that wrote it, so every replica
+/// serves the same `Last-Modified`. A certificate's private key is opened with the store key (``StoreKey``) as it is
+/// read; a key that does not open is that certificate's error.
+///
+/// Until the first read from the database succeeds, a replica started while the store was unreachable reads its
+/// snapshot (``StoreSnapshot``); every row read from the database is handed to the snapshot.
+struct StoreSource: ConfigSource {
+    /// The replica's connections.
+    let link: StoreLink
+    /// The shard whose rows are read; `nil`: every row.
+    let shard: Shard?
+    /// The key that opens the private keys; `nil`: certificates with a key are refused.
+    let key: StoreKey?
+    /// Where a domain with files has them written while it is read.
+    let workFolder: String
+    /// The snapshot rows are written to, and read from before the database has been reached.
+    let snapshot: StoreSnapshot?
+    /// Signs with the certificates the load serves; its cache keeps signatures across loads.
+    let signer: AssociationSigner
+
+    /// Where messages place certificates: `certs/<name>/fullchain.pem`, as `store pull` writes them.
+    static let certificateFolder = "certs"
+
+    var domainsLocation: String { "the store at \(link.server)" }
+    var certificatesLocation: String { "the store at \(link.server)" }
+
+    func listDomains() throws(Diagnostic) -> [SourceDomain] {
+        try domainRows(names: nil).sorted { $0.key < $1.key }.map { SourceDomain(name: $0.key, row: $0.value) }
+    }
+
+    func domain(named name: String) throws(Diagnostic) -> SourceDomain? {
+        try domains(named: [name])[name]
+    }
+
+    func domains(named names: Set<String>) throws(Diagnostic) -> [String: SourceDomain] {
+        guard !names.isEmpty else { return [:] }
+        return Dictionary(
+            uniqueKeysWithValues: try domainRows(names: names).map {
+                ($0.key, SourceDomain(name: $0.key, row: $0.value))
+            })
+    }
+
+    /// The domain rows (every one of the shard, or those named), from the database, or from the snapshot before the
+    /// database has been read once; each row read from the database is handed to the snapshot.
+    private func domainRows(names: Set<String>?) throws(Diagnostic) -> [String: DomainRow] {
+        if let snapshot, snapshot.isServing { return snapshot.domainRows(names: names) }
+        do {
+            let rows = try link.read { try $0.domainRows(shard: shard, names: names) }
+            snapshot?.record(domains: rows, names: names)
+            return rows
+        } catch {
+            throw unreachable(error)
+        }
+    }
+
+    func readDomain(_ domain: SourceDomain, reusing previous: LoadedDomain?, with loader: SiteConfigLoader)
+        -> LoadedDomain
+    {
+        guard case .stored(let row) = domain.location else { preconditionFailure("StoreSource reads only rows") }
+        let name = domain.name
+        let file = name + "/" + SiteConfigLoader.fileName
+        // A domain that signs is signed again at every load (its signature's certificate may have changed).
+        if let previous, previous.revision == row.changeID, previous.config?.signing?.enabled != true {
+            return previous
+        }
+        var loaded: LoadedDomain
+        if let problem = SiteConfigLoader.domainNameProblem(name) {
+            loaded = LoadedDomain(
+                domain: name, file: file,
+                diagnostics: [Diagnostic(.error, rule: .domainName, problem.message, file: file, hint: problem.hint)])
+        } else {
+            switch row.content {
+            case .failure(let refusal):
+                loaded = LoadedDomain(
+                    domain: name, file: file,
+                    diagnostics: [
+                        Diagnostic(
+                            .error, rule: .fileTooLarge, refusal.description, file: file,
+                            hint: "push the domain again from its folder")
+                    ])
+            case .success(let stored) where stored.files.isEmpty:
+                // Made where a folder would be, with nothing in it but site.json: nothing on disk is looked at.
+                let folder = workFolder + "/" + name
+                loaded = loader.loadDomain(
+                    domain: name, source: SourceText(name: file, bytes: stored.siteJSON), folder: folder,
+                    folderFacts: PageLoader.FolderFacts(
+                        configModified: Int(row.changedAt.timeIntervalSince1970), entries: [SiteConfigLoader.fileName],
+                        confinement: Confinement(folder: folder)))
+                loaded = Self.placed(loaded, from: folder, as: name)
+            case .success(let stored):
+                loaded = written(stored, changedAt: row.changedAt, with: loader)
+            }
+        }
+        loaded.revision = row.changeID
+        return loaded
+    }
+
+    /// `stored` read as a folder: written to a folder of its own below ``workFolder``, dated `changedAt`, read by
+    /// `loader` (pages are read into memory), then deleted.
+    private func written(_ stored: StoredDomain, changedAt: Date, with loader: SiteConfigLoader) -> LoadedDomain {
+        let file = stored.name + "/" + SiteConfigLoader.fileName
+        let folder = workFolder + "/" + stored.name + "." + UUID().uuidString
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        do {
+            try StoreFolder.write(stored, to: folder, modified: changedAt)
+        } catch {
+            return LoadedDomain(
+                domain: stored.name, file: file,
+                diagnostics: [
+                    Diagnostic(
+                        .error, rule: .fileUnreadable, "cannot write the domain's files to read them: \(error)",
+                        file: file, hint: "give the server a writable --store-cache folder (or TMPDIR)")
+                ])
+        }
+        let loaded = loader.loadDomain(
+            DomainFolder(domain: stored.name, file: folder + "/" + SiteConfigLoader.fileName))
+        return Self.placed(loaded, from: folder, as: stored.name)
+    }
+
+    /// `loaded` with every path below `folder` named from `name` instead (`shop.example/pages/a.html`), as the store
+    /// holds it.
+    private static func placed(_ loaded: LoadedDomain, from folder: String, as name: String) -> LoadedDomain {
+        var placed = loaded
+        placed.file = name + "/" + SiteConfigLoader.fileName
+        placed.diagnostics = loaded.diagnostics.map { diagnostic in
+            var diagnostic = diagnostic
+            if let path = diagnostic.file, path.hasPrefix(folder + "/") {
+                diagnostic.file = name + "/" + path.dropFirst(folder.count + 1)
+            } else if diagnostic.file == folder {
+                diagnostic.file = name
+            }
+            return diagnostic
+        }
+        return placed
+    }
+
+    func readCertificates(known: [String: CertificateDirectory.KnownFolder], only: Set<String>?, now: Date)
+        -> CertificateRead
+    {
+        let rows: [String: CertificateRow]
+        do {
+            rows = try certificateRows(names: only)
+        } catch {
+            // Nothing read: every certificate keeps what it serves, as when the folder cannot be listed.
+            return CertificateRead(folders: [], findings: [error])
+        }
+        let sharing = CertificateDirectory.Sharing()
+        let folders = rows.sorted { $0.key < $1.key }.concurrentMap { name, row in
+            let location = Self.certificateFolder + "/" + name
+            switch row.content {
+            case .failure(let refusal):
+                return CertificateDirectory.Folder(
+                    name: name, certificate: nil,
+                    diagnostics: [
+                        Diagnostic(
+                            .error, rule: .certificateInvalid, refusal.description,
+                            file: CertificateFile.chain.path(in: location), hint: "push the certificate again")
+                    ])
+            case .success(let stored):
+                return CertificateDirectory.readFolder(
+                    name: name, location: location, files: files(of: stored), now: now, known: known[name],
+                    importing: true, sharing: sharing)
+            }
+        }
+        return CertificateRead(folders: folders, findings: [])
+    }
+
+    /// The certificate rows (every one the shard reads, or those named), as ``domainRows(names:)`` reads domains.
+    private func certificateRows(names: Set<String>?) throws(Diagnostic) -> [String: CertificateRow] {
+        if let snapshot, snapshot.isServing { return snapshot.certificateRows(names: names) }
+        do {
+            let rows = try link.read { try $0.certificateRows(shard: shard, names: names) }
+            snapshot?.record(certificates: rows, names: names)
+            return rows
+        } catch {
+            throw unreachable(error)
+        }
+    }
+
+    /// Reads the files of `certificate`, each within its cap, the private key opened with the store key.
+    private func files(of certificate: StoredCertificate) -> CertificateDirectory.FileReader {
+        { [key] file in
+            guard let bytes = certificate.files[file] else { return .failure(.missing) }
+            guard file == .privateKey else {
+                let cap = CertificateDirectory.cap(of: file)
+                return bytes.count > cap ? .failure(.tooLarge(size: bytes.count, cap: cap)) : .success(bytes)
+            }
+            guard let key else {
+                return .failure(
+                    .unreadable(
+                        "the store holds it sealed, and no --store-key-file (AASA_SERVER_STORE_KEY_FILE) was given to "
+                            + "open it"))
+            }
+            do {
+                return .success(try key.open(bytes, context: Store.sealingContext(certificate.name)))
+            } catch {
+                return .failure(
+                    .unreadable(
+                        "\(key.file) does not open it (\(error)); name the key file the certificate was pushed with"))
+            }
+        }
+    }
+
+    func sign(_ loaded: [LoadedDomain], now: Date, certificates: CertificateCatalog?) -> [LoadedDomain] {
+        let served = certificates.map { catalog in
+            SigningCertificates.served(catalog, directory: Self.certificateFolder) { name in
+                let stored: StoredCertificate? = try? certificateRows(names: [name])[name]?.content.get()
+                guard let stored else { return { _ in .failure(.missing) } }
+                return files(of: stored)
+            }
+        }
+        return signer.sign(loaded, now: now, certificates: served)
+    }
+
+    /// The finding for a read of the store that failed: what serves stays as it is.
+    private func unreachable(_ error: any Error) -> Diagnostic {
+        Diagnostic(
+            .error, rule: .storeUnreachable, "cannot read the store at \(link.server): \(error)",
+            hint: "nothing to do if the database is coming back: the replica keeps serving what it last read, and "
+                + "catches up when it reconnects")
+    }
+}
+
+extension SourceDomain {
+    /// The domain of a row of the store.
+    init(name: String, row: DomainRow) {
+        self.name = name
+        location = .stored(row)
+    }
+}
+
+extension Rule {
+    /// Reported by `StoreSource`.
+    public static let storeUnreachable = Rule(
+        "store-unreachable", .error,
+        "The store (`serve --store`) cannot be read: the replica keeps serving what it last read from it.")
+}

@@ -1,0 +1,285 @@
+import AASACore
+import AASAPostgres
+import AASAServer
+import AASATestSupport
+import Foundation
+import Synchronization
+import Testing
+
+/// Replicas of `serve --store` on one real PostgreSQL cluster, run as a fleet runs them: the built binary, each replica
+/// in a folder of its own holding no site-config/ and no certs/, the store filled by `store push`.
+@Suite(.storeCluster, .serialized) struct StoreFleetTests {
+    static let association = "/.well-known/apple-app-site-association"
+
+    func aasa(_ arguments: [String], in directory: String) throws -> Command.Output {
+        try Command.run(RepositoryPaths.executable, arguments, currentDirectory: directory, timeout: 120)
+    }
+
+    /// The repository's site-config/ with dev certificates and a store key, pushed to a new database.
+    func pushed(_ name: String) throws -> (workspace: TemporaryDirectory, uri: String) {
+        let uri = try StoreCluster.database(name)
+        let workspace = TemporaryDirectory("aasa-fleet-\(name)")
+        try workspace.copy(RepositoryPaths.siteConfig, to: "site-config")
+        #expect(try aasa(["certs", "dev"], in: workspace.path).status == 0)
+        let key = try workspace.write("store.key", String(repeating: "b", count: 63) + "2\n")
+        #expect(chmod(key, 0o600) == 0)
+        try push(workspace, uri)
+        return (workspace, uri)
+    }
+
+    func push(_ workspace: TemporaryDirectory, _ uri: String) throws {
+        let push = try aasa(
+            [
+                "store", "push", "--config", "site-config", "--certs", "certs", "--store", uri, "--store-key-file",
+                "store.key", "--prune",
+            ], in: workspace.path)
+        #expect(push.status == 0, "\(push.stdout)\(push.stderr)")
+    }
+
+    /// A replica in an empty folder of its own, reading `uri`.
+    func replica(
+        _ workspace: TemporaryDirectory, _ uri: String, _ name: String, arguments: [String] = [], log: String? = nil
+    ) throws -> (ServeProcess, TemporaryDirectory) {
+        let folder = TemporaryDirectory("aasa-replica-\(name)")
+        let arguments =
+            ["--store", uri, "--store-key-file", workspace.path + "/store.key", "--replica", name] + arguments
+        let serve =
+            try log.map { try ServeProcess(in: folder.path, arguments: arguments, errorLog: $0) }
+            ?? ServeProcess(in: folder.path, arguments: arguments)
+        return (serve, folder)
+    }
+
+    func fetch(_ workspace: TemporaryDirectory, _ serve: ServeProcess, _ domain: String, _ path: String = association)
+        throws -> CurlResponse
+    {
+        try Curl.request(
+            "https://\(domain):\(serve.port)\(path)", caFile: workspace.path + "/certs/dev-ca/ca.pem",
+            resolve: (domain, serve.port))
+    }
+
+    /// The SHA-256 fingerprint of the certificate `serve` presents for `domain`.
+    func fingerprint(_ serve: ServeProcess, _ domain: String) throws -> String {
+        let output = try Command.run(
+            "sh",
+            [
+                "-c",
+                "openssl s_client -connect 127.0.0.1:\(serve.port) -servername \(domain) </dev/null 2>/dev/null "
+                    + "| openssl x509 -noout -fingerprint -sha256",
+            ], timeout: 30)
+        return output.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+    }
+
+    func status(_ serve: ServeProcess) throws -> [String: Any] {
+        let answer = try Curl.request("http://127.0.0.1:\(serve.admin)/status")
+        return try #require(try JSONSerialization.jsonObject(with: Data(answer.body)) as? [String: Any])
+    }
+
+    func store(_ serve: ServeProcess) throws -> [String: Any] {
+        try #require(try status(serve)["store"] as? [String: Any])
+    }
+
+    /// Polls `condition` every 20 ms for up to `seconds`; returns how long it took, or `nil`.
+    func waitFor(_ seconds: Double, _ condition: () throws -> Bool) rethrows -> Double? {
+        let started = Date()
+        while Date().timeIntervalSince(started) < seconds {
+            if try condition() { return Date().timeIntervalSince(started) }
+            usleep(20_000)
+        }
+        return nil
+    }
+
+    /// links.example's site.json with one more rule, `/fleet-<marker>/*`.
+    func edit(_ workspace: TemporaryDirectory, marker: String) throws {
+        let file = workspace.path + "/site-config/links.example/site.json"
+        let text = try String(contentsOfFile: file, encoding: .utf8)
+        try text.replacingOccurrences(
+            of: #"{ "path": "/beta/*" }"#, with: #"{ "path": "/beta/*" }, { "path": "/fleet-\#(marker)/*" }"#
+        ).write(toFile: file, atomically: true, encoding: .utf8)
+    }
+
+    @Test func threeReplicasConvergeOnAPushedChange() throws {
+        let (workspace, uri) = try pushed("converge")
+        let replicas = try (0..<3).map { try replica(workspace, uri, "r\($0)") }
+        for (serve, _) in replicas { #expect(serve.waitUntilHealthy()) }
+
+        // Every replica serves the same bytes and the same certificate for every domain.
+        for domain in ["shop.example", "links.example"] {
+            let answers = try replicas.map { try fetch(workspace, $0.0, domain) }
+            #expect(answers.allSatisfy { $0.status == 200 }, "\(domain): \(answers.map(\.error))")
+            #expect(Set(answers.map(\.body)).count == 1, "\(domain): the replicas serve different bytes")
+            #expect(Set(answers.map { $0.headers["etag"] ?? "" }).count == 1)
+            let prints = try replicas.map { try fingerprint($0.0, domain) }
+            #expect(prints.allSatisfy { $0.contains("Fingerprint") } && Set(prints).count == 1, "\(prints)")
+        }
+        // A page of shop.example's pages/ folder, dated by its change: the same Last-Modified everywhere.
+        let pages = try replicas.map { try fetch(workspace, $0.0, "shop.example", "/") }
+        #expect(pages.allSatisfy { $0.status == 200 }, "\(pages.map(\.status))")
+        #expect(Set(pages.map { $0.headers["last-modified"] ?? "" }).count == 1)
+
+        // A change pushed is served by every replica within the target.
+        try edit(workspace, marker: "one")
+        let before = try store(replicas[0].0)["lastChange"] as? Double ?? 0
+        try push(workspace, uri)
+        let took = waitFor(10) {
+            replicas.allSatisfy { (try? fetch(workspace, $0.0, "links.example").text.contains("/fleet-one/*")) == true }
+        }
+        #expect(took != nil && took! < 5, "every replica serves the change (took \(String(describing: took)) s)")
+        for (serve, _) in replicas {
+            let store = try store(serve)
+            #expect(store["state"] as? String == "connected")
+            #expect((store["lastChange"] as? Double ?? 0) > before)
+            #expect((store["changesApplied"] as? Double ?? 0) >= 1)
+            let metrics = try Curl.request("http://127.0.0.1:\(serve.admin)/metrics").text
+            #expect(metrics.contains("aasa_store_up 1"), "\(metrics.prefix(300))")
+            #expect(metrics.contains("aasa_store_changes_applied_total "))
+        }
+        let replicaNames = try replicas.map { try store($0.0)["replica"] as? String ?? "" }
+        #expect(replicaNames == ["r0", "r1", "r2"])
+    }
+
+    @Test func aBrokenRowIsThatDomainsErrorAndTheLastGoodVersionStays() throws {
+        let (workspace, uri) = try pushed("broken")
+        let log = workspace.path + "/replica.log"
+        let (serve, _) = try replica(workspace, uri, "r0", log: log)
+        #expect(serve.waitUntilHealthy())
+        let good = try fetch(workspace, serve, "links.example").body
+
+        // A row written past `store push` (which would refuse it): a syntax error on line 3.
+        let store = try Store(uri: uri)
+        let stored = try #require(try store.domain("links.example"))
+        try store.put(
+            StoredDomain(name: "links.example", siteJSON: Array("{\n  \"legacyFormat\": false,\n  oops\n}".utf8)))
+        _ = stored
+        let reported = waitFor(10) {
+            ((try? String(contentsOfFile: log, encoding: .utf8)) ?? "").contains("links.example/site.json:3:")
+        }
+        #expect(reported != nil, "the diagnostic names the row as <domain>/site.json:line:col")
+        #expect(try fetch(workspace, serve, "links.example").body == good, "the last good version is still served")
+        #expect(try fetch(workspace, serve, "shop.example").status == 200, "another domain is untouched")
+        let domains = try #require(try status(serve)["domains"] as? [String: Any])
+        let links = try #require(domains["links.example"] as? [String: Any])
+        #expect(links["state"] as? String == "stale", "\(links)")
+    }
+
+    @Test func databaseStoppedAndStartedUnderLoadFailsNoRequest() throws {
+        let (workspace, uri) = try pushed("outage")
+        let log = workspace.path + "/replica.log"
+        let (serve, _) = try replica(workspace, uri, "r0", log: log)
+        #expect(serve.waitUntilHealthy())
+
+        let stop = Atomic<Bool>(false)
+        let counts = Mutex((ok: 0, failed: [String]()))
+        let (port, ca) = (serve.port, workspace.path + "/certs/dev-ca/ca.pem")
+        let load = Thread {
+            while !stop.load(ordering: .relaxed) {
+                for domain in ["shop.example", "links.example"] {
+                    let answer = try? Curl.request(
+                        "https://\(domain):\(port)\(Self.association)", caFile: ca, resolve: (domain, port))
+                    counts.withLock {
+                        if answer?.status == 200 {
+                            $0.ok += 1
+                        } else {
+                            $0.failed.append("\(domain): \(answer?.error ?? "no answer")")
+                        }
+                    }
+                }
+            }
+        }
+        load.start()
+        defer { stop.store(true, ordering: .relaxed) }
+        usleep(500_000)
+        let cluster = try StoreCluster.current()
+        cluster.stop()
+        let noticed = waitFor(30) { (try? store(serve)["state"] as? String) == "reconnecting" }
+        #expect(noticed != nil, "/status says the store is reconnecting")
+        let metrics = try Curl.request("http://127.0.0.1:\(serve.admin)/metrics").text
+        #expect(metrics.contains("aasa_store_up 0"))
+        usleep(1_500_000)
+        try cluster.start()
+        let back = waitFor(30) { (try? store(serve)["state"] as? String) == "connected" }
+        #expect(back != nil, "the replica reconnects")
+
+        // The change made after the database is back is served.
+        try edit(workspace, marker: "after")
+        try push(workspace, uri)
+        let served = waitFor(10) {
+            (try? fetch(workspace, serve, "links.example").text.contains("/fleet-after/*")) == true
+        }
+        #expect(served != nil)
+        stop.store(true, ordering: .relaxed)
+        while !load.isFinished { usleep(10_000) }
+        let (ok, failed) = counts.withLock { ($0.ok, $0.failed) }
+        #expect(ok > 20, "requests were made throughout (\(ok))")
+        #expect(failed.isEmpty, "\(failed.prefix(5))")
+        // The loss and the recovery are logged once each.
+        let text = try String(contentsOfFile: log, encoding: .utf8)
+        #expect(text.components(separatedBy: "store connection lost").count - 1 == 1, "\(text.suffix(2000))")
+        #expect(text.components(separatedBy: "store connection restored").count - 1 == 1)
+    }
+
+    @Test func replicaStartsFromItsSnapshotWhileTheDatabaseIsDown() throws {
+        let (workspace, uri) = try pushed("snapshot")
+        let cache = workspace.path + "/cache"
+        var (serve, folder) = try replica(workspace, uri, "r0", arguments: ["--store-cache", cache])
+        #expect(serve.waitUntilHealthy())
+        let served = try fetch(workspace, serve, "links.example").body
+        #expect(waitFor(10) { FileManager.default.fileExists(atPath: cache + "/state") } != nil)
+        #expect(serve.terminate(within: 10) == 0)
+        // The snapshot keeps the keys sealed.
+        for file in try FileManager.default.subpathsOfDirectory(atPath: cache) {
+            let bytes = FileManager.default.contents(atPath: cache + "/" + file) ?? Data()
+            #expect(!String(decoding: bytes, as: UTF8.self).contains("PRIVATE KEY"), "\(file)")
+        }
+
+        let cluster = try StoreCluster.current()
+        cluster.stop()
+        defer { try? cluster.start() }
+        (serve, folder) = try replica(workspace, uri, "r0", arguments: ["--store-cache", cache])
+        _ = folder
+        #expect(serve.waitUntilHealthy(), "a replica starts from its snapshot with the database down")
+        #expect(try fetch(workspace, serve, "links.example").body == served)
+        #expect(try fetch(workspace, serve, "shop.example").status == 200)
+        #expect(try store(serve)["servingSnapshot"] as? Bool == true)
+
+        // Without a snapshot, a replica is not ready while the database is down, and keeps trying.
+        let (waiting, _) = try replica(workspace, uri, "r1")
+        usleep(2_000_000)
+        #expect((try? Curl.request("http://127.0.0.1:\(waiting.admin)/readyz"))?.status != 200)
+
+        try cluster.start()
+        #expect(waiting.waitUntilHealthy(), "it starts once the database is back")
+        #expect(waitFor(30) { (try? store(serve)["servingSnapshot"] as? Bool) == false } != nil)
+        try edit(workspace, marker: "snap")
+        try push(workspace, uri)
+        for replica in [serve, waiting] {
+            #expect(
+                waitFor(10) { (try? fetch(workspace, replica, "links.example").text.contains("/fleet-snap/*")) == true }
+                    != nil)
+        }
+    }
+
+    @Test func shardReplicaLoadsOnlyItsPartition() throws {
+        let (workspace, uri) = try pushed("shards")
+        // Twenty more domains, copies of links.example.
+        let template = try String(
+            contentsOfFile: workspace.path + "/site-config/links.example/site.json", encoding: .utf8)
+        let names = (1...20).map { "tenant-\($0).example" }
+        for name in names {
+            _ = try workspace.write(
+                "site-config/\(name)/site.json", template.replacingOccurrences(of: "links.example", with: name))
+        }
+        try push(workspace, uri)
+        let all = Set(names + ["shop.example", "links.example"])
+        var seen: Set<String> = []
+        for index in 0..<2 {
+            let shard = try Shard(index: index, count: 2)
+            let (serve, _) = try replica(workspace, uri, "s\(index)", arguments: ["--shard", "\(index)/2"])
+            #expect(serve.waitUntilHealthy())
+            let domains = try #require(try status(serve)["domains"] as? [String: Any])
+            let expected = all.filter { shard.owns($0) }
+            #expect(Set(domains.keys) == expected, "shard \(index)/2")
+            seen.formUnion(domains.keys)
+        }
+        #expect(seen == all)
+    }
+}
