@@ -120,11 +120,6 @@ if policies:
     check("NetworkPolicy admits the https port from anywhere", any(not r.get("from") for r in https_rules))
     check_admin_only_from_monitoring("", admitted(policy, "admin", ports.get("admin")))
 
-# The sharded variant (deploy/kubernetes/sharded): a StatefulSet whose pod i serves shard i, its headless Service,
-# one ClusterIP Service per pod, and an nginx router whose shards.conf sends each SNI name to its shard's Service.
-sharded = root / "deploy" / "kubernetes" / "sharded"
-
-
 def nginx_parse(text):
     """An nginx configuration as a list of (name, arguments, block), block None for a simple directive."""
     tokens = [t for t in re.findall(r"""#[^\n]*|"(?:[^"\\]|\\.)*"|'(?:[^'\\]|\\.)*'|[{};]|[^\s{};"']+""", text)
@@ -163,6 +158,234 @@ def container_port(container, port):
 def selects(selector, labels):
     return bool(selector) and all(labels.get(k) == v for k, v in selector.items())
 
+
+
+
+def load(folder, names=None):
+    """The documents of a folder's YAML files (or of the files named), by kind."""
+    found = {}
+    for path in sorted(folder.glob("*.yaml")):
+        if names is None or path.name in names:
+            for doc in yaml.safe_load_all(path.read_text()):
+                if doc and "kind" in doc:
+                    found.setdefault(doc["kind"], []).append(doc)
+    return found
+
+
+def mebibytes(quantity):
+    """A Kubernetes memory quantity (`1Gi`, `1536Mi`, `512M`, bytes) in MiB; None when it is not one."""
+    match = re.fullmatch(r"(\d+(?:\.\d+)?)(Ki|Mi|Gi|Ti|k|M|G|T)?", str(quantity or ""))
+    if not match:
+        return None
+    factor = {None: 1, "Ki": 2**10, "Mi": 2**20, "Gi": 2**30, "Ti": 2**40,
+              "k": 10**3, "M": 10**6, "G": 10**9, "T": 10**12}[match.group(2)]
+    return float(match.group(1)) * factor / 2**20
+
+
+# The documented memory per domain (docs/operations.md#running-a-fleet): a request of at least 10 MiB per 1,000
+# domains (927 MiB RSS measured at 100,000 domains, rounded up) and a limit of at least 1.5 × the request.
+MEBIBYTES_PER_THOUSAND_DOMAINS = 10
+LIMIT_OVER_REQUEST = 1.5
+
+
+def check_memory(prefix, workload, container):
+    """The memory request and limit follow the workload's aasa-server/sized-for-domains annotation."""
+    resources = container.get("resources", {})
+    request = mebibytes(resources.get("requests", {}).get("memory"))
+    limit = mebibytes(resources.get("limits", {}).get("memory"))
+    domains = str(workload.get("metadata", {}).get("annotations", {}).get("aasa-server/sized-for-domains", ""))
+    check(f"{prefix}memory limit ≥ request", request is not None and limit is not None and limit >= request)
+    check(f"{prefix}memory request ≥ {MEBIBYTES_PER_THOUSAND_DOMAINS} MiB per 1,000 domains of "
+          "aasa-server/sized-for-domains",
+          domains.isdigit() and request is not None
+          and request >= int(domains) * MEBIBYTES_PER_THOUSAND_DOMAINS / 1000)
+    check(f"{prefix}memory limit ≥ {LIMIT_OVER_REQUEST} × request",
+          request is not None and limit is not None and limit >= LIMIT_OVER_REQUEST * request)
+
+
+def env_of(container, name):
+    return next((e for e in container.get("env", []) if e.get("name") == name), None)
+
+
+def mount_holding(pod_spec, container, path):
+    """The mount of `container` whose folder holds `path`, with its volume: (mount, volume), or ({}, {})."""
+    volumes = {v["name"]: v for v in pod_spec.get("volumes", [])}
+    mounts = [m for m in container.get("volumeMounts", [])
+              if path.startswith(m.get("mountPath", "").rstrip("/") + "/")]
+    mount = max(mounts, key=lambda m: len(m["mountPath"]), default={})
+    return mount, volumes.get(mount.get("name"), {})
+
+
+STORE_VARIABLES = {"AASA_SERVER_STORE", "AASA_SERVER_STORE_KEY_FILE", "AASA_SERVER_STORE_CACHE",
+                   "AASA_SERVER_REPLICA"}
+
+
+def check_store_pod(prefix, pod_spec, container, serving=True):
+    """A pod reading the store: nothing mounted per domain, the URI from a Secret, the key file from a Secret volume
+    that gives others nothing, and (for a serving replica) the snapshot on a writable emptyDir and the replica's
+    name from the pod's."""
+    folders = (env["AASA_SERVER_CONFIG"], env["AASA_SERVER_CERTS"])
+    check(f"{prefix}nothing is mounted under {' or '.join(folders)} (no volume per domain: the store replaces the "
+          "folders)",
+          not any(m.get("mountPath", "").rstrip("/") == f or m.get("mountPath", "").startswith(f + "/")
+                  for m in container.get("volumeMounts", []) for f in folders))
+    store = env_of(container, "AASA_SERVER_STORE") or {}
+    reference = store.get("valueFrom", {}).get("secretKeyRef", {})
+    check(f"{prefix}AASA_SERVER_STORE comes from a Secret (secretKeyRef), not a value in the manifest",
+          "value" not in store and bool(reference.get("name")) and bool(reference.get("key")))
+
+    key_file = (env_of(container, "AASA_SERVER_STORE_KEY_FILE") or {}).get("value", "")
+    mount, volume = mount_holding(pod_spec, container, key_file)
+    secret = volume.get("secret", {})
+    relative = key_file[len(mount.get("mountPath", "").rstrip("/")) + 1:]
+    items = secret.get("items")
+    item = next((i for i in items or [] if i.get("path") == relative), None)
+    check(f"{prefix}AASA_SERVER_STORE_KEY_FILE is a file of a Secret volume mounted read-only",
+          bool(key_file) and bool(secret.get("secretName")) and mount.get("readOnly") is True
+          and "subPath" not in mount and (item is not None if items is not None else "/" not in relative))
+    # Secret files belong to root; with fsGroup the kubelet gives them to that group and adds group read
+    # (mode | 0440). aasa-server refuses a store key file others can read, or a group it does not run with can.
+    mode = (item or {}).get("mode", secret.get("defaultMode", 0o644))
+    fs_group = pod_spec.get("securityContext", {}).get("fsGroup")
+    effective = mode | 0o440 if fs_group is not None else mode
+    check(f"{prefix}the store key file (mode {effective:04o}) gives others nothing", effective & 0o007 == 0)
+    check(f"{prefix}the store key file is readable by the non-root user through fsGroup, and only read",
+          fs_group is not None and effective & 0o040 != 0 and effective & 0o022 == 0
+          and fs_group == pod_spec.get("securityContext", {}).get("runAsGroup", fs_group))
+    if serving:
+        cache = (env_of(container, "AASA_SERVER_STORE_CACHE") or {}).get("value", "")
+        cache_mount, cache_volume = mount_holding(pod_spec, container, cache + "/")
+        check(f"{prefix}AASA_SERVER_STORE_CACHE is on a writable emptyDir (the root filesystem is read-only)",
+              bool(cache) and "emptyDir" in cache_volume and cache_mount.get("readOnly") is not True)
+        replica = env_of(container, "AASA_SERVER_REPLICA") or {}
+        check(f"{prefix}AASA_SERVER_REPLICA is the pod's name",
+              replica.get("valueFrom", {}).get("fieldRef", {}).get("fieldPath") == "metadata.name")
+
+
+def pod_of(workload):
+    """(template labels, pod spec, first container) of a Deployment or Job."""
+    template = workload.get("spec", {}).get("template", {})
+    pod_spec = template.get("spec", {})
+    return template.get("metadata", {}).get("labels", {}), pod_spec, (pod_spec.get("containers") or [{}])[0]
+
+
+def budget_keeps_and_allows(budget, replicas):
+    """A PodDisruptionBudget (integers only) that lets a drain take one replica while one or more stay."""
+    spec = budget.get("spec", {})
+    if isinstance(spec.get("minAvailable"), int):
+        return 1 <= spec["minAvailable"] < replicas
+    if isinstance(spec.get("maxUnavailable"), int):
+        return 1 <= spec["maxUnavailable"] < replicas
+    return False
+
+
+probe_names = ("startupProbe", "livenessProbe", "readinessProbe")
+
+
+def same_pod_aspects(prefix, reference, pods, ignored_env):
+    """Every pod of `pods` (pod spec, container) has `reference`'s image, args, env (apart from `ignored_env`),
+    ports, probes and security contexts."""
+    aspects = [
+        ("image", lambda s, c: c.get("image")),
+        ("args", lambda s, c: c.get("args")),
+        ("env apart from " + ", ".join(sorted(ignored_env)),
+         lambda s, c: [e for e in c.get("env", []) if e.get("name") not in ignored_env]),
+        ("ports", lambda s, c: c.get("ports")),
+        ("probes", lambda s, c: [c.get(n) for n in probe_names]),
+        ("container securityContext", lambda s, c: c.get("securityContext")),
+        ("pod securityContext", lambda s, c: s.get("securityContext")),
+    ]
+    for aspect, value in aspects:
+        check(f"{prefix}{aspect}", bool(pods) and all(value(s, c) == value(*reference) for s, c in pods))
+
+
+# The fleet variant (deploy/kubernetes/fleet): replicas of `serve` on the PostgreSQL store, no volume per domain, and
+# a store-push Job created once per publish (not part of the kustomization: it has a generated name).
+fleet = root / "deploy" / "kubernetes" / "fleet"
+fleet_pod = None
+if fleet.is_dir():
+    fdocs = load(fleet, {p.name for p in fleet.glob("*.yaml")} - {"store-push-job.yaml"})
+    fdeployments = fdocs.get("Deployment", [])
+    check("fleet: one Deployment", len(fdeployments) == 1)
+    fdeployment = fdeployments[0] if len(fdeployments) == 1 else {}
+    flabels, fspec, fcontainer = pod_of(fdeployment)
+    fleet_pod = (fspec, fcontainer)
+    fselector = fdeployment.get("spec", {}).get("selector", {}).get("matchLabels", {})
+    freplicas = fdeployment.get("spec", {}).get("replicas", 1)
+    check("fleet: the Deployment's selector selects its pods", selects(fselector, flabels))
+    check("fleet: deployment.yaml's and the fleet's selectors select none of each other's pods",
+          not selects(labels, flabels) and not selects(fselector, deployment["spec"]["template"]["metadata"]["labels"]))
+    check("fleet: several replicas", freplicas >= 2)
+    same_pod_aspects("fleet: pods match deployment.yaml's ", (spec, container), [fleet_pod], STORE_VARIABLES)
+    check("fleet: pods run as the image's non-root user", fspec.get("securityContext", {}).get("runAsUser") == user
+          and fspec.get("securityContext", {}).get("runAsNonRoot") is True)
+    check_store_pod("fleet: ", fspec, fcontainer)
+    check_memory("fleet: ", fdeployment, fcontainer)
+
+    fbudgets = [b for b in fdocs.get("PodDisruptionBudget", [])
+                if selects(b["spec"].get("selector", {}).get("matchLabels"), flabels)]
+    check("fleet: a PodDisruptionBudget selects the fleet's pods", len(fbudgets) == 1)
+    check("fleet: the PodDisruptionBudget lets a drain take a replica and keeps the others",
+          len(fbudgets) == 1 and budget_keeps_and_allows(fbudgets[0], freplicas))
+    fservices = fdocs.get("Service", [])
+    check("fleet: one Service, selecting the fleet's pods",
+          len(fservices) == 1 and fservices[0]["spec"].get("selector") == fselector)
+    check("fleet: Service exposes https only, to the https container port",
+          len(fservices) == 1 and [(p.get("port"), p.get("targetPort")) for p in fservices[0]["spec"]["ports"]]
+          == [(443, "https")])
+    fpolicies = [p["spec"] for p in fdocs.get("NetworkPolicy", [])
+                 if p["spec"].get("podSelector", {}).get("matchLabels") == fselector]
+    check("fleet: a NetworkPolicy selects the fleet's pods and governs ingress",
+          len(fpolicies) == 1 and "Ingress" in fpolicies[0].get("policyTypes", []))
+    fpolicy = fpolicies[0] if len(fpolicies) == 1 else {}
+    fports = {p["name"]: p["containerPort"] for p in fcontainer.get("ports", [])}
+    check("fleet: NetworkPolicy admits the https port from anywhere",
+          any(not r.get("from") for r in admitted(fpolicy, "https", fports.get("https"))))
+    check_admin_only_from_monitoring("fleet: ", admitted(fpolicy, "admin", fports.get("admin")))
+    fkustomization = yaml.safe_load((fleet / "kustomization.yaml").read_text()) or {}
+    check("fleet: kustomization lists every manifest in fleet/ but the store-push Job",
+          set(fkustomization.get("resources", [])) == {p.name for p in fleet.glob("*.yaml")}
+          - {"kustomization.yaml", "store-push-job.yaml"})
+
+    # The store-push Job: `store push --prune` of the folders its init container fills, with the replicas' Secrets.
+    job_path = fleet / "store-push-job.yaml"
+    jobs = load(fleet, {"store-push-job.yaml"}).get("Job", []) if job_path.is_file() else []
+    check("fleet: store-push-job.yaml holds one Job, named by generateName (one Job per publish)",
+          len(jobs) == 1 and "generateName" in jobs[0].get("metadata", {})
+          and "name" not in jobs[0].get("metadata", {}))
+    job = jobs[0] if len(jobs) == 1 else {}
+    _, jspec, jcontainer = pod_of(job)
+    jargs = jcontainer.get("args", [])
+
+    def argument(flag):
+        return jargs[jargs.index(flag) + 1] if flag in jargs[:-1] else None
+
+    check("fleet: the Job runs `store push --prune` with --config and --certs",
+          jargs[:2] == ["store", "push"] and "--prune" in jargs
+          and argument("--config") is not None and argument("--certs") is not None)
+    filled = {m.get("name") for c in jspec.get("initContainers", []) for m in c.get("volumeMounts", [])
+              if m.get("readOnly") is not True}
+    check("fleet: the Job's --config and --certs are on a volume its init container writes",
+          all(mount_holding(jspec, jcontainer, (argument(f) or "") + "/")[0].get("name") in filled
+              for f in ("--config", "--certs")))
+    check("fleet: the Job runs the Deployment's image", jcontainer.get("image") == fcontainer.get("image"))
+    check("fleet: the Job reads the store URI from the Deployment's Secret",
+          (env_of(jcontainer, "AASA_SERVER_STORE") or {}).get("valueFrom")
+          == (env_of(fcontainer, "AASA_SERVER_STORE") or {}).get("valueFrom"))
+    jkey, fkey = (mount_holding(s, c, (env_of(c, "AASA_SERVER_STORE_KEY_FILE") or {}).get("value", ""))[1]
+                  .get("secret", {}).get("secretName") for s, c in ((jspec, jcontainer), (fspec, fcontainer)))
+    check("fleet: the Job seals keys with the Deployment's store key Secret", jkey is not None and jkey == fkey)
+    check_store_pod("fleet: the Job: ", jspec, jcontainer, serving=False)
+    check("fleet: the Job runs as the image's non-root user, and is not restarted in place",
+          jspec.get("securityContext", {}).get("runAsUser") == user
+          and jspec.get("securityContext", {}).get("runAsNonRoot") is True and jspec.get("restartPolicy") == "Never")
+    jmemory = jcontainer.get("resources", {})
+    check("fleet: the Job's memory limit ≥ request",
+          None not in (mebibytes(jmemory.get("requests", {}).get("memory")),
+                       mebibytes(jmemory.get("limits", {}).get("memory")))
+          and mebibytes(jmemory["limits"]["memory"]) >= mebibytes(jmemory["requests"]["memory"]))
+
+sharded = root / "deploy" / "kubernetes" / "sharded"
 
 if sharded.is_dir():
     sdocs = {}
