@@ -1,12 +1,16 @@
 #!/usr/bin/env python3
 """Checks the wiring of deploy/kubernetes against the Dockerfile: ports, probe paths, mount paths, the
 non-root user, private key file modes, selectors, the kustomization's resources, and the NetworkPolicy (public
-port open to all, admin port only to the monitoring namespace). When deploy/kubernetes/sharded exists, also
-checks the sharded variant (lines starting `sharded:`): its pods against deployment.yaml's, the shard variables
-and the per-pod Services against the StatefulSet, the router's shards.conf against the per-pod Services, the
-router's ports, the kustomization, and the NetworkPolicies (the shards' https only from the router).
-`check-manifests.py [ROOT]` checks another checkout (the tests use it on altered copies). Prints one line per
-check and a final `N passed, M failed` line."""
+port open to all, admin port only to the monitoring namespace). When deploy/kubernetes/fleet exists, also checks
+the fleet variant (lines starting `fleet:`): its pods against deployment.yaml's, no volume per domain, the store
+URI from a Secret, the store key file's mode, the snapshot folder, memory against the documented per-domain
+figure, the PodDisruptionBudget, Service, NetworkPolicy and the store-push Job. When deploy/kubernetes/sharded
+exists, also checks the sharded variant (lines starting `sharded:`): each shard's Deployment (two or more
+replicas, its index in its name, label and AASA_SERVER_SHARD, its store pod against the fleet's, its memory and
+PodDisruptionBudget), the per-shard Services, the router's shards.conf against them, the router's ports, the
+kustomization, and the NetworkPolicies (the shards' https only from the router); the shard count must agree
+everywhere. `check-manifests.py [ROOT]` checks another checkout (the tests use it on altered copies). Prints one
+line per check and a final `N passed, M failed` line."""
 import pathlib
 import re
 import sys
@@ -385,107 +389,89 @@ if fleet.is_dir():
                        mebibytes(jmemory.get("limits", {}).get("memory")))
           and mebibytes(jmemory["limits"]["memory"]) >= mebibytes(jmemory["requests"]["memory"]))
 
+# The sharded variant (deploy/kubernetes/sharded): one Deployment of two or more replicas per shard,
+# aasa-server-shard-<i>, reading the store as the fleet does; one Service per shard selecting its replicas; and an
+# nginx router whose shards.conf sends each SNI name to its shard's Service.
 sharded = root / "deploy" / "kubernetes" / "sharded"
+SHARD_LABEL = "aasa-server/shard"
 
 if sharded.is_dir():
-    sdocs = {}
-    for path in sorted(sharded.glob("*.yaml")):
-        for doc in yaml.safe_load_all(path.read_text()):
-            if doc and "kind" in doc:
-                sdocs.setdefault(doc["kind"], []).append(doc)
-    statefulset = (sdocs.get("StatefulSet") or [{}])[0]
-    shard_replicas = statefulset.get("spec", {}).get("replicas", 1)
-    shard_labels = statefulset.get("spec", {}).get("template", {}).get("metadata", {}).get("labels", {})
-    shard_selector = statefulset.get("spec", {}).get("selector", {}).get("matchLabels", {})
-    shard_spec = statefulset.get("spec", {}).get("template", {}).get("spec", {})
-    shard_container = (shard_spec.get("containers") or [{}])[0]
+    sdocs = load(sharded)
     services = {s["metadata"]["name"]: s for s in sdocs.get("Service", [])}
-    routers = sdocs.get("Deployment", [])
+    shard_deployments = {}
+    routers = []
+    for workload in sdocs.get("Deployment", []):
+        match = re.fullmatch(r"aasa-server-shard-(\d+)", workload["metadata"]["name"])
+        if match:
+            shard_deployments[int(match.group(1))] = workload
+        else:
+            routers.append(workload)
+    count = len(shard_deployments)
     router = routers[0] if len(routers) == 1 else {}
     router_labels = router.get("spec", {}).get("template", {}).get("metadata", {}).get("labels", {})
     router_selector = router.get("spec", {}).get("selector", {}).get("matchLabels", {})
     router_spec = router.get("spec", {}).get("template", {}).get("spec", {})
     router_container = (router_spec.get("containers") or [{}])[0]
-    check("sharded: one StatefulSet and one router Deployment", len(sdocs.get("StatefulSet", [])) == 1
-          and len(routers) == 1)
+    check("sharded: shard Deployments aasa-server-shard-0 to aasa-server-shard-<N-1>, N ≥ 2, and one router "
+          "Deployment", count >= 2 and sorted(shard_deployments) == list(range(count)) and len(routers) == 1)
+    shards = {i: (w,) + pod_of(w) for i, w in sorted(shard_deployments.items())}
+    all_shard_labels = [labels_ for _, labels_, _, _ in shards.values()]
     check("sharded: deployment.yaml's selector selects neither the shard nor the router pods",
-          not selects(labels, shard_labels) and not selects(labels, router_labels))
+          not any(selects(labels, l) for l in all_shard_labels) and not selects(labels, router_labels))
 
-    # The shard pods are deployment.yaml's, so the two variants cannot drift apart.
-    shard_variables = {"AASA_SHARD_INDEX", "AASA_SHARD_COUNT", "AASA_SERVER_SHARD"}
-    probe_names = ("startupProbe", "livenessProbe", "readinessProbe")
-    aspects = [
-        ("image", lambda s, c: c.get("image")),
-        ("args", lambda s, c: c.get("args")),
-        ("env apart from the shard variables",
-         lambda s, c: [e for e in c.get("env", []) if e.get("name") not in shard_variables]),
-        ("ports", lambda s, c: c.get("ports")),
-        ("probes", lambda s, c: [c.get(n) for n in probe_names]),
-        ("volume mounts", lambda s, c: c.get("volumeMounts")),
-        ("volumes", lambda s, c: s.get("volumes")),
-        ("container securityContext", lambda s, c: c.get("securityContext")),
-        ("pod securityContext", lambda s, c: s.get("securityContext")),
-    ]
-    for aspect, value in aspects:
-        check(f"sharded: shard pods match deployment.yaml's {aspect}",
-              value(shard_spec, shard_container) == value(spec, container))
+    # Each shard: ≥ 2 replicas, its index everywhere (name, label, selector, AASA_SERVER_SHARD=i/N), a store pod.
+    for i, (workload, pod_labels, pod_spec, pod_container) in shards.items():
+        prefix = f"sharded: shard {i}: "
+        selector = workload.get("spec", {}).get("selector", {}).get("matchLabels", {})
+        check(f"{prefix}two or more replicas (its domains stay served while one is away)",
+              workload.get("spec", {}).get("replicas", 1) >= 2)
+        check(f"{prefix}its selector and pod labels carry {SHARD_LABEL}: \"{i}\", and select no other shard's pods",
+              selector.get(SHARD_LABEL) == str(i) and pod_labels.get(SHARD_LABEL) == str(i)
+              and selects(selector, pod_labels)
+              and not any(selects(selector, l) for j, (_, l, _, _) in shards.items() if j != i))
+        shard_env = env_of(pod_container, "AASA_SERVER_SHARD") or {}
+        check(f"{prefix}AASA_SERVER_SHARD is {i}/{count} (its index of the shard Deployments' count)",
+              "valueFrom" not in shard_env and str(shard_env.get("value")) == f"{i}/{count}")
+        check_store_pod(prefix, pod_spec, pod_container)
+        check_memory(prefix, workload, pod_container)
+        budgets = [b for b in sdocs.get("PodDisruptionBudget", [])
+                   if any(selects(b["spec"].get("selector", {}).get("matchLabels"), l) for l in all_shard_labels)
+                   and selects(b["spec"].get("selector", {}).get("matchLabels"), pod_labels)]
+        check(f"{prefix}one PodDisruptionBudget selects exactly its replicas, keeps one and lets a drain take one",
+              len(budgets) == 1
+              and not any(selects(budgets[0]["spec"]["selector"]["matchLabels"], l)
+                          for j, (_, l, _, _) in shards.items() if j != i)
+              and budget_keeps_and_allows(budgets[0], workload.get("spec", {}).get("replicas", 1)))
+    same_pod_aspects("sharded: shard pods match fleet/deployment.yaml's ", fleet_pod or ({}, {}),
+                     [(s, c) for _, _, s, c in shards.values()], STORE_VARIABLES | {"AASA_SERVER_SHARD"})
+    check("sharded: shard pods have fleet/deployment.yaml's volumes and mounts",
+          fleet_pod is not None and bool(shards) and all(
+              s.get("volumes") == fleet_pod[0].get("volumes")
+              and c.get("volumeMounts") == fleet_pod[1].get("volumeMounts") for _, _, s, c in shards.values()))
 
-    # The shard: AASA_SERVER_SHARD=$(index)/$(count), the index from the pod's ordinal, the count = replicas.
-    shard_env = shard_container.get("env", [])
-    names = [e.get("name") for e in shard_env]
-    shard_value = next((e.get("value", "") for e in shard_env if e.get("name") == "AASA_SERVER_SHARD"), "")
-    reference = re.fullmatch(r"\$\((\w+)\)/\$\((\w+)\)", shard_value)
-    check("sharded: AASA_SERVER_SHARD is $(INDEX)/$(COUNT) of variables defined before it",
-          reference is not None and all(v in names[:names.index("AASA_SERVER_SHARD")] for v in reference.groups()))
-    index_variable, count_variable = reference.groups() if reference else (None, None)
-    index_env = next((e for e in shard_env if e.get("name") == index_variable), {})
-    count_env = next((e for e in shard_env if e.get("name") == count_variable), {})
-    check("sharded: the shard index comes from the pod-index label",
-          index_env.get("valueFrom", {}).get("fieldRef", {}).get("fieldPath")
-          == "metadata.labels['apps.kubernetes.io/pod-index']")
-    check("sharded: the shard count equals the StatefulSet's replicas",
-          str(count_env.get("value")) == str(shard_replicas))
-    check("sharded: StatefulSet starts its shards in parallel",
-          statefulset.get("spec", {}).get("podManagementPolicy") == "Parallel")
-
-    # The headless Service, which the StatefulSet requires as its serviceName (the router does not use it).
-    headless_name = statefulset.get("spec", {}).get("serviceName")
-    headless = services.get(headless_name, {}).get("spec", {})
-    check("sharded: StatefulSet serviceName names a Service in sharded/", headless_name in services)
-    check("sharded: headless Service has clusterIP None", headless.get("clusterIP") == "None")
-    check("sharded: headless Service selects the StatefulSet's pods",
-          headless.get("selector") == shard_selector and selects(shard_selector, shard_labels))
-    check("sharded: headless Service publishes ready pods only", headless.get("publishNotReadyAddresses") is False)
-    shard_https = container_port(shard_container, "https")
-    check("sharded: headless Service exposes the shards' https port",
-          [(p.get("port"), container_port(shard_container, p.get("targetPort", p.get("port"))))
-           for p in headless.get("ports", [])] == [(shard_https, shard_https)])
-    shard_budgets = [b for b in sdocs.get("PodDisruptionBudget", [])
-                     if b["spec"].get("selector", {}).get("matchLabels") == shard_selector]
-    check("sharded: a PodDisruptionBudget selects the shard pods", len(shard_budgets) == 1)
-
-    # The per-pod Services: <statefulset>-<i> selects pod i alone by the label the StatefulSet controller sets,
-    # and has a cluster IP, which stays the same and exists while the pod is not ready (nginx resolves once).
-    statefulset_name = statefulset.get("metadata", {}).get("name")
-    pod_name_label = "statefulset.kubernetes.io/pod-name"
-    pod_services = {name: s.get("spec", {}) for name, s in services.items()
-                    if pod_name_label in (s.get("spec", {}).get("selector") or {})}
-    pod_names = [f"{statefulset_name}-{i}" for i in range(shard_replicas)]
-    check("sharded: one per-pod Service per StatefulSet replica, <statefulset>-0 to <statefulset>-<replicas-1>",
-          sorted(pod_services) == sorted(pod_names))
-    check("sharded: each per-pod Service selects only the shard pod of its name, by the pod-name label and the "
-          "StatefulSet's selector",
-          bool(pod_services) and all(
-              s["selector"][pod_name_label] == name and shard_selector.items() <= s["selector"].items()
-              and selects(s["selector"], {**shard_labels, pod_name_label: name})
-              for name, s in pod_services.items()))
-    check("sharded: each per-pod Service has a cluster IP (type ClusterIP, not headless)",
-          bool(pod_services) and all(s.get("type", "ClusterIP") == "ClusterIP" and s.get("clusterIP") != "None"
-                                     for s in pod_services.values()))
-    check("sharded: each per-pod Service has one port, to the shards' https port",
-          bool(pod_services) and all(
-              [container_port(shard_container, p.get("targetPort", p.get("port"))) for p in s.get("ports", [])]
-              == [shard_https] for s in pod_services.values()))
+    # The per-shard Services: aasa-server-shard-<i> selects the replicas of shard i and no other pod, and has a
+    # cluster IP, which stays the same whether or not a replica is ready (nginx resolves once).
+    shard_services = {name: s.get("spec", {}) for name, s in services.items()
+                      if re.fullmatch(r"aasa-server-shard-\d+", name)}
+    check("sharded: one Service per shard Deployment, of the same name",
+          sorted(shard_services) == sorted(w["metadata"]["name"] for w in shard_deployments.values()))
+    first_container = next(iter(shards.values()))[3] if shards else {}
+    shard_https = container_port(first_container, "https")
+    check("sharded: each shard's Service selects all of its replicas and nothing else (no other shard, no router)",
+          bool(shard_services) and all(
+              int(name.rsplit("-", 1)[1]) in shards
+              and selects(s.get("selector"), shards[int(name.rsplit("-", 1)[1])][1])
+              and not any(selects(s.get("selector"), l) for j, (_, l, _, _) in shards.items()
+                          if j != int(name.rsplit("-", 1)[1]))
+              and not selects(s.get("selector"), router_labels)
+              for name, s in shard_services.items()))
+    check("sharded: each shard's Service has a cluster IP (type ClusterIP, not headless)",
+          bool(shard_services) and all(s.get("type", "ClusterIP") == "ClusterIP" and s.get("clusterIP") != "None"
+                                       for s in shard_services.values()))
+    check("sharded: each shard's Service has one port, to the shards' https port",
+          bool(shard_services) and all(
+              [container_port(first_container, p.get("targetPort", p.get("port"))) for p in s.get("ports", [])]
+              == [shard_https] for s in shard_services.values()))
 
     # The kustomization: every manifest, and the router's ConfigMap from nginx.conf and shards.conf.
     skustomization = yaml.safe_load((sharded / "kustomization.yaml").read_text()) or {}
@@ -519,29 +505,30 @@ if sharded.is_dir():
           and any(pid.startswith(w + "/") for w in writable))
     check("sharded: router runs as non-root", router_spec.get("securityContext", {}).get("runAsNonRoot") is True)
 
-    # shards.conf: upstream aasa_shard_<i> is pod i, the map and split_clients send names only to them.
+    # shards.conf: upstream aasa_shard_<i> is shard i's Service, the map and split_clients send names only to them.
     streams = directives(shards_conf, "stream")
     check("sharded: shards.conf has one stream block", len(streams) == 1 and streams[0][2] is not None)
     stream = streams[0][2] if streams else []
     upstreams = {d[1][0]: d[2] for d in directives(stream, "upstream") if d[1]}
-    expected = [f"aasa_shard_{i}" for i in range(shard_replicas)]
-    check("sharded: shards.conf has one upstream per StatefulSet replica, aasa_shard_0 to aasa_shard_<replicas-1>",
-          sorted(upstreams) == sorted(expected) and len(directives(stream, "upstream")) == len(expected))
-    def pod_service_address(name):
-        """Upstream aasa_shard_<i>'s address: per-pod Service <statefulset>-<i>:<its port>."""
-        service = f"{statefulset_name}-{name.rsplit('_', 1)[1]}"
-        ports = pod_services.get(service, {}).get("ports", [])
+    expected = [f"aasa_shard_{i}" for i in range(count)]
+    check("sharded: shards.conf has one upstream per shard Deployment, aasa_shard_0 to aasa_shard_<N-1>",
+          count > 0 and sorted(upstreams) == sorted(expected) and len(directives(stream, "upstream")) == len(expected))
+
+    def shard_service_address(name):
+        """Upstream aasa_shard_<i>'s address: shard i's Service aasa-server-shard-<i>:<its port>."""
+        service = f"aasa-server-shard-{name.rsplit('_', 1)[1]}"
+        ports = shard_services.get(service, {}).get("ports", [])
         return f"{service}:{ports[0].get('port')}" if len(ports) == 1 else None
 
-    check("sharded: each upstream aasa_shard_<i> is per-pod Service <statefulset>-<i>:<its port>",
+    check("sharded: each upstream aasa_shard_<i> is shard i's Service aasa-server-shard-<i>:<its port>",
           bool(upstreams) and all(
-              re.fullmatch(r"aasa_shard_\d+", name) and pod_service_address(name) is not None
-              and [d[1] for d in directives(block, "server")] == [[pod_service_address(name)]]
+              re.fullmatch(r"aasa_shard_\d+", name) and shard_service_address(name) is not None
+              and [d[1][:1] for d in directives(block, "server")] == [[shard_service_address(name)]]
               for name, block in upstreams.items()))
     splits = directives(stream, "split_clients")
     split_entries = [d for d in (splits[0][2] or []) if d[1]] if len(splits) == 1 else []
     check("sharded: split_clients has one entry per shard, one for each upstream",
-          bool(split_entries) and len(split_entries) == shard_replicas
+          bool(split_entries) and len(split_entries) == count
           and sorted(d[1][0] for d in split_entries) == sorted(expected) and split_entries[-1][0] == "*")
     maps = [d for d in directives(stream, "map") if d[1][:1] == ["$ssl_preread_server_name"]]
     map_entries = {d[0]: d[1] for d in (maps[0][2] or [])} if len(maps) == 1 else {}
@@ -574,13 +561,14 @@ if sharded.is_dir():
 
     # NetworkPolicies: the shards' https only from the router, their admin port only from monitoring; the
     # router's port from anywhere.
-    def spolicy(selector):
+    def spolicy(applies):
         found = [p["spec"] for p in sdocs.get("NetworkPolicy", [])
-                 if p["spec"].get("podSelector", {}).get("matchLabels") == selector]
+                 if applies(p["spec"].get("podSelector", {}).get("matchLabels"))]
         return found[0] if len(found) == 1 else None
 
-    shard_policy = spolicy(shard_selector)
-    check("sharded: a NetworkPolicy selects the shard pods and governs ingress",
+    shard_policy = spolicy(lambda s: bool(shards) and all(selects(s, l) for l in all_shard_labels)
+                           and not selects(s, router_labels))
+    check("sharded: a NetworkPolicy selects every shard's pods and governs ingress",
           shard_policy is not None and "Ingress" in shard_policy.get("policyTypes", []))
     shard_policy = shard_policy or {}
     from_router = {"podSelector": {"matchLabels": router_selector}}
@@ -591,8 +579,8 @@ if sharded.is_dir():
           bool(https_rules) and all(r.get("from") and all(peer == from_router for peer in r["from"])
                                     for r in https_rules))
     check_admin_only_from_monitoring(
-        "sharded: shard ", admitted(shard_policy, "admin", container_port(shard_container, "admin")))
-    router_policy = spolicy(router_selector)
+        "sharded: shard ", admitted(shard_policy, "admin", container_port(first_container, "admin")))
+    router_policy = spolicy(lambda s: s == router_selector)
     check("sharded: a NetworkPolicy selects the router pods and governs ingress",
           router_policy is not None and "Ingress" in router_policy.get("policyTypes", []))
     check("sharded: router NetworkPolicy admits its port from anywhere",
