@@ -187,8 +187,11 @@ def mebibytes(quantity):
 
 
 # The documented memory per domain (docs/operations.md#running-a-fleet): a request of at least 10 MiB per 1,000
-# domains (927 MiB RSS measured at 100,000 domains, rounded up) and a limit of at least 1.5 × the request.
+# domains (927 MiB RSS measured at 100,000 domains, rounded up) and at least 128 MiB (the process takes about 25 MiB
+# before its first domain, which the per-domain figure covers only from about 25,000 domains on), and a limit of at
+# least 1.5 × the request.
 MEBIBYTES_PER_THOUSAND_DOMAINS = 10
+MINIMUM_REQUEST_MEBIBYTES = 128
 LIMIT_OVER_REQUEST = 1.5
 
 
@@ -200,9 +203,9 @@ def check_memory(prefix, workload, container):
     domains = str(workload.get("metadata", {}).get("annotations", {}).get("aasa-server/sized-for-domains", ""))
     check(f"{prefix}memory limit ≥ request", request is not None and limit is not None and limit >= request)
     check(f"{prefix}memory request ≥ {MEBIBYTES_PER_THOUSAND_DOMAINS} MiB per 1,000 domains of "
-          "aasa-server/sized-for-domains",
+          f"aasa-server/sized-for-domains, and ≥ {MINIMUM_REQUEST_MEBIBYTES} MiB",
           domains.isdigit() and request is not None
-          and request >= int(domains) * MEBIBYTES_PER_THOUSAND_DOMAINS / 1000)
+          and request >= max(MINIMUM_REQUEST_MEBIBYTES, int(domains) * MEBIBYTES_PER_THOUSAND_DOMAINS / 1000))
     check(f"{prefix}memory limit ≥ {LIMIT_OVER_REQUEST} × request",
           request is not None and limit is not None and limit >= LIMIT_OVER_REQUEST * request)
 
