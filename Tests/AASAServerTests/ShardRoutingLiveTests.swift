@@ -27,16 +27,7 @@ final class NginxRouter: @unchecked Sendable {
     init(directory: String, include: String, port: UInt16) throws {
         self.port = port
         logFile = directory + "/nginx.log"
-        let configuration = directory + "/nginx.conf"
-        let text = """
-            load_module \(Self.streamModule);
-            pid \(directory)/nginx.pid;
-            error_log stderr;
-            events {}
-            include \(include);
-
-            """
-        try text.write(toFile: configuration, atomically: true, encoding: .utf8)
+        let configuration = try Self.writeConfiguration(directory: directory, include: include)
         _ = FileManager.default.createFile(atPath: logFile, contents: nil)
         process.executableURL = URL(fileURLWithPath: Self.executable)
         // -e: nginx's own messages before the configuration is read go to stderr too, not to /var/log/nginx.
@@ -57,6 +48,28 @@ final class NginxRouter: @unchecked Sendable {
             process.terminate()
             process.waitUntilExit()
         }
+    }
+
+    /// Writes `directory`/nginx.conf: the stream module, a pid file and error log of the test's own, and
+    /// `include`; returns its path.
+    static func writeConfiguration(directory: String, include: String) throws -> String {
+        let configuration = directory + "/nginx.conf"
+        let text = """
+            load_module \(Self.streamModule);
+            pid \(directory)/nginx.pid;
+            error_log stderr;
+            events {}
+            include \(include);
+
+            """
+        try text.write(toFile: configuration, atomically: true, encoding: .utf8)
+        return configuration
+    }
+
+    /// `nginx -t` of the main configuration including `include`: what nginx says of the file, without running it.
+    static func test(directory: String, include: String) throws -> Command.Output {
+        let configuration = try writeConfiguration(directory: directory, include: include)
+        return try Command.run(executable, ["-e", "stderr", "-p", directory + "/", "-c", configuration, "-t"])
     }
 
     /// What nginx printed.
@@ -216,6 +229,97 @@ final class NginxRouter: @unchecked Sendable {
             #expect(result.stderr.contains(message), "\(arguments): \(result.stderr)")
             #expect(result.stdout.isEmpty)
         }
+    }
+
+    /// The upstream blocks of a generated file, as `shard: [address]`.
+    static func upstreamBlocks(_ text: String) -> [Int: [String]] {
+        var blocks: [Int: [String]] = [:]
+        var current: Int?
+        for line in text.split(separator: "\n") {
+            if line.hasPrefix("    upstream aasa_shard_") {
+                current = Int(line.dropFirst("    upstream aasa_shard_".count).prefix { $0.isNumber })
+            } else if line == "    }" {
+                current = nil
+            } else if let shard = current, line.hasPrefix("        server ") {
+                blocks[shard, default: []].append(String(line.dropFirst("        server ".count)))
+            }
+        }
+        return blocks
+    }
+
+    /// `--replicas R`: each shard's upstream lists its R replicas, from a template holding {index} and {replica}
+    /// or from N x R addresses given shard by shard; the failover directives are written once a shard has two.
+    @Test(arguments: [
+        (
+            ["--count", "2", "--replicas", "2", "--upstream", "shard-{index}-{replica}:8443"],
+            [0: ["shard-0-0:8443", "shard-0-1:8443"], 1: ["shard-1-0:8443", "shard-1-1:8443"]]
+        ),
+        (
+            ["--count", "2", "--replicas", "2"] + ["a:1", "b:1", "c:1", "d:1"].flatMap { ["--upstream", $0] },
+            [0: ["a:1", "b:1"], 1: ["c:1", "d:1"]]
+        ),
+        (
+            ["--count", "1", "--replicas", "3", "--upstream", "10.0.{replica}.1:8443"],
+            [0: ["10.0.0.1:8443", "10.0.1.1:8443", "10.0.2.1:8443"]]
+        ),
+        (
+            ["--count", "3", "--replicas", "1", "--upstream", "s{index}-{replica}:1"],
+            [0: ["s0-0:1"], 1: ["s1-0:1"], 2: ["s2-0:1"]]
+        ),
+    ])
+    func theCommandListsEachShardsReplicasInItsUpstream(arguments: [String], expected: [Int: [String]]) throws {
+        let result = try Command.run(
+            RepositoryPaths.executable, ["shards", "nginx", "--config", RepositoryPaths.siteConfig] + arguments)
+        #expect(result.status == 0, "\(result.stderr)")
+        let replicas = expected[0]?.count ?? 0
+        let parameters = replicas > 1 ? " max_fails=1 fail_timeout=5s;" : ";"
+        #expect(Self.upstreamBlocks(result.stdout) == expected.mapValues { $0.map { $0 + parameters } })
+        let failover = [
+            "        proxy_connect_timeout 1s;", "        proxy_next_upstream on;",
+            "        proxy_next_upstream_tries \(replicas);",
+        ]
+        for line in failover {
+            #expect(result.stdout.contains("\n" + line + "\n") == (replicas > 1), "\(line)")
+        }
+    }
+
+    /// What `--replicas` cannot work with is refused before anything is printed, saying what to give instead.
+    @Test(arguments: [
+        (["--count", "2", "--replicas", "0"], "the replicas per shard must be 1...10; got --replicas 0"),
+        (["--count", "2", "--replicas", "11"], "the replicas per shard must be 1...10; got --replicas 11"),
+        (["--count", "2", "--replicas", "2"], "with --replicas 2, --upstream needs {replica} as well as {index}"),
+        (
+            ["--count", "2", "--replicas", "2", "--upstream", "shard-{index}:8443"],
+            "with --replicas 2, --upstream needs {replica}"
+        ),
+        (
+            ["--count", "2", "--replicas", "2", "--upstream", "r{replica}:8443"],
+            "--upstream 'r{replica}:8443' has no {index}"
+        ),
+        (
+            ["--count", "2", "--replicas", "2", "--upstream", "a:1", "--upstream", "b:1", "--upstream", "c:1"],
+            "--count x --replicas = 2 x 2 = 4 times, one address per replica: shard 0's 2, then shard 1's...; got 3"
+        ),
+        (
+            ["--count", "2", "--replicas", "2"] + ["a:1", "b:1", "c:1", "a:1"].flatMap { ["--upstream", $0] },
+            "--upstream 'a:1' is given for shard 0, replica 0 and shard 1, replica 1"
+        ),
+        (
+            ["--count", "2", "--upstream", "a:1", "--upstream", "a:1"],
+            "--upstream 'a:1' is given for shard 0 and shard 1"
+        ),
+        (
+            ["--count", "1", "--replicas", "2", "--upstream", "a:1", "--upstream", "b;1"],
+            "--upstream 'b;1' is not a host:port"
+        ),
+        (["--count", "1", "--store", "postgresql://x@127.0.0.1:1/db"], "give --config or --store, not both"),
+    ])
+    func replicaUpstreamsThatCannotWorkAreRefused(arguments: [String], message: String) throws {
+        let result = try Command.run(
+            RepositoryPaths.executable, ["shards", "nginx", "--config", RepositoryPaths.siteConfig] + arguments)
+        #expect(result.status == 64, "\(result.stderr)")
+        #expect(result.stderr.contains(message), "\(result.stderr)")
+        #expect(result.stdout.isEmpty)
     }
 
     @Test(
