@@ -88,6 +88,47 @@ final class NginxRouter: @unchecked Sendable {
     }
 }
 
+/// A port on 127.0.0.1 that behaves as a host that is gone: a listening socket with a backlog of 0 whose one
+/// queued connection is never accepted, so the kernel drops every further SYN and a connect neither completes
+/// nor is refused until the client's own timeout. Closed when released.
+final class BlackHole: @unchecked Sendable {
+    /// The port.
+    let port: UInt16
+    private let listener: Int32
+    private let queued: Int32
+
+    init() throws {
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        let bound = withUnsafeMutablePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, length) }
+        }
+        _ = withUnsafeMutablePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &length) }
+        }
+        guard bound == 0, listen(fd, 0) == 0 else {
+            close(fd)
+            throw NginxRouter.Failure(description: "black hole: \(String(cString: strerror(errno)))")
+        }
+        listener = fd
+        port = UInt16(bigEndian: address.sin_port)
+        do {
+            queued = try HTTPProbe.connect(port: port)
+        } catch {
+            close(fd)
+            throw error
+        }
+    }
+
+    deinit {
+        close(queued)
+        close(listener)
+    }
+}
+
 /// Issue 24's test of sharding on one machine: two shards (in-process servers with `shard` set) behind Debian's
 /// nginx as the router, 1,000 domains each with its own file and certificate.
 @Suite(.serialized) struct ShardRoutingLiveTests {
@@ -320,6 +361,61 @@ final class NginxRouter: @unchecked Sendable {
         #expect(result.status == 64, "\(result.stderr)")
         #expect(result.stderr.contains(message), "\(result.stderr)")
         #expect(result.stdout.isEmpty)
+    }
+
+    /// Two shards of three replicas each, of which one per shard is live, one refuses connections (a process that
+    /// is gone) and one never answers (a host that is gone): every new connection through the router reaches its
+    /// shard's live replica, within curl's 10 s (nginx's own connect timeout is 60 s; the file's is 1 s).
+    @Test(
+        .enabled(
+            if: NginxRouter.isInstalled,
+            "nginx or its stream module is missing: run scripts/setup.sh --test (nginx libnginx-mod-stream)"))
+    func aNewConnectionPassesOverAReplicaThatRefusesOrNeverAnswers() throws {
+        let directory = TemporaryDirectory("aasa-shards-failover")
+        let config = directory.path + "/site-config"
+        let certs = directory.path + "/certs"
+        let domains = Array(Self.domains.prefix(6))
+        var expected: [String: [UInt8]] = [:]
+        for domain in domains {
+            try directory.write("site-config/\(domain)/site.json", Self.siteJSON(domain))
+            expected[domain] = try Self.generated(domain)
+        }
+        #expect(Set(domains.map { Shard.index(of: $0, count: Self.count) }) == [0, 1])
+        let caFile = try DevCertificates(certificateDirectory: certs).ensure(names: domains).caCertificatePath
+        let servers = try (0..<Self.count).map { try Self.startShard($0, config: config, certs: certs) }
+        defer { servers.forEach { $0.stop(timeout: .seconds(1)) } }
+        let holes = try (0..<Self.count).map { _ in try BlackHole() }
+        let refusing = (0..<Self.count).map { _ in freePort() }
+        // Each shard's live replica comes last, so that the first connections to each shard meet the others.
+        let replicas = [
+            ["127.0.0.1:\(refusing[0])", "127.0.0.1:\(holes[0].port)", "127.0.0.1:\(servers[0].httpsPort ?? 0)"],
+            ["127.0.0.1:\(holes[1].port)", "127.0.0.1:\(refusing[1])", "127.0.0.1:\(servers[1].httpsPort ?? 0)"],
+        ]
+        let routerPort = freePort()
+        let generated = try Command.run(
+            RepositoryPaths.executable,
+            ["shards", "nginx", "--count", String(Self.count), "--replicas", "3", "--config", config]
+                + replicas.joined().flatMap { ["--upstream", $0] } + ["--listen", "127.0.0.1:\(routerPort)"])
+        #expect(generated.status == 0, "\(generated.stderr)")
+        let router = try NginxRouter(
+            directory: directory.path, include: try directory.write("router.conf", generated.stdout), port: routerPort)
+
+        var durations: [Duration] = []
+        for _ in 0..<3 {
+            for domain in domains {
+                let clock = ContinuousClock()
+                let start = clock.now
+                let answer = try Curl.request(
+                    "https://\(domain):\(routerPort)\(Self.path)", caFile: caFile, resolve: (domain, routerPort))
+                durations.append(clock.now - start)
+                #expect(answer.status == 200, "\(domain): \(answer.error)")
+                if answer.status == 200 { #expect(answer.body == expected[domain], "\(domain)") }
+            }
+        }
+        // nginx met both kinds of gone replica and went on to the next one.
+        #expect(router.log.contains("Connection refused) while connecting to upstream"), "\(router.log)")
+        #expect(router.log.contains("upstream timed out"), "\(router.log)")
+        print("failover: \(durations.count) connections, slowest \(durations.max() ?? .zero)")
     }
 
     @Test(
