@@ -27,16 +27,7 @@ final class NginxRouter: @unchecked Sendable {
     init(directory: String, include: String, port: UInt16) throws {
         self.port = port
         logFile = directory + "/nginx.log"
-        let configuration = directory + "/nginx.conf"
-        let text = """
-            load_module \(Self.streamModule);
-            pid \(directory)/nginx.pid;
-            error_log stderr;
-            events {}
-            include \(include);
-
-            """
-        try text.write(toFile: configuration, atomically: true, encoding: .utf8)
+        let configuration = try Self.writeConfiguration(directory: directory, include: include)
         _ = FileManager.default.createFile(atPath: logFile, contents: nil)
         process.executableURL = URL(fileURLWithPath: Self.executable)
         // -e: nginx's own messages before the configuration is read go to stderr too, not to /var/log/nginx.
@@ -59,6 +50,28 @@ final class NginxRouter: @unchecked Sendable {
         }
     }
 
+    /// Writes `directory`/nginx.conf: the stream module, a pid file and error log of the test's own, and
+    /// `include`; returns its path.
+    static func writeConfiguration(directory: String, include: String) throws -> String {
+        let configuration = directory + "/nginx.conf"
+        let text = """
+            load_module \(Self.streamModule);
+            pid \(directory)/nginx.pid;
+            error_log stderr;
+            events {}
+            include \(include);
+
+            """
+        try text.write(toFile: configuration, atomically: true, encoding: .utf8)
+        return configuration
+    }
+
+    /// `nginx -t` of the main configuration including `include`: what nginx says of the file, without running it.
+    static func test(directory: String, include: String) throws -> Command.Output {
+        let configuration = try writeConfiguration(directory: directory, include: include)
+        return try Command.run(executable, ["-e", "stderr", "-p", directory + "/", "-c", configuration, "-t"])
+    }
+
     /// What nginx printed.
     var log: String { (try? String(contentsOfFile: logFile, encoding: .utf8)) ?? "" }
 
@@ -72,6 +85,47 @@ final class NginxRouter: @unchecked Sendable {
     /// Why the router could not be used.
     struct Failure: Error, CustomStringConvertible {
         var description: String
+    }
+}
+
+/// A port on 127.0.0.1 that behaves as a host that is gone: a listening socket with a backlog of 0 whose one
+/// queued connection is never accepted, so the kernel drops every further SYN and a connect neither completes
+/// nor is refused until the client's own timeout. Closed when released.
+final class BlackHole: @unchecked Sendable {
+    /// The port.
+    let port: UInt16
+    private let listener: Int32
+    private let queued: Int32
+
+    init() throws {
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        let bound = withUnsafeMutablePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, length) }
+        }
+        _ = withUnsafeMutablePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &length) }
+        }
+        guard bound == 0, listen(fd, 0) == 0 else {
+            close(fd)
+            throw NginxRouter.Failure(description: "black hole: \(String(cString: strerror(errno)))")
+        }
+        listener = fd
+        port = UInt16(bigEndian: address.sin_port)
+        do {
+            queued = try HTTPProbe.connect(port: port)
+        } catch {
+            close(fd)
+            throw error
+        }
+    }
+
+    deinit {
+        close(queued)
+        close(listener)
     }
 }
 
@@ -216,6 +270,152 @@ final class NginxRouter: @unchecked Sendable {
             #expect(result.stderr.contains(message), "\(arguments): \(result.stderr)")
             #expect(result.stdout.isEmpty)
         }
+    }
+
+    /// The upstream blocks of a generated file, as `shard: [address]`.
+    static func upstreamBlocks(_ text: String) -> [Int: [String]] {
+        var blocks: [Int: [String]] = [:]
+        var current: Int?
+        for line in text.split(separator: "\n") {
+            if line.hasPrefix("    upstream aasa_shard_") {
+                current = Int(line.dropFirst("    upstream aasa_shard_".count).prefix { $0.isNumber })
+            } else if line == "    }" {
+                current = nil
+            } else if let shard = current, line.hasPrefix("        server ") {
+                blocks[shard, default: []].append(String(line.dropFirst("        server ".count)))
+            }
+        }
+        return blocks
+    }
+
+    /// `--replicas R`: each shard's upstream lists its R replicas, from a template holding {index} and {replica}
+    /// or from N x R addresses given shard by shard; the failover directives are written once a shard has two.
+    @Test(arguments: [
+        (
+            ["--count", "2", "--replicas", "2", "--upstream", "shard-{index}-{replica}:8443"],
+            [0: ["shard-0-0:8443", "shard-0-1:8443"], 1: ["shard-1-0:8443", "shard-1-1:8443"]]
+        ),
+        (
+            ["--count", "2", "--replicas", "2"] + ["a:1", "b:1", "c:1", "d:1"].flatMap { ["--upstream", $0] },
+            [0: ["a:1", "b:1"], 1: ["c:1", "d:1"]]
+        ),
+        (
+            ["--count", "1", "--replicas", "3", "--upstream", "10.0.{replica}.1:8443"],
+            [0: ["10.0.0.1:8443", "10.0.1.1:8443", "10.0.2.1:8443"]]
+        ),
+        (
+            ["--count", "3", "--replicas", "1", "--upstream", "s{index}-{replica}:1"],
+            [0: ["s0-0:1"], 1: ["s1-0:1"], 2: ["s2-0:1"]]
+        ),
+    ])
+    func theCommandListsEachShardsReplicasInItsUpstream(arguments: [String], expected: [Int: [String]]) throws {
+        let result = try Command.run(
+            RepositoryPaths.executable, ["shards", "nginx", "--config", RepositoryPaths.siteConfig] + arguments)
+        #expect(result.status == 0, "\(result.stderr)")
+        let replicas = expected[0]?.count ?? 0
+        let parameters = replicas > 1 ? " max_fails=1 fail_timeout=5s;" : ";"
+        #expect(Self.upstreamBlocks(result.stdout) == expected.mapValues { $0.map { $0 + parameters } })
+        let failover = [
+            "        proxy_connect_timeout 1s;", "        proxy_next_upstream on;",
+            "        proxy_next_upstream_tries \(replicas);",
+        ]
+        for line in failover {
+            #expect(result.stdout.contains("\n" + line + "\n") == (replicas > 1), "\(line)")
+        }
+    }
+
+    /// What `--replicas` cannot work with is refused before anything is printed, saying what to give instead.
+    @Test(arguments: [
+        (["--count", "2", "--replicas", "0"], "the replicas per shard must be 1...10; got --replicas 0"),
+        (["--count", "2", "--replicas", "11"], "the replicas per shard must be 1...10; got --replicas 11"),
+        (["--count", "2", "--replicas", "2"], "with --replicas 2, --upstream needs {replica} as well as {index}"),
+        (
+            ["--count", "2", "--replicas", "2", "--upstream", "shard-{index}:8443"],
+            "with --replicas 2, --upstream needs {replica}"
+        ),
+        (
+            ["--count", "2", "--replicas", "2", "--upstream", "r{replica}:8443"],
+            "--upstream 'r{replica}:8443' has no {index}"
+        ),
+        (
+            ["--count", "2", "--replicas", "2", "--upstream", "a:1", "--upstream", "b:1", "--upstream", "c:1"],
+            "--count x --replicas = 2 x 2 = 4 times, one address per replica: shard 0's 2, then shard 1's...; got 3"
+        ),
+        (
+            ["--count", "2", "--replicas", "2"] + ["a:1", "b:1", "c:1", "a:1"].flatMap { ["--upstream", $0] },
+            "--upstream 'a:1' is given for shard 0, replica 0 and shard 1, replica 1"
+        ),
+        (
+            ["--count", "2", "--upstream", "a:1", "--upstream", "a:1"],
+            "--upstream 'a:1' is given for shard 0 and shard 1"
+        ),
+        (
+            ["--count", "1", "--replicas", "2", "--upstream", "a:1", "--upstream", "b;1"],
+            "--upstream 'b;1' is not a host:port"
+        ),
+        (["--count", "1", "--store", "postgresql://x@127.0.0.1:1/db"], "give --config or --store, not both"),
+    ])
+    func replicaUpstreamsThatCannotWorkAreRefused(arguments: [String], message: String) throws {
+        let result = try Command.run(
+            RepositoryPaths.executable, ["shards", "nginx", "--config", RepositoryPaths.siteConfig] + arguments)
+        #expect(result.status == 64, "\(result.stderr)")
+        #expect(result.stderr.contains(message), "\(result.stderr)")
+        #expect(result.stdout.isEmpty)
+    }
+
+    /// Two shards of three replicas each, of which one per shard is live, one refuses connections (a process that
+    /// is gone) and one never answers (a host that is gone): every new connection through the router reaches its
+    /// shard's live replica, within curl's 10 s (nginx's own connect timeout is 60 s; the file's is 1 s).
+    @Test(
+        .enabled(
+            if: NginxRouter.isInstalled,
+            "nginx or its stream module is missing: run scripts/setup.sh --test (nginx libnginx-mod-stream)"))
+    func aNewConnectionPassesOverAReplicaThatRefusesOrNeverAnswers() throws {
+        let directory = TemporaryDirectory("aasa-shards-failover")
+        let config = directory.path + "/site-config"
+        let certs = directory.path + "/certs"
+        let domains = Array(Self.domains.prefix(6))
+        var expected: [String: [UInt8]] = [:]
+        for domain in domains {
+            try directory.write("site-config/\(domain)/site.json", Self.siteJSON(domain))
+            expected[domain] = try Self.generated(domain)
+        }
+        #expect(Set(domains.map { Shard.index(of: $0, count: Self.count) }) == [0, 1])
+        let caFile = try DevCertificates(certificateDirectory: certs).ensure(names: domains).caCertificatePath
+        let servers = try (0..<Self.count).map { try Self.startShard($0, config: config, certs: certs) }
+        defer { servers.forEach { $0.stop(timeout: .seconds(1)) } }
+        let holes = try (0..<Self.count).map { _ in try BlackHole() }
+        let refusing = (0..<Self.count).map { _ in freePort() }
+        // Each shard's live replica comes last, so that the first connections to each shard meet the others.
+        let replicas = [
+            ["127.0.0.1:\(refusing[0])", "127.0.0.1:\(holes[0].port)", "127.0.0.1:\(servers[0].httpsPort ?? 0)"],
+            ["127.0.0.1:\(holes[1].port)", "127.0.0.1:\(refusing[1])", "127.0.0.1:\(servers[1].httpsPort ?? 0)"],
+        ]
+        let routerPort = freePort()
+        let generated = try Command.run(
+            RepositoryPaths.executable,
+            ["shards", "nginx", "--count", String(Self.count), "--replicas", "3", "--config", config]
+                + replicas.joined().flatMap { ["--upstream", $0] } + ["--listen", "127.0.0.1:\(routerPort)"])
+        #expect(generated.status == 0, "\(generated.stderr)")
+        let router = try NginxRouter(
+            directory: directory.path, include: try directory.write("router.conf", generated.stdout), port: routerPort)
+
+        var durations: [Duration] = []
+        for _ in 0..<3 {
+            for domain in domains {
+                let clock = ContinuousClock()
+                let start = clock.now
+                let answer = try Curl.request(
+                    "https://\(domain):\(routerPort)\(Self.path)", caFile: caFile, resolve: (domain, routerPort))
+                durations.append(clock.now - start)
+                #expect(answer.status == 200, "\(domain): \(answer.error)")
+                if answer.status == 200 { #expect(answer.body == expected[domain], "\(domain)") }
+            }
+        }
+        // nginx met both kinds of gone replica and went on to the next one.
+        #expect(router.log.contains("Connection refused) while connecting to upstream"), "\(router.log)")
+        #expect(router.log.contains("upstream timed out"), "\(router.log)")
+        print("failover: \(durations.count) connections, slowest \(durations.max() ?? .zero)")
     }
 
     @Test(

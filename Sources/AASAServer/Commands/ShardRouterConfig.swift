@@ -7,14 +7,17 @@ import AASACore
 /// Configured names are listed in a `map`; any other name (a domain added after the file was generated) goes to
 /// a `split_clients` with the same parts ``Shard/index(of:count:)`` uses, so nginx picks the same shard the
 /// servers do. Only names made of `a-z`, `0-9`, `.` and `-`, in non-empty labels, are written: nothing read
-/// from the config folder can add a directive.
+/// from the config folder or the store can add a directive.
+///
+/// A shard served by several replicas has them all in its `upstream`, and the router fails a new connection over
+/// to the next replica when one refuses it or does not connect in ``connectTimeout`` (``failoverDirectives``).
 public struct ShardRouterConfig: Sendable {
     /// The configured domain names (the config folder's domain folders).
     public var domains: [String]
     /// How many shards, 1...``Shard/maximumCount``.
     public var count: Int
-    /// Each shard's address for its `upstream` block, in shard order: `count` of them.
-    public var upstreams: [String]
+    /// Each shard's replicas' addresses for its `upstream` block, in shard order: `count` lists of one or more.
+    public var upstreams: [[String]]
     /// The router's nginx `listen` value: a port (`8443`) or an address and port (`127.0.0.1:8443`).
     public var listen: String
     /// The command that generated the file, quoted in its first comment line.
@@ -23,13 +26,46 @@ public struct ShardRouterConfig: Sendable {
     /// Words a `map` block reads as its own parameters: a host name equal to one is written with a `\` before it.
     static let mapKeywords: Set<String> = ["default", "hostnames", "include", "volatile"]
 
-    /// Creates the configuration.
-    public init(domains: [String], count: Int, upstreams: [String], listen: String, commandLine: String) {
+    /// How long nginx waits for a replica to accept a connection before it passes the connection to the next one.
+    /// A refused connection (a replica that is gone from a live host) fails over at once; this bounds the wait for
+    /// a host that is gone and answers nothing. Routers and shards share a network, where a connect takes
+    /// milliseconds.
+    public static let connectTimeout = "1s"
+
+    /// How long nginx passes no new connection to a replica after one failed to connect (`fail_timeout`, with
+    /// `max_fails=1`): one connection in this long pays for a dead replica's ``connectTimeout``, not every one.
+    public static let failTimeout = "5s"
+
+    /// Creates the configuration of shards served by one or more replicas each.
+    public init(domains: [String], count: Int, upstreams: [[String]], listen: String, commandLine: String) {
         self.domains = domains
         self.count = count
         self.upstreams = upstreams
         self.listen = listen
         self.commandLine = commandLine
+    }
+
+    /// Creates the configuration of shards served by one address each.
+    public init(domains: [String], count: Int, upstreams: [String], listen: String, commandLine: String) {
+        self.init(
+            domains: domains, count: count, upstreams: upstreams.map { [$0] }, listen: listen,
+            commandLine: commandLine)
+    }
+
+    /// The most replicas any shard has.
+    public var replicas: Int { upstreams.map(\.count).max() ?? 0 }
+
+    /// The `server {}` directives that pass a new connection to a live replica when one is gone; none when every
+    /// shard has one address (nginx then has nowhere else to go). `proxy_next_upstream on` passes a connection
+    /// that could not be established to the next server of its upstream; `proxy_next_upstream_tries` lets it try
+    /// each replica once; `proxy_connect_timeout` decides how long "could not be established" takes for a host
+    /// that answers nothing (the default is 60 s).
+    public var failoverDirectives: [String] {
+        guard replicas > 1 else { return [] }
+        return [
+            "proxy_connect_timeout \(Self.connectTimeout);", "proxy_next_upstream on;",
+            "proxy_next_upstream_tries \(replicas);",
+        ]
     }
 
     /// The names of ``domains`` that ``render()`` leaves out, as given: not `a-z`, `0-9`, `.` and `-` once
@@ -56,6 +92,7 @@ public struct ShardRouterConfig: Sendable {
     /// `split_clients`, an `upstream` per shard and the `server` that listens.
     public func render() -> String {
         precondition(upstreams.count == count, "one upstream per shard")
+        precondition(!upstreams.contains { $0.isEmpty }, "one or more replicas per shard")
         let names = mappedDomains
         let sizes = Self.mapHashSizes(names)
         // A line break in the command (an argument can hold one) would end the comment.
@@ -68,8 +105,15 @@ public struct ShardRouterConfig: Sendable {
             # computes the same hash as aasa-server (docs/operations.md, "Sharding"). Include it at the top level of
             # nginx.conf, outside http {}.
             """
-        var lines = [
-            header,
+        var lines = [header]
+        if replicas > 1 {
+            lines += [
+                "# Each shard's upstream lists its replicas: a connection a replica refuses, or does not accept in "
+                    + "\(Self.connectTimeout),",
+                "# goes to the next one, and a replica that failed gets no new connection for \(Self.failTimeout).",
+            ]
+        }
+        lines += [
             "stream {",
             "    map_hash_max_size \(sizes.maxSize);",
             "    map_hash_bucket_size \(sizes.bucketSize);",
@@ -87,17 +131,23 @@ public struct ShardRouterConfig: Sendable {
             lines.append("        \(percent / 100).\(hundredths < 10 ? "0" : "")\(hundredths)% aasa_shard_\(part);")
         }
         lines += ["        * aasa_shard_\(count - 1);", "    }"]
-        for (index, upstream) in upstreams.enumerated() {
-            lines += ["    upstream aasa_shard_\(index) {", "        server \(upstream);", "    }"]
+        for (index, replicas) in upstreams.enumerated() {
+            lines.append("    upstream aasa_shard_\(index) {")
+            for address in replicas {
+                // One replica has nowhere to fail over to: its line stays as plain as the one-replica router's.
+                let parameters = replicas.count > 1 ? " max_fails=1 fail_timeout=\(Self.failTimeout)" : ""
+                lines.append("        server \(address)\(parameters);")
+            }
+            lines.append("    }")
         }
         lines += [
             "    server {",
             "        listen \(listen);",
             "        ssl_preread on;",
             "        proxy_pass $aasa_shard;",
-            "    }",
-            "}",
         ]
+        lines += failoverDirectives.map { "        " + $0 }
+        lines += ["    }", "}"]
         return lines.joined(separator: "\n") + "\n"
     }
 
