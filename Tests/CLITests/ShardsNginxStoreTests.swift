@@ -54,7 +54,7 @@ import Testing
         _ = try connection.execute(
             """
             WITH change AS (INSERT INTO changes (kind, name) VALUES ('domain', $1) RETURNING id)
-            INSERT INTO domains (name, site_json, change_id) SELECT $1, '\\x7b7d'::bytea, id FROM change
+            INSERT INTO domains (name, site_json, change_id, shard_hash) SELECT $1, '\\x7b7d'::bytea, id, 0 FROM change
             """, [.text(hostile)])
         let skipping = try aasa(Self.router + ["--store", uri], in: elsewhere)
         #expect(skipping.status == 0, "\(skipping.stderr)")

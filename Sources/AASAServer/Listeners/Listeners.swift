@@ -183,5 +183,6 @@ extension Rule {
         .acmeSetup,
         .acmeOrder,
         .listener,
+        .storeUnreachable,
     ]
 }

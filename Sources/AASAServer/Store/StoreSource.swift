@@ -199,8 +199,7 @@ struct StoreSource: ConfigSource {
             guard let key else {
                 return .failure(
                     .unreadable(
-                        "the store holds it sealed, and no --store-key-file (AASA_SERVER_STORE_KEY_FILE) was given to "
-                            + "open it"))
+                        "the store holds it sealed, and no --store-key-file was given to open it"))
             }
             do {
                 return .success(try key.open(bytes, context: Store.sealingContext(certificate.name)))
