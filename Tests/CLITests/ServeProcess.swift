@@ -48,6 +48,17 @@ final class ServeProcess {
         return false
     }
 
+    /// Waits (up to `seconds`) until the admin listener answers `/readyz` with 200: the first load is served (a
+    /// replica of a store answers `/healthz` while it waits for the store).
+    func waitUntilReady(seconds: Double = 30) -> Bool {
+        let deadline = Date().addingTimeInterval(seconds)
+        while Date() < deadline {
+            if (try? Curl.request("http://127.0.0.1:\(admin)/readyz"))?.status == 200 { return true }
+            usleep(50_000)
+        }
+        return false
+    }
+
     /// Sends SIGHUP: reload the config and certificate folders.
     func reload() {
         kill(process.processIdentifier, SIGHUP)

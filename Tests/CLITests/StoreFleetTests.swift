@@ -100,7 +100,7 @@ import Testing
     @Test func threeReplicasConvergeOnAPushedChange() throws {
         let (workspace, uri) = try pushed("converge")
         let replicas = try (0..<3).map { try replica(workspace, uri, "r\($0)") }
-        for (serve, _) in replicas { #expect(serve.waitUntilHealthy()) }
+        for (serve, _) in replicas { #expect(serve.waitUntilReady()) }
 
         // Every replica serves the same bytes and the same certificate for every domain.
         for domain in ["shop.example", "links.example"] {
@@ -135,13 +135,24 @@ import Testing
         }
         let replicaNames = try replicas.map { try store($0.0)["replica"] as? String ?? "" }
         #expect(replicaNames == ["r0", "r1", "r2"])
+
+        // The dashboard of a replica says which replica it is, that the store is connected, and its last change.
+        let profile = TemporaryDirectory("aasa-devtools")
+        let browser = try DevTools(profile: profile.path)
+        let page = try browser.openPage(width: 1280, height: 900)
+        try page.navigate("http://127.0.0.1:\(replicas[1].0.admin)/")
+        try page.wait(for: "!document.querySelector('#store-fact').hidden")
+        let shown = try #require(try page.evaluate("document.querySelector('#store').textContent") as? String)
+        let last = try store(replicas[1].0)["lastChange"] as? Double ?? 0
+        #expect(shown.contains("connected") && shown.contains("replica r1"), "\(shown)")
+        #expect(shown.contains("change \(Int(last))"), "\(shown)")
     }
 
     @Test func aBrokenRowIsThatDomainsErrorAndTheLastGoodVersionStays() throws {
         let (workspace, uri) = try pushed("broken")
         let log = workspace.path + "/replica.log"
         let (serve, _) = try replica(workspace, uri, "r0", log: log)
-        #expect(serve.waitUntilHealthy())
+        #expect(serve.waitUntilReady())
         let good = try fetch(workspace, serve, "links.example").body
 
         // A row written past `store push` (which would refuse it): a syntax error on line 3.
@@ -165,7 +176,7 @@ import Testing
         let (workspace, uri) = try pushed("outage")
         let log = workspace.path + "/replica.log"
         let (serve, _) = try replica(workspace, uri, "r0", log: log)
-        #expect(serve.waitUntilHealthy())
+        #expect(serve.waitUntilReady())
 
         let stop = Atomic<Bool>(false)
         let counts = Mutex((ok: 0, failed: [String]()))
@@ -221,7 +232,7 @@ import Testing
         let (workspace, uri) = try pushed("snapshot")
         let cache = workspace.path + "/cache"
         var (serve, folder) = try replica(workspace, uri, "r0", arguments: ["--store-cache", cache])
-        #expect(serve.waitUntilHealthy())
+        #expect(serve.waitUntilReady())
         let served = try fetch(workspace, serve, "links.example").body
         #expect(waitFor(10) { FileManager.default.fileExists(atPath: cache + "/state") } != nil)
         #expect(serve.terminate(within: 10) == 0)
@@ -236,18 +247,21 @@ import Testing
         defer { try? cluster.start() }
         (serve, folder) = try replica(workspace, uri, "r0", arguments: ["--store-cache", cache])
         _ = folder
-        #expect(serve.waitUntilHealthy(), "a replica starts from its snapshot with the database down")
+        #expect(serve.waitUntilReady(), "a replica starts from its snapshot with the database down")
         #expect(try fetch(workspace, serve, "links.example").body == served)
         #expect(try fetch(workspace, serve, "shop.example").status == 200)
         #expect(try store(serve)["servingSnapshot"] as? Bool == true)
 
-        // Without a snapshot, a replica is not ready while the database is down, and keeps trying.
+        // Without a snapshot, a replica is alive but not ready while the database is down, and keeps trying.
         let (waiting, _) = try replica(workspace, uri, "r1")
-        usleep(2_000_000)
-        #expect((try? Curl.request("http://127.0.0.1:\(waiting.admin)/readyz"))?.status != 200)
+        #expect(waiting.waitUntilHealthy(), "its admin listener answers while it waits")
+        usleep(1_500_000)
+        let notReady = try Curl.request("http://127.0.0.1:\(waiting.admin)/readyz")
+        #expect(notReady.status == 503, "\(notReady.status) \(notReady.text)")
 
         try cluster.start()
-        #expect(waiting.waitUntilHealthy(), "it starts once the database is back")
+        let ready = waitFor(30) { (try? Curl.request("http://127.0.0.1:\(waiting.admin)/readyz"))?.status == 200 }
+        #expect(ready != nil, "it is ready once the database is back")
         #expect(waitFor(30) { (try? store(serve)["servingSnapshot"] as? Bool) == false } != nil)
         try edit(workspace, marker: "snap")
         try push(workspace, uri)
@@ -274,7 +288,7 @@ import Testing
         for index in 0..<2 {
             let shard = try Shard(index: index, count: 2)
             let (serve, _) = try replica(workspace, uri, "s\(index)", arguments: ["--shard", "\(index)/2"])
-            #expect(serve.waitUntilHealthy())
+            #expect(serve.waitUntilReady())
             let domains = try #require(try status(serve)["domains"] as? [String: Any])
             let expected = all.filter { shard.owns($0) }
             #expect(Set(domains.keys) == expected, "shard \(index)/2")

@@ -121,7 +121,16 @@ public final class Server: Sendable {
         // Each folder is watched just before it is read, so a change made while the server starts is not missed;
         // then the entries the load did not read.
         let watcher = configuration.watchForChanges && replica == nil ? makeWatcher() : nil
-        // A replica of the store waits for it, or serves its snapshot, before the first load.
+        // A replica of the store waits for it, or serves its snapshot, before the first load; its admin listener
+        // answers meanwhile (/readyz: 503).
+        if replica != nil {
+            do {
+                try listeners.startAdmin(reloader.builderAdminRoutes(for: Catalog()))
+            } catch {
+                replica?.stop()
+                throw error
+            }
+        }
         let reached = replica?.reach()
         if case .stopped? = reached {
             replica?.stop()

@@ -51,22 +51,43 @@ final class Listeners: Sendable {
     /// HTTPS with `certificates` (without a table there is no HTTPS listener), the admin one on `admin`. A listener
     /// that fails stops those already started.
     func start(certificates: CertificateTable?, routes: RouteSnapshot, admin: AdminRoutes) throws(Server.StartupError) {
+        try start(endpoints.filter { running.withLock { $0 }[$0.0] == nil }, certificates, routes, admin)
+        do {
+            try running.withLock { $0 }[.admin]?.replaceRoutes(admin)
+        } catch {
+            throw Server.StartupError(
+                diagnostics: [Diagnostic(.error, rule: .listener, "\(error)")], isConfigurationError: false)
+        }
+    }
+
+    /// Starts the admin listener alone, on `admin`, ahead of the others: a replica that waits for its store answers
+    /// `/healthz`, and `/readyz` with 503, meanwhile. ``start(certificates:routes:admin:)`` then starts the others.
+    func startAdmin(_ admin: AdminRoutes) throws(Server.StartupError) {
+        try start(endpoints.filter { $0.0 == .admin }, nil, nil, admin)
+    }
+
+    private func start(
+        _ endpoints: [(ListenerName, port: UInt16, address: String?)], _ certificates: CertificateTable?,
+        _ routes: RouteSnapshot?, _ admin: AdminRoutes
+    ) throws(Server.StartupError) {
         let sockets = bound.withLock { bound in
-            defer { bound = [:] }
-            return bound
+            var taken: [ListenerName: ListeningSockets] = [:]
+            for endpoint in endpoints { taken[endpoint.0] = bound.removeValue(forKey: endpoint.0) }
+            return taken
         }
         var started: [ListenerName: HTTPListener] = [:]
         do {
             for (name, port, address) in endpoints {
                 switch name {
                 case .https:
-                    guard let certificates else { continue }
+                    guard let certificates, let routes else { continue }
                     var tls = TLSConfiguration(certificates: certificates)
                     tls.sessionTicketLifetime = configuration.sessionTicketLifetime
                     var listener = configuration(port: port, address: address, tls: tls, observed: true)
                     listener.boundSockets = sockets[name]
                     started[name] = try HTTPListener(configuration: listener, snapshot: routes)
                 case .http:
+                    guard let routes else { continue }
                     var listener = configuration(port: port, address: address, tls: nil, observed: true)
                     listener.boundSockets = sockets[name]
                     // Behind a TLS-terminating proxy: the proxy is one address for all its clients, and names them.
@@ -87,7 +108,7 @@ final class Listeners: Sendable {
                 diagnostics: [Diagnostic(.error, rule: .listener, (error as? HTTPListenerError)?.reason ?? "\(error)")],
                 isConfigurationError: false)
         }
-        running.withLock { $0 = started }
+        running.withLock { $0.merge(started) { _, new in new } }
         for name in ListenerName.allCases {
             if let port = started[name]?.port {
                 logger.info("listening", metadata: ["listener": "\(name.rawValue)", "port": "\(port)"])

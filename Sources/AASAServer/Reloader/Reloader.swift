@@ -64,6 +64,11 @@ final class Reloader: Sendable {
     /// domains it rebuilt.
     var siteRoutes: SiteRoutes? { state.withLock { $0.routes?.site } }
 
+    /// The admin routes of `catalog` alone (before the first load: an empty catalog, not ready).
+    func builderAdminRoutes(for catalog: Catalog) -> AdminRoutes {
+        builder.adminRoutes(for: catalog)
+    }
+
     /// The routes the catalog's first load is served from, which the next reload builds on.
     func routes(for catalog: Catalog) throws -> (served: RouteSnapshot, admin: AdminRoutes) {
         try state.withLock { state in

@@ -19,7 +19,8 @@ const SORT_NAMES = { name: 'name', state: 'state', loaded: 'load time', expiry: 
 const TONES = {
   published: 'ok', ok: 'ok', valid: 'ok', 'in-sync': 'ok', match: 'ok',
   stale: 'warn', errors: 'warn', unreachable: 'warn', excluded: 'warn',
-  failed: 'bad', 'invalid-url': 'bad',
+  failed: 'bad', 'invalid-url': 'bad', reconnecting: 'bad', connecting: 'warn', connected: 'ok',
+  'serving snapshot': 'warn',
   removing: 'info', pending: 'info', renewing: 'info', manifest: 'info',
 };
 const STATE_ICONS = { published: '✓', stale: '!', failed: '✕', removing: '–' };
@@ -315,6 +316,7 @@ async function loadStatus() {
     pollers.status.run();
   }
   renderSummary(status);
+  renderStore(status.store);
   renderDomains(status, page);
   renderReloads(status);
   refreshTimes();
@@ -339,6 +341,21 @@ function renderSummary({ summary = {}, started, lastReload: reload }) {
     ' by ', h('span', { class: 'trigger', text: reload.trigger }), ' ', badge(reload.result),
     reload.errors?.length ? h('a', { href: '#reloads', text: plural(reload.errors.length, 'error') }) : null,
   ].filter(Boolean) : ['–']));
+}
+
+// The store a replica reads (serve --store): whether it is connected, which replica this is, the last change.
+function renderStore(store) {
+  $('#store-fact').hidden = !store;
+  if (!store || !changed('store', store)) return;
+  const applied = store.lastChangeAppliedAt;
+  $('#store').replaceChildren(...[
+    badge(store.state), ' ', h('span', { class: 'mono', text: store.server }),
+    ' · replica ', h('strong', { class: 'replica', text: store.replica }),
+    ' · change ', h('span', { class: 'last-change', text: num(store.lastChange) }),
+    applied ? h('span', { class: 'muted', title: applied }, ' applied ', timeAgo(applied)) : null,
+    store.servingSnapshot ? [' ', badge('serving snapshot')] : null,
+    store.problem ? h('span', { class: 'muted store-problem', text: ` (${store.problem})` }) : null,
+  ].flat().filter(Boolean));
 }
 
 function markPressedStats() {
