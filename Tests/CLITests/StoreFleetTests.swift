@@ -170,6 +170,27 @@ import Testing
         let domains = try #require(try status(serve)["domains"] as? [String: Any])
         let links = try #require(domains["links.example"] as? [String: Any])
         #expect(links["state"] as? String == "stale", "\(links)")
+
+        // Rows no push would write: a site.json over the cap, and a file whose path leaves the domain folder. Each is
+        // its domain's error; nothing is written outside the replica's work folder.
+        let site = try #require(try store.domain("shop.example")).siteJSON
+        try store.put(StoredDomain(name: "huge.example", siteJSON: Array(repeating: 0x20, count: (1 << 20) + 1)))
+        try store.put(
+            StoredDomain(name: "escape.example", siteJSON: site, files: ["../../../escaped-\(getpid())": [1]]))
+        let failed = waitFor(10) {
+            let domains = (try? status(serve)["domains"] as? [String: Any]) ?? [:]
+            return ["huge.example", "escape.example"].allSatisfy {
+                (domains[$0] as? [String: Any])?["state"] as? String == "failed"
+            }
+        }
+        #expect(failed != nil, "both are listed as failed")
+        let text = try String(contentsOfFile: log, encoding: .utf8)
+        #expect(text.contains("huge.example/site.json") && text.contains("over the 1048576"), "\(text.suffix(3000))")
+        #expect(text.contains("'../../../escaped-\(getpid())' is not a path inside the domain folder"))
+        // The work folder is TMPDIR/aasa-work-…/<domain>.<id>/: three levels up is TMPDIR's parent.
+        let above = (NSTemporaryDirectory() as NSString).standardizingPath
+        #expect(!FileManager.default.fileExists(atPath: (above as NSString).deletingLastPathComponent + "/escaped-\(getpid())"))
+        #expect(try fetch(workspace, serve, "shop.example").status == 200)
     }
 
     @Test func databaseStoppedAndStartedUnderLoadFailsNoRequest() throws {
