@@ -22,7 +22,8 @@ import Synchronization
 ///
 /// **A server that goes silent** (a network partition, a machine lost without closing its sockets) is noticed by TCP
 /// keepalives after about 25 s of silence (probes after 10 s idle, every 5 s, 3 unanswered), and data unacknowledged
-/// for 30 s breaks the connection; the URI can set other values (`keepalives_idle`, `tcp_user_timeout`, …).
+/// for 30 s breaks the connection, and a statement is cancelled after 60 s (`statement_timeout`); the URI can set
+/// other values (`keepalives_idle`, `tcp_user_timeout`, `options`, …).
 public final class PostgresConnection: @unchecked Sendable {
     /// The server, as `host:port/database` from the URI (no user, no password): what errors and logs name.
     public let server: String
@@ -83,6 +84,8 @@ public final class PostgresConnection: @unchecked Sendable {
         let settings: [(String, String)] = [
             ("keepalives", "1"), ("keepalives_idle", "10"), ("keepalives_interval", "5"), ("keepalives_count", "3"),
             ("tcp_user_timeout", "30000"), ("fallback_application_name", "aasa-server"),
+            // No statement runs for ever: a lock held elsewhere or a server gone slow ends as an error.
+            ("options", "-c statement_timeout=60s"),
             ("dbname", uri), ("connect_timeout", String(timeoutSeconds)), ("client_encoding", "UTF8"),
         ]
         let connection = Self.withCStrings(settings.map(\.0)) { keywords in

@@ -189,7 +189,9 @@ import Testing
         #expect(text.contains("'../../../escaped-\(getpid())' is not a path inside the domain folder"))
         // The work folder is TMPDIR/aasa-work-…/<domain>.<id>/: three levels up is TMPDIR's parent.
         let above = (NSTemporaryDirectory() as NSString).standardizingPath
-        #expect(!FileManager.default.fileExists(atPath: (above as NSString).deletingLastPathComponent + "/escaped-\(getpid())"))
+        #expect(
+            !FileManager.default.fileExists(
+                atPath: (above as NSString).deletingLastPathComponent + "/escaped-\(getpid())"))
         #expect(try fetch(workspace, serve, "shop.example").status == 200)
     }
 

@@ -22,6 +22,9 @@ struct CertificateRead: Sendable {
     var folders: [CertificateDirectory.Folder]
     /// Findings of no one folder (the development CA's key left in the folder).
     var findings: [Diagnostic] = []
+    /// Why nothing could be read (the store unreachable): then ``folders`` says nothing, and every certificate stays
+    /// as it is.
+    var failure: Diagnostic?
 }
 
 extension CertificateCatalog {
@@ -40,6 +43,9 @@ extension CertificateCatalog {
         allDomains: (() -> [String])? = nil, isConfigured: ((String) -> Bool)? = nil,
         temporaryCertificates: TemporaryCertificates? = nil, location: String, at now: Date
     ) -> CertificateIntake {
+        if let failure = read.failure {
+            return CertificateIntake(diagnostics: [failure], refusal: failure)
+        }
         let selection = CertificateSelection(folders: read.folders, read: only, previous: self, now: now)
         var intake = CertificateIntake(
             diagnostics: read.findings + selection.diagnostics, keptLastGood: selection.keptLastGood)

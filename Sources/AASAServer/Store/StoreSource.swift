@@ -133,13 +133,16 @@ struct StoreSource: ConfigSource {
     private static func placed(_ loaded: LoadedDomain, from folder: String, as name: String) -> LoadedDomain {
         var placed = loaded
         placed.file = name + "/" + SiteConfigLoader.fileName
+        func place(_ text: String) -> String {
+            guard text.contains(folder) else { return text }
+            return text.replacingOccurrences(of: folder + "/", with: name + "/").replacingOccurrences(
+                of: folder, with: name)
+        }
         placed.diagnostics = loaded.diagnostics.map { diagnostic in
             var diagnostic = diagnostic
-            if let path = diagnostic.file, path.hasPrefix(folder + "/") {
-                diagnostic.file = name + "/" + path.dropFirst(folder.count + 1)
-            } else if diagnostic.file == folder {
-                diagnostic.file = name
-            }
+            diagnostic.file = diagnostic.file.map(place)
+            diagnostic.message = place(diagnostic.message)
+            diagnostic.hint = diagnostic.hint.map(place)
             return diagnostic
         }
         return placed
@@ -152,8 +155,8 @@ struct StoreSource: ConfigSource {
         do {
             rows = try certificateRows(names: only)
         } catch {
-            // Nothing read: every certificate keeps what it serves, as when the folder cannot be listed.
-            return CertificateRead(folders: [], findings: [error])
+            // Nothing read: every certificate keeps what it serves.
+            return CertificateRead(folders: [], failure: error)
         }
         let sharing = CertificateDirectory.Sharing()
         let folders = rows.sorted { $0.key < $1.key }.concurrentMap { name, row in
