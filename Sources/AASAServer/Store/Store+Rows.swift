@@ -14,6 +14,16 @@ extension Store {
     /// The most bytes one statement fetches (a row over it is fetched alone, and is within a cap).
     static let batchBytes = 16 << 20
 
+    /// A row as a listing found it: its revision, how many bytes fetching it reads, and why it is not read.
+    private struct Listed {
+        var name: String
+        var changeID: Int64
+        var changedAt: Date
+        var size: Int
+        var files = 0
+        var refusal: StoreError?
+    }
+
     /// The domains of `shard` (every one with `nil`), or those of `names` among them, by name.
     ///
     /// - Throws: ``PostgresError`` when the store fails; then nothing is returned.
@@ -25,7 +35,7 @@ extension Store {
             pages.maximumTotalBytes + pages.maximumTemplateBytes,
         ]
         let what = ["bytes of site.json", "files", "bytes in one file", "bytes of files in all"]
-        var listed: [(name: String, changeID: Int64, changedAt: Date, size: Int, files: Int, refusal: StoreError?)] = []
+        var listed: [Listed] = []
         try list(
             shard: shard, names: names,
             sql: """
@@ -36,57 +46,39 @@ extension Store {
                     AND ($5::text[] IS NULL OR d.name = ANY($5::text[]))
                 GROUP BY d.name, d.change_id, c.at ORDER BY d.name LIMIT $4::integer
                 """
-        ) { result, row in
-            guard let name = result.text(row, 0), let changeID = result.text(row, 1).flatMap(Int64.init) else { return }
+        ) { name, changeID, changedAt, result, row in
             let figures = (3..<7).map { Int(result.text(row, $0) ?? "") ?? Int.max }
-            var refusal: StoreError?
+            var entry = Listed(
+                name: name, changeID: changeID, changedAt: changedAt, size: figures[0] &+ figures[3], files: figures[1])
             if let over = figures.indices.first(where: { figures[$0] > caps[$0] }) {
-                refusal = StoreError(
+                entry.refusal = StoreError(
                     "\(name)/site.json: error: the store at \(connection.server) holds \(figures[over]) \(what[over]) "
                         + "for domain \(name), over the \(caps[over]) a domain folder may hold; nothing of it is read; "
                         + "fix: push the domain again")
             }
-            let at = Date(timeIntervalSince1970: Double(result.text(row, 2) ?? "") ?? 0)
-            listed.append((name, changeID, at, figures[0] + figures[3], figures[1], refusal))
+            listed.append(entry)
         }
-        var rows: [String: DomainRow] = [:]
-        rows.reserveCapacity(listed.count)
-        let readable = listed.filter { $0.refusal == nil }
-        for batch in Self.batches(readable, size: \.size) {
-            let names = batch.map(\.name)
+        return try fetched(listed) { batch in
             var domains: [String: StoredDomain] = [:]
             let sites = try connection.execute(
-                "SELECT name, site_json FROM domains WHERE name = ANY($1::text[])", [.text(Self.textArray(names))])
+                "SELECT name, site_json FROM domains WHERE name = ANY($1::text[])",
+                [.text(Self.textArray(batch.map(\.name)))])
             for row in 0..<sites.rowCount {
                 guard let name = sites.text(row, 0), let bytes = sites.bytes(row, 1) else { continue }
                 domains[name] = StoredDomain(name: name, siteJSON: bytes)
             }
             let withFiles = batch.filter { $0.files > 0 }.map(\.name)
-            if !withFiles.isEmpty {
-                let files = try connection.execute(
-                    "SELECT domain, path, bytes FROM domain_files WHERE domain = ANY($1::text[])",
-                    [.text(Self.textArray(withFiles))])
-                for row in 0..<files.rowCount {
-                    guard let name = files.text(row, 0), let path = files.text(row, 1),
-                        let bytes = files.bytes(row, 2)
-                    else { continue }
-                    domains[name]?.files[path] = bytes
-                }
+            guard !withFiles.isEmpty else { return domains }
+            let files = try connection.execute(
+                "SELECT domain, path, bytes FROM domain_files WHERE domain = ANY($1::text[])",
+                [.text(Self.textArray(withFiles))])
+            for row in 0..<files.rowCount {
+                guard let name = files.text(row, 0), let path = files.text(row, 1), let bytes = files.bytes(row, 2)
+                else { continue }
+                domains[name]?.files[path] = bytes
             }
-            for entry in batch {
-                // A row deleted between the listing and the fetch is left out, as if listed a moment later.
-                guard let domain = domains[entry.name] else { continue }
-                rows[entry.name] = DomainRow(
-                    changeID: entry.changeID, changedAt: entry.changedAt, content: .success(domain))
-            }
+            return domains
         }
-        for entry in listed {
-            if let refusal = entry.refusal {
-                rows[entry.name] = DomainRow(
-                    changeID: entry.changeID, changedAt: entry.changedAt, content: .failure(refusal))
-            }
-        }
-        return rows
     }
 
     /// The certificates a replica of `shard` reads (every one with `nil`), or those of `names` among them, by name:
@@ -96,7 +88,7 @@ extension Store {
     /// - Throws: ``PostgresError`` when the store fails; then nothing is returned.
     func certificateRows(shard: Shard?, names: Set<String>? = nil) throws -> [String: CertificateRow] {
         let cap = StorePush.maximumCertificateFileBytes + SealedFormat.overhead
-        var listed: [(name: String, changeID: Int64, changedAt: Date, size: Int, refusal: StoreError?)] = []
+        var listed: [Listed] = []
         try list(
             shard: shard, names: names,
             sql: """
@@ -111,40 +103,52 @@ extension Store {
                         OR NOT EXISTS (SELECT 1 FROM domains d WHERE d.name = r.name))
                 ORDER BY r.name LIMIT $4::integer
                 """
-        ) { result, row in
-            guard let name = result.text(row, 0), let changeID = result.text(row, 1).flatMap(Int64.init) else { return }
+        ) { name, changeID, changedAt, result, row in
             let largest = Int(result.text(row, 3) ?? "") ?? Int.max
-            var refusal: StoreError?
+            var entry = Listed(
+                name: name, changeID: changeID, changedAt: changedAt, size: Int(result.text(row, 4) ?? "") ?? Int.max)
             if largest > cap {
-                refusal = StoreError(
+                entry.refusal = StoreError(
                     "certificate \(name): error: the store at \(connection.server) holds a file of \(largest) bytes for "
                         + "it, over the \(StorePush.maximumCertificateFileBytes) a certificate file may have; nothing "
                         + "of it is read; fix: push the certificate again")
             }
-            let at = Date(timeIntervalSince1970: Double(result.text(row, 2) ?? "") ?? 0)
-            listed.append((name, changeID, at, Int(result.text(row, 4) ?? "") ?? Int.max, refusal))
+            listed.append(entry)
         }
-        var rows: [String: CertificateRow] = [:]
-        for batch in Self.batches(listed.filter { $0.refusal == nil }, size: \.size) {
+        return try fetched(listed) { batch in
             let result = try connection.execute(
                 "SELECT name, fullchain, privkey_sealed, ocsp, acme_json FROM certificates WHERE name = ANY($1::text[])",
                 [.text(Self.textArray(batch.map(\.name)))])
-            var fetched: [String: StoredCertificate] = [:]
+            var certificates: [String: StoredCertificate] = [:]
             for row in 0..<result.rowCount {
                 guard let name = result.text(row, 0) else { continue }
                 var files: [CertificateFile: [UInt8]] = [:]
                 for (index, (file, _)) in Self.columns.enumerated() { files[file] = result.bytes(row, index + 1) }
-                fetched[name] = StoredCertificate(name: name, files: files)
+                certificates[name] = StoredCertificate(name: name, files: files)
             }
+            return certificates
+        }
+    }
+
+    /// The rows of `listed`: those within their caps fetched by `fetch` in batches of at most ``batchBytes`` (a row
+    /// deleted between the listing and the fetch is left out, as if listed a moment later), the others with their
+    /// refusal.
+    private func fetched<Content>(_ listed: [Listed], fetch: ([Listed]) throws -> [String: Content]) throws
+        -> [String: StoreRow<Content>]
+    {
+        var rows: [String: StoreRow<Content>] = [:]
+        rows.reserveCapacity(listed.count)
+        for batch in Self.batches(listed.filter { $0.refusal == nil }, size: \.size) {
+            let contents = try fetch(batch)
             for entry in batch {
-                guard let certificate = fetched[entry.name] else { continue }
-                rows[entry.name] = CertificateRow(
-                    changeID: entry.changeID, changedAt: entry.changedAt, content: .success(certificate))
+                guard let content = contents[entry.name] else { continue }
+                rows[entry.name] = StoreRow(
+                    changeID: entry.changeID, changedAt: entry.changedAt, content: .success(content))
             }
         }
         for entry in listed {
             if let refusal = entry.refusal {
-                rows[entry.name] = CertificateRow(
+                rows[entry.name] = StoreRow(
                     changeID: entry.changeID, changedAt: entry.changedAt, content: .failure(refusal))
             }
         }
@@ -163,10 +167,11 @@ extension Store {
     }
 
     /// Runs the listing `sql` page by page (parameters: the last name of the previous page, the shard's hash range,
-    /// the page size, the names or `NULL`), handing each row to `take`. Names are selected a statement's worth at
-    /// a time.
+    /// the page size, the names or `NULL`; columns: the name, the change id, its time, then the listing's own),
+    /// handing each row to `take` with its name and revision. Names are selected a statement's worth at a time.
     private func list(
-        shard: Shard?, names: Set<String>?, sql: String, take: (PostgresResult, Int) throws -> Void
+        shard: Shard?, names: Set<String>?, sql: String,
+        take: (_ name: String, _ changeID: Int64, _ changedAt: Date, PostgresResult, Int) throws -> Void
     ) throws {
         let range = shard?.hashRange ?? 0..<(1 << 32)
         let groups: [[String]?] =
@@ -185,7 +190,13 @@ extension Store {
                         .text(after), .integer(range.lowerBound), .integer(range.upperBound),
                         .integer(Self.listingPageRows), group.map { .text(Self.textArray($0)) },
                     ])
-                for row in 0..<page.rowCount { try take(page, row) }
+                for row in 0..<page.rowCount {
+                    guard let name = page.text(row, 0), let changeID = page.text(row, 1).flatMap(Int64.init) else {
+                        continue
+                    }
+                    let changedAt = Date(timeIntervalSince1970: Double(page.text(row, 2) ?? "") ?? 0)
+                    try take(name, changeID, changedAt, page, row)
+                }
                 guard page.rowCount == Self.listingPageRows, let last = page.text(page.rowCount - 1, 0) else { break }
                 after = last
             }

@@ -15,12 +15,30 @@ final class StoreSnapshot: Service, @unchecked Sendable {
     let folder: String
     private let logger: Logger
     private let condition = NSCondition()
-    /// Guarded by ``condition``: rows to write (`nil`: to delete) by name, the names a full listing kept (every
-    /// other file is deleted), and the change to record once they are written.
-    private var domains: [String: DomainRow?] = [:]
-    private var certificates: [String: CertificateRow?] = [:]
-    private var keptDomains: Set<String>?
-    private var keptCertificates: Set<String>?
+    /// Rows to write (`nil`: to delete) by name, and the names a full listing kept (every other file is deleted).
+    private struct Pending<Content: Sendable> {
+        var rows: [String: StoreRow<Content>?] = [:]
+        var kept: Set<String>?
+
+        var isEmpty: Bool { rows.isEmpty && kept == nil }
+
+        /// Takes `read`: with `names`, those of its rows (a name without a row is deleted); without, every row.
+        mutating func record(_ read: [String: StoreRow<Content>], names: Set<String>?) {
+            guard let names else {
+                rows = read.mapValues { .some($0) }
+                kept = Set(read.keys)
+                return
+            }
+            for name in names {
+                rows[name] = .some(read[name])
+                if read[name] != nil { kept?.insert(name) } else { kept?.remove(name) }
+            }
+        }
+    }
+
+    /// Guarded by ``condition``: the rows to write, and the change to record once they are written.
+    private var domains = Pending<StoredDomain>()
+    private var certificates = Pending<StoredCertificate>()
     private var state: Int64?
     private var writing = false
     private var serving = false
@@ -74,35 +92,13 @@ final class StoreSnapshot: Service, @unchecked Sendable {
     /// Queues `rows` to be written: with `names` those of them (a name without a row is deleted), without, every
     /// domain (every other file is deleted).
     func record(domains rows: [String: DomainRow], names: Set<String>?) {
-        condition.locked {
-            guard !serving else { return }
-            if let names {
-                for name in names {
-                    domains[name] = .some(rows[name])
-                    if rows[name] != nil { keptDomains?.insert(name) } else { keptDomains?.remove(name) }
-                }
-            } else {
-                domains = rows.mapValues { .some($0) }
-                keptDomains = Set(rows.keys)
-            }
-        }
+        condition.locked { if !serving { domains.record(rows, names: names) } }
         condition.broadcast()
     }
 
     /// Queues certificate rows, as ``record(domains:names:)`` does domains.
     func record(certificates rows: [String: CertificateRow], names: Set<String>?) {
-        condition.locked {
-            guard !serving else { return }
-            if let names {
-                for name in names {
-                    certificates[name] = .some(rows[name])
-                    if rows[name] != nil { keptCertificates?.insert(name) } else { keptCertificates?.remove(name) }
-                }
-            } else {
-                certificates = rows.mapValues { .some($0) }
-                keptCertificates = Set(rows.keys)
-            }
-        }
+        condition.locked { if !serving { certificates.record(rows, names: names) } }
         condition.broadcast()
     }
 
@@ -148,49 +144,26 @@ final class StoreSnapshot: Service, @unchecked Sendable {
                 condition.unlock()
                 return
             }
-            let batch = (domains, certificates, keptDomains, keptCertificates, state)
-            domains = [:]
-            certificates = [:]
-            keptDomains = nil
-            keptCertificates = nil
+            let batch = (domains, certificates, state)
+            domains = Pending()
+            certificates = Pending()
             state = nil
             writing = true
             condition.unlock()
-            write(domains: batch.0, certificates: batch.1, keeping: (batch.2, batch.3), state: batch.4)
+            write(domains: batch.0, certificates: batch.1, state: batch.2)
             condition.locked { writing = false }
             condition.broadcast()
         }
     }
 
-    private func write(
-        domains: [String: DomainRow?], certificates: [String: CertificateRow?],
-        keeping kept: (domains: Set<String>?, certificates: Set<String>?), state: Int64?
-    ) {
+    private func write(domains: Pending<StoredDomain>, certificates: Pending<StoredCertificate>, state: Int64?) {
         do {
-            if let keep = kept.domains { try prune(folder + "/domains", keeping: keep) }
-            if let keep = kept.certificates { try prune(folder + "/certificates", keeping: keep) }
-            for (name, row) in domains {
-                try put(
-                    row.flatMap { row in
-                        (try? row.content.get()).map { domain in
-                            StoreFolder.record(
-                                changeID: row.changeID, changedAt: row.changedAt,
-                                entries: [(SiteConfigLoader.fileName, domain.siteJSON)]
-                                    + domain.files.sorted { $0.key < $1.key }.map { ($0.key, $0.value) })
-                        }
-                    }, at: folder + "/domains", name)
+            try write(domains, to: folder + "/domains") { domain in
+                [(SiteConfigLoader.fileName, domain.siteJSON)]
+                    + domain.files.sorted { $0.key < $1.key }.map { ($0.key, $0.value) }
             }
-            for (name, row) in certificates {
-                try put(
-                    row.flatMap { row in
-                        (try? row.content.get()).map { certificate in
-                            StoreFolder.record(
-                                changeID: row.changeID, changedAt: row.changedAt,
-                                entries: CertificateFile.allCases.compactMap { file in
-                                    certificate.files[file].map { (file.name, $0) }
-                                })
-                        }
-                    }, at: folder + "/certificates", name)
+            try write(certificates, to: folder + "/certificates") { certificate in
+                CertificateFile.allCases.compactMap { file in certificate.files[file].map { (file.name, $0) } }
             }
             if let state { try StorePull.save(Array("\(state)\n".utf8), to: folder + "/state", mode: 0o600) }
         } catch {
@@ -200,20 +173,25 @@ final class StoreSnapshot: Service, @unchecked Sendable {
         }
     }
 
-    /// Writes `record` as `folder/name`, or deletes that file for `nil`. A name that could leave the folder is
+    /// Writes each row of `pending` as a record (its `entries`) in `folder/<name>`, deletes the file of each row to
+    /// delete, and after a full listing every file of a name it did not keep. A name that could leave the folder is
     /// skipped.
-    private func put(_ record: [UInt8]?, at folder: String, _ name: String) throws {
-        guard Self.isFileName(name) else { return }
-        if let record {
-            try StorePull.save(record, to: folder + "/" + name, mode: 0o600)
-        } else {
-            unlink(folder + "/" + name)
+    private func write<Content>(
+        _ pending: Pending<Content>, to folder: String, entries: (Content) -> [(String, [UInt8])]
+    ) throws {
+        if let kept = pending.kept {
+            for name in (try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? [] where !kept.contains(name)
+            {
+                unlink(folder + "/" + name)
+            }
         }
-    }
-
-    private func prune(_ folder: String, keeping kept: Set<String>) throws {
-        for name in (try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? [] where !kept.contains(name) {
-            unlink(folder + "/" + name)
+        for (name, row) in pending.rows where Self.isFileName(name) {
+            guard let row, let content = try? row.content.get() else {
+                unlink(folder + "/" + name)
+                continue
+            }
+            let record = StoreFolder.record(changeID: row.changeID, changedAt: row.changedAt, entries: entries(content))
+            try StorePull.save(record, to: folder + "/" + name, mode: 0o600)
         }
     }
 

@@ -54,10 +54,22 @@ struct StoreSource: ConfigSource {
     /// The domain rows (every one of the shard, or those named), from the database, or from the snapshot before the
     /// database has been read once; each row read from the database is handed to the snapshot.
     private func domainRows(names: Set<String>?) throws(Diagnostic) -> [String: DomainRow] {
-        if let snapshot, snapshot.isServing { return snapshot.domainRows(names: names) }
+        try rows(
+            names: names, fromSnapshot: { $0.domainRows(names: names) },
+            fromStore: { try $0.domainRows(shard: shard, names: names) },
+            record: { $0.record(domains: $1, names: names) })
+    }
+
+    /// Rows read from the snapshot while it is served, else from the store and handed to the snapshot.
+    private func rows<Content>(
+        names: Set<String>?, fromSnapshot: (StoreSnapshot) -> [String: StoreRow<Content>],
+        fromStore: (Store) throws -> [String: StoreRow<Content>],
+        record: (StoreSnapshot, [String: StoreRow<Content>]) -> Void
+    ) throws(Diagnostic) -> [String: StoreRow<Content>] {
+        if let snapshot, snapshot.isServing { return fromSnapshot(snapshot) }
         do {
-            let rows = try link.read { try $0.domainRows(shard: shard, names: names) }
-            snapshot?.record(domains: rows, names: names)
+            let rows = try link.read(fromStore)
+            if let snapshot { record(snapshot, rows) }
             return rows
         } catch {
             throw unreachable(error)
@@ -181,14 +193,10 @@ struct StoreSource: ConfigSource {
 
     /// The certificate rows (every one the shard reads, or those named), as ``domainRows(names:)`` reads domains.
     private func certificateRows(names: Set<String>?) throws(Diagnostic) -> [String: CertificateRow] {
-        if let snapshot, snapshot.isServing { return snapshot.certificateRows(names: names) }
-        do {
-            let rows = try link.read { try $0.certificateRows(shard: shard, names: names) }
-            snapshot?.record(certificates: rows, names: names)
-            return rows
-        } catch {
-            throw unreachable(error)
-        }
+        try rows(
+            names: names, fromSnapshot: { $0.certificateRows(names: names) },
+            fromStore: { try $0.certificateRows(shard: shard, names: names) },
+            record: { $0.record(certificates: $1, names: names) })
     }
 
     /// Reads the files of `certificate`, each within its cap, the private key opened with the store key.
