@@ -31,7 +31,7 @@ lint:
 clean:
 	rm -rf .build .build-fuzz
 
-## make bench: aasa-server against nginx (see docs/benchmarks.md).
+## make bench: aasa-server against nginx, at scale, and as a fleet on PostgreSQL (see docs/benchmarks.md).
 bench:
 	scripts/bench
 

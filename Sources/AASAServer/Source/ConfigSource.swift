@@ -50,8 +50,8 @@ struct SourceDomain: Sendable {
     enum Location: Sendable {
         /// A folder of the config folder (``FolderSource``).
         case folder(DomainFolder)
-        /// A row of the store, read with the listing (``StoreSource``).
-        case stored(DomainRow)
+        /// A row of the store, as its listing found it (``StoreSource``).
+        case stored(StoreReference<StoredDomain>)
     }
 
     /// The host name.

@@ -15,7 +15,7 @@ extension Store {
     static let batchBytes = 16 << 20
 
     /// A row as a listing found it: its revision, how many bytes fetching it reads, and why it is not read.
-    private struct Listed {
+    struct Listed: Sendable {
         var name: String
         var changeID: Int64
         var changedAt: Date
@@ -28,6 +28,12 @@ extension Store {
     ///
     /// - Throws: ``PostgresError`` when the store fails; then nothing is returned.
     func domainRows(shard: Shard?, names: Set<String>? = nil) throws -> [String: DomainRow] {
+        try fetched(listDomains(shard: shard, names: names), fetch: fetchDomains)
+    }
+
+    /// The domains of `shard` (every one with `nil`), or those of `names` among them, as the listing finds them:
+    /// revisions and sizes, no bytes; a row over a folder's caps carries its refusal.
+    func listDomains(shard: Shard?, names: Set<String>? = nil) throws -> [Listed] {
         let pages = PageLoader()
         let caps = [
             SiteConfigLoader.maximumConfigBytes, pages.maximumFiles + 1,
@@ -58,27 +64,31 @@ extension Store {
             }
             listed.append(entry)
         }
-        return try fetched(listed) { batch in
-            var domains: [String: StoredDomain] = [:]
-            let sites = try connection.execute(
-                "SELECT name, site_json FROM domains WHERE name = ANY($1::text[])",
-                [.text(Self.textArray(batch.map(\.name)))])
-            for row in 0..<sites.rowCount {
-                guard let name = sites.text(row, 0), let bytes = sites.bytes(row, 1) else { continue }
-                domains[name] = StoredDomain(name: name, siteJSON: bytes)
-            }
-            let withFiles = batch.filter { $0.files > 0 }.map(\.name)
-            guard !withFiles.isEmpty else { return domains }
-            let files = try connection.execute(
-                "SELECT domain, path, bytes FROM domain_files WHERE domain = ANY($1::text[])",
-                [.text(Self.textArray(withFiles))])
-            for row in 0..<files.rowCount {
-                guard let name = files.text(row, 0), let path = files.text(row, 1), let bytes = files.bytes(row, 2)
-                else { continue }
-                domains[name]?.files[path] = bytes
-            }
-            return domains
+        return listed
+    }
+
+    /// The bytes of the domains `batch` lists (one batch of ``batches(_:size:)``), by name; a row deleted since
+    /// the listing is missing.
+    func fetchDomains(_ batch: [Listed]) throws -> [String: StoredDomain] {
+        var domains: [String: StoredDomain] = [:]
+        let sites = try connection.execute(
+            "SELECT name, site_json FROM domains WHERE name = ANY($1::text[])",
+            [.text(Self.textArray(batch.map(\.name)))])
+        for row in 0..<sites.rowCount {
+            guard let name = sites.text(row, 0), let bytes = sites.bytes(row, 1) else { continue }
+            domains[name] = StoredDomain(name: name, siteJSON: bytes)
         }
+        let withFiles = batch.filter { $0.files > 0 }.map(\.name)
+        guard !withFiles.isEmpty else { return domains }
+        let files = try connection.execute(
+            "SELECT domain, path, bytes FROM domain_files WHERE domain = ANY($1::text[])",
+            [.text(Self.textArray(withFiles))])
+        for row in 0..<files.rowCount {
+            guard let name = files.text(row, 0), let path = files.text(row, 1), let bytes = files.bytes(row, 2)
+            else { continue }
+            domains[name]?.files[path] = bytes
+        }
+        return domains
     }
 
     /// The certificates a replica of `shard` reads (every one with `nil`), or those of `names` among them, by name:
@@ -87,6 +97,11 @@ extension Store {
     ///
     /// - Throws: ``PostgresError`` when the store fails; then nothing is returned.
     func certificateRows(shard: Shard?, names: Set<String>? = nil) throws -> [String: CertificateRow] {
+        try fetched(listCertificates(shard: shard, names: names), fetch: fetchCertificates)
+    }
+
+    /// The certificates a replica of `shard` reads, or those of `names` among them, as the listing finds them.
+    func listCertificates(shard: Shard?, names: Set<String>? = nil) throws -> [Listed] {
         let cap = StorePush.maximumCertificateFileBytes + SealedFormat.overhead
         var listed: [Listed] = []
         try list(
@@ -115,25 +130,28 @@ extension Store {
             }
             listed.append(entry)
         }
-        return try fetched(listed) { batch in
-            let result = try connection.execute(
-                "SELECT name, fullchain, privkey_sealed, ocsp, acme_json FROM certificates WHERE name = ANY($1::text[])",
-                [.text(Self.textArray(batch.map(\.name)))])
-            var certificates: [String: StoredCertificate] = [:]
-            for row in 0..<result.rowCount {
-                guard let name = result.text(row, 0) else { continue }
-                var files: [CertificateFile: [UInt8]] = [:]
-                for (index, (file, _)) in Self.columns.enumerated() { files[file] = result.bytes(row, index + 1) }
-                certificates[name] = StoredCertificate(name: name, files: files)
-            }
-            return certificates
+        return listed
+    }
+
+    /// The bytes of the certificates `batch` lists, by name (private keys sealed).
+    func fetchCertificates(_ batch: [Listed]) throws -> [String: StoredCertificate] {
+        let result = try connection.execute(
+            "SELECT name, fullchain, privkey_sealed, ocsp, acme_json FROM certificates WHERE name = ANY($1::text[])",
+            [.text(Self.textArray(batch.map(\.name)))])
+        var certificates: [String: StoredCertificate] = [:]
+        for row in 0..<result.rowCount {
+            guard let name = result.text(row, 0) else { continue }
+            var files: [CertificateFile: [UInt8]] = [:]
+            for (index, (file, _)) in Self.columns.enumerated() { files[file] = result.bytes(row, index + 1) }
+            certificates[name] = StoredCertificate(name: name, files: files)
         }
+        return certificates
     }
 
     /// The rows of `listed`: those within their caps fetched by `fetch` in batches of at most ``batchBytes`` (a row
     /// deleted between the listing and the fetch is left out, as if listed a moment later), the others with their
     /// refusal.
-    private func fetched<Content>(_ listed: [Listed], fetch: ([Listed]) throws -> [String: Content]) throws
+    func fetched<Content>(_ listed: [Listed], fetch: ([Listed]) throws -> [String: Content]) throws
         -> [String: StoreRow<Content>]
     {
         var rows: [String: StoreRow<Content>] = [:]

@@ -104,8 +104,7 @@ final class StoreFollower: Service, @unchecked Sendable {
                 link.close()
                 condition.locked { listening = nil }
                 status.withLock { status in
-                    status.state =
-                        status.lastChangeAppliedAt == nil && status.lastChange == 0 ? .connecting : .reconnecting
+                    status.state = .reconnecting
                     status.problem = "\(error)"
                 }
                 if !lost {

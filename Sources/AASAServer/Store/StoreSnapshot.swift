@@ -22,16 +22,25 @@ final class StoreSnapshot: Service, @unchecked Sendable {
 
         var isEmpty: Bool { rows.isEmpty && kept == nil }
 
-        /// Takes `read`: with `names`, those of its rows (a name without a row is deleted); without, every row.
-        mutating func record(_ read: [String: StoreRow<Content>], names: Set<String>?) {
+        /// Takes a listing: `found` of `names` (every row when `nil`, and then every other file is deleted; a name
+        /// of `names` not found is deleted).
+        mutating func listed(_ found: Set<String>, names: Set<String>?) {
             guard let names else {
-                rows = read.mapValues { .some($0) }
-                kept = Set(read.keys)
+                rows = rows.filter { found.contains($0.key) }
+                kept = found
                 return
             }
-            for name in names {
-                rows[name] = .some(read[name])
-                if read[name] != nil { kept?.insert(name) } else { kept?.remove(name) }
+            for name in names where !found.contains(name) {
+                rows[name] = .some(nil)
+                kept?.remove(name)
+            }
+        }
+
+        /// Takes rows read (`nil`: deleted since the listing).
+        mutating func record(_ read: [String: StoreRow<Content>?]) {
+            for (name, row) in read {
+                rows[name] = .some(row)
+                if row != nil { kept?.insert(name) } else { kept?.remove(name) }
             }
         }
     }
@@ -89,16 +98,28 @@ final class StoreSnapshot: Service, @unchecked Sendable {
 
     // MARK: Writing
 
-    /// Queues `rows` to be written: with `names` those of them (a name without a row is deleted), without, every
-    /// domain (every other file is deleted).
-    func record(domains rows: [String: DomainRow], names: Set<String>?) {
-        condition.locked { if !serving { domains.record(rows, names: names) } }
+    /// Takes a listing of the domains: `found` among `names` (every domain when `nil`: the files of the others are
+    /// deleted; with names, those not found are).
+    func listed(domains found: Set<String>, names: Set<String>?) {
+        condition.locked { if !serving { domains.listed(found, names: names) } }
         condition.broadcast()
     }
 
-    /// Queues certificate rows, as ``record(domains:names:)`` does domains.
-    func record(certificates rows: [String: CertificateRow], names: Set<String>?) {
-        condition.locked { if !serving { certificates.record(rows, names: names) } }
+    /// Takes a listing of the certificates, as ``listed(domains:names:)``.
+    func listed(certificates found: Set<String>, names: Set<String>?) {
+        condition.locked { if !serving { certificates.listed(found, names: names) } }
+        condition.broadcast()
+    }
+
+    /// Queues the domain rows read to be written (`nil`: deleted since the listing).
+    func record(domains rows: [String: DomainRow?]) {
+        condition.locked { if !serving { domains.record(rows) } }
+        condition.broadcast()
+    }
+
+    /// Queues the certificate rows read to be written.
+    func record(certificates rows: [String: CertificateRow?]) {
+        condition.locked { if !serving { certificates.record(rows) } }
         condition.broadcast()
     }
 

@@ -36,7 +36,9 @@ struct StoreSource: ConfigSource {
     var certificatesLocation: String { "the store at \(link.server)" }
 
     func listDomains() throws(Diagnostic) -> [SourceDomain] {
-        try domainRows(names: nil).sorted { $0.key < $1.key }.map { SourceDomain(name: $0.key, row: $0.value) }
+        try domainReferences(names: nil).sorted { $0.key < $1.key }.map {
+            SourceDomain(name: $0.key, reference: $0.value)
+        }
     }
 
     func domain(named name: String) throws(Diagnostic) -> SourceDomain? {
@@ -46,34 +48,70 @@ struct StoreSource: ConfigSource {
     func domains(named names: Set<String>) throws(Diagnostic) -> [String: SourceDomain] {
         guard !names.isEmpty else { return [:] }
         return Dictionary(
-            uniqueKeysWithValues: try domainRows(names: names).map {
-                ($0.key, SourceDomain(name: $0.key, row: $0.value))
+            uniqueKeysWithValues: try domainReferences(names: names).map {
+                ($0.key, SourceDomain(name: $0.key, reference: $0.value))
             })
     }
 
-    /// The domain rows (every one of the shard, or those named), from the database, or from the snapshot before the
-    /// database has been read once; each row read from the database is handed to the snapshot.
-    private func domainRows(names: Set<String>?) throws(Diagnostic) -> [String: DomainRow] {
-        try rows(
+    /// The domains of the shard (every one, or those named), as their rows' references.
+    private func domainReferences(names: Set<String>?) throws(Diagnostic) -> [String: StoreReference<StoredDomain>] {
+        try references(
             names: names, fromSnapshot: { $0.domainRows(names: names) },
-            fromStore: { try $0.domainRows(shard: shard, names: names) },
-            record: { $0.record(domains: $1, names: names) })
+            list: { try $0.listDomains(shard: shard, names: names) }, fetch: { try $0.fetchDomains($1) },
+            listed: { $0.listed(domains: $1, names: names) }, record: { $0.record(domains: $1) })
     }
 
-    /// Rows read from the snapshot while it is served, else from the store and handed to the snapshot.
-    private func rows<Content>(
+    /// The rows of the shard (every one, or those named) as references: from the snapshot while it is served, else
+    /// listed in the store now, their bytes fetched batch by batch when a load takes them, each batch handed to the
+    /// snapshot as it is fetched.
+    private func references<Content>(
         names: Set<String>?, fromSnapshot: (StoreSnapshot) -> [String: StoreRow<Content>],
-        fromStore: (Store) throws -> [String: StoreRow<Content>],
-        record: (StoreSnapshot, [String: StoreRow<Content>]) -> Void
-    ) throws(Diagnostic) -> [String: StoreRow<Content>] {
-        if let snapshot, snapshot.isServing { return fromSnapshot(snapshot) }
+        list: (Store) throws -> [Store.Listed],
+        fetch: @escaping @Sendable (Store, [Store.Listed]) throws -> [String: Content],
+        listed: (StoreSnapshot, Set<String>) -> Void,
+        record: @escaping @Sendable (StoreSnapshot, [String: StoreRow<Content>?]) -> Void
+    ) throws(Diagnostic) -> [String: StoreReference<Content>] {
+        if let snapshot, snapshot.isServing {
+            return fromSnapshot(snapshot).mapValues {
+                StoreReference(changeID: $0.changeID, changedAt: $0.changedAt, bytes: .read($0.content))
+            }
+        }
+        let rows: [Store.Listed]
         do {
-            let rows = try link.read(fromStore)
-            if let snapshot { record(snapshot, rows) }
-            return rows
+            rows = try link.read(list)
         } catch {
             throw unreachable(error)
         }
+        if let snapshot { listed(snapshot, Set(rows.map(\.name))) }
+        var references: [String: StoreReference<Content>] = [:]
+        references.reserveCapacity(rows.count)
+        for batch in Store.batches(rows.filter { $0.refusal == nil }, size: \.size) {
+            let shared = StoreBatch<Content>(batch) { [link, snapshot] rows in
+                let fetched = try link.read { try fetch($0, rows) }
+                if let snapshot {
+                    var kept: [String: StoreRow<Content>?] = [:]
+                    for row in rows {
+                        kept[row.name] = .some(
+                            fetched[row.name].map {
+                                StoreRow(changeID: row.changeID, changedAt: row.changedAt, content: .success($0))
+                            })
+                    }
+                    record(snapshot, kept)
+                }
+                return fetched
+            }
+            for row in batch {
+                references[row.name] = StoreReference(
+                    changeID: row.changeID, changedAt: row.changedAt, bytes: .batch(shared))
+            }
+        }
+        for row in rows {
+            if let refusal = row.refusal {
+                references[row.name] = StoreReference(
+                    changeID: row.changeID, changedAt: row.changedAt, bytes: .read(.failure(refusal)))
+            }
+        }
+        return references
     }
 
     func readDomain(_ domain: SourceDomain, reusing previous: LoadedDomain?, with loader: SiteConfigLoader)
@@ -86,22 +124,29 @@ struct StoreSource: ConfigSource {
         if let previous, previous.revision == row.changeID, previous.config?.signing?.enabled != true {
             return previous
         }
+        func failed(_ rule: Rule, _ message: String, hint: String) -> LoadedDomain {
+            var loaded = LoadedDomain(
+                domain: name, file: file, diagnostics: [Diagnostic(.error, rule: rule, message, file: file, hint: hint)]
+            )
+            loaded.revision = row.changeID
+            return loaded
+        }
         var loaded: LoadedDomain
         if let problem = SiteConfigLoader.domainNameProblem(name) {
             loaded = LoadedDomain(
                 domain: name, file: file,
                 diagnostics: [Diagnostic(.error, rule: .domainName, problem.message, file: file, hint: problem.hint)])
         } else {
-            switch row.content {
-            case .failure(let refusal):
-                loaded = LoadedDomain(
-                    domain: name, file: file,
-                    diagnostics: [
-                        Diagnostic(
-                            .error, rule: .fileTooLarge, refusal.description, file: file,
-                            hint: "push the domain again from its folder")
-                    ])
-            case .success(let stored) where stored.files.isEmpty:
+            switch row.take(name) {
+            case .refused(let refusal):
+                return failed(.fileTooLarge, refusal.description, hint: "push the domain again from its folder")
+            case .unreachable(let error):
+                // Not a revision read: the next load tries again.
+                var loaded = failed(.storeUnreachable, "cannot read the store at \(link.server): \(error)", hint: "")
+                loaded.revision = nil
+                loaded.diagnostics[0].hint = nil
+                return loaded
+            case .content(let stored) where stored.files.isEmpty:
                 // Made where a folder would be, with nothing in it but site.json: nothing on disk is looked at.
                 let folder = workFolder + "/" + name
                 loaded = loader.loadDomain(
@@ -110,7 +155,7 @@ struct StoreSource: ConfigSource {
                         configModified: Int(row.changedAt.timeIntervalSince1970), entries: [SiteConfigLoader.fileName],
                         confinement: Confinement(folder: folder)))
                 loaded = Self.placed(loaded, from: folder, as: name)
-            case .success(let stored):
+            case .content(let stored):
                 loaded = written(stored, changedAt: row.changedAt, with: loader)
             }
         }
@@ -163,18 +208,19 @@ struct StoreSource: ConfigSource {
     func readCertificates(known: [String: CertificateDirectory.KnownFolder], only: Set<String>?, now: Date)
         -> CertificateRead
     {
-        let rows: [String: CertificateRow]
+        let references: [String: StoreReference<StoredCertificate>]
         do {
-            rows = try certificateRows(names: only)
+            references = try certificateReferences(names: only)
         } catch {
             // Nothing read: every certificate keeps what it serves.
             return CertificateRead(folders: [], failure: error)
         }
         let sharing = CertificateDirectory.Sharing()
-        let folders = rows.sorted { $0.key < $1.key }.concurrentMap { name, row in
+        let read = references.sorted { $0.key < $1.key }.concurrentMap {
+            name, reference -> CertificateDirectory.Folder? in
             let location = Self.certificateFolder + "/" + name
-            switch row.content {
-            case .failure(let refusal):
+            switch reference.take(name) {
+            case .refused(let refusal):
                 return CertificateDirectory.Folder(
                     name: name, certificate: nil,
                     diagnostics: [
@@ -182,21 +228,29 @@ struct StoreSource: ConfigSource {
                             .error, rule: .certificateInvalid, refusal.description,
                             file: CertificateFile.chain.path(in: location), hint: "push the certificate again")
                     ])
-            case .success(let stored):
+            case .unreachable:
+                return nil
+            case .content(let stored):
                 return CertificateDirectory.readFolder(
                     name: name, location: location, files: files(of: stored), now: now, known: known[name],
                     importing: true, sharing: sharing)
             }
         }
+        let folders = read.compactMap { $0 }
+        guard folders.count == read.count else {
+            return CertificateRead(folders: [], failure: unreachable(StoreError("the store stopped answering")))
+        }
         return CertificateRead(folders: folders, findings: [])
     }
 
-    /// The certificate rows (every one the shard reads, or those named), as ``domainRows(names:)`` reads domains.
-    private func certificateRows(names: Set<String>?) throws(Diagnostic) -> [String: CertificateRow] {
-        try rows(
+    /// The certificates the shard reads (every one, or those named), as their rows' references.
+    private func certificateReferences(names: Set<String>?) throws(Diagnostic)
+        -> [String: StoreReference<StoredCertificate>]
+    {
+        try references(
             names: names, fromSnapshot: { $0.certificateRows(names: names) },
-            fromStore: { try $0.certificateRows(shard: shard, names: names) },
-            record: { $0.record(certificates: $1, names: names) })
+            list: { try $0.listCertificates(shard: shard, names: names) }, fetch: { try $0.fetchCertificates($1) },
+            listed: { $0.listed(certificates: $1, names: names) }, record: { $0.record(certificates: $1) })
     }
 
     /// Reads the files of `certificate`, each within its cap, the private key opened with the store key.
@@ -225,8 +279,9 @@ struct StoreSource: ConfigSource {
     func sign(_ loaded: [LoadedDomain], now: Date, certificates: CertificateCatalog?) -> [LoadedDomain] {
         let served = certificates.map { catalog in
             SigningCertificates.served(catalog, directory: Self.certificateFolder) { name in
-                let stored: StoredCertificate? = try? certificateRows(names: [name])[name]?.content.get()
-                guard let stored else { return { _ in .failure(.missing) } }
+                guard case .content(let stored)? = try? certificateReferences(names: [name])[name]?.take(name) else {
+                    return { _ in .failure(.missing) }
+                }
                 return files(of: stored)
             }
         }
@@ -244,9 +299,9 @@ struct StoreSource: ConfigSource {
 
 extension SourceDomain {
     /// The domain of a row of the store.
-    init(name: String, row: DomainRow) {
+    init(name: String, reference: StoreReference<StoredDomain>) {
         self.name = name
-        location = .stored(row)
+        location = .stored(reference)
     }
 }
 
