@@ -150,9 +150,9 @@ struct ServerOptions: ParsableArguments {
 
     @Option(
         help: ArgumentHelp(
-            "Serve only the domains whose name hashes to shard INDEX of COUNT (0-based, e.g. a StatefulSet's pod "
-                + "ordinal), behind a router that sends each domain to its shard: `aasa-server shards nginx` "
-                + "prints one (env: \(EnvironmentVariable.shard)).", valueName: "index/count"))
+            "Serve only the domains whose name hashes to shard INDEX of COUNT (0-based), behind a router that sends "
+                + "each domain to its shard's replicas: `aasa-server shards nginx` prints one "
+                + "(env: \(EnvironmentVariable.shard)).", valueName: "index/count"))
     var shard: String?
 
     @Option(

@@ -11,9 +11,9 @@ struct Shards: ParsableCommand {
 
     /// `aasa-server shards nginx`: the configuration of an nginx router in front of the shards.
     struct Nginx: ParsableCommand {
-        /// Where each shard is when no --upstream is given: the per-pod Services of deploy/kubernetes/sharded/. nginx
-        /// resolves an upstream's name once, when it starts; a Service's name resolves whether or not its pod is
-        /// ready, where a headless Service's pod names do not, and nginx would refuse to start.
+        /// Where each shard is when no --upstream is given: the per-shard Services of deploy/kubernetes/sharded/.
+        /// nginx resolves an upstream's name once, when it starts; a Service's name resolves whether or not its pods
+        /// are ready, where a headless Service's pod names do not, and nginx would refuse to start.
         static let defaultUpstream = "aasa-server-shard-{index}:8443"
 
         static let configuration = CommandConfiguration(
