@@ -256,6 +256,10 @@ import Testing
             }),
         Scenario(rule: "no-domain-served", run: serve, prepare: { dir, _ in try devCertificates(dir) }),
         Scenario(rule: "listener", run: serve, prepare: { dir, _ in try devCertificates(dir) }, portInUse: true),
+        // A replica stopped while it waits for a store that does not answer (nothing listens on port 1).
+        Scenario(
+            rule: "store-unreachable", run: .serve(["--store", "postgresql://postgres@127.0.0.1:1/aasa"]),
+            noPass: "a run that reaches a store needs a database: StoreFleetTests runs replicas on one"),
         Scenario(
             rule: "acme-setup",
             run: .tool([

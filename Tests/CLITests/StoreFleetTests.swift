@@ -281,6 +281,12 @@ import Testing
         usleep(1_500_000)
         let notReady = try Curl.request("http://127.0.0.1:\(waiting.admin)/readyz")
         #expect(notReady.status == 503, "\(notReady.status) \(notReady.text)")
+        let starting = try Curl.request("http://127.0.0.1:\(waiting.admin)/status")
+        #expect(starting.status == 503)
+        let waitingStore = try #require(
+            (try JSONSerialization.jsonObject(with: Data(starting.body)) as? [String: Any])?["store"] as? [String: Any])
+        #expect(waitingStore["state"] as? String == "connecting", "\(waitingStore)")
+        #expect((waitingStore["problem"] as? String ?? "").contains("127.0.0.1"), "\(waitingStore)")
 
         try cluster.start()
         let ready = waitFor(30) { (try? Curl.request("http://127.0.0.1:\(waiting.admin)/readyz"))?.status == 200 }

@@ -142,7 +142,15 @@ public final class AdminRoutes: RouteTable {
         case .readiness: return .prepared(readinessResponse)
         case .status:
             // Rendered per request: with thousands of domains the document is megabytes, kept for a rare query.
-            guard let serverStatus else { return .prepared(notFound) }
+            guard let serverStatus else {
+                // Before the first load: a replica waiting for its store says how that goes.
+                guard let store = live?.store?() else { return .prepared(notFound) }
+                let formatter = ServerStatus.makeFormatter()
+                let date: (Date?) -> JSONValue = { $0.map { .string(formatter.string(from: $0)) } ?? .null }
+                return .dynamic(
+                    Self.json(
+                        status: 503, .members([("starting", .bool(true)), ("store", store.jsonValue(date: date))])))
+            }
             let query: StatusQuery
             do {
                 query = try StatusQuery(rawQuery: request.rawQuery)

@@ -101,6 +101,7 @@ public final class Server: Sendable {
     /// or, with ``ServerConfiguration/refusesToStartWithErrors``, on any error.
     public func start() throws(StartupError) {
         let replica = try storeReplica()
+        running.withLock { $0.replica = replica }
         let acme = try ACMESetup(configuration: configuration, logger: logger).manager { [weak self] _ in
             // The watcher sees the new files and folds a burst of issuances into one reload; without it, reload now.
             guard let self, self.watcher == nil else { return }
@@ -132,11 +133,14 @@ public final class Server: Sendable {
             }
         }
         let reached = replica?.reach()
-        if case .stopped? = reached {
+        if case .stopped(let reason)? = reached {
             replica?.stop()
             throw StartupError(
-                diagnostics: [Diagnostic(.error, rule: .storeUnreachable, "stopped before the store was reached")],
-                isConfigurationError: false)
+                diagnostics: [
+                    Diagnostic(
+                        .error, rule: .storeUnreachable, "stopped before the store was reached: \(reason)",
+                        hint: "check the --store URI, and that the database accepts connections from this machine")
+                ], isConfigurationError: false)
         }
         let firstLoader = replica == nil ? loader.reading(from: source.watching(watcher)) : loader
         let first: (Catalog, Duration)
@@ -163,7 +167,6 @@ public final class Server: Sendable {
         reloader.begin(with: catalog, took: took)
         running.withLock { $0.reloader = reloader }
         if let replica, let reached {
-            running.withLock { $0.replica = replica }
             // Weak: the follower's thread must not keep alive a reloader nobody else holds.
             replica.follow(after: reached) { [weak reloader] scope in
                 reloader?.reload(scope, trigger: .storeChange) ?? []

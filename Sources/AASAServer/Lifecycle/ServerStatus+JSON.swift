@@ -53,20 +53,7 @@ extension ServerStatus {
             members.append(
                 ("shard", .members([("index", .number(Double(shard.index))), ("count", .number(Double(shard.count)))])))
         }
-        if let store = live.store {
-            members.append(
-                (
-                    "store",
-                    .members([
-                        ("state", .string(store.state.rawValue)), ("server", .string(store.server)),
-                        ("replica", .string(store.replica)), ("lastChange", .number(Double(store.lastChange))),
-                        ("lastChangeAppliedAt", date(store.lastChangeAppliedAt)),
-                        ("changesApplied", .number(Double(store.changesApplied))),
-                        ("servingSnapshot", .bool(store.servingSnapshot)),
-                        ("problem", store.problem.map(JSONValue.string) ?? .null),
-                    ])
-                ))
-        }
+        if let store = live.store { members.append(("store", store.jsonValue(date: date))) }
         if query.isPaged {
             members.append(
                 (

@@ -19,6 +19,8 @@ final class StoreReplica: Sendable {
     let snapshot: StoreSnapshot?
     private let logger: Logger
     private let follower = Mutex<StoreFollower?>(nil)
+    /// The status until the follower runs: `connecting`, with why the last attempt failed.
+    private let waiting: Mutex<StoreStatus>
     /// A private folder (mode 0700) where a domain with files has them written while it is read; removed at stop.
     private let workFolder: String
 
@@ -30,6 +32,7 @@ final class StoreReplica: Sendable {
         self.logger = logger
         let server = PostgresConnection.server(of: settings.uri)
         link = StoreLink(uri: settings.uri, server: server)
+        waiting = Mutex(StoreStatus(server: server, replica: settings.replica))
         snapshot = try settings.cacheFolder.map { try StoreSnapshot(folder: $0, logger: logger) }
         let base = settings.cacheFolder ?? NSTemporaryDirectory()
         workFolder = (base as NSString).appendingPathComponent("aasa-work-\(getpid())-\(UUID().uuidString.prefix(8))")
@@ -52,8 +55,8 @@ final class StoreReplica: Sendable {
         case store(head: Int64)
         /// The store is down; the snapshot, at change `change`, is served.
         case snapshot(change: Int64)
-        /// SIGINT or SIGTERM came while waiting for the store.
-        case stopped
+        /// SIGINT or SIGTERM came while waiting for the store, which had last failed with `reason`.
+        case stopped(reason: String)
     }
 
     /// Waits until the first load can read something: the store, or with the store down the snapshot. Without a
@@ -62,6 +65,7 @@ final class StoreReplica: Sendable {
     func reach() -> Reached {
         var backoff: Duration = .milliseconds(200)
         var logged = false
+        var reason = ""
         while true {
             do {
                 let store = try Store(uri: settings.uri, migrating: true, connectTimeout: settings.connectTimeout)
@@ -71,6 +75,8 @@ final class StoreReplica: Sendable {
                 if logged { logger.info("store reached", metadata: ["store": "\(link.server)"]) }
                 return .store(head: head)
             } catch {
+                reason = "\(error)"
+                waiting.withLock { $0.problem = reason }
                 if let snapshot, let change = snapshot.lastChange {
                     logger.warning(
                         "store unreachable at start; serving the snapshot until it is back",
@@ -88,7 +94,7 @@ final class StoreReplica: Sendable {
                     logged = true
                 }
             }
-            if Signals.wait(timeout: backoff) == .stop { return .stopped }
+            if Signals.wait(timeout: backoff) == .stop { return .stopped(reason: reason) }
             backoff = min(backoff * 2, .seconds(5))
         }
     }
@@ -115,7 +121,7 @@ final class StoreReplica: Sendable {
 
     /// What the replica knows of the store.
     var status: StoreStatus {
-        follower.withLock { $0 }?.current ?? StoreStatus(server: link.server, replica: settings.replica)
+        follower.withLock { $0 }?.current ?? waiting.withLock { $0 }
     }
 
     /// Stops following, writes what the snapshot has queued, and closes every connection.

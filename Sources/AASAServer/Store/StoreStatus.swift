@@ -1,3 +1,4 @@
+import AASACore
 public import Foundation
 
 /// What a replica knows of its store, for `/status`, `/metrics` and the dashboard.
@@ -29,6 +30,16 @@ public struct StoreStatus: Sendable, Equatable {
     public var servingSnapshot = false
     /// Why the store was last unreachable, while it is; `nil` when connected.
     public var problem: String?
+
+    /// The `store` member of `/status`, dates written by `date`.
+    func jsonValue(date: (Date?) -> JSONValue) -> JSONValue {
+        .members([
+            ("state", .string(state.rawValue)), ("server", .string(server)), ("replica", .string(replica)),
+            ("lastChange", .number(Double(lastChange))), ("lastChangeAppliedAt", date(lastChangeAppliedAt)),
+            ("changesApplied", .number(Double(changesApplied))), ("servingSnapshot", .bool(servingSnapshot)),
+            ("problem", problem.map(JSONValue.string) ?? .null),
+        ])
+    }
 
     /// The status of a replica that has not reached `server` yet.
     public init(server: String, replica: String) {
