@@ -201,6 +201,30 @@ import Testing
         #expect((0..<names.rowCount).compactMap { names.text($0, 0) } == ["links.example", "shop.example"])
     }
 
+    @Test func aDomainSigningWithFilesOfItsFolderIsRefused() throws {
+        let uri = try StoreCluster.database("namedsigning")
+        let directory = try workspace("aasa-store-named-signing")
+        // A valid signing identity of the domain's own folder, which `check` accepts and a store cannot hold.
+        try FileManager.default.createDirectory(
+            atPath: directory.path + "/site-config/links.example/signing", withIntermediateDirectories: true)
+        try directory.copy(
+            directory.path + "/certs/links.example/fullchain.pem", to: "site-config/links.example/signing/cert.pem")
+        try directory.copy(
+            directory.path + "/certs/links.example/privkey.pem", to: "site-config/links.example/signing/key.pem")
+        let file = directory.path + "/site-config/links.example/site.json"
+        try String(contentsOfFile: file, encoding: .utf8).replacingOccurrences(
+            of: #""legacyFormat": false,"#,
+            with: #""legacyFormat": false, "signing": {"certificate": "signing/cert.pem", "key": "signing/key.pem"},"#
+        ).write(toFile: file, atomically: true, encoding: .utf8)
+        let check = try aasa(["check", "--no-certificates"], in: directory.path)
+        #expect(!check.stdout.contains("[signing-identity]") && !check.stderr.contains("[signing-identity]"))
+        let push = try aasa(["store", "push", "--config", "site-config", "--store", uri], in: directory.path)
+        #expect(push.status == 2, "\(push.stdout)\(push.stderr)")
+        #expect(push.stderr.contains("[signing-identity]"), "\(push.stderr)")
+        #expect(push.stderr.contains("a store does not hold"), "\(push.stderr)")
+        #expect(push.stdout.contains("shop.example: added"))
+    }
+
     @Test func certificatesWithoutAKeyFileAreAUsageErrorNamingBothFlags() throws {
         let directory = try workspace("aasa-store-usage")
         let push = try aasa(

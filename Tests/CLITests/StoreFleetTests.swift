@@ -195,6 +195,44 @@ import Testing
         #expect(try fetch(workspace, serve, "shop.example").status == 200)
     }
 
+    @Test func aDomainThatSignsIsSignedWithItsCertificateFromTheStore() throws {
+        let uri = try StoreCluster.database("signing")
+        let workspace = TemporaryDirectory("aasa-fleet-signing")
+        try workspace.copy(RepositoryPaths.siteConfig, to: "site-config")
+        #expect(try aasa(["certs", "dev"], in: workspace.path).status == 0)
+        let key = try workspace.write("store.key", String(repeating: "b", count: 63) + "2\n")
+        #expect(chmod(key, 0o600) == 0)
+        let file = workspace.path + "/site-config/links.example/site.json"
+        try String(contentsOfFile: file, encoding: .utf8).replacingOccurrences(
+            of: #""legacyFormat": false,"#, with: #""legacyFormat": false, "signing": true,"#
+        ).write(toFile: file, atomically: true, encoding: .utf8)
+        // The chain as a CA's would be, leaf then issuer: a replica knows no development CA (it has no folders).
+        let chain = try FileHandle(
+            forWritingTo: URL(fileURLWithPath: workspace.path + "/certs/links.example/fullchain.pem"))
+        chain.seekToEndOfFile()
+        chain.write(try Data(contentsOf: URL(fileURLWithPath: workspace.path + "/certs/dev-ca/ca.pem")))
+        try chain.close()
+        try push(workspace, uri)
+        let log = workspace.path + "/replica.log"
+        let (serve, _) = try replica(workspace, uri, "r0", log: log)
+        #expect(serve.waitUntilReady(), "\((try? String(contentsOfFile: log, encoding: .utf8)) ?? "")")
+
+        let json = try fetch(workspace, serve, "links.example")
+        let signed = try fetch(workspace, serve, "links.example", "/apple-app-site-association")
+        #expect(signed.status == 200)
+        #expect(signed.headers["content-type"] == "application/pkcs7-mime", "\(signed.headers)")
+        let signature = try workspace.write("signed.der", "")
+        try Data(signed.body).write(to: URL(fileURLWithPath: signature))
+        let verified = try Command.run(
+            "openssl",
+            [
+                "cms", "-verify", "-inform", "DER", "-in", signature, "-CAfile",
+                workspace.path + "/certs/dev-ca/ca.pem", "-purpose", "any",
+            ], timeout: 30)
+        #expect(verified.status == 0, "\(verified.stderr)")
+        #expect(verified.stdoutBytes == json.body, "the signed content is the JSON the domain serves")
+    }
+
     @Test func databaseStoppedAndStartedUnderLoadFailsNoRequest() throws {
         let (workspace, uri) = try pushed("outage")
         let log = workspace.path + "/replica.log"

@@ -52,7 +52,7 @@ public struct StorePush {
         let loaded = folders.map { loader.loadDomain($0) }
         let signed = AssociationSigner(certificateDirectory: excludedCerts).sign(loaded)
         for (folder, domain) in zip(folders, signed) {
-            let errors = domain.diagnostics.errors
+            let errors = domain.diagnostics.errors + (StoreSource.unstorableSigning(domain).map { [$0] } ?? [])
             guard errors.isEmpty, let confinement = folder.confinement else {
                 outcome.refused.append((domain.domain, errors))
                 continue

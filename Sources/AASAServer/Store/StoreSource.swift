@@ -276,7 +276,26 @@ struct StoreSource: ConfigSource {
         }
     }
 
+    /// Why `loaded` cannot be served from a store: its signature names files of its folder (`signing.certificate`),
+    /// which the store does not hold; `nil` when it can.
+    static func unstorableSigning(_ loaded: LoadedDomain) -> Diagnostic? {
+        guard let signing = loaded.config?.signing, signing.enabled, signing.certificate != nil || signing.key != nil
+        else { return nil }
+        return Diagnostic(
+            .error, rule: .signingIdentity,
+            "signing.certificate names files of the domain folder, which a store does not hold", file: loaded.file,
+            keyPath: "signing.certificate",
+            hint: "sign with the domain's TLS certificate (\"signing\": true) and push it with `store push --certs`")
+    }
+
     func sign(_ loaded: [LoadedDomain], now: Date, certificates: CertificateCatalog?) -> [LoadedDomain] {
+        // Nothing of a replica's disk stands in for the tenant's folder.
+        let loaded = loaded.map { domain in
+            guard let refusal = Self.unstorableSigning(domain) else { return domain }
+            var refused = domain
+            refused.diagnostics.append(refusal)
+            return refused
+        }
         let served = certificates.map { catalog in
             SigningCertificates.served(catalog, directory: Self.certificateFolder) { name in
                 guard case .content(let stored)? = try? certificateReferences(names: [name])[name]?.take(name) else {

@@ -52,7 +52,7 @@ struct Serve: ParsableCommand {
             valueName: "level"))
     var logLevel: Logger.Level = Environment.value(.logLevel, Logger.Level.info)
 
-    /// Takes `--user` from its variable when not given, and refuses `--dev` with `--acme`.
+    /// Takes `--user` from its variable when not given, and refuses `--dev` with `--acme` or `--store`.
     mutating func validate() throws {
         // Options without a flag fall back to their AASA_SERVER_* variable.
         if user == nil { user = Environment.optional(.user) }
@@ -61,6 +61,11 @@ struct Serve: ParsableCommand {
             throw ValidationError(
                 "--dev and --acme exclude each other: --dev writes development certificates, which --acme never replaces"
             )
+        }
+        if (dev || Environment.flag(.dev)) && (options.store ?? Environment.optional(.store)) != nil {
+            throw ValidationError(
+                "--dev and --store exclude each other: --dev serves the config folder with development certificates; "
+                    + "push those with `store push --certs` to serve them from the store")
         }
     }
 
