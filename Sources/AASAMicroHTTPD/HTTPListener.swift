@@ -179,7 +179,10 @@ public final class HTTPListener: Sendable {
 
     /// Stops accepting, lets open connections finish for up to `timeout`, then closes everything.
     ///
-    /// The listening socket is closed first, so new clients are refused at once. Idle keep-alive
+    /// The listening socket goes first: it stops taking new clients (on Linux their handshakes are dropped for
+    /// ``handshakeGrace``, then refused by the closed socket), while the connections the kernel had already
+    /// completed or was completing on it are served like the open ones; closing the socket at once would reset
+    /// them after their connect succeeded, and a router in front could not send them elsewhere. Idle keep-alive
     /// connections are closed when the timeout ends. Returns when libmicrohttpd's threads and the listener's
     /// lingering-close thread have ended; calling it again (or after another thread did) returns immediately.
     public func stop(timeout: Duration = .seconds(5)) {
@@ -189,12 +192,32 @@ public final class HTTPListener: Sendable {
         }
         guard !handles.isEmpty else { return }
         reaper?.cancel()
-        for handle in handles {
-            let listenSocket = MHD_quiesce_daemon(handle.pointer)
-            if listenSocket >= 0 { close(listenSocket) }  // quiesce hands the socket to us
+        // Each listening socket first stops taking new handshakes, then those under way complete into its queue
+        // (within a round trip), then the queue is handed to the daemon; only then is the socket closed, which
+        // would reset any connection still in it.
+        let listenSockets = handles.map { handle -> Int32 in
+            let listenSocket = MHD_quiesce_daemon(handle.pointer)  // quiesce hands the socket to us
+            if listenSocket >= 0 { Self.refuseNewHandshakes(listenSocket) }
+            return listenSocket
         }
-        let deadline = ContinuousClock.now + timeout
-        while ContinuousClock.now < deadline, handles.contains(where: { Self.connections(of: $0) > 0 }) {
+        if listenSockets.contains(where: { $0 >= 0 }) {
+            usleep(UInt32(Self.microseconds(min(timeout, Self.handshakeGrace))))
+        }
+        var handedOver = 0
+        for (handle, listenSocket) in zip(handles, listenSockets) where listenSocket >= 0 {
+            handedOver += Self.handOverQueuedConnections(
+                listenSocket, to: handle, limit: max(1, configuration.listenBacklog))
+            close(listenSocket)
+        }
+        let now = ContinuousClock.now
+        let deadline = now + timeout
+        // libmicrohttpd counts a connection handed over only once its thread has taken it from its queue (at once,
+        // unless that thread is busy serving, when the count is not zero anyway): until then, a count of zero
+        // does not mean that nothing is left to serve.
+        let settled = now + (handedOver > 0 ? min(timeout, Self.handOverSettle) : .zero)
+        while ContinuousClock.now < deadline,
+            ContinuousClock.now < settled || handles.contains(where: { Self.connections(of: $0) > 0 })
+        {
             usleep(10_000)
         }
         for handle in handles { MHD_stop_daemon(handle.pointer) }
@@ -202,6 +225,80 @@ public final class HTTPListener: Sendable {
         context.lingeringClose.stop()
         // No callback can run any more: drop the retain taken in init.
         Unmanaged.passUnretained(context).release()
+    }
+
+    /// How long ``stop(timeout:)`` gives the daemons' threads to take the connections it handed over.
+    static let handOverSettle: Duration = .milliseconds(250)
+    /// How long ``stop(timeout:)`` lets handshakes under way complete before it takes the queue: a round trip
+    /// between the router and the server, with a wide margin.
+    static let handshakeGrace: Duration = .milliseconds(50)
+
+    static func microseconds(_ duration: Duration) -> Int64 {
+        duration.components.seconds * 1_000_000 + duration.components.attoseconds / 1_000_000_000_000
+    }
+
+    /// Makes `listenSocket` drop new handshakes (TCP segments with SYN and without ACK) while every other segment
+    /// still arrives, such as the ACK that completes a handshake under way. A client whose SYN was dropped sends
+    /// it again about a second later and meets the closed socket, a refusal, which a router takes as "try the next
+    /// server"; a handshake still under way when the socket closes is reset after the client's connect succeeded,
+    /// which a router cannot retry. Linux only (a classic BPF socket filter); elsewhere nothing changes.
+    private static func refuseNewHandshakes(_ listenSocket: Int32) {
+        #if os(Linux)
+            /// `struct sock_filter` of <linux/filter.h>.
+            struct Instruction {
+                var code: UInt16
+                var jumpIfTrue: UInt8
+                var jumpIfFalse: UInt8
+                var value: UInt32
+            }
+            /// `struct sock_fprog`.
+            struct Program {
+                var length: UInt16
+                var instructions: UnsafeMutablePointer<Instruction>
+            }
+            // A TCP socket's filter sees the segment from its TCP header on: byte 13 holds the flags.
+            var instructions = [
+                Instruction(code: 0x30, jumpIfTrue: 0, jumpIfFalse: 0, value: 13),  // ld b [13]
+                Instruction(code: 0x54, jumpIfTrue: 0, jumpIfFalse: 0, value: 0x12),  // and #(SYN | ACK)
+                Instruction(code: 0x15, jumpIfTrue: 0, jumpIfFalse: 1, value: 0x02),  // jeq #SYN
+                Instruction(code: 0x06, jumpIfTrue: 0, jumpIfFalse: 0, value: 0),  // ret #0: drop
+                Instruction(code: 0x06, jumpIfTrue: 0, jumpIfFalse: 0, value: UInt32.max),  // ret: keep it whole
+            ]
+            instructions.withUnsafeMutableBufferPointer { buffer in
+                var program = Program(length: UInt16(buffer.count), instructions: buffer.baseAddress!)
+                _ = setsockopt(
+                    listenSocket, SOL_SOCKET, SO_ATTACH_FILTER, &program, socklen_t(MemoryLayout<Program>.size))
+            }
+        #endif
+    }
+
+    /// Accepts the connections waiting on `listenSocket` (one `MHD_quiesce_daemon` returned) and gives each to
+    /// `handle`'s daemon, which serves it as one it accepted itself (and closes one it cannot take). At most `limit`,
+    /// the socket's backlog: the queue holds no more, so accepting further would only meet clients arriving after
+    /// the stop began, which a closed socket refuses. Returns how many were handed over.
+    private static func handOverQueuedConnections(_ listenSocket: Int32, to handle: DaemonHandle, limit: Int) -> Int {
+        let flags = fcntl(listenSocket, F_GETFL)
+        guard flags >= 0, fcntl(listenSocket, F_SETFL, flags | O_NONBLOCK) == 0 else { return 0 }
+        var handed = 0
+        for _ in 0..<limit {
+            var address = sockaddr_storage()
+            var length = socklen_t(MemoryLayout<sockaddr_storage>.size)
+            let client = withUnsafeMutablePointer(to: &address) {
+                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { accept(listenSocket, $0, &length) }
+            }
+            if client < 0 {
+                // A client that gave up while queued is skipped; anything else (EAGAIN: the queue is empty) ends it.
+                if errno == ECONNABORTED || errno == EINTR { continue }
+                break
+            }
+            _ = withUnsafePointer(to: &address) {
+                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                    MHD_add_connection(handle.pointer, client, $0, length)
+                }
+            }
+            handed += 1
+        }
+        return handed
     }
 
     // MARK: Starting

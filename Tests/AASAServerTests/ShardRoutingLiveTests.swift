@@ -6,88 +6,6 @@ import Testing
 
 @testable import AASAServer
 
-/// Debian's nginx with its stream module as the TLS-passthrough router in front of the shards, on a free port,
-/// running the configuration `aasa-server shards nginx` printed; stopped when released.
-final class NginxRouter: @unchecked Sendable {
-    static let executable = "/usr/sbin/nginx"
-    static let streamModule = "/usr/lib/nginx/modules/ngx_stream_module.so"
-
-    /// Whether nginx and its stream module are installed (`scripts/setup.sh --test` installs both).
-    static var isInstalled: Bool {
-        FileManager.default.isExecutableFile(atPath: executable) && FileManager.default.fileExists(atPath: streamModule)
-    }
-
-    /// The port the router listens on.
-    let port: UInt16
-    private let process = Process()
-    private let logFile: String
-
-    /// Starts nginx with `include` (the generated `stream {}` file) in `directory`, and waits until it accepts
-    /// connections on `port`.
-    init(directory: String, include: String, port: UInt16) throws {
-        self.port = port
-        logFile = directory + "/nginx.log"
-        let configuration = try Self.writeConfiguration(directory: directory, include: include)
-        _ = FileManager.default.createFile(atPath: logFile, contents: nil)
-        process.executableURL = URL(fileURLWithPath: Self.executable)
-        // -e: nginx's own messages before the configuration is read go to stderr too, not to /var/log/nginx.
-        process.arguments = ["-e", "stderr", "-p", directory + "/", "-c", configuration, "-g", "daemon off;"]
-        process.standardOutput = FileHandle(forWritingAtPath: logFile)
-        process.standardError = FileHandle(forWritingAtPath: logFile)
-        try process.run()
-        for _ in 0..<200 {
-            if Self.accepts(port: port) { return }
-            guard process.isRunning else { break }
-            usleep(50_000)
-        }
-        throw Failure(description: "nginx did not listen on 127.0.0.1:\(port): \(log)")
-    }
-
-    deinit {
-        if process.isRunning {
-            process.terminate()
-            process.waitUntilExit()
-        }
-    }
-
-    /// Writes `directory`/nginx.conf: the stream module, a pid file and error log of the test's own, and
-    /// `include`; returns its path.
-    static func writeConfiguration(directory: String, include: String) throws -> String {
-        let configuration = directory + "/nginx.conf"
-        let text = """
-            load_module \(Self.streamModule);
-            pid \(directory)/nginx.pid;
-            error_log stderr;
-            events {}
-            include \(include);
-
-            """
-        try text.write(toFile: configuration, atomically: true, encoding: .utf8)
-        return configuration
-    }
-
-    /// `nginx -t` of the main configuration including `include`: what nginx says of the file, without running it.
-    static func test(directory: String, include: String) throws -> Command.Output {
-        let configuration = try writeConfiguration(directory: directory, include: include)
-        return try Command.run(executable, ["-e", "stderr", "-p", directory + "/", "-c", configuration, "-t"])
-    }
-
-    /// What nginx printed.
-    var log: String { (try? String(contentsOfFile: logFile, encoding: .utf8)) ?? "" }
-
-    /// Whether something accepts TCP connections on 127.0.0.1:`port`.
-    static func accepts(port: UInt16) -> Bool {
-        guard let fd = try? HTTPProbe.connect(port: port) else { return false }
-        close(fd)
-        return true
-    }
-
-    /// Why the router could not be used.
-    struct Failure: Error, CustomStringConvertible {
-        var description: String
-    }
-}
-
 /// A port on 127.0.0.1 that behaves as a host that is gone: a listening socket with a backlog of 0 whose one
 /// queued connection is never accepted, so the kernel drops every further SYN and a connect neither completes
 /// nor is refused until the client's own timeout. Closed when released.
@@ -111,7 +29,7 @@ final class BlackHole: @unchecked Sendable {
         }
         guard bound == 0, listen(fd, 0) == 0 else {
             close(fd)
-            throw NginxRouter.Failure(description: "black hole: \(String(cString: strerror(errno)))")
+            throw HTTPProbe.Failure(description: "black hole: \(String(cString: strerror(errno)))")
         }
         listener = fd
         port = UInt16(bigEndian: address.sin_port)

@@ -4,15 +4,16 @@ import Foundation
 /// `aasa-server serve` run as a real process on free ports, as a user or a container would run it.
 final class ServeProcess {
     let process = Process()
-    let port = freePort()
-    let admin = freePort()
+    let port: UInt16
+    let admin: UInt16
 
-    /// Starts `serve` in `directory` with `arguments` (the ports are added unless `environment` sets them);
-    /// standard output and error go to `output` and `errorOutput`, else nowhere.
+    /// Starts `serve` in `directory` with `arguments` (the ports are added unless `environment` sets them: `ports`,
+    /// else free ones); standard output and error go to `output` and `errorOutput`, else nowhere.
     init(
         in directory: String, arguments: [String], environment: [String: String] = [:], output: FileHandle? = nil,
-        errorOutput: FileHandle? = nil
+        errorOutput: FileHandle? = nil, ports: (https: UInt16, admin: UInt16)? = nil
     ) throws {
+        (port, admin) = ports ?? (freePort(), freePort())
         process.executableURL = URL(fileURLWithPath: RepositoryPaths.executable)
         var arguments = ["serve"] + arguments
         if environment["AASA_SERVER_HTTPS_PORT"] == nil {
