@@ -233,6 +233,41 @@ import Testing
         #expect(verified.stdoutBytes == json.body, "the signed content is the JSON the domain serves")
     }
 
+    @Test func aDomainDeletedFromTheStoreIsServedThroughItsGraceThenGone() throws {
+        let (workspace, uri) = try pushed("removal")
+        let (serve, _) = try replica(workspace, uri, "r0", arguments: ["--removal-grace", "2"])
+        #expect(serve.waitUntilReady())
+        try FileManager.default.removeItem(atPath: workspace.path + "/site-config/links.example")
+        try push(workspace, uri)
+        // The change reaches the replica at once; the domain stays until its grace ends, then answers 404.
+        let removing = waitFor(10) {
+            let domains = (try? status(serve)["domains"] as? [String: Any]) ?? [:]
+            return (domains["links.example"] as? [String: Any])?["state"] as? String == "removing"
+        }
+        #expect(removing != nil, "the replica marks the domain removing")
+        #expect(try fetch(workspace, serve, "links.example").status == 200, "served through its grace")
+        let gone = waitFor(15) { (try? fetch(workspace, serve, "links.example").status) == 404 }
+        #expect(gone != nil && gone! > 0.5, "unpublished when its grace ends (after \(String(describing: gone)) s)")
+        #expect(try fetch(workspace, serve, "shop.example").status == 200)
+    }
+
+    @Test func aStoreKeyThatDoesNotOpenTheKeysIsAnErrorNamingTheKeyFile() throws {
+        let (workspace, uri) = try pushed("wrongkey")
+        let other = try workspace.write("other.key", String(repeating: "c", count: 63) + "3\n")
+        #expect(chmod(other, 0o600) == 0)
+        let log = workspace.path + "/replica.log"
+        let folder = TemporaryDirectory("aasa-replica-wrongkey")
+        let serve = try ServeProcess(
+            in: folder.path, arguments: ["--store", uri, "--store-key-file", other], errorLog: log)
+        let exited = waitFor(30) { !serve.process.isRunning }
+        #expect(exited != nil, "with no certificate usable, HTTPS cannot start")
+        #expect(serve.process.terminationStatus != 0)
+        let text = try String(contentsOfFile: log, encoding: .utf8)
+        #expect(text.contains("\(other) does not open it"), "\(text.suffix(2000))")
+        #expect(text.contains("certs/shop.example/privkey.pem"), "the row is named as the folder it was pushed from")
+        #expect(!text.contains("PRIVATE KEY"))
+    }
+
     @Test func databaseStoppedAndStartedUnderLoadFailsNoRequest() throws {
         let (workspace, uri) = try pushed("outage")
         let log = workspace.path + "/replica.log"
