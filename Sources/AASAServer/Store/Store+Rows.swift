@@ -24,15 +24,10 @@ extension Store {
         var refusal: StoreError?
     }
 
-    /// The domains of `shard` (every one with `nil`), or those of `names` among them, by name.
-    ///
-    /// - Throws: ``PostgresError`` when the store fails; then nothing is returned.
-    func domainRows(shard: Shard?, names: Set<String>? = nil) throws -> [String: DomainRow] {
-        try fetched(listDomains(shard: shard, names: names), fetch: fetchDomains)
-    }
-
     /// The domains of `shard` (every one with `nil`), or those of `names` among them, as the listing finds them:
     /// revisions and sizes, no bytes; a row over a folder's caps carries its refusal.
+    ///
+    /// - Throws: ``PostgresError`` when the store fails.
     func listDomains(shard: Shard?, names: Set<String>? = nil) throws -> [Listed] {
         let pages = PageLoader()
         let caps = [
@@ -91,16 +86,9 @@ extension Store {
         return domains
     }
 
-    /// The certificates a replica of `shard` reads (every one with `nil`), or those of `names` among them, by name:
-    /// a certificate named after a domain is read by that domain's shard, any other (`default`, a wildcard's
-    /// folder) by every shard.
-    ///
-    /// - Throws: ``PostgresError`` when the store fails; then nothing is returned.
-    func certificateRows(shard: Shard?, names: Set<String>? = nil) throws -> [String: CertificateRow] {
-        try fetched(listCertificates(shard: shard, names: names), fetch: fetchCertificates)
-    }
-
-    /// The certificates a replica of `shard` reads, or those of `names` among them, as the listing finds them.
+    /// The certificates a replica of `shard` reads (every one with `nil`), or those of `names` among them, as the
+    /// listing finds them: a certificate named after a domain is read by that domain's shard, any other (`default`,
+    /// a wildcard's folder) by every shard.
     func listCertificates(shard: Shard?, names: Set<String>? = nil) throws -> [Listed] {
         let cap = StorePush.maximumCertificateFileBytes + SealedFormat.overhead
         var listed: [Listed] = []
@@ -146,31 +134,6 @@ extension Store {
             certificates[name] = StoredCertificate(name: name, files: files)
         }
         return certificates
-    }
-
-    /// The rows of `listed`: those within their caps fetched by `fetch` in batches of at most ``batchBytes`` (a row
-    /// deleted between the listing and the fetch is left out, as if listed a moment later), the others with their
-    /// refusal.
-    func fetched<Content>(_ listed: [Listed], fetch: ([Listed]) throws -> [String: Content]) throws
-        -> [String: StoreRow<Content>]
-    {
-        var rows: [String: StoreRow<Content>] = [:]
-        rows.reserveCapacity(listed.count)
-        for batch in Self.batches(listed.filter { $0.refusal == nil }, size: \.size) {
-            let contents = try fetch(batch)
-            for entry in batch {
-                guard let content = contents[entry.name] else { continue }
-                rows[entry.name] = StoreRow(
-                    changeID: entry.changeID, changedAt: entry.changedAt, content: .success(content))
-            }
-        }
-        for entry in listed {
-            if let refusal = entry.refusal {
-                rows[entry.name] = StoreRow(
-                    changeID: entry.changeID, changedAt: entry.changedAt, content: .failure(refusal))
-            }
-        }
-        return rows
     }
 
     /// The changes after `id`, oldest first, at most `limit`.

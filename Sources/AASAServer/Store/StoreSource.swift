@@ -1,11 +1,11 @@
 public import AASACore
 import AASAOpenSSL
 import Foundation
-import Synchronization
 
 /// The PostgreSQL store as a ``ConfigSource`` (`serve --store`): the rows of `domains`, `domain_files` and
-/// `certificates`, read in a few statements however many domains there are (``Store/domainRows(shard:names:)``), and
-/// validated, generated and imported exactly as the folders' files are.
+/// `certificates`, listed in a few statements however many domains there are (``Store/listDomains(shard:names:)``),
+/// their bytes fetched in batches as a load needs them (``StoreBatch``), and validated, generated and imported
+/// exactly as the folders' files are.
 ///
 /// A domain reads as its folder would: diagnostics name `<domain>/site.json:line:col`, and its pages are made by the
 /// same ``PageLoader`` (a domain with files has them written to a private work folder, read, and deleted; a domain
