@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 
 /// A fresh folder under the system temporary directory, removed when the value is released.
 public final class TemporaryDirectory: @unchecked Sendable {
@@ -80,7 +81,33 @@ public func boundLoopbackSocket(port: UInt16) -> Int32? {
 }
 
 /// A TCP port that was free a moment ago on 127.0.0.1, for programs that need a port number up front.
+///
+/// Picked below the kernel's ephemeral range (`net.ipv4.ip_local_port_range`), where no outgoing connection of any
+/// test (curl, PostgreSQL clients, nginx's upstream connections) can take it between this call and the program's
+/// bind, and never the same port twice in one test process. The kernel's choice is the fallback.
 public func freePort() -> UInt16 {
+    let lowestEphemeral =
+        (try? String(contentsOfFile: "/proc/sys/net/ipv4/ip_local_port_range", encoding: .utf8))
+        .flatMap { $0.split(whereSeparator: \.isWhitespace).first.flatMap { Int($0) } } ?? 32768
+    let candidates = 10_000..<max(10_001, min(lowestEphemeral, 65_536))
+    if candidates.count >= 1_000 {
+        for _ in 0..<200 {
+            let port = UInt16(Int.random(in: candidates))
+            guard handedOutPorts.withLock({ $0.insert(port).inserted }) else { continue }
+            if let probe = boundLoopbackSocket(port: port) {
+                close(probe)
+                return port
+            }
+        }
+    }
+    return kernelsFreePort()
+}
+
+/// The ports ``freePort()`` gave out in this process.
+private let handedOutPorts = Mutex<Set<UInt16>>([])
+
+/// A port the kernel picks from its ephemeral range.
+private func kernelsFreePort() -> UInt16 {
     let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
     defer { close(fd) }
     var address = sockaddr_in()
