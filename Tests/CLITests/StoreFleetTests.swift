@@ -374,6 +374,49 @@ import Testing
         }
     }
 
+    @Test func aReplicaStartedFromAnotherShardsSnapshotReadsItsOwnRowsOnceTheStoreIsBack() throws {
+        let (workspace, uri) = try pushed("snapshotshard")
+        let template = try String(
+            contentsOfFile: workspace.path + "/site-config/links.example/site.json", encoding: .utf8)
+        let names = (1...12).map { "tenant-\($0).example" }
+        for name in names {
+            _ = try workspace.write(
+                "site-config/\(name)/site.json", template.replacingOccurrences(of: "links.example", with: name))
+        }
+        #expect(try aasa(["certs", "dev"], in: workspace.path).status == 0, "a certificate for each new domain")
+        try push(workspace, uri)
+        let cache = workspace.path + "/cache"
+        let (first, _) = try replica(workspace, uri, "r0", arguments: ["--shard", "0/2", "--store-cache", cache])
+        #expect(first.waitUntilReady())
+        #expect(waitFor(10) { FileManager.default.fileExists(atPath: cache + "/state") } != nil)
+        #expect(first.terminate(within: 10) == 0)
+
+        // The same cache, now shard 1/2, started while the database is down: it serves what its snapshot holds of
+        // shard 1 (nothing), and once the store is back, every domain of shard 1.
+        let cluster = try StoreCluster.current()
+        cluster.stop()
+        defer { try? cluster.start() }
+        let log = workspace.path + "/second.log"
+        let (second, _) = try replica(
+            workspace, uri, "r0", arguments: ["--shard", "1/2", "--store-cache", cache], log: log)
+        #expect(second.waitUntilHealthy())
+        try cluster.start()
+        let shard = try Shard(index: 1, count: 2)
+        let expected = Set(names + ["shop.example", "links.example"]).filter { shard.owns($0) }
+        #expect(!expected.isEmpty)
+        let loaded = waitFor(30) {
+            let domains = (try? status(second)["domains"] as? [String: Any]) ?? [:]
+            return Set(domains.keys) == expected
+        }
+        #expect(loaded != nil, "the replica reads its shard's rows once the store is back")
+        for domain in expected {
+            let answer = try fetch(workspace, second, domain)
+            #expect(
+                answer.status == 200,
+                "\(domain): \(answer.error) \((try? String(contentsOfFile: log, encoding: .utf8)) ?? "")")
+        }
+    }
+
     @Test func shardReplicaLoadsOnlyItsPartition() throws {
         let (workspace, uri) = try pushed("shards")
         // Twenty more domains, copies of links.example.

@@ -10,7 +10,7 @@ import Synchronization
 ///
 /// Writes commit in the order of their change ids (``StoreSchema/changeLockKey``), so "every change up to n" is
 /// exact: a replica that was disconnected catches up with the changes it missed, and one that missed more than
-/// ``maximumCatchUp`` reloads everything. When the connection is lost the replica keeps serving what it has, closes
+/// ``maximumCatchUp``, or that started from its snapshot, reloads everything. When the connection is lost the replica keeps serving what it has, closes
 /// its reading connections (``StoreLink``) and tries again with a backoff up to ``maximumBackoff``; the loss and the
 /// recovery are logged once each.
 final class StoreFollower: Service, @unchecked Sendable {
@@ -56,6 +56,9 @@ final class StoreFollower: Service, @unchecked Sendable {
     /// Records the start's load: from the store (`connected`), at change `change`, or from the snapshot.
     func loaded(at change: Int64, fromSnapshot: Bool) {
         applied = change
+        // What a snapshot holds may be another shard's, or older than its state says: once the store answers, the
+        // replica reads every row again (only the rows whose revision differs are fetched).
+        reloadsEverything = fromSnapshot
         status.withLock { status in
             status.lastChange = change
             status.servingSnapshot = fromSnapshot
