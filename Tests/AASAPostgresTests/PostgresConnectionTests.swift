@@ -5,7 +5,7 @@ import Synchronization
 import Testing
 
 /// A real PostgreSQL cluster, shared by the suite: parameters, transactions, advisory locks, LISTEN/NOTIFY.
-@Suite(.postgresCluster)
+@Suite(.storeCluster)
 struct PostgresConnectionTests {
     static let parameterCases: [(name: String, value: PostgresValue?, cast: String)] = [
         ("plain text", .text("shop.example"), "text"),
@@ -23,7 +23,7 @@ struct PostgresConnectionTests {
     func aParameterIsStoredAndReadBackUnchanged(_ example: (name: String, value: PostgresValue?, cast: String))
         throws
     {
-        let connection = try PostgresConnection(uri: SharedCluster.current().uri)
+        let connection = try PostgresConnection(uri: StoreCluster.current().uri)
         defer { connection.close() }
         try connection.execute("CREATE TEMP TABLE items (id integer, value \(example.cast))")
         let inserted = try connection.execute("INSERT INTO items VALUES (1, $1)", [example.value])
@@ -42,7 +42,7 @@ struct PostgresConnectionTests {
     }
 
     @Test func textWithANulByteIsRefusedBeforeAnythingIsSent() throws {
-        let connection = try PostgresConnection(uri: SharedCluster.current().uri)
+        let connection = try PostgresConnection(uri: StoreCluster.current().uri)
         defer { connection.close() }
         #expect(throws: PostgresError(.invalidParameter, server: "", message: "")) {
             try connection.execute("SELECT $1::text", [.text("a\u{0}b")])
@@ -61,7 +61,7 @@ struct PostgresConnectionTests {
     func aRefusedStatementNamesItsSQLStateAndFirstLineButNoValue(
         _ example: (sql: String, parameters: [PostgresValue?], sqlState: String)
     ) throws {
-        let cluster = try SharedCluster.current()
+        let cluster = try StoreCluster.current()
         let connection = try PostgresConnection(uri: cluster.uri)
         defer { connection.close() }
         let error = try #require(throws: PostgresError.self) { try connection.execute(example.sql, example.parameters) }
@@ -77,7 +77,7 @@ struct PostgresConnectionTests {
     }
 
     @Test func aTransactionThatThrowsLeavesNothingAndOneThatReturnsCommits() throws {
-        let connection = try PostgresConnection(uri: SharedCluster.current().uri)
+        let connection = try PostgresConnection(uri: StoreCluster.current().uri)
         defer { connection.close() }
         try connection.execute("CREATE TABLE transaction_rows (name text)")
         struct Abort: Error {}
@@ -91,14 +91,14 @@ struct PostgresConnectionTests {
             try connection.execute("INSERT INTO transaction_rows VALUES ($1)", ["kept"]).affectedRows
         }
         #expect(kept == 1)
-        let other = try PostgresConnection(uri: SharedCluster.current().uri)
+        let other = try PostgresConnection(uri: StoreCluster.current().uri)
         defer { other.close() }
         let rows = try other.execute("SELECT name FROM transaction_rows ORDER BY name")
         #expect((0..<rows.rowCount).map { rows.text($0, 0) } == ["kept"])
     }
 
     @Test func aTransactionWhoseStatementFailedIsReportedRolledBackAtCommit() throws {
-        let connection = try PostgresConnection(uri: SharedCluster.current().uri)
+        let connection = try PostgresConnection(uri: StoreCluster.current().uri)
         defer { connection.close() }
         try connection.execute("CREATE TEMP TABLE swallowed (name text)")
         let error = try #require(throws: PostgresError.self) {
@@ -112,7 +112,7 @@ struct PostgresConnectionTests {
     }
 
     @Test func theSecondHolderOfAnAdvisoryLockWaitsUntilTheFirstReleasesIt() throws {
-        let uri = try SharedCluster.current().uri
+        let uri = try StoreCluster.current().uri
         let first = try PostgresConnection(uri: uri)
         let second = try PostgresConnection(uri: uri)
         defer {
@@ -150,7 +150,7 @@ struct PostgresConnectionTests {
     }
 
     @Test func closingAConnectionFromAnotherThreadCancelsItsStatementWaitingForALock() throws {
-        let uri = try SharedCluster.current().uri
+        let uri = try StoreCluster.current().uri
         let holder = try PostgresConnection(uri: uri)
         let waiter = try PostgresConnection(uri: uri)
         defer { holder.close() }
@@ -184,7 +184,7 @@ struct PostgresConnectionTests {
     }
 
     @Test func aNotificationReachesAListeningConnectionPromptly() throws {
-        let uri = try SharedCluster.current().uri
+        let uri = try StoreCluster.current().uri
         let listener = try PostgresConnection(uri: uri)
         let sender = try PostgresConnection(uri: uri)
         defer {
@@ -205,7 +205,7 @@ struct PostgresConnectionTests {
     }
 
     @Test func aNotificationSentInATransactionArrivesAtCommit() throws {
-        let uri = try SharedCluster.current().uri
+        let uri = try StoreCluster.current().uri
         let listener = try PostgresConnection(uri: uri)
         let sender = try PostgresConnection(uri: uri)
         defer {
@@ -229,7 +229,7 @@ struct PostgresConnectionTests {
     func aWaitingConnectionIsEndedPromptlyFromAnotherThread(
         _ waker: (name: String, act: @Sendable (PostgresConnection) -> Void)
     ) throws {
-        let listener = try PostgresConnection(uri: SharedCluster.current().uri)
+        let listener = try PostgresConnection(uri: StoreCluster.current().uri)
         defer { listener.close() }
         try listener.listen("never_sent")
         Thread.detachNewThread {
@@ -257,7 +257,7 @@ struct PostgresConnectionTests {
 
     @Test(arguments: invalidChannels)
     func aChannelThatIsNotAPlainIdentifierIsRefused(_ channel: String) throws {
-        let connection = try PostgresConnection(uri: SharedCluster.current().uri)
+        let connection = try PostgresConnection(uri: StoreCluster.current().uri)
         defer { connection.close() }
         #expect(throws: PostgresError(.invalidIdentifier, server: "", message: "")) { try connection.listen(channel) }
         #expect(throws: PostgresError(.invalidIdentifier, server: "", message: "")) {

@@ -4,10 +4,10 @@ import Foundation
 import Testing
 
 /// The database going away and coming back, on a cluster of the suite's own (stopping it would break other suites).
-@Suite(.postgresCluster, .serialized)
+@Suite(.storeCluster, .serialized)
 struct PostgresOutageTests {
     @Test func aStoppedServerIsAConnectErrorNamingTheServerNotThePasswordAndARestartedOneServesAgain() throws {
-        let cluster = try SharedCluster.current()
+        let cluster = try StoreCluster.current()
         let password = "s3cret-Passw0rd"
         let uri = "postgresql://postgres:\(password)@127.0.0.1:\(cluster.port)/aasa"
         let before = try PostgresConnection(uri: uri, connectTimeout: .seconds(5))
@@ -41,7 +41,7 @@ struct PostgresOutageTests {
     }
 
     @Test func aListenerLearnsThatTheServerWentAway() throws {
-        let cluster = try SharedCluster.current()
+        let cluster = try StoreCluster.current()
         let listener = try PostgresConnection(uri: cluster.uri)
         defer { listener.close() }
         try listener.listen("domain_changes")

@@ -341,12 +341,20 @@ import Testing
         let cluster = try StoreCluster.current()
         cluster.stop()
         defer { try? cluster.start() }
-        (serve, folder) = try replica(workspace, uri, "r0", arguments: ["--store-cache", cache])
+        // Two files that are not records: left out, in one log line.
+        for junk in ["junk-1.example", "junk-2.example"] {
+            _ = try workspace.write("cache/domains/\(junk)", "not a record")
+        }
+        let log = workspace.path + "/snapshot-start.log"
+        (serve, folder) = try replica(workspace, uri, "r0", arguments: ["--store-cache", cache], log: log)
         _ = folder
         #expect(serve.waitUntilReady(), "a replica starts from its snapshot with the database down")
         #expect(try fetch(workspace, serve, "links.example").body == served)
         #expect(try fetch(workspace, serve, "shop.example").status == 200)
         #expect(try store(serve)["servingSnapshot"] as? Bool == true)
+        let text = try String(contentsOfFile: log, encoding: .utf8)
+        #expect(text.components(separatedBy: "are not records").count - 1 == 1, "\(text.suffix(2000))")
+        #expect(text.contains("count=2"))
 
         // Without a snapshot, a replica is alive but not ready while the database is down, and keeps trying.
         let (waiting, _) = try replica(workspace, uri, "r1")

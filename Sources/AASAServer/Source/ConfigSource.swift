@@ -29,12 +29,18 @@ protocol ConfigSource: Sendable {
     /// not parsed again when what it was read from has not changed.
     func readCertificates(known: [String: CertificateDirectory.KnownFolder], only: Set<String>?, now: Date)
         -> CertificateRead
+    /// Why the domains of the load now ending could not all be read, because the source itself failed (a store that
+    /// stopped answering while their bytes were fetched), not a domain; `nil` when it did not. Taking it clears it.
+    /// The load then fails as a whole, as when the domains cannot be listed: one finding, not one per domain.
+    func takeReadFailure() -> Diagnostic?
     /// `loaded` with the association file of each domain that asks for it signed (spec §4), with the certificates
     /// the load serves (`certificates`; `nil` without HTTPS, when the source reads them itself).
     func sign(_ loaded: [LoadedDomain], now: Date, certificates: CertificateCatalog?) -> [LoadedDomain]
 }
 
 extension ConfigSource {
+    func takeReadFailure() -> Diagnostic? { nil }
+
     func domains(named names: Set<String>) throws(Diagnostic) -> [String: SourceDomain] {
         var found: [String: SourceDomain] = [:]
         for name in names {

@@ -35,6 +35,7 @@ struct Loader: Sendable {
     /// (``concurrently(_:_:)``); a partial one reads the certificates first, because a changed certificate brings
     /// the domains it covers along (to be signed with it, and their status).
     func load(after previous: Catalog, scope: LoadScope = .everything, at now: Date) -> Load {
+        _ = source.takeReadFailure()
         guard let names = scope.domains else {
             // The certificate half starts at once: it needs the domains' names only for the SNI table at its end,
             // and the domains are listed meanwhile.
@@ -107,9 +108,14 @@ struct Loader: Sendable {
         shard?.owns(domain) ?? true
     }
 
-    /// `load` with the domains that sign their file signed, with the certificates it read.
+    /// `load` with the domains that sign their file signed, with the certificates it read; a failed load when the
+    /// source failed while its domains were read (``ConfigSource/takeReadFailure()``).
     private func signed(_ load: Load) -> Load {
         var load = load
+        if case .success = load.domains, let failure = source.takeReadFailure() {
+            load.domains = .failure(failure)
+            return load
+        }
         load.domains = load.domains.map { source.sign($0, now: load.time, certificates: load.certificates?.0) }
         return load
     }

@@ -77,6 +77,20 @@ enum StoreFolder {
         return (Int64(bitPattern: change), Date(timeIntervalSince1970: Double(bitPattern: at)), entries)
     }
 
+    /// The revision at the head of the record file at `path`, read without the rest; `nil` when the file is not a
+    /// record.
+    static func revision(ofRecordAt path: String) -> (changeID: Int64, changedAt: Date)? {
+        guard let handle = FileHandle(forReadingAtPath: path) else { return nil }
+        defer { try? handle.close() }
+        let head = Array((try? handle.read(upToCount: magic.utf8.count + 16)) ?? Data())
+        guard head.count == magic.utf8.count + 16, head.starts(with: Array(magic.utf8)) else { return nil }
+        let number = { (offset: Int) in head[offset..<offset + 8].reduce(UInt64(0)) { $0 << 8 | UInt64($1) } }
+        return (
+            Int64(bitPattern: number(magic.utf8.count)),
+            Date(timeIntervalSince1970: Double(bitPattern: number(magic.utf8.count + 8)))
+        )
+    }
+
     /// The first bytes of a record.
     static let magic = "AASASNP1"
 

@@ -9,6 +9,8 @@ struct StoreReference<Content: Sendable>: Sendable {
         case read(Result<Content, StoreError>)
         /// Fetched with their batch when first taken.
         case batch(StoreBatch<Content>)
+        /// Read when taken, from a copy (the snapshot); a failure is that row's refusal.
+        case load(@Sendable () -> Result<Content, StoreError>)
     }
 
     /// What taking the bytes gave.
@@ -31,6 +33,11 @@ struct StoreReference<Content: Sendable>: Sendable {
         switch bytes {
         case .read(.success(let content)): .content(content)
         case .read(.failure(let refusal)): .refused(refusal)
+        case .load(let read):
+            switch read() {
+            case .success(let content): .content(content)
+            case .failure(let refusal): .refused(refusal)
+            }
         case .batch(let batch):
             switch batch.take(name) {
             case .success(let content): .content(content)

@@ -218,18 +218,19 @@ final class StoreSnapshot: Service, @unchecked Sendable {
 
     // MARK: Reading
 
-    /// The domain rows of the snapshot (those of `names`, or every one).
-    func domainRows(names: Set<String>?) -> [String: DomainRow] {
-        rows(in: folder + "/domains", names: names) { name, entries in
+    /// The domains of the snapshot (those of `names`, or every one): each file's revision read from its header, its
+    /// bytes when a load takes them, so a start from the snapshot holds no more rows at once than one from the store.
+    func domainReferences(names: Set<String>?) -> [String: StoreReference<StoredDomain>] {
+        references(in: folder + "/domains", names: names) { name, entries in
             guard let site = entries.first, site.0 == SiteConfigLoader.fileName else { return nil }
             let files = Dictionary(entries.dropFirst().map { $0 }) { first, _ in first }
             return StoredDomain(name: name, siteJSON: site.1, files: files)
         }
     }
 
-    /// The certificate rows of the snapshot (those of `names`, or every one).
-    func certificateRows(names: Set<String>?) -> [String: CertificateRow] {
-        rows(in: folder + "/certificates", names: names) { name, entries in
+    /// The certificates of the snapshot (those of `names`, or every one), as ``domainReferences(names:)``.
+    func certificateReferences(names: Set<String>?) -> [String: StoreReference<StoredCertificate>] {
+        references(in: folder + "/certificates", names: names) { name, entries in
             var files: [CertificateFile: [UInt8]] = [:]
             for (file, bytes) in entries {
                 guard let file = CertificateFile(rawValue: file) else { return nil }
@@ -239,26 +240,40 @@ final class StoreSnapshot: Service, @unchecked Sendable {
         }
     }
 
-    private func rows<Content: Sendable>(
-        in folder: String, names: Set<String>?, decode: (String, [(String, [UInt8])]) -> Content?
-    ) -> [String: StoreRow<Content>] {
+    private func references<Content: Sendable>(
+        in folder: String, names: Set<String>?,
+        decode: @escaping @Sendable (String, [(String, [UInt8])]) -> Content?
+    ) -> [String: StoreReference<Content>] {
         let listed = names.map(Array.init) ?? ((try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? [])
-        var rows: [String: StoreRow<Content>] = [:]
+        var references: [String: StoreReference<Content>] = [:]
+        var unreadable: [String] = []
         for name in listed where Self.isFileName(name) {
-            guard
-                case .success(let contents) = ConfinedFile.read(
-                    folder + "/" + name, within: .anywhere, maximumBytes: Self.maximumRecordBytes)
-            else { continue }
-            guard let record = StoreFolder.entries(of: contents.bytes), let content = decode(name, record.entries)
-            else {
-                logger.warning(
-                    "a file of the store snapshot is not a record; it is left out",
-                    metadata: ["file": "\(folder)/\(name)"])
+            let path = folder + "/" + name
+            guard FileManager.default.fileExists(atPath: path) else { continue }
+            guard let revision = StoreFolder.revision(ofRecordAt: path) else {
+                unreadable.append(path)
                 continue
             }
-            rows[name] = StoreRow(changeID: record.changeID, changedAt: record.changedAt, content: .success(content))
+            references[name] = StoreReference(
+                changeID: revision.changeID, changedAt: revision.changedAt,
+                bytes: .load {
+                    guard
+                        case .success(let contents) = ConfinedFile.read(
+                            path, within: .anywhere, maximumBytes: Self.maximumRecordBytes),
+                        let record = StoreFolder.entries(of: contents.bytes), let content = decode(name, record.entries)
+                    else {
+                        return .failure(StoreError("\(path): error: the snapshot's copy of \(name) cannot be read"))
+                    }
+                    return .success(content)
+                })
         }
-        return rows
+        if let first = unreadable.first {
+            // One line however many: the snapshot is a cache, and the store has every row.
+            logger.warning(
+                "files of the store snapshot are not records; they are left out",
+                metadata: ["count": "\(unreadable.count)", "first": "\(first)"])
+        }
+        return references
     }
 
     /// Whether `name` is a file name of the snapshot's folders: no `/`, not hidden (temporary files are).

@@ -28,6 +28,10 @@ struct StoreSource: ConfigSource {
     let snapshot: StoreSnapshot?
     /// Signs with the certificates the load serves; its cache keeps signatures across loads.
     let signer: AssociationSigner
+    /// The first fetch of the current load the store did not answer (``takeReadFailure()``).
+    let readFailure = StoreReadFailure()
+
+    func takeReadFailure() -> Diagnostic? { readFailure.take() }
 
     /// Where messages place certificates: `certs/<name>/fullchain.pem`, as `store pull` writes them.
     static let certificateFolder = "certs"
@@ -56,7 +60,7 @@ struct StoreSource: ConfigSource {
     /// The domains of the shard (every one, or those named), as their rows' references.
     private func domainReferences(names: Set<String>?) throws(Diagnostic) -> [String: StoreReference<StoredDomain>] {
         try references(
-            names: names, fromSnapshot: { $0.domainRows(names: names) },
+            names: names, fromSnapshot: { $0.domainReferences(names: names) },
             list: { try $0.listDomains(shard: shard, names: names) }, fetch: { try $0.fetchDomains($1) },
             listed: { $0.listed(domains: $1, names: names) }, record: { $0.record(domains: $1) })
     }
@@ -65,17 +69,13 @@ struct StoreSource: ConfigSource {
     /// listed in the store now, their bytes fetched batch by batch when a load takes them, each batch handed to the
     /// snapshot as it is fetched.
     private func references<Content>(
-        names: Set<String>?, fromSnapshot: (StoreSnapshot) -> [String: StoreRow<Content>],
+        names: Set<String>?, fromSnapshot: (StoreSnapshot) -> [String: StoreReference<Content>],
         list: (Store) throws -> [Store.Listed],
         fetch: @escaping @Sendable (Store, [Store.Listed]) throws -> [String: Content],
         listed: (StoreSnapshot, Set<String>) -> Void,
         record: @escaping @Sendable (StoreSnapshot, [String: StoreRow<Content>?]) -> Void
     ) throws(Diagnostic) -> [String: StoreReference<Content>] {
-        if let snapshot, snapshot.isServing {
-            return fromSnapshot(snapshot).mapValues {
-                StoreReference(changeID: $0.changeID, changedAt: $0.changedAt, bytes: .read($0.content))
-            }
-        }
+        if let snapshot, snapshot.isServing { return fromSnapshot(snapshot) }
         let rows: [Store.Listed]
         do {
             rows = try link.read(list)
@@ -141,11 +141,9 @@ struct StoreSource: ConfigSource {
             case .refused(let refusal):
                 return failed(.fileTooLarge, refusal.description, hint: "push the domain again from its folder")
             case .unreachable(let error):
-                // Not a revision read: the next load tries again.
-                var loaded = failed(.storeUnreachable, "cannot read the store at \(link.server): \(error)", hint: "")
-                loaded.revision = nil
-                loaded.diagnostics[0].hint = nil
-                return loaded
+                // The whole load fails with this one finding (the Loader takes it); what is returned is not kept.
+                readFailure.record(unreachable(error))
+                return previous ?? LoadedDomain(domain: name, file: file, diagnostics: [])
             case .content(let stored) where stored.files.isEmpty:
                 // Made where a folder would be, with nothing in it but site.json: nothing on disk is looked at.
                 let folder = workFolder + "/" + name
@@ -248,7 +246,7 @@ struct StoreSource: ConfigSource {
         -> [String: StoreReference<StoredCertificate>]
     {
         try references(
-            names: names, fromSnapshot: { $0.certificateRows(names: names) },
+            names: names, fromSnapshot: { $0.certificateReferences(names: names) },
             list: { try $0.listCertificates(shard: shard, names: names) }, fetch: { try $0.fetchCertificates($1) },
             listed: { $0.listed(certificates: $1, names: names) }, record: { $0.record(certificates: $1) })
     }

@@ -1,15 +1,16 @@
-import AASATestSupport
-import Testing
+public import Testing
 
-/// One ``PostgresCluster`` per suite: `@Suite(.storeCluster)` starts it before the suite's first test and stops and
+/// One ``PostgresCluster`` per suite (the PostgreSQL wrapper's tests and the store's): `@Suite(.storeCluster)` starts it before the suite's first test and stops and
 /// removes it after the last; tests reach it as `try StoreCluster.current()`.
-struct StoreCluster: SuiteTrait, TestScoping {
-    @TaskLocal static var cluster: PostgresCluster?
+public struct StoreCluster: SuiteTrait, TestScoping {
+    @TaskLocal public static var cluster: PostgresCluster?
 
     /// Once for the whole suite, not around each test.
-    var isRecursive: Bool { false }
+    public var isRecursive: Bool { false }
 
-    func provideScope(
+    public init() {}
+
+    public func provideScope(
         for test: Test, testCase: Test.Case?, performing function: @Sendable () async throws -> Void
     ) async throws {
         let cluster = try PostgresCluster()
@@ -18,12 +19,12 @@ struct StoreCluster: SuiteTrait, TestScoping {
     }
 
     /// The suite's cluster.
-    static func current() throws -> PostgresCluster {
+    public static func current() throws -> PostgresCluster {
         try #require(cluster, "the suite needs the .storeCluster trait")
     }
 
     /// A new, empty database on the suite's cluster, and its URI: each test has its own.
-    static func database(_ name: String) throws -> String {
+    public static func database(_ name: String) throws -> String {
         let cluster = try current()
         let made = try cluster.run("createdb", ["-h", "127.0.0.1", "-p", String(cluster.port), "-U", "postgres", name])
         #expect(made.status == 0, "createdb \(name): \(made.output)")
@@ -33,5 +34,5 @@ struct StoreCluster: SuiteTrait, TestScoping {
 
 extension Trait where Self == StoreCluster {
     /// A throwaway PostgreSQL cluster for the suite.
-    static var storeCluster: Self { StoreCluster() }
+    public static var storeCluster: Self { StoreCluster() }
 }
