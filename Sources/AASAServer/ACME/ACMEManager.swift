@@ -302,3 +302,33 @@ public final class ACMEManager: Service, Sendable {
         }
     }
 }
+
+// MARK: Queue and retries
+
+extension ACMEManager {
+    /// The queue of orders due now and waiting for a worker.
+    public var queueStatus: ACMEQueueStatus {
+        let now = Date()
+        let pending = queue.reading { entries in
+            entries.values.count { entry in
+                !entry.inProgress && entry.status.source == .acme && (entry.due.map { $0 <= now } ?? false)
+            }
+        }
+        return ACMEQueueStatus(pending: pending, etaSeconds: pending == 0 ? nil : 0)
+    }
+
+    /// Makes `domain`'s order due now (the admin route `POST /acme/retry` and the dashboard's button).
+    public func retryNow(_ domain: String, now: Date = Date()) -> ACMERetryOutcome {
+        queue.withItems { entries in
+            guard var entry = entries[domain] else { return .unknownDomain }
+            guard entry.status.source == .acme else {
+                return .notManaged(
+                    reason: entry.status.lastError ?? "\(domain) is served with the operator's certificate")
+            }
+            if entry.inProgress { return .inProgress }
+            entry.due = now
+            entries[domain] = entry
+            return .queued(position: nil)
+        }
+    }
+}

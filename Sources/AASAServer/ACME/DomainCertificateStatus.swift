@@ -35,6 +35,12 @@ public struct DomainCertificateStatus: Sendable, Equatable {
     public var lastError: String?
     /// The CA's last problem document, verbatim.
     public var lastProblem: String?
+    /// While the domain's order waits for its turn under the CA's limits: its place in the queue of new orders
+    /// (1 is next), and when it is expected to be placed (``ACMEQueueStatus``).
+    public var queuePosition: Int?
+    public var eta: Date?
+    /// The directory URL of the CA that issued the served certificate, when the server obtained it.
+    public var issuer: String?
 
     /// Creates a status.
     public init(

@@ -19,8 +19,10 @@ public final class AdminRoutes: RouteTable {
         public var reloadHistory: @Sendable () -> [ServerStatus.ReloadRecord]
         /// Connection figures per public listener (`https`, `http`).
         public var listeners: @Sendable () -> [String: ListenerFigures]
-        /// ACME's certificate status of each domain and its order counts by result; `nil` without `--acme`.
-        public var acme: (@Sendable () -> (statuses: [String: DomainCertificateStatus], orders: [String: Int]))?
+        /// ACME's certificate status of each domain, its order counts and its queue; `nil` without `--acme`.
+        public var acme: (@Sendable () -> ACMEFigures)?
+        /// Makes one domain's order due now (`POST /acme/retry`); `nil` without `--acme`.
+        public var retryACME: (@Sendable (String) -> ACMERetryOutcome)?
         /// The background CDN check's latest observations by domain; `nil` without `--cdn-check-interval`.
         public var cdn: (@Sendable () -> [String: (apple: CDNObservation?, google: CDNObservation?)])?
         /// What the replica knows of its store; `nil` without `--store`.
@@ -31,7 +33,7 @@ public final class AdminRoutes: RouteTable {
             recorder: TrafficRecorder, reloads: @escaping @Sendable () -> [String: Int] = { [:] },
             reloadHistory: @escaping @Sendable () -> [ServerStatus.ReloadRecord] = { [] },
             listeners: @escaping @Sendable () -> [String: ListenerFigures] = { [:] },
-            acme: (@Sendable () -> (statuses: [String: DomainCertificateStatus], orders: [String: Int]))? = nil,
+            acme: (@Sendable () -> ACMEFigures)? = nil,
             cdn: (@Sendable () -> [String: (apple: CDNObservation?, google: CDNObservation?)])? = nil
         ) {
             self.recorder = recorder

@@ -307,11 +307,11 @@ public final class Server: Sendable {
 
     /// What the admin routes read at request time.
     private var live: AdminRoutes.Live {
-        var acmeFigures: (@Sendable () -> (statuses: [String: DomainCertificateStatus], orders: [String: Int]))?
+        var acmeFigures: (@Sendable () -> ACMEFigures)?
         if configuration.acme != nil {
             acmeFigures = { [weak self] in
-                guard let acme = self?.acme else { return ([:], [:]) }
-                return (acme.statuses, acme.orderCounts)
+                guard let acme = self?.acme else { return ACMEFigures() }
+                return ACMEFigures(statuses: acme.statuses, orders: acme.orderCounts, queue: acme.queueStatus)
             }
         }
         var cdnFigures: (@Sendable () -> [String: (apple: CDNObservation?, google: CDNObservation?)])?
@@ -322,6 +322,9 @@ public final class Server: Sendable {
             recorder: recorder, reloads: { [history] in history.counts },
             reloadHistory: { [history] in history.latest }, listeners: { [listeners] in listeners.figures },
             acme: acmeFigures, cdn: cdnFigures)
+        if configuration.acme != nil {
+            live.retryACME = { [weak self] domain in self?.acme?.retryNow(domain) ?? .unknownDomain }
+        }
         if let store = configuration.store {
             let server = PostgresConnection.server(of: store.uri)
             live.store = { [weak self] in
