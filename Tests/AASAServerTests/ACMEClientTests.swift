@@ -441,16 +441,17 @@ final class RecordingResponder: ChallengeResponder, @unchecked Sendable {
                 == issued.addingTimeInterval(9 * 86_400))
     }
 
-    @Test func failuresBackOffExponentiallyFromTheMinimumToADay() {
+    @Test func failuresAreRetriedAfterOneTenAndAHundredMinutesThenDaily() {
         let schedule = RenewalSchedule(minimumRetry: .seconds(60))
         let now = Date(timeIntervalSince1970: 1_800_000_000)
-        let delays = (1...14).map { schedule.retry(failures: $0, now: now, retryAfter: nil).timeIntervalSince(now) }
-        #expect(Array(delays.prefix(5)) == [60, 120, 240, 480, 960])
-        #expect(delays.last == 86_400)
-        #expect(delays == delays.sorted())
-        // A Retry-After later than the backoff wins; an earlier one does not shorten it.
+        let delays = (1...6).map { schedule.retry(failures: $0, now: now, retryAfter: nil).timeIntervalSince(now) }
+        #expect(delays == [60, 600, 6000, 86_400, 86_400, 86_400])
+        // A Retry-After later than the schedule wins; an earlier one does not shorten it.
         #expect(
             schedule.retry(failures: 1, now: now, retryAfter: now.addingTimeInterval(10)) == now.addingTimeInterval(60))
+        #expect(
+            schedule.retry(failures: 1, now: now, retryAfter: now.addingTimeInterval(900))
+                == now.addingTimeInterval(900))
     }
 }
 

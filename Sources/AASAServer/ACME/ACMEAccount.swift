@@ -18,6 +18,8 @@ public final class ACMEAccount: Sendable {
     /// The folder the key and registrations are kept in; `nil` keeps them in memory only.
     public let folder: String?
     private let registrations: Mutex<[String: String]>
+    /// Keeps the registrations elsewhere than a folder (the store); `nil`: in ``folder``, if any.
+    private let keep: (@Sendable ([String: String]) throws(ACMEFailure) -> Void)?
 
     /// The account key's file name in ``folder``.
     public static let keyFileName = "account.key"
@@ -33,6 +35,21 @@ public final class ACMEAccount: Sendable {
         self.agreesToTerms = agreesToTerms
         folder = nil
         registrations = Mutex([:])
+        keep = nil
+    }
+
+    /// An account with `key`, registered at the CAs of `registrations` (directory URL to account URL), whose new
+    /// registrations `keep` stores (the store of a fleet: every replica signs as the same account).
+    init(
+        key: PrivateKey, email: String?, agreesToTerms: Bool, registrations: [String: String],
+        keep: @escaping @Sendable ([String: String]) throws(ACMEFailure) -> Void
+    ) {
+        self.key = key
+        self.email = email
+        self.agreesToTerms = agreesToTerms
+        folder = nil
+        self.registrations = Mutex(registrations)
+        self.keep = keep
     }
 
     private init(key: PrivateKey, email: String?, agreesToTerms: Bool, folder: String, registrations: [String: String])
@@ -42,6 +59,7 @@ public final class ACMEAccount: Sendable {
         self.agreesToTerms = agreesToTerms
         self.folder = folder
         self.registrations = Mutex(registrations)
+        keep = nil
     }
 
     /// The account kept in `folder`, created there (a new key, mode 0600) when it holds none.
@@ -108,6 +126,7 @@ public final class ACMEAccount: Sendable {
     }
 
     private func save(_ registrations: [String: String]) throws(ACMEFailure) {
+        if let keep { return try keep(registrations) }
         guard let folder else { return }
         let document = JSONValue.members([
             ("contact", email.map { .string($0) } ?? .null),

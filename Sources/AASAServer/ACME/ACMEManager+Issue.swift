@@ -2,45 +2,175 @@ import AASACore
 import AASAOpenSSL
 public import Foundation
 import Logging
+import Synchronization
 
-/// Ordering one certificate and writing it in certbot's layout: what a worker (or `certs acme`) does once a
-/// domain is due.
+/// One turn of a worker for a domain: the renewal window, the lock, the re-check, the turn under the order rate, the
+/// order (at the fallback CA when the primary cannot issue), and keeping the certificate.
 extension ACMEManager {
-    /// The leaf of `certs/<domain>/fullchain.pem`, for its renewal information.
-    func currentLeaf(_ domain: String) -> X509Certificate? {
-        let path = CertificateFile.chain.path(in: certificateDirectory + "/" + domain)
-        guard case .success(let contents) = ConfinedFile.read(path, within: .anywhere, maximumBytes: 1 << 20) else {
-            return nil
-        }
-        return try? X509Certificate(pemEncoded: contents.bytes)
+    /// What one turn of a worker did for a domain.
+    enum Outcome {
+        /// A certificate from the CA at `issuer` was kept; it is valid from `notBefore` to `notAfter`.
+        case issued(notBefore: Date, notAfter: Date, issuer: String)
+        /// Renewal information was asked (the CA's window, or `nil` when it offers none); the renewal is due then.
+        case rescheduled(ClosedRange<Date>?, due: Date)
+        /// The order waits for its turn: a token of the order rate, or the end of a pause.
+        case waiting(until: Date)
+        /// Another replica holds the domain's lock: it is ordering it now.
+        case lockedElsewhere
+        /// Another replica has just issued it (the certificate expiring then): the reload brings it.
+        case issuedElsewhere(notAfter: Date?)
+        /// The name failed recently (on any replica): its next attempt is due then.
+        case deferred(ACMEHistory)
+        /// The CA paused every new order (a rate limit) until then.
+        case paused(until: Date, failure: ACMEFailure)
+        /// The order failed; the history as kept.
+        case failed(ACMEFailure, ACMEHistory)
     }
 
-    /// Orders a certificate for `domain` and writes it: the record, the key, then the chain (each through
-    /// ``AtomicFile``). Blocks until done; `certs acme` calls it directly.
-    public func issue(_ domain: String) throws(ACMEFailure) -> (notBefore: Date, notAfter: Date) {
-        logger.info("ACME: ordering a certificate", metadata: ["domain": "\(domain)", "ca": "\(client.directoryURL)"])
+    /// Runs one turn for `domain` at `now`; an `explicit` one (`certs acme`) does not wait for the failure schedule,
+    /// only for the CA's limit on failed validations.
+    func turn(_ domain: String, now: Date, explicit: Bool = false) -> Outcome {
+        do {
+            return try renewOrOrder(domain, now: now, explicit: explicit)
+        } catch {
+            return .failed(error, recordFailure(error, of: domain, now: now))
+        }
+    }
+
+    private func renewOrOrder(_ domain: String, now: Date, explicit: Bool) throws(ACMEFailure) -> Outcome {
+        let entry = queue.reading { $0[domain] }
+        var replacing: X509Certificate?
+        if let entry, let due = entry.due, entry.notAfter != nil, !entry.forced {
+            replacing = storage.leaf(of: domain)
+            if let nextCheck = entry.nextCheck, entry.failures == 0, nextCheck <= now || due <= now,
+                let leaf = replacing
+            {
+                // The CA's window wins; a CA without renewal information (or that cannot answer now) leaves the
+                // lifetime rule's date.
+                let window = try? client.renewalWindow(for: leaf)
+                let next =
+                    window.map {
+                        schedule.renewal(
+                            domain: domain, notBefore: leaf.notBefore, notAfter: leaf.notAfter, suggested: $0,
+                            issuedHere: entry.issuedHere)
+                    } ?? due
+                if next > now { return .rescheduled(window, due: next) }
+            }
+        }
+        guard let lease = try storage.lock(domain) else { return .lockedElsewhere }
+        defer { lease.release() }
+        // Another replica may have issued or failed it since this one planned it.
+        storage.refresh()
+        if let record = storage.record(of: domain), record.issued != entry?.recordIssued,
+            record.issued > now.addingTimeInterval(-86_400)
+        {
+            return .issuedElsewhere(notAfter: storage.leaf(of: domain)?.notAfter)
+        }
+        if let history = storage.history(of: domain),
+            explicit ? history.validationAllowed(now: now) > now : (history.nextAttempt ?? now) > now
+        {
+            return .deferred(history)
+        }
+        let exempt = entry?.isExemptRenewal(now: now) ?? false
+        var useFallback = false
+        if !exempt {
+            let wait = try storage.pacing { state in
+                var current = state ?? PacingState(rate: settings.orderRate, now: now)
+                defer { state = current }
+                return pacer.take(&current, now: now)
+            }
+            if let wait {
+                // A pause longer than the fallback waits for sends the order to the fallback CA instead.
+                let paused = storage.lastPacing?.pausedUntil
+                guard let fallback = settings.fallback, self.fallback != nil, let paused, paused == wait,
+                    paused.timeIntervalSince(now) > fallback.after.timeInterval
+                else { return .waiting(until: wait) }
+                useFallback = true
+            }
+        }
         let key: PrivateKey
         do {
             key = try PrivateKey.generate(.ecdsaP256)
         } catch {
             throw ACMEFailure(.storage, "\(domain): could not generate a key: \(error)", hint: "report this")
         }
+        var ordering = useFallback ? fallback! : client
+        logger.info(
+            "ACME: ordering a certificate", metadata: ["domain": "\(domain)", "ca": "\(ordering.directoryURL)"])
         let chain: [UInt8]
         do {
-            chain = try client.obtainCertificate(for: [domain], key: key, challenges: responder)
+            chain = try ordering.obtainCertificate(for: [domain], key: key, challenges: responder)
         } catch {
-            throw error.about(domain)
+            if let pause = pauseIfRateLimited(error, now: now),
+                !(fallback != nil && !useFallback && longPause(pause, now))
+            {
+                return .paused(until: pause, failure: error.about(domain))
+            }
+            guard let fallback, !useFallback, error.isCAsOwn || pauseIfRateLimited(error, now: now) != nil else {
+                throw error.about(domain)
+            }
+            logger.warning(
+                "ACME: the CA could not issue; ordering from the fallback CA",
+                metadata: ["domain": "\(domain)", "reason": "\(error.about(domain))", "ca": "\(fallback.directoryURL)"])
+            ordering = fallback
+            do {
+                chain = try fallback.obtainCertificate(for: [domain], key: key, challenges: responder)
+            } catch {
+                throw error.about(domain)
+            }
         }
-        return try Self.write(
-            chain: chain, key: key, domain: domain, directoryURL: client.directoryURL,
-            certificateDirectory: certificateDirectory)
+        let (notBefore, notAfter) = try Self.check(chain: chain, key: key, domain: domain)
+        try storage.save(
+            chain: chain, key: key, domain: domain,
+            record: CertificateRecord(directoryURL: ordering.directoryURL, issued: Date(), names: [domain]))
+        storage.save(history: nil, of: domain)
+        return .issued(notBefore: notBefore, notAfter: notAfter, issuer: ordering.directoryURL)
     }
 
-    /// Checks the downloaded `chain` against `key` and `domain`, and writes it in certbot's layout with its record.
-    static func write(
-        chain: [UInt8], key: PrivateKey, domain: String, directoryURL: String, certificateDirectory: String
-    ) throws(ACMEFailure) -> (notBefore: Date, notAfter: Date) {
-        let folder = certificateDirectory + "/" + domain
+    /// Whether a pause until `until` is longer than the fallback waits for.
+    private func longPause(_ until: Date, _ now: Date) -> Bool {
+        guard let fallback = settings.fallback else { return false }
+        return until.timeIntervalSince(now) > fallback.after.timeInterval
+    }
+
+    /// Pauses every new order of the fleet when `failure` is the CA's rate limit (a `rateLimited` problem, or `429`
+    /// or `503` with `Retry-After`), and returns until when.
+    private func pauseIfRateLimited(_ failure: ACMEFailure, now: Date) -> Date? {
+        let status = failure.problem?.status
+        guard failure.problem?.kind == "rateLimited" || status == 429 || (status == 503 && failure.retryAfter != nil)
+        else { return nil }
+        let until = failure.retryAfter ?? now.addingTimeInterval(Self.defaultPause)
+        let reason = failure.message + (failure.url.map { " (\($0))" } ?? "")
+        _ = try? storage.pacing { state in
+            var current = state ?? PacingState(rate: settings.orderRate, now: now)
+            pacer.pause(&current, until: until, reason: reason, now: now)
+            state = current
+        }
+        logger.warning(
+            "ACME: the CA's rate limit pauses every new order",
+            metadata: ["until": "\(ISO8601DateFormatter().string(from: until))", "reason": "\(reason)"])
+        return until
+    }
+
+    /// Keeps a failure in the name's history (shared by the fleet) and returns it: the next attempt after 1 minute,
+    /// 10 minutes, 100 minutes, then daily, and never a sixth failed validation within the hour.
+    private func recordFailure(_ failure: ACMEFailure, of domain: String, now: Date) -> ACMEHistory {
+        var history = storage.history(of: domain) ?? ACMEHistory()
+        history.failures += 1
+        history.failedValidations = history.recentValidations(now: now)
+        if failure.isValidation { history.failedValidations.append(now) }
+        let next = schedule.retry(failures: history.failures, now: now, retryAfter: failure.retryAfter)
+        history.nextAttempt = max(next, history.validationAllowed(now: now))
+        history.lastError = failure.about(domain).description
+        history.lastProblem = failure.problem?.document
+        storage.save(history: history, of: domain)
+        return history
+    }
+
+    /// Checks the downloaded `chain` against `key` and `domain`; returns its validity.
+    static func check(chain: [UInt8], key: PrivateKey, domain: String) throws(ACMEFailure) -> (
+        notBefore: Date, notAfter: Date
+    ) {
         let leaf: X509Certificate
         do {
             leaf = try X509Certificate(pemEncoded: chain)
@@ -55,21 +185,100 @@ extension ACMEManager {
                 .protocolViolation, "\(domain): the CA's certificate does not cover the name",
                 hint: "the server orders again later")
         }
-        do {
-            try FileManager.default.createDirectory(
-                atPath: folder, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o755])
-            // The record first: a folder with it is the server's, whatever else a crash leaves there.
-            try AtomicFile.write(
-                CertificateRecord(directoryURL: directoryURL, issued: Date(), names: [domain]).bytes,
-                to: CertificateFile.acmeRecord.path(in: folder))
-            try AtomicFile.write(
-                Array(key.pemEncoded().utf8), to: CertificateFile.privateKey.path(in: folder), mode: 0o600)
-            try AtomicFile.write(chain, to: CertificateFile.chain.path(in: folder))
-        } catch {
-            throw ACMEFailure(
-                .storage, "\(domain): could not write the certificate: \(error)", url: folder,
-                hint: "make the certificate folder writable by the server's user")
-        }
         return (leaf.notBefore, leaf.notAfter)
+    }
+
+    /// Records what a turn did in the domain's entry, and places the queue again.
+    func finish(_ domain: String, _ outcome: Outcome, now: Date) {
+        var issuedDomain = false
+        queue.withItems { entries in
+            guard var entry = entries[domain] else { return }
+            entry.inProgress = false
+            switch outcome {
+            case .issued(let notBefore, let notAfter, let issuer):
+                orders.withLock { $0[.valid, default: 0] += 1 }
+                entry.failures = 0
+                entry.forced = false
+                entry.issuedHere = now
+                entry.notAfter = notAfter
+                entry.suggested = nil
+                entry.nextCheck = now.addingTimeInterval(Self.renewalInfoInterval)
+                entry.due = schedule.renewal(
+                    domain: domain, notBefore: notBefore, notAfter: notAfter, issuedHere: now)
+                // `valid` once a reload serves it (``update(domains:certificates:now:)``); until then the state
+                // stays pending or renewing, and the planning waits for it.
+                entry.awaitingReload = notAfter
+                entry.status.nextRenewal = entry.due
+                entry.status.issuer = issuer
+                entry.status.lastError = nil
+                entry.status.lastProblem = nil
+                issuedDomain = true
+            case .rescheduled(let window, let due):
+                entry.suggested = window
+                entry.nextCheck = now.addingTimeInterval(Self.renewalInfoInterval)
+                entry.due = due
+                entry.status.state = .valid
+                entry.status.nextRenewal = entry.due
+            case .waiting:
+                // The queue gives it its slot again below.
+                entry.status.state = entry.status.expiry == nil ? .pending : .renewing
+            case .lockedElsewhere:
+                entry.due = now.addingTimeInterval(Self.lockedElsewhereRetry)
+                entry.status.nextRenewal = entry.due
+            case .issuedElsewhere(let notAfter):
+                entry.issuedHere = now
+                entry.awaitingReload = notAfter ?? now
+                entry.failures = 0
+            case .deferred(let history):
+                entry.failures = history.failures
+                entry.due = history.nextAttempt
+                entry.status.state = .failed
+                entry.status.nextRenewal = history.nextAttempt
+                entry.status.lastError = history.lastError
+                entry.status.lastProblem = history.lastProblem
+            case .paused(let until, let failure):
+                entry.due = until
+                entry.status.state = entry.status.expiry == nil ? .pending : .renewing
+                entry.status.nextRenewal = until
+                entry.status.lastError = failure.description
+                entry.status.lastProblem = failure.problem?.document
+            case .failed(let failure, let history):
+                orders.withLock { $0[.failed, default: 0] += 1 }
+                entry.failures = history.failures
+                entry.due = history.nextAttempt
+                entry.status.state = .failed
+                entry.status.nextRenewal = entry.due
+                entry.status.lastError = failure.about(domain).description
+                entry.status.lastProblem = failure.problem?.document
+                logger.error(
+                    "ACME: no certificate",
+                    metadata: [
+                        "domain": "\(domain)", "reason": "\(failure.about(domain))",
+                        "retry": "\(entry.due.map { ISO8601DateFormatter().string(from: $0) } ?? "")",
+                    ])
+            }
+            entries[domain] = entry
+            lineUp(&entries, now: now)
+        }
+        if issuedDomain {
+            logger.info("ACME: certificate issued", metadata: ["domain": "\(domain)"])
+            issued(domain)
+        }
+    }
+}
+
+extension ACMEFailure {
+    /// Whether the CA could not validate the name (its DNS, port 80, a redirect): the tenant's to fix, never a reason
+    /// to switch CA.
+    var isValidation: Bool {
+        if kind == .challenge { return true }
+        return ["connection", "dns", "unauthorized", "incorrectResponse", "caa", "tls"].contains(problem?.kind ?? "")
+    }
+
+    /// Whether the failure is the CA's own: a server error or the CA unreachable, which the fallback CA may not share.
+    var isCAsOwn: Bool {
+        if kind == .network { return true }
+        if problem?.kind == "serverInternal" { return true }
+        return (problem?.status ?? 0) >= 500 && problem?.kind != "rateLimited"
     }
 }

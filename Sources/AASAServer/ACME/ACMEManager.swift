@@ -7,17 +7,21 @@ import Synchronization
 
 /// Obtains and renews the certificates of the configured domains (`serve --acme`): after every load it is told
 /// which domains exist and which certificates are served (``update(domains:certificates:now:)``), decides for
-/// each domain, and runs the orders on a few worker threads (``ACMESettings/concurrency``), so 10,000 new domains
-/// queue instead of stampeding the CA.
+/// each domain, and runs the orders on a few worker threads (``ACMESettings/concurrency``).
 ///
-/// - A domain whose certificate folder holds the operator's files (no ``CertificateRecord``) is never touched, nor
-///   one covered by another certificate of the operator's that has not expired.
-/// - A domain with no usable certificate is ordered at once; one whose certificate the server obtained is renewed
-///   by the ``RenewalSchedule``.
-/// - An issued certificate is written in certbot's layout (`certs/<domain>/privkey.pem`, `fullchain.pem`, and the
-///   record `acme.json`) through ``AtomicFile``, and `issued` is called: the server reloads, and new connections
-///   get the new certificate.
-/// - A failure leaves what is served as it is and is retried (``RenewalSchedule/retry(failures:now:retryAfter:)``).
+/// - A domain whose certificate is the operator's (no ``CertificateRecord``) is never touched, nor one covered by
+///   another certificate of the operator's that has not expired.
+/// - A domain with no usable certificate is ordered; one whose certificate the server obtained is renewed by the
+///   ``RenewalSchedule``, with the CA's renewal window (RFC 9773) when it offers one.
+/// - New orders are paced to the CA's limits (``OrderPacer``, ``ACMESettings/orderRate``) and wait in a queue:
+///   certificates nearest expiry first, then new domains in the order they appeared. A rate limit the CA answers pauses
+///   every new order until its `Retry-After`. Renewals inside the CA's window, sent with `replaces`, are not counted.
+/// - Before ordering, the worker takes the certificate's lock in the ``ACMEStorage`` and checks again that no other
+///   replica has just issued it or failed it; the storage keeps the certificate where every replica serves it from.
+/// - A failure leaves what is served as it is and is retried after 1 minute, 10 minutes, 100 minutes, then daily,
+///   never more than 5 failed validations per name per hour. A failure of the CA's own (a server error, the CA
+///   unreachable, a rate-limit pause longer than ``ACMESettings/fallback``'s `after`) places the order with the
+///   fallback CA when there is one.
 public final class ACMEManager: Service, Sendable {
     /// One certificate in service, as the manager needs to know it.
     public struct ServedCertificate: Sendable {
@@ -44,84 +48,148 @@ public final class ACMEManager: Service, Sendable {
     }
 
     /// Every domain's certificate status, for `/status`.
-    public var statuses: [String: DomainCertificateStatus] { queue.reading { $0.mapValues(\.status) } }
+    public var statuses: [String: DomainCertificateStatus] {
+        queue.reading { entries in
+            entries.mapValues { entry in
+                var status = entry.status
+                if entry.slot != nil {
+                    status.eta = entry.slot
+                } else {
+                    status.queuePosition = nil
+                    status.eta = nil
+                }
+                return status
+            }
+        }
+    }
 
     /// The answers this manager's orders publish in memory: serve them (``ChallengeRoutes``).
     public let challenges: ChallengeStore
     /// Where the orders publish their answers: ``challenges``, or a webroot another server answers from.
     let responder: any ChallengeResponder
-    /// The ACME client.
+    /// The ACME client of the primary CA.
     public let client: ACMEClient
-    private let settings: ACMESettings
-    private let schedule: RenewalSchedule
-    let certificateDirectory: String
+    /// The client of the fallback CA (``ACMESettings/fallback``), signing with the same account key.
+    let fallback: ACMEClient?
+    let settings: ACMESettings
+    let schedule: RenewalSchedule
+    let pacer: OrderPacer
+    /// Where the account, certificates, pacing and failures are kept.
+    let storage: any ACMEStorage
     let logger: Logger
-    private let issued: @Sendable (String) -> Void
+    let issued: @Sendable (String) -> Void
     /// Every configured domain, and the workers that order and renew each one when it is due.
-    private let queue: DueQueue<String, ManagedDomain>
-    private let orders = Mutex<[ACMEOrderResult: Int]>([:])
+    let queue: DueQueue<String, ManagedDomain>
+    let orders = Mutex<[ACMEOrderResult: Int]>([:])
+    /// How many domains were planned so far: the next one's ``ManagedDomain/appeared``.
+    private let appearances = Mutex(0)
+    /// When the pacing state was last read, so `/status` reads the fleet's at most every few seconds.
+    private let pacingRead = Mutex(Date.distantPast)
 
     /// How often a managed certificate's renewal information is asked (RFC 9773 §4.3 leaves it to clients; a CA
     /// may move the window earlier, e.g. before a mass revocation). The first check of each certificate is at a
     /// point within this interval fixed per domain, so a start with thousands of certificates does not ask for all
     /// of them at once.
     static let renewalInfoInterval: TimeInterval = 6 * 3600
+    /// How long a worker leaves a domain whose lock another replica holds before it looks again.
+    static let lockedElsewhereRetry: TimeInterval = 15
+    /// How long every new order waits after a rate limit the CA answered without a `Retry-After`.
+    static let defaultPause: TimeInterval = 15 * 60
 
-    /// A manager for the certificate folder `certificateDirectory`, publishing its answers through `responder`
-    /// (default: ``challenges``); `issued` is called with the domain after each certificate is written.
-    public init(
-        settings: ACMESettings, client: ACMEClient, certificateDirectory: String, logger: Logger,
-        responder: (any ChallengeResponder)? = nil, issued: @escaping @Sendable (String) -> Void
+    /// A manager for the certificates `storage` keeps (default: the folder `certificateDirectory`), publishing its
+    /// answers through `responder` (default: ``challenges``); `issued` is called with the domain after each
+    /// certificate is written. `fallback` is the client of the second CA, if any.
+    init(
+        settings: ACMESettings, client: ACMEClient, storage: any ACMEStorage, fallback: ACMEClient? = nil,
+        logger: Logger, responder: (any ChallengeResponder)? = nil, issued: @escaping @Sendable (String) -> Void
     ) {
         self.settings = settings
         self.client = client
-        self.certificateDirectory = certificateDirectory
+        self.fallback = fallback
+        self.storage = storage
         self.logger = logger
         self.issued = issued
-        let store = ChallengeStore()
+        // The server's own store, when it passes one, is what its routes answer from.
+        let store = (responder as? ChallengeStore) ?? ChallengeStore()
         challenges = store
         self.responder = responder ?? store
         schedule = RenewalSchedule(
             renewBefore: settings.renewBefore, minimumRetry: settings.minimumRetry, maximumRetry: settings.maximumRetry)
+        pacer = OrderPacer(rate: settings.orderRate)
         queue = DueQueue(
             threadNames: (0..<max(1, settings.concurrency)).map { "acme-\($0)" }, logger: logger, due: \.dueForWorker,
             claim: { _, domain, now in domain.claim(at: now) })
+    }
+
+    /// A manager keeping its state in the certificate folder `certificateDirectory`.
+    public convenience init(
+        settings: ACMESettings, client: ACMEClient, certificateDirectory: String, logger: Logger,
+        responder: (any ChallengeResponder)? = nil, issued: @escaping @Sendable (String) -> Void
+    ) {
+        self.init(
+            settings: settings, client: client, storage: FolderACMEStorage(certificateDirectory: certificateDirectory),
+            logger: logger, responder: responder, issued: issued)
     }
 
     deinit {
         queue.stop()
     }
 
-    /// A manager for `settings`: the account kept in `<certificateDirectory>/acme/` (created on first use), and a
-    /// client to the CA over libcurl trusting `settings.caFile` when given.
+    /// A manager for `settings` keeping its state in the certificate folder (`<certificateDirectory>/acme/` for the
+    /// account, created on first use), with clients to the CA (and the fallback CA) over libcurl.
     public static func make(
         settings: ACMESettings, certificateDirectory: String, logger: Logger,
         responder: (any ChallengeResponder)? = nil, issued: @escaping @Sendable (String) -> Void = { _ in }
     ) throws(ACMEFailure) -> ACMEManager {
-        if let caFile = settings.caFile {
-            guard case .success = ConfinedFile.read(caFile, within: .anywhere, maximumBytes: 1 << 20) else {
-                throw ACMEFailure(
-                    .configuration, "the ACME CA file cannot be read", url: caFile,
-                    hint: "pass a readable PEM file of the ACME server's CA with --acme-ca-file")
-            }
-        }
-        let account = try ACMEAccount.load(
-            folder: certificateDirectory + "/" + ACMEAccount.folderName, email: settings.email,
-            agreesToTerms: settings.agreesToTerms)
-        var http = HTTPClient(trustAnchors: settings.caFile)
-        http.userAgent = "aasa-server (ACME)"
-        let client = try ACMEClient(
-            directoryURL: settings.directoryURL, account: account, transport: CurlACMETransport(client: http),
-            pollTimeout: settings.pollTimeout)
-        return ACMEManager(
-            settings: settings, client: client, certificateDirectory: certificateDirectory, logger: logger,
+        try make(
+            settings: settings, storage: FolderACMEStorage(certificateDirectory: certificateDirectory), logger: logger,
             responder: responder, issued: issued)
     }
+
+    /// A manager for `settings` keeping its state in `storage`.
+    static func make(
+        settings: ACMESettings, storage: any ACMEStorage, logger: Logger, responder: (any ChallengeResponder)? = nil,
+        issued: @escaping @Sendable (String) -> Void = { _ in }
+    ) throws(ACMEFailure) -> ACMEManager {
+        for (file, option) in [
+            (settings.caFile, "--acme-ca-file"), (settings.fallback?.caFile, "--acme-fallback-ca-file"),
+        ] {
+            guard let file else { continue }
+            guard case .success = ConfinedFile.read(file, within: .anywhere, maximumBytes: 1 << 20) else {
+                throw ACMEFailure(
+                    .configuration, "the ACME CA file cannot be read", url: file,
+                    hint: "pass a readable PEM file of the ACME server's CA with \(option)")
+            }
+        }
+        let account = try storage.account(email: settings.email, agreesToTerms: settings.agreesToTerms)
+        func client(_ directory: String, caFile: String?) throws(ACMEFailure) -> ACMEClient {
+            var http = HTTPClient(trustAnchors: caFile)
+            http.userAgent = "aasa-server (ACME)"
+            return try ACMEClient(
+                directoryURL: directory, account: account, transport: CurlACMETransport(client: http),
+                pollTimeout: settings.pollTimeout)
+        }
+        let primary = try client(settings.directoryURL, caFile: settings.caFile)
+        let fallback = try settings.fallback.map { fallback throws(ACMEFailure) in
+            try client(fallback.directoryURL, caFile: fallback.caFile)
+        }
+        return ACMEManager(
+            settings: settings, client: primary, storage: storage, fallback: fallback, logger: logger,
+            responder: responder, issued: issued)
+    }
+
+    /// The thumbprint of the account key: the second half of every http-01 answer, whichever replica ordered
+    /// (``StatelessChallenges``).
+    public var thumbprint: String? { try? JSONWebKey(publicKeyOf: client.account.key).thumbprint }
+
+    /// The directory URLs the server orders from: the primary CA's, then the fallback's.
+    var directories: [String] { [client.directoryURL] + (fallback.map { [$0.directoryURL] } ?? []) }
 
     // MARK: Planning
 
     /// Plans every domain in `domains` from the certificates served now; domains no longer configured are dropped.
     public func update(domains: [String], certificates: [ServedCertificate], now: Date = Date()) {
+        storage.refresh()
         let coverage = CertificateNameIndex(subjectAlternativeNames: certificates.map(\.subjectAlternativeNames))
         let byFolder = Dictionary(certificates.map { ($0.folder, $0) }, uniquingKeysWith: { first, _ in first })
         var plans: [String: CertificatePlan] = [:]
@@ -129,17 +197,25 @@ public final class ACMEManager: Service, Sendable {
             let own = byFolder[domain].flatMap { $0.subjectAlternativeNames.covers(hostname: domain) ? $0 : nil }
             let other = coverage.firstIndex(covering: domain).map { certificates[$0] }
             plans[domain] = CertificatePlan.make(
-                domain, own: own, covering: own ?? other, certificateDirectory: certificateDirectory,
-                directoryURL: client.directoryURL, now: now)
+                domain, own: own, covering: own ?? other, storage: storage, directories: directories, now: now)
         }
         queue.withItems { current in
             var entries: [String: ManagedDomain] = [:]
+            let appearing = plans.keys.filter { current[$0] == nil }.sorted()
+            var next = appearances.withLock { count in
+                defer { count += appearing.count }
+                return count
+            }
+            for domain in appearing {
+                current[domain] = ManagedDomain(status: plans[domain]!.status, appeared: next)
+                next += 1
+            }
             for (domain, plan) in plans {
-                var entry = current[domain] ?? ManagedDomain(status: plan.status)
-                // A load that began before the new files were written still sees the old certificate: keep waiting.
+                guard var entry = current[domain] else { continue }
+                // A load that began before the new certificate was written still sees the old one: keep waiting.
                 // One that no load serves within ten minutes (refused when imported) is planned again as it is.
                 if let awaited = entry.awaitingReload {
-                    let waited = entry.issuedHere.map { now.timeIntervalSince($0) } ?? 0
+                    let waited = entry.issuedHere.map { now.timeIntervalSince($0) } ?? 601
                     guard plan.notAfter == awaited || waited > 600 else {
                         entries[domain] = entry
                         continue
@@ -164,8 +240,10 @@ public final class ACMEManager: Service, Sendable {
                     } else {
                         entry.status.expiry = plan.status.expiry
                         entry.status.source = plan.status.source
+                        entry.status.issuer = plan.status.issuer
                     }
                     entry.notAfter = plan.notAfter
+                    entry.recordIssued = plan.record?.issued
                     entry.forced = plan.fromOtherCA
                     if let served = plan.served, entry.due != nil, entry.failures == 0, !plan.fromOtherCA {
                         entry.due = schedule.renewal(
@@ -176,9 +254,38 @@ public final class ACMEManager: Service, Sendable {
                 }
                 entries[domain] = entry
             }
+            lineUp(&entries, now: now)
             current = entries
         }
     }
+
+    /// Gives every order waiting for its turn its place and time: certificates nearest expiry first, then new
+    /// domains in the order they appeared; the n-th is placed when the bucket has earned its n-th token, after any
+    /// pause. Every other entry leaves the queue.
+    func lineUp(_ entries: inout [String: ManagedDomain], now: Date) {
+        let state = pacer.refilled(storage.lastPacing ?? PacingState(rate: settings.orderRate, now: now), now: now)
+        let waiting = entries.filter { $0.value.waitsForTurn(now: now, exempt: $0.value.isExemptRenewal(now: now)) }
+            .sorted { left, right in
+                let (a, b) = (left.value, right.value)
+                if a.status.expiry != b.status.expiry {
+                    return (a.status.expiry ?? .distantFuture) < (b.status.expiry ?? .distantFuture)
+                }
+                return (a.appeared, left.key) < (b.appeared, right.key)
+            }
+        var queued: Set<String> = []
+        for (index, element) in waiting.enumerated() {
+            queued.insert(element.key)
+            // A microsecond apart, so workers take equal slots in the queue's order.
+            let slot = pacer.slot(index + 1, state, now: now).addingTimeInterval(Double(index) * 1e-6)
+            entries[element.key]?.slot = slot
+            entries[element.key]?.status.queuePosition = index + 1
+        }
+        for (domain, entry) in entries where entry.slot != nil && !queued.contains(domain) {
+            entries[domain]?.slot = nil
+            entries[domain]?.status.queuePosition = nil
+        }
+    }
+
     /// Runs everything due at `now` (orders, renewals, and renewal-information checks) one after the other on the
     /// calling thread (`certs acme`), and returns each domain's outcome.
     public func runDue(now: Date = Date()) -> [(domain: String, failure: ACMEFailure?)] {
@@ -187,10 +294,31 @@ public final class ACMEManager: Service, Sendable {
         }
         return due.map { domain in
             queue.withItems { $0[domain]?.inProgress = true }
-            let outcome = Result { () throws(ACMEFailure) in try renewOrOrder(domain, now: now) }
+            let outcome = turn(domain, now: now, explicit: true)
             finish(domain, outcome, now: now)
-            if case .failure(let failure) = outcome { return (domain, failure.about(domain)) }
-            return (domain, nil)
+            switch outcome {
+            case .failed(let failure, _), .paused(_, let failure): return (domain, failure.about(domain))
+            case .deferred(let history):
+                return (
+                    domain,
+                    ACMEFailure(
+                        .challenge,
+                        "\(domain): validation failed \(ACMEHistory.validationFailuresPerHour) times within the hour; "
+                            + "the CA allows the next attempt at "
+                            + ISO8601DateFormatter().string(from: history.validationAllowed(now: now)),
+                        hint: history.lastError ?? "fix what the last failure names, then run it again")
+                )
+            case .waiting(let until):
+                return (
+                    domain,
+                    ACMEFailure(
+                        .configuration,
+                        "\(domain): the order rate allows the next new order at \(ISO8601DateFormatter().string(from: until))",
+                        hint: "run it again then, or raise --acme-order-rate if the CA allows more"
+                    )
+                )
+            default: return (domain, nil)
+            }
         }
     }
 
@@ -200,13 +328,13 @@ public final class ACMEManager: Service, Sendable {
     public func start() {
         queue.start { [weak self] domain in
             guard let self else { return }
-            let outcome = Result { () throws(ACMEFailure) in try renewOrOrder(domain) }
+            let outcome = turn(domain, now: Date())
             // An order the stop cut short is no failure of the CA's: the next start plans the domain again.
-            if case .failure = outcome, queue.isStopping {
+            if case .failed = outcome, queue.isStopping {
                 queue.withItems { $0[domain]?.inProgress = false }
                 return
             }
-            finish(domain, outcome)
+            finish(domain, outcome, now: Date())
         }
     }
 
@@ -218,117 +346,59 @@ public final class ACMEManager: Service, Sendable {
     /// in flight ends within the HTTP client's timeout.
     public func stop() {
         client.stopPolling()
+        fallback?.stopPolling()
         queue.stop()
     }
 
-    /// What one turn of a worker did for a domain.
-    private enum Outcome {
-        /// A certificate was written; it expires then.
-        case issued(notBefore: Date, notAfter: Date)
-        /// Renewal information was asked (the CA's window, or `nil` when it offers none); the renewal is due then.
-        case rescheduled(ClosedRange<Date>?, due: Date)
-    }
+    // MARK: Queue and retries
 
-    /// Asks the CA's renewal window for a certificate in service when it is time to, and orders when due.
-    private func renewOrOrder(_ domain: String, now: Date = Date()) throws(ACMEFailure) -> Outcome {
-        let entry = queue.reading { $0[domain] }
-        if let entry, let nextCheck = entry.nextCheck, let due = entry.due, entry.failures == 0, !entry.forced,
-            nextCheck <= now || due <= now, let leaf = currentLeaf(domain)
-        {
-            // The CA's window wins; a CA without renewal information (or that cannot answer now) leaves the
-            // lifetime rule's date.
-            let window = try? client.renewalWindow(for: leaf)
-            let next =
-                window.map {
-                    schedule.renewal(
-                        domain: domain, notBefore: leaf.notBefore, notAfter: leaf.notAfter, suggested: $0,
-                        issuedHere: entry.issuedHere)
-                } ?? due
-            if next > now { return .rescheduled(window, due: next) }
-        }
-        let (notBefore, notAfter) = try issue(domain)
-        return .issued(notBefore: notBefore, notAfter: notAfter)
-    }
-
-    private func finish(_ domain: String, _ outcome: Result<Outcome, ACMEFailure>, now: Date = Date()) {
-        var issuedDomain = false
-        queue.withItems { entries in
-            guard var entry = entries[domain] else { return }
-            entry.inProgress = false
-            switch outcome {
-            case .success(.issued(let notBefore, let notAfter)):
-                orders.withLock { $0[.valid, default: 0] += 1 }
-                entry.failures = 0
-                entry.forced = false
-                entry.issuedHere = now
-                entry.notAfter = notAfter
-                entry.suggested = nil
-                entry.nextCheck = now.addingTimeInterval(Self.renewalInfoInterval)
-                entry.due = schedule.renewal(
-                    domain: domain, notBefore: notBefore, notAfter: notAfter, issuedHere: now)
-                // `valid` once a reload serves it (``update(domains:certificates:now:)``); until then the state
-                // stays pending or renewing, and the planning waits for it.
-                entry.awaitingReload = notAfter
-                entry.status.nextRenewal = entry.due
-                entry.status.lastError = nil
-                entry.status.lastProblem = nil
-                issuedDomain = true
-            case .success(.rescheduled(let window, let due)):
-                entry.suggested = window
-                entry.nextCheck = now.addingTimeInterval(Self.renewalInfoInterval)
-                entry.due = due
-                entry.status.state = .valid
-                entry.status.nextRenewal = entry.due
-            case .failure(let failure):
-                orders.withLock { $0[.failed, default: 0] += 1 }
-                entry.failures += 1
-                entry.due = schedule.retry(failures: entry.failures, now: now, retryAfter: failure.retryAfter)
-                entry.status.state = .failed
-                entry.status.nextRenewal = entry.due
-                entry.status.lastError = failure.about(domain).description
-                entry.status.lastProblem = failure.problem?.document
-                logger.error(
-                    "ACME: no certificate",
-                    metadata: [
-                        "domain": "\(domain)", "reason": "\(failure.about(domain))",
-                        "retry": "\(entry.due.map { ISO8601DateFormatter().string(from: $0) } ?? "")",
-                    ])
-            }
-            entries[domain] = entry
-        }
-        if issuedDomain {
-            logger.info("ACME: certificate issued", metadata: ["domain": "\(domain)"])
-            issued(domain)
-        }
-    }
-}
-
-// MARK: Queue and retries
-
-extension ACMEManager {
-    /// The queue of orders due now and waiting for a worker.
+    /// The queue of new orders: how many wait, at what rate, the pause, and when the last is expected.
     public var queueStatus: ACMEQueueStatus {
         let now = Date()
-        let pending = queue.reading { entries in
-            entries.values.count { entry in
-                !entry.inProgress && entry.status.source == .acme && (entry.due.map { $0 <= now } ?? false)
-            }
+        let stale = pacingRead.withLock { read in
+            defer { if now.timeIntervalSince(read) >= 5 { read = now } }
+            return now.timeIntervalSince(read) >= 5
         }
-        return ACMEQueueStatus(pending: pending, etaSeconds: pending == 0 ? nil : 0)
+        // Another replica may have paused the fleet or taken tokens: read the shared state every few seconds.
+        if stale { _ = try? storage.pacing { _ in () } }
+        let state = pacer.refilled(storage.lastPacing ?? PacingState(rate: settings.orderRate, now: now), now: now)
+        let last = queue.reading { entries in entries.values.compactMap(\.slot).max() }
+        let pending = queue.reading { entries in entries.values.count { $0.slot != nil } }
+        return ACMEQueueStatus(
+            pending: pending, ratePerHour: settings.orderRate?.perHour, pausedUntil: state.pausedUntil,
+            pauseReason: state.pauseReason,
+            etaSeconds: last.map { Int(max(0, $0.timeIntervalSince(now)).rounded(.up)) })
     }
 
-    /// Makes `domain`'s order due now (the admin route `POST /acme/retry` and the dashboard's button).
+    /// Makes `domain`'s order due now (the admin route `POST /acme/retry` and the dashboard's button), unless the name
+    /// failed validation 5 times within the hour.
     public func retryNow(_ domain: String, now: Date = Date()) -> ACMERetryOutcome {
-        queue.withItems { entries in
+        let exists = queue.reading { $0[domain] != nil }
+        guard exists else { return .unknownDomain }
+        let history = storage.history(of: domain)
+        if let history, history.validationAllowed(now: now) > now {
+            return .tooManyFailures(until: history.validationAllowed(now: now))
+        }
+        let outcome = queue.withItems { entries -> ACMERetryOutcome in
             guard var entry = entries[domain] else { return .unknownDomain }
             guard entry.status.source == .acme else {
                 return .notManaged(
-                    reason: entry.status.lastError ?? "\(domain) is served with the operator's certificate")
+                    reason: entry.status.lastError ?? "\(domain) is served with the operator's certificate, which the "
+                        + "server never replaces")
             }
             if entry.inProgress { return .inProgress }
             entry.due = now
+            entry.nextCheck = nil
+            entry.awaitingReload = nil
             entries[domain] = entry
-            return .queued(position: nil)
+            lineUp(&entries, now: now)
+            return .queued(position: entries[domain]?.status.queuePosition)
         }
+        // The next attempt is now, on whichever replica takes it.
+        if case .queued = outcome, var history {
+            history.nextAttempt = nil
+            storage.save(history: history, of: domain)
+        }
+        return outcome
     }
 }

@@ -21,6 +21,10 @@ public struct ACMESettings: Sendable {
     public var concurrency = 3
     /// How long one authorization or order may stay pending before the attempt fails.
     public var pollTimeout: Duration = .seconds(300)
+    /// New orders per period at most, shared by the fleet (`--acme-order-rate`); `nil`: not paced (a private CA).
+    public var orderRate: OrderRate? = .letsEncrypt
+    /// The second CA, for orders the primary cannot issue (`--acme-fallback-directory`).
+    public var fallback: ACMEFallback?
 
     /// The defaults: Let's Encrypt, no contact, terms not accepted.
     public init() {}

@@ -10,7 +10,9 @@ struct ACMESetup {
     /// The manager with ``ServerConfiguration/acme``, `nil` without; `issued` hears of each certificate issued. The
     /// CA must reach the challenge answers (an HTTP listener is on) and there must be HTTPS to serve the
     /// certificates.
-    func manager(issued: @escaping @Sendable (String) -> Void) throws(Server.StartupError) -> ACMEManager? {
+    func manager(
+        storage: any ACMEStorage, responder: (any ChallengeResponder)?, issued: @escaping @Sendable (String) -> Void
+    ) throws(Server.StartupError) -> ACMEManager? {
         guard let settings = configuration.acme else { return nil }
         func failure(_ message: String, hint: String) -> Server.StartupError {
             Server.StartupError(
@@ -26,8 +28,7 @@ struct ACMESetup {
         }
         do {
             return try ACMEManager.make(
-                settings: settings, certificateDirectory: configuration.certificateDirectory, logger: logger,
-                issued: issued)
+                settings: settings, storage: storage, logger: logger, responder: responder, issued: issued)
         } catch {
             throw failure(error.message + (error.url.map { " (\($0))" } ?? ""), hint: error.hint)
         }

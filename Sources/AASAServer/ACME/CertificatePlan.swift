@@ -11,18 +11,18 @@ struct CertificatePlan {
     var notAfter: Date?
     /// The server's certificate came from another directory (a trial against a staging CA): replace it now.
     var fromOtherCA = false
+    /// The record of the server's certificate: who issued it, and when.
+    var record: CertificateRecord?
 
-    /// What to do for `domain`, whose certificate folder is below `certificateDirectory`: `own` is the certificate
-    /// of its own folder (when it covers it), `covering` the certificate its handshakes get; `directoryURL` is the
-    /// CA the server orders from now.
+    /// What to do for `domain`, whose certificate `storage` keeps: `own` is the certificate of its own folder (when
+    /// it covers it), `covering` the certificate its handshakes get; `directories` are the CAs the server orders from
+    /// now (the primary, and the fallback).
     static func make(
         _ domain: String, own: ACMEManager.ServedCertificate?, covering: ACMEManager.ServedCertificate?,
-        certificateDirectory: String, directoryURL: String, now: Date
+        storage: any ACMEStorage, directories: [String], now: Date
     ) -> CertificatePlan {
-        let folder = certificateDirectory + "/" + domain
-        let managed = CertificateRecord.isPresent(in: folder)
-        let operatorFiles = !managed && FileManager.default.fileExists(atPath: CertificateFile.chain.path(in: folder))
-        if operatorFiles {
+        let folder = storage.place(of: domain)
+        if storage.hasOperatorCertificate(domain) {
             let usable = own.map { $0.notAfter > now } ?? false
             return CertificatePlan(
                 status: DomainCertificateStatus(
@@ -36,8 +36,7 @@ struct CertificatePlan {
                             + "; it is never replaced: renew it, or remove its files to let --acme manage the domain"),
                 due: nil, notAfter: own?.notAfter)
         }
-        if let covering, covering.folder != domain,
-            !CertificateRecord.isPresent(in: certificateDirectory + "/" + covering.folder),
+        if let covering, covering.folder != domain, storage.record(of: covering.folder) == nil,
             covering.notAfter > now
         {
             return CertificatePlan(
@@ -50,11 +49,13 @@ struct CertificatePlan {
                 due: now,
                 notAfter: own?.notAfter)
         }
-        let record = CertificateRecord.read(in: folder)
-        let fromOtherCA = record.map { $0.directoryURL != directoryURL } ?? false
+        let record = storage.record(of: domain)
+        let fromOtherCA = record.map { !directories.contains($0.directoryURL) } ?? false
+        var status = DomainCertificateStatus(
+            source: .acme, state: .valid, expiry: own.notAfter, nextRenewal: fromOtherCA ? now : nil)
+        status.issuer = record?.directoryURL
         return CertificatePlan(
-            status: DomainCertificateStatus(
-                source: .acme, state: .valid, expiry: own.notAfter, nextRenewal: fromOtherCA ? now : nil),
-            due: fromOtherCA ? now : own.notAfter, served: own, notAfter: own.notAfter, fromOtherCA: fromOtherCA)
+            status: status, due: fromOtherCA ? now : own.notAfter, served: own, notAfter: own.notAfter,
+            fromOtherCA: fromOtherCA, record: record)
     }
 }

@@ -24,13 +24,19 @@ public struct CertificateRecord: Sendable, Equatable {
         guard
             case .success(let contents) = ConfinedFile.read(
                 CertificateFile.acmeRecord.path(in: folder), within: .anywhere,
-                maximumBytes: CertificateDirectory.cap(of: .acmeRecord)),
-            let json = JSONValue.parse(contents.bytes),
-            let directory = json[member: "directory"]?.stringValue,
+                maximumBytes: CertificateDirectory.cap(of: .acmeRecord))
+        else { return nil }
+        return CertificateRecord(bytes: contents.bytes)
+    }
+
+    /// The record in `bytes` (the file, or the store's `acme_json`); `nil` when they are not one.
+    init?(bytes: [UInt8]) {
+        guard let json = JSONValue.parse(bytes), let directory = json[member: "directory"]?.stringValue,
             let issued = json[member: "issued"]?.stringValue.flatMap({ ISO8601DateFormatter().date(from: $0) })
         else { return nil }
-        let names = json[member: "names"]?.arrayValue?.compactMap(\.stringValue) ?? []
-        return CertificateRecord(directoryURL: directory, issued: issued, names: names)
+        self.init(
+            directoryURL: directory, issued: issued,
+            names: json[member: "names"]?.arrayValue?.compactMap(\.stringValue) ?? [])
     }
 
     /// Whether `folder` has the marker file at all: the server manages its certificate.

@@ -12,14 +12,20 @@ public struct ChallengeRoutes: RouteTable {
     public let store: ChallengeStore?
     /// The external client's answers.
     public let webroot: WebrootChallenges?
+    /// The answer to any order of the account, whichever replica placed it; `nil` without `--acme`.
+    public let stateless: StatelessChallenges?
 
     static let prefix = Array("/.well-known/acme-challenge/".utf8)
 
-    /// `routes` with the answers of `store` and `webroot` in front.
-    public init(_ routes: any RouteTable, store: ChallengeStore?, webroot: WebrootChallenges?) {
+    /// `routes` with the answers of `store`, `stateless` and `webroot` in front.
+    public init(
+        _ routes: any RouteTable, store: ChallengeStore?, webroot: WebrootChallenges?,
+        stateless: StatelessChallenges? = nil
+    ) {
         self.routes = routes
         self.store = store
         self.webroot = webroot
+        self.stateless = stateless
     }
 
     /// The responses of ``routes``: the answers are built per request.
@@ -36,7 +42,10 @@ public struct ChallengeRoutes: RouteTable {
             HostName.withNormalized($0) { $0.map { String(decoding: $0, as: UTF8.self) } }
         }
         var answer: [UInt8]?
-        if let host, let text = store?.answer(domain: host, token: token) { answer = Array(text.utf8) }
+        if let host, let text = store?.answer(domain: host, token: token) ?? stateless?.answer(host: host, token: token)
+        {
+            answer = Array(text.utf8)
+        }
         if answer == nil { answer = webroot?.answer(token: token) }
         let plain = [HTTPHeader("Content-Type", "text/plain; charset=utf-8"), HTTPHeader("Cache-Control", "no-store")]
         guard let answer else {

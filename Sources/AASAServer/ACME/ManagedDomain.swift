@@ -1,7 +1,7 @@
 import Foundation
 
 /// What ``ACMEManager`` keeps about one domain: its status, when it next has something to do, and the state of its
-/// retries and renewal window.
+/// retries, renewal window and place in the queue of new orders.
 struct ManagedDomain: Sendable {
     var status: DomainCertificateStatus
     /// When to order (or renew); `nil`: nothing to do (the operator's certificate).
@@ -15,27 +15,48 @@ struct ManagedDomain: Sendable {
     /// §4.3); `nil` without a certificate of the server's own.
     var suggested: ClosedRange<Date>?
     var nextCheck: Date?
-    /// The served certificate this entry was planned for, to notice a new one.
+    /// The served certificate this entry was planned for, to notice a new one, and its record's issue date, to notice
+    /// that another replica wrote a newer one.
     var notAfter: Date?
+    var recordIssued: Date?
 
     /// The certificate must be replaced whatever its dates (it came from another CA).
     var forced = false
     /// The expiry of a certificate just written that no reload has served yet.
     var awaitingReload: Date?
+    /// When the domain was first planned, as a sequence number: new domains are ordered in the order they appeared.
+    var appeared = 0
+    /// While the order waits for its turn under the order rate (or a pause): when it may be placed.
+    var slot: Date?
 
-    init(status: DomainCertificateStatus) {
+    init(status: DomainCertificateStatus, appeared: Int) {
         self.status = status
+        self.appeared = appeared
     }
 
-    /// When a worker next has something to do for the domain: order or renew, or ask the renewal window.
+    /// When a worker next has something to do for the domain: order or renew (not before its ``slot``), or ask the
+    /// renewal window.
     var wake: Date? {
-        guard let due else { return nil }
-        guard awaitingReload == nil else { return nil }
-        return failures == 0 ? min(due, nextCheck ?? due) : due
+        guard let due, awaitingReload == nil else { return nil }
+        if failures == 0, let nextCheck, nextCheck < due { return nextCheck }
+        return max(due, slot ?? due)
     }
 
     /// When a worker takes the domain: ``wake``, unless a worker has it already.
     var dueForWorker: Date? { inProgress ? nil : wake }
+
+    /// Whether an order for the domain is due at `now` and waits for the order rate: due, not running, not waiting
+    /// for a reload, and not a renewal the CA exempts (inside its renewal window, sent with `replaces`).
+    func waitsForTurn(now: Date, exempt: Bool) -> Bool {
+        guard let due, due <= now, !inProgress, awaitingReload == nil, status.source == .acme else { return false }
+        return !exempt
+    }
+
+    /// Whether a renewal now is inside the CA's suggested window (RFC 9773): Let's Encrypt does not count it.
+    func isExemptRenewal(now: Date) -> Bool {
+        guard notAfter != nil, !forced, let suggested else { return false }
+        return suggested.contains(now)
+    }
 
     /// Marks the domain taken by a worker at `now`: in progress, and pending or renewing when an order is due.
     mutating func claim(at now: Date) {

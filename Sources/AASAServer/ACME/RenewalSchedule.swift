@@ -4,8 +4,8 @@ public import Foundation
 ///
 /// Renewal starts when a third of the lifetime remains, moved earlier by a spread that is fixed for each domain and
 /// certificate, so thousands of domains issued together do not renew in the same minute; a window the CA suggests
-/// (ACME Renewal Information, RFC 9773) wins over that, and the operator's ``renewBefore`` over both. Failures back off exponentially from
-/// ``minimumRetry`` to ``maximumRetry``, and never come back before the CA's `Retry-After`.
+/// (ACME Renewal Information, RFC 9773) wins over that, and the operator's ``renewBefore`` over both. Failures are retried after
+/// ``minimumRetry``, ten and a hundred times that, then every ``maximumRetry``, never before the CA's `Retry-After`.
 public struct RenewalSchedule: Sendable {
     /// Renew when less than this remains; `nil`: a third of the lifetime.
     public var renewBefore: Duration?
@@ -47,12 +47,14 @@ public struct RenewalSchedule: Sendable {
         return max(due, issuedHere.addingTimeInterval(max(lifetime / 10, 60)))
     }
 
-    /// When to try again after the `failures`-th failure in a row at `now`: ``minimumRetry`` doubled per
-    /// failure up to ``maximumRetry``, and not before `retryAfter`.
+    /// When to try again after the `failures`-th failure in a row at `now`, as Let's Encrypt's integration guide
+    /// asks: ``minimumRetry`` (1 minute), ten times that, a hundred times that, then ``maximumRetry`` (a day); never
+    /// before `retryAfter`.
     public func retry(failures: Int, now: Date, retryAfter: Date?) -> Date {
-        let exponent = min(max(failures - 1, 0), 30)
-        let delay = min(minimumRetry.timeInterval * Double(1 << exponent), maximumRetry.timeInterval)
-        return max(now.addingTimeInterval(delay), retryAfter ?? .distantPast)
+        let delay =
+            failures <= 3
+            ? minimumRetry.timeInterval * [1, 10, 100][max(failures, 1) - 1] : maximumRetry.timeInterval
+        return max(now.addingTimeInterval(min(delay, maximumRetry.timeInterval)), retryAfter ?? .distantPast)
     }
 
     /// A fraction in [0, 1) fixed by the domain and the certificate (FNV-1a): the same on every restart.

@@ -27,6 +27,8 @@ public final class Server: Sendable {
         var acme: ACMEManager?
         var cdn: CDNMonitor?
         var replica: StoreReplica?
+        /// ACME is being started after the first load (a replica that started from its snapshot).
+        var startingACME = false
     }
 
     /// What the server was started with.
@@ -41,6 +43,8 @@ public final class Server: Sendable {
     let temporaryCertificates = TemporaryCertificates()
     /// The folders: where every load reads domains and certificates.
     private let source: FolderSource
+    /// The http-01 answers of this process's orders, with `--acme`.
+    private let challenges: ChallengeStore?
 
     /// Creates a server; nothing is loaded or bound until ``start()``.
     /// `recorder` observes the public listeners; by default it counts only (no access log, no printout).
@@ -49,6 +53,7 @@ public final class Server: Sendable {
         self.logger = logger
         self.recorder = recorder
         listeners = Listeners(configuration: configuration, logger: logger, recorder: recorder)
+        challenges = configuration.acme == nil ? nil : ChallengeStore()
         source = FolderSource(
             configDirectory: configuration.configDirectory, certificateDirectory: configuration.certificateDirectory,
             refusesExposedKeys: configuration.refusesExposedPrivateKeys, signatures: SignatureCache())
@@ -102,19 +107,13 @@ public final class Server: Sendable {
     public func start() throws(StartupError) {
         let replica = try storeReplica()
         running.withLock { $0.replica = replica }
-        let acme = try ACMESetup(configuration: configuration, logger: logger).manager { [weak self] _ in
-            // The watcher sees the new files and folds a burst of issuances into one reload; without it, reload now.
-            guard let self, self.watcher == nil else { return }
-            reload(trigger: .certificateIssued)
-        }
-        running.withLock { $0.acme = acme }
         let loader = Loader(
             source: replica?.source ?? source, shard: configuration.shard,
             readsCertificates: configuration.httpsPort != nil,
-            pagesMemory: configuration.pagesMemory, temporaryCertificates: acme == nil ? nil : temporaryCertificates,
-            logger: logger)
+            pagesMemory: configuration.pagesMemory,
+            temporaryCertificates: configuration.acme == nil ? nil : temporaryCertificates, logger: logger)
         let reloader = Reloader(
-            loader: loader, listeners: listeners, builder: routeBuilder(challenges: acme?.challenges),
+            loader: loader, listeners: listeners, builder: routeBuilder(challenges: challenges),
             history: history, removalGrace: configuration.removalGrace, logger: logger
         ) { [weak self] catalog, changed, time in
             self?.published(catalog, changed: changed, at: time)
@@ -141,6 +140,22 @@ public final class Server: Sendable {
                         .error, rule: .storeUnreachable, "stopped before the store was reached: \(reason)",
                         hint: "check the --store URI, and that the database accepts connections from this machine")
                 ], isConfigurationError: false)
+        }
+        // ACME reads its account from where it keeps its state: the store once reached, or the certificate folder.
+        // A replica serving its snapshot starts ACME once a reload reads the store (``published(_:changed:at:)``).
+        var acme: ACMEManager?
+        if case .snapshot? = reached {
+        } else {
+            do {
+                acme = try makeACME()
+            } catch {
+                replica?.stop()
+                throw error
+            }
+            running.withLock { running in
+                running.acme = acme
+                running.startingACME = true
+            }
         }
         let firstLoader = replica == nil ? loader.reading(from: source.watching(watcher)) : loader
         let first: (Catalog, Duration)
@@ -191,11 +206,35 @@ public final class Server: Sendable {
             monitor.start()
             running.withLock { $0.cdn = monitor }
         }
-        if let acme {
-            plan(acme, catalog, at: Date())
-            acme.start()
-            logger.info("ACME: managing certificates", metadata: ["ca": "\(acme.client.directoryURL)"])
+        if let acme { startACME(acme, catalog) }
+    }
+
+    /// The ACME manager of ``ServerConfiguration/acme``, publishing its answers through ``challenges``; `nil` without.
+    private func makeACME() throws(StartupError) -> ACMEManager? {
+        let storage: any ACMEStorage
+        if let store = configuration.store, let key = store.key {
+            storage = StoreACMEStorage(uri: store.uri, key: key, replica: store.replica)
+        } else {
+            storage = FolderACMEStorage(certificateDirectory: configuration.certificateDirectory)
         }
+        return try ACMESetup(configuration: configuration, logger: logger).manager(
+            storage: storage, responder: challenges
+        ) { [weak self] _ in
+            // A replica's follower brings the certificate from the store; the watcher sees the new files and folds a
+            // burst of issuances into one reload; without either, reload now.
+            guard let self, self.watcher == nil, self.configuration.store == nil else { return }
+            reload(trigger: .certificateIssued)
+        }
+    }
+
+    /// Plans every domain of `catalog` and starts the workers.
+    private func startACME(_ acme: ACMEManager, _ catalog: Catalog) {
+        running.withLock { $0.acme = acme }
+        plan(acme, catalog, at: Date())
+        acme.start()
+        logger.info(
+            "ACME: managing certificates",
+            metadata: ["ca": "\(acme.client.directoryURL)", "state": "\(acme.storage.location)"])
     }
 
     /// Serves until SIGTERM or SIGINT, reloading on SIGHUP, then stops gracefully (requests in flight get 4 s). Call it
@@ -256,13 +295,13 @@ public final class Server: Sendable {
     /// The store replica of ``ServerConfiguration/store``, or `nil` for the folders.
     private func storeReplica() throws(StartupError) -> StoreReplica? {
         guard let settings = configuration.store else { return nil }
-        guard configuration.acme == nil else {
+        guard configuration.acme == nil || settings.key != nil else {
             throw StartupError(
                 diagnostics: [
                     Diagnostic(
                         .error, rule: .acmeSetup,
-                        "--acme cannot be used with --store: certificates a replica obtains are not kept in the store",
-                        hint: "obtain the certificates outside the fleet and publish them with `store push --certs`")
+                        "--acme with --store keeps the ACME account and every certificate's key in the store, sealed with the store key, which was not given",
+                        hint: "pass --store-key-file (the same key file on every replica)")
                 ], isConfigurationError: true)
         }
         do {
@@ -277,12 +316,32 @@ public final class Server: Sendable {
     /// What the replica knows of its store; `nil` without ``ServerConfiguration/store``.
     public var storeStatus: StoreStatus? { running.withLock { $0.replica }?.status }
 
-    /// Tells ACME and the CDN check what a reload published.
+    /// Tells ACME and the CDN check what a reload published. A replica that started from its snapshot starts ACME
+    /// once a reload reads the store.
     private func published(_ catalog: Catalog, changed: [String], at time: Date) {
-        let (acme, cdn) = running.withLock { ($0.acme, $0.cdn) }
-        if let acme { plan(acme, catalog, at: time) }
+        let (acme, cdn, started) = running.withLock { ($0.acme, $0.cdn, $0.reloader != nil) }
+        if let acme {
+            plan(acme, catalog, at: time)
+        } else if started, configuration.acme != nil, storeStatus?.servingSnapshot == false {
+            startACMELate(catalog)
+        }
         let published = catalog.published
         cdn?.update(changed: changed, isServed: { published.contains($0) }, now: time)
+    }
+
+    /// Starts ACME for a replica that started from its snapshot, now that the store answers; logs once when it
+    /// cannot.
+    private func startACMELate(_ catalog: Catalog) {
+        let claimed = running.withLock { running in
+            defer { running.startingACME = true }
+            return running.startingACME
+        }
+        guard !claimed else { return }
+        do {
+            if let acme = try makeACME() { startACME(acme, catalog) }
+        } catch {
+            logger.error("ACME: cannot start", metadata: ["reason": "\(error)"])
+        }
     }
 
     /// Tells the ACME manager the domains and certificates `catalog` holds.
@@ -301,8 +360,8 @@ public final class Server: Sendable {
     private func routeBuilder(challenges: ChallengeStore?) -> RouteBuilder {
         RouteBuilder(
             recorder: recorder, challenges: challenges,
-            webroot: configuration.acmeWebroot.map(WebrootChallenges.init(root:)), live: live,
-            access: configuration.adminAccess)
+            webroot: configuration.acmeWebroot.map(WebrootChallenges.init(root:)),
+            thumbprint: { [weak self] in self?.acme?.thumbprint }, live: live, access: configuration.adminAccess)
     }
 
     /// What the admin routes read at request time.

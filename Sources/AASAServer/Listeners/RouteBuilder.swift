@@ -18,6 +18,9 @@ struct RouteBuilder: Sendable {
     var challenges: ChallengeStore?
     /// The folder of another client's http-01 answers, with `--acme-webroot`.
     var webroot: WebrootChallenges?
+    /// The thumbprint of the ACME account's key: every replica answers any order of the account on a configured
+    /// domain (``StatelessChallenges``).
+    var thumbprint: @Sendable () -> String? = { nil }
     /// What the admin routes read at request time.
     var live: AdminRoutes.Live
     var access: AdminAccess
@@ -35,10 +38,14 @@ struct RouteBuilder: Sendable {
         }
         let snapshot = try RouteSnapshot(site, previous: previous?.snapshot)
         // The challenge routes wrap the site's without preparing anything of their own for each domain.
+        let stateless = thumbprint().map { thumbprint in
+            StatelessChallenges(thumbprint: thumbprint) { [loaded = catalog.loaded] in loaded.contains($0) }
+        }
         let served =
             try challenges == nil && webroot == nil
             ? snapshot
-            : RouteSnapshot(ChallengeRoutes(site, store: challenges, webroot: webroot), previous: snapshot)
+            : RouteSnapshot(
+                ChallengeRoutes(site, store: challenges, webroot: webroot, stateless: stateless), previous: snapshot)
         return (PublishedRoutes(site: site, snapshot: snapshot), served, adminRoutes(for: catalog))
     }
 

@@ -118,6 +118,12 @@ public final class Store: Sendable {
         return (0..<result.rowCount).compactMap { result.text($0, 0) }
     }
 
+    /// The names of the certificates the server obtained by ACME (a row with its `acme_json` record), sorted.
+    public func obtainedCertificateNames() throws -> [String] {
+        let result = try connection.execute("SELECT name FROM certificates WHERE acme_json IS NOT NULL ORDER BY name")
+        return (0..<result.rowCount).compactMap { result.text($0, 0) }
+    }
+
     /// The certificate `name` (its private key still sealed), or `nil` when the store has none.
     ///
     /// - Throws: ``StoreError`` naming the row when a file is over ``StorePush/maximumCertificateFileBytes``, checked

@@ -167,7 +167,9 @@ public struct StorePush {
             if !dryRun { try store.put(StoredCertificate(name: name, files: files)) }
         }
         if prune {
-            for name in try store.certificateNames() where !present.contains(name) {
+            // A certificate the fleet obtained by ACME is the fleet's, not the folder's: pruning keeps it.
+            let obtained = Set(try store.obtainedCertificateNames())
+            for name in try store.certificateNames() where !present.contains(name) && !obtained.contains(name) {
                 say("certificate \(name): removed\(dryRun ? " (dry run: not written)" : "")")
                 changed += 1
                 if !dryRun { try store.deleteCertificate(name) }

@@ -60,6 +60,21 @@ public enum StoreSchema {
             "ALTER TABLE domains ADD COLUMN shard_hash bigint",
             "ALTER TABLE certificates ADD COLUMN shard_hash bigint",
         ],
+        [
+            // ACME for the fleet (``StoreACMEStorage``): one account, one bucket of new orders, each name's failures.
+            "CREATE TABLE acme_account (id integer PRIMARY KEY CHECK (id = 1), key_sealed bytea NOT NULL)",
+            "CREATE TABLE acme_registrations (directory text PRIMARY KEY, url text NOT NULL)",
+            """
+            CREATE TABLE acme_pacing (
+                id integer PRIMARY KEY CHECK (id = 1),
+                tokens double precision NOT NULL,
+                refilled_at double precision NOT NULL,
+                paused_until double precision,
+                pause_reason text
+            )
+            """,
+            "CREATE TABLE acme_failures (name text PRIMARY KEY, history bytea NOT NULL)",
+        ],
     ]
 
     /// What a version needs done beside its statements, with the server's code: the hashes of rows written before
