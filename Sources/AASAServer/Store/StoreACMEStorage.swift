@@ -90,7 +90,7 @@ final class StoreACMEStorage: ACMEStorage, @unchecked Sendable {
                     [.bytes(try key.seal(Array(made.pemEncoded().utf8), context: Self.accountContext))])
             }
             let row = try connection.execute("SELECT key_sealed FROM acme_account WHERE id = 1")
-            guard let sealed = row.bytes(0, 0) else { throw StoreError("acme_account has no key") }
+            guard row.rowCount == 1, let sealed = row.bytes(0, 0) else { throw StoreError("acme_account has no key") }
             let pem = try key.open(sealed, context: Self.accountContext)
             let accountKey = try PrivateKey(pemEncoded: pem)
             let rows = try connection.execute("SELECT directory, url FROM acme_registrations")
@@ -162,8 +162,9 @@ final class StoreACMEStorage: ACMEStorage, @unchecked Sendable {
 
     func leaf(of domain: String) -> X509Certificate? {
         let chain = try? withStore("read a certificate") { store in
-            try store.connection.execute("SELECT fullchain FROM certificates WHERE name = $1", [.text(domain)])
-                .bytes(0, 0)
+            let row = try store.connection.execute(
+                "SELECT fullchain FROM certificates WHERE name = $1", [.text(domain)])
+            return row.rowCount == 1 ? row.bytes(0, 0) : nil
         }
         return chain.flatMap { $0 }.flatMap { try? X509Certificate(pemEncoded: $0) }
     }
@@ -274,8 +275,9 @@ final class StoreACMEStorage: ACMEStorage, @unchecked Sendable {
 
     func history(of domain: String) -> ACMEHistory? {
         let text = try? withStore("read the failures of \(domain)") { store in
-            try store.connection.execute("SELECT history FROM acme_failures WHERE name = $1", [.text(domain)])
-                .bytes(0, 0)
+            let row = try store.connection.execute(
+                "SELECT history FROM acme_failures WHERE name = $1", [.text(domain)])
+            return row.rowCount == 1 ? row.bytes(0, 0) : nil
         }
         return text.flatMap { $0 }.flatMap(JSONValue.parse).flatMap(ACMEHistory.init(json:))
     }

@@ -1,0 +1,182 @@
+import AASAPostgres
+import AASATestSupport
+import Foundation
+import Testing
+
+/// `serve --store --acme`: replicas on one real PostgreSQL store ordering from Debian's pebble, whose http-01
+/// validations reach them round-robin through Debian's nginx, as a load balancer in front of a fleet sends them.
+@Suite(.storeCluster, .serialized, .enabled(if: Pebble.isInstalled && NginxRouter.isInstalled))
+struct ACMEFleetTests {
+    /// The fleet's world: a store with `domains` pushed, pebble validating at nginx's port, nginx sending each
+    /// connection to the next replica's HTTP listener.
+    final class Fleet {
+        let workspace = TemporaryDirectory("aasa-acme-fleet")
+        let uri: String
+        let domains: [String]
+        let httpPorts: [UInt16]
+        let router: NginxRouter
+        let pebble: Pebble
+        var replicas: [ServeProcess?] = []
+        var folders: [TemporaryDirectory] = []
+
+        init(_ name: String, domains count: Int, replicas: Int, pebbleEnvironment: [String: String] = [:]) throws {
+            uri = try StoreCluster.database(name)
+            domains = (1...count).map { String(format: "d%02d.fleet.example", $0) }
+            for domain in domains {
+                _ = try workspace.write(
+                    "site-config/\(domain)/site.json",
+                    #"{"universalLinks":{"apps":[{"appIDs":["ABCDE12345.com.example.fleet"],"rules":[{"path":"/x/*"}]}]}}"#
+                )
+            }
+            let key = try workspace.write("store.key", String(repeating: "c", count: 63) + "3\n")
+            #expect(chmod(key, 0o600) == 0)
+            let push = try Command.run(
+                RepositoryPaths.executable,
+                ["store", "push", "--config", "site-config", "--store", uri, "--store-key-file", "store.key"],
+                currentDirectory: workspace.path, timeout: 120)
+            #expect(push.status == 0, "\(push.stdout)\(push.stderr)")
+            httpPorts = (0..<replicas).map { _ in freePort() }
+            let balancer = freePort()
+            // Never marked down: a replica still starting refuses, and nginx tries the next one.
+            let upstreams = httpPorts.map { "        server 127.0.0.1:\($0) max_fails=0;\n" }.joined()
+            let include = try workspace.write(
+                "balancer.conf",
+                """
+                stream {
+                    upstream replicas {
+                \(upstreams)    }
+                    server {
+                        listen 127.0.0.1:\(balancer);
+                        proxy_pass replicas;
+                        proxy_connect_timeout 1s;
+                    }
+                }
+
+                """)
+            router = try NginxRouter(directory: workspace.path, include: include, port: balancer)
+            pebble = try Pebble(httpPort: balancer, environment: pebbleEnvironment)
+        }
+
+        /// Starts replica `index` with `extra` options.
+        func start(_ index: Int, extra: [String] = []) throws {
+            let folder = TemporaryDirectory("aasa-acme-replica-\(index)")
+            let serve = try ServeProcess(
+                in: folder.path,
+                arguments: [
+                    "--store", uri, "--store-key-file", workspace.path + "/store.key", "--replica", "r\(index)",
+                    "--http-port", "\(httpPorts[index])", "--acme", "--acme-agree-tos", "--acme-directory",
+                    pebble.directoryURL, "--acme-ca-file", pebble.caFile, "--acme-retry-min", "1",
+                ] + extra, errorLog: folder.path + "/serve.log")
+            while replicas.count <= index { replicas.append(nil) }
+            replicas[index] = serve
+            folders.append(folder)
+        }
+
+        func log(_ index: Int) -> String {
+            (try? String(contentsOfFile: folders[index].path + "/serve.log", encoding: .utf8)) ?? ""
+        }
+
+        /// `/status` of a replica.
+        func status(_ serve: ServeProcess) -> [String: Any]? {
+            guard let answer = try? Curl.request("http://127.0.0.1:\(serve.admin)/status"), answer.status == 200 else {
+                return nil
+            }
+            return try? JSONSerialization.jsonObject(with: Data(answer.body)) as? [String: Any]
+        }
+
+        /// Whether `serve` presents a certificate for `domain` that verifies against `root` (pebble's issuing root).
+        func servesTrusted(_ serve: ServeProcess, _ domain: String, root: String) -> Bool {
+            let answer = try? Curl.request(
+                "https://\(domain):\(serve.port)/.well-known/apple-app-site-association", caFile: root,
+                resolve: (domain, serve.port))
+            return answer?.status == 200
+        }
+
+        /// What pebble logged of `marker` (one `Added order` per new order, `set INVALID` per failed validation).
+        func pebbleCount(_ marker: String) -> Int { pebble.log.components(separatedBy: marker).count - 1 }
+
+        /// Polls `condition` every 200 ms for up to `seconds`; returns how long it took, or `nil`.
+        func waitFor(_ seconds: Double, _ condition: () -> Bool) -> Double? {
+            let started = Date()
+            while Date().timeIntervalSince(started) < seconds {
+                if condition() { return Date().timeIntervalSince(started) }
+                usleep(200_000)
+            }
+            return nil
+        }
+    }
+
+    @Test func threeReplicasOrderEachCertificateOnceAndEveryReplicaServesIt() throws {
+        let fleet = try Fleet("acme_fleet_thirty", domains: 30, replicas: 3)
+        for index in 0..<3 { try fleet.start(index) }
+        let replicas = fleet.replicas.compactMap { $0 }
+        for (index, serve) in replicas.enumerated() {
+            #expect(serve.waitUntilReady(seconds: 60), "\(fleet.log(index).suffix(3000))")
+        }
+        let root = try fleet.pebble.rootFile()
+        let took = fleet.waitFor(240) {
+            replicas.allSatisfy { serve in fleet.domains.allSatisfy { fleet.servesTrusted(serve, $0, root: root) } }
+        }
+        #expect(took != nil, "pebble: \(fleet.pebble.log.suffix(3000))\nr0: \(fleet.log(0).suffix(3000))")
+        // The CA's own count: one order per certificate, and no validation failed on whichever replica it reached.
+        #expect(
+            fleet.pebbleCount("Added order") == 30,
+            "\(fleet.log(0).split(separator: "\n").filter { $0.contains("no certificate") }.prefix(3).joined(separator: "\n"))"
+        )
+        #expect(
+            fleet.pebbleCount("set INVALID") == 0,
+            "\(fleet.pebble.log.split(separator: "\n").filter { !$0.contains("calling handler") && !$0.contains("orders in the db") }.prefix(60).joined(separator: "\n"))"
+        )
+        // The certificates are rows of the store, with the record of the CA that issued them.
+        let store = try PostgresConnection(uri: fleet.uri)
+        defer { store.close() }
+        let rows = try store.execute(
+            "SELECT count(*) FROM certificates WHERE acme_json IS NOT NULL AND privkey_sealed IS NOT NULL")
+        #expect(rows.text(0, 0) == "30")
+        // No private key is stored in plaintext.
+        let plain = try store.execute(
+            "SELECT count(*) FROM certificates WHERE position('PRIVATE KEY'::bytea in privkey_sealed) > 0")
+        #expect(plain.text(0, 0) == "0")
+        for serve in replicas { #expect(serve.terminate() == 0) }
+    }
+
+    @Test func killingTheReplicaThatHoldsAnOrderLetsAnotherFinishIt() throws {
+        let fleet = try Fleet("acme_fleet_kill", domains: 1, replicas: 3)
+        for index in 0..<3 { try fleet.start(index) }
+        let replicas = fleet.replicas.compactMap { $0 }
+        for (index, serve) in replicas.enumerated() {
+            #expect(serve.waitUntilReady(seconds: 60), "\(fleet.log(index).suffix(3000))")
+        }
+        // The lock holder names itself in pg_stat_activity: kill it with SIGKILL while the order is in flight.
+        let store = try PostgresConnection(uri: fleet.uri)
+        defer { store.close() }
+        var holder: Int?
+        _ = fleet.waitFor(30) {
+            let result = try? store.execute(
+                """
+                SELECT a.application_name FROM pg_locks l JOIN pg_stat_activity a ON a.pid = l.pid
+                WHERE l.locktype = 'advisory' AND l.classid = $1::bigint AND l.granted
+                """, [.integer(Int64(0x6163_6D65))])
+            guard let result, result.rowCount == 1, let name = result.text(0, 0), name.hasPrefix("aasa-acme-lock r"),
+                let index = Int(name.dropFirst("aasa-acme-lock r".count)), index < replicas.count
+            else { return false }
+            holder = index
+            return true
+        }
+        let killed = try #require(holder, "no replica took the order's lock: \(fleet.log(0).suffix(2000))")
+        let ordersBefore = fleet.pebbleCount("Added order")
+        kill(fleet.replicas[killed]!.process.processIdentifier, SIGKILL)
+        fleet.replicas[killed]!.process.waitUntilExit()
+        let root = try fleet.pebble.rootFile()
+        let survivors = replicas.indices.filter { $0 != killed }.map { replicas[$0] }
+        let took = fleet.waitFor(90) {
+            survivors.allSatisfy { fleet.servesTrusted($0, fleet.domains[0], root: root) }
+        }
+        #expect(took != nil, "r: \(fleet.log(survivors.isEmpty ? 0 : 1).suffix(3000))")
+        #expect((took ?? 999) < 75, "taken over after \(took ?? -1) s")
+        // The killed replica's order never finished (or had just finished): at most one more order was placed.
+        #expect(fleet.pebbleCount("Added order") <= ordersBefore + 1)
+        #expect(fleet.pebbleCount("Issued certificate") >= 1)
+        for serve in survivors { #expect(serve.terminate() == 0) }
+    }
+}
