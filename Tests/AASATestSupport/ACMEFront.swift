@@ -1,4 +1,4 @@
-public import Foundation
+import Foundation
 
 /// `Tests/Tools/acme-front.py` in front of a ``Pebble``, on a free port: what Let's Encrypt offers and pebble 2.4
 /// lacks (a new-order rate limit, `meta.profiles`, a pause, failing orders, held requests), with counts of what

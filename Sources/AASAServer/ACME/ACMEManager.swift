@@ -112,7 +112,8 @@ public final class ACMEManager: Service, Sendable {
         http.userAgent = "aasa-server (ACME)"
         let client = try ACMEClient(
             directoryURL: settings.directoryURL, account: account, transport: CurlACMETransport(client: http),
-            pollTimeout: settings.pollTimeout)
+            pollTimeout: settings.pollTimeout, profile: settings.profile,
+            externalAccountBinding: settings.externalAccountBinding)
         return ACMEManager(
             settings: settings, client: client, certificateDirectory: certificateDirectory, logger: logger,
             responder: responder, issued: issued)

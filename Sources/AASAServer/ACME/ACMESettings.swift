@@ -21,6 +21,12 @@ public struct ACMESettings: Sendable {
     public var concurrency = 3
     /// How long one authorization or order may stay pending before the attempt fails.
     public var pollTimeout: Duration = .seconds(300)
+    /// The certificate profile asked for in each new order (`--acme-profile`), one the directory's
+    /// `meta.profiles` lists; `nil`: the CA's default.
+    public var profile: String?
+    /// The binding of the account to an account at the CA (`--acme-eab-kid`, `--acme-eab-hmac-key-file`), for CAs
+    /// that require one.
+    public var externalAccountBinding: ExternalAccountBinding?
 
     /// The defaults: Let's Encrypt, no contact, terms not accepted.
     public init() {}

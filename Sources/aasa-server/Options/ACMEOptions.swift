@@ -47,6 +47,24 @@ struct ACMEOptions: ParsableArguments {
             valueName: "count"))
     var acmeConcurrency: Int = Environment.value(.acmeConcurrency, 3)
 
+    @Option(
+        help: ArgumentHelp(
+            "The certificate profile to ask the CA for (Let's Encrypt: classic, tlsserver, shortlived), one its "
+                + "directory lists; default the CA's (env: \(EnvironmentVariable.acmeProfile)).", valueName: "name"))
+    var acmeProfile: String?
+
+    @Option(
+        help: ArgumentHelp(
+            "The key ID of the external account binding a CA such as ZeroSSL or Google Trust Services requires; "
+                + "with --acme-eab-hmac-key-file (env: \(EnvironmentVariable.acmeEabKid)).", valueName: "id"))
+    var acmeEabKid: String?
+
+    @Option(
+        help: ArgumentHelp(
+            "File holding the binding's HMAC key, base64url as the CA hands it out; with --acme-eab-kid "
+                + "(env: \(EnvironmentVariable.acmeEabHmacKeyFile)).", valueName: "file"))
+    var acmeEabHmacKeyFile: String?
+
     mutating func validate() throws {
         try Environment.naming { try checkValues() }
     }
@@ -57,6 +75,9 @@ struct ACMEOptions: ParsableArguments {
         if acmeCaFile == nil { acmeCaFile = Environment.optional(.acmeCaFile) }
         if acmeRenewBefore == nil { acmeRenewBefore = Environment.optional(.acmeRenewBefore) }
         acmeAgreeTos = acmeAgreeTos || Environment.flag(.acmeAgreeTos)
+        if acmeProfile == nil { acmeProfile = Environment.optional(.acmeProfile) }
+        if acmeEabKid == nil { acmeEabKid = Environment.optional(.acmeEabKid) }
+        if acmeEabHmacKeyFile == nil { acmeEabHmacKeyFile = Environment.optional(.acmeEabHmacKeyFile) }
         if let invalid = Environment.invalidValues.first { throw ValidationError(invalid) }
         if let email = acmeEmail {
             let parts = email.split(separator: "@", omittingEmptySubsequences: false)
@@ -80,6 +101,25 @@ struct ACMEOptions: ParsableArguments {
         if !(1...64).contains(acmeConcurrency) {
             throw ValidationError("--acme-concurrency must be between 1 and 64")
         }
+        if let profile = acmeProfile,
+            profile.isEmpty || profile.utf8.count > 64 || !profile.allSatisfy({ $0.isASCII && !$0.isWhitespace })
+        {
+            throw ValidationError(
+                "--acme-profile '\(profile)' is not a profile name (1 to 64 characters, no spaces); give one the CA's "
+                    + "directory lists under meta.profiles, e.g. tlsserver")
+        }
+        do {
+            _ = try externalAccountBinding()
+        } catch {
+            throw ValidationError(error.description)
+        }
+    }
+
+    /// The binding `--acme-eab-kid` and `--acme-eab-hmac-key-file` give, `nil` without them.
+    private func externalAccountBinding() throws(ExternalAccountBinding.LoadError) -> ExternalAccountBinding? {
+        try ExternalAccountBinding.load(
+            keyID: acmeEabKid, keyFile: acmeEabHmacKeyFile, keyIDOption: "--acme-eab-kid",
+            keyFileOption: "--acme-eab-hmac-key-file")
     }
 
     /// The settings these options describe.
@@ -92,6 +132,10 @@ struct ACMEOptions: ParsableArguments {
         settings.renewBefore = acmeRenewBefore.map { .milliseconds(Int64($0 * 86_400_000)) }
         settings.minimumRetry = .milliseconds(Int64(acmeRetryMin * 1000))
         settings.concurrency = acmeConcurrency
+        settings.profile = acmeProfile
+        // Read (and checked) once already by validate(); a file that became unreadable since leaves no binding, and
+        // a CA requiring one then says which options give it.
+        settings.externalAccountBinding = try? externalAccountBinding()
         return settings
     }
 }
@@ -105,4 +149,7 @@ extension EnvironmentVariable {
     static let acmeRenewBefore: Self = "AASA_SERVER_ACME_RENEW_BEFORE"
     static let acmeRetryMin: Self = "AASA_SERVER_ACME_RETRY_MIN"
     static let acmeConcurrency: Self = "AASA_SERVER_ACME_CONCURRENCY"
+    static let acmeProfile: Self = "AASA_SERVER_ACME_PROFILE"
+    static let acmeEabKid: Self = "AASA_SERVER_ACME_EAB_KID"
+    static let acmeEabHmacKeyFile: Self = "AASA_SERVER_ACME_EAB_HMAC_KEY_FILE"
 }
