@@ -126,6 +126,26 @@ import Testing
         #expect(stats.replaces == [nil, "aki.serial", nil])
     }
 
+    @Test func aDelayHoldsTheRequestsUnderItsPathOnly() throws {
+        try #require(Pebble.isInstalled, "install pebble: scripts/setup.sh --test")
+        let pebble = try Pebble(httpPort: freePort())
+        let front = try ACMEFront(pebble: pebble)
+        try front.delay(pathPrefix: "/dir", seconds: 2)
+        func seconds(_ path: String) throws -> Double {
+            let start = Date()
+            let answer = try Curl.request("https://127.0.0.1:\(front.port)\(path)", caFile: front.caFile)
+            #expect(answer.status == 200, "\(path): \(answer.status) \(answer.error)")
+            return Date().timeIntervalSince(start)
+        }
+        #expect(try seconds("/dir") >= 1.9)
+        // Another path is not held (pebble answers in milliseconds; a held one takes the full 2 s).
+        let start = Date()
+        _ = try Curl.request("https://127.0.0.1:\(front.port)/nonce-plz", method: "HEAD", caFile: front.caFile)
+        #expect(Date().timeIntervalSince(start) < 1.9)
+        try front.delay(pathPrefix: "/dir", seconds: 0)
+        #expect(try seconds("/dir") < 1.9)
+    }
+
     @Test func aRealClientThroughTheFrontGetsACertificateAndMeetsTheLimit() throws {
         try #require(Pebble.isInstalled, "install pebble: scripts/setup.sh --test")
         let directory = TemporaryDirectory("aasa-acme-front")
