@@ -254,3 +254,14 @@ import Testing
             try ExternalAccountBinding.load(keyID: nil, keyFile: nil, keyIDOption: "a", keyFileOption: "b") == nil)
     }
 }
+
+extension ACMEOrderOptionsTests {
+    @Test func aBindingPrintedOrDumpedNeverShowsItsKey() {
+        var settings = ACMESettings()
+        settings.externalAccountBinding = ExternalAccountBinding(keyID: "kid-9", hmacKey: [0xde, 0xad, 0xbe, 0xef])
+        for text in ["\(settings)", String(reflecting: settings), "\(settings.externalAccountBinding!)"] {
+            #expect(!text.contains("222") && !text.contains("3q2-7w") && !text.contains("0xde"), "\(text)")
+        }
+        #expect("\(settings.externalAccountBinding!)".contains("kid-9"))
+    }
+}

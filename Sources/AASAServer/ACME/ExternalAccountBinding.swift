@@ -4,7 +4,7 @@ import Foundation
 
 /// An external account binding (RFC 8555 §7.3.4): the key ID and HMAC key a CA such as ZeroSSL, Google Trust
 /// Services or a private CA hands out, with which newAccount proves the ACME account belongs to an account there.
-public struct ExternalAccountBinding: Sendable {
+public struct ExternalAccountBinding: Sendable, CustomStringConvertible, CustomDebugStringConvertible {
     /// The key ID the CA gave (`--acme-eab-kid`).
     public var keyID: String
     /// The HMAC key, decoded from the base64url text the CA gave (`--acme-eab-hmac-key-file`). Never logged.
@@ -17,6 +17,10 @@ public struct ExternalAccountBinding: Sendable {
         self.keyID = keyID
         self.hmacKey = hmacKey
     }
+
+    /// The key ID and the key's length: never the key, wherever a binding is printed or logged.
+    public var description: String { "external account binding \(keyID) (HMAC key of \(hmacKey.count) bytes)" }
+    public var debugDescription: String { description }
 
     /// Why a key ID and key file do not make a binding: the message names the options, the file and the fix.
     public struct LoadError: Error, CustomStringConvertible {
