@@ -24,8 +24,11 @@ public final class Pebble: @unchecked Sendable {
     public var caFile: String { directory.path + "/cert.pem" }
 
     /// Starts both programs; `environment` adds pebble's knobs (`PEBBLE_WFE_NONCEREJECT`, …). Validation is
-    /// immediate (`PEBBLE_VA_NOSLEEP=1`).
-    public init(httpPort: UInt16, environment: [String: String] = [:]) throws {
+    /// immediate (`PEBBLE_VA_NOSLEEP=1`). A non-empty `externalAccountKeys` (key ID: base64url HMAC key) makes
+    /// pebble require an external account binding made with one of them.
+    public init(httpPort: UInt16, environment: [String: String] = [:], externalAccountKeys: [String: String] = [:])
+        throws
+    {
         self.httpPort = httpPort
         self.environment = ["PEBBLE_VA_NOSLEEP": "1"].merging(environment) { _, new in new }
         let made = try Command.run(
@@ -36,12 +39,16 @@ public final class Pebble: @unchecked Sendable {
                 directory.path + "/key.pem", "-out", caFile,
             ])
         guard made.status == 0 else { throw Failure(description: "openssl could not make pebble's certificate") }
+        let keys = String(
+            decoding: try JSONSerialization.data(withJSONObject: externalAccountKeys, options: [.sortedKeys]),
+            as: UTF8.self)
         _ = try directory.write(
             "config.json",
             """
             {"pebble":{"listenAddress":"127.0.0.1:\(port)","managementListenAddress":"127.0.0.1:\(managementPort)",
              "certificate":"cert.pem","privateKey":"key.pem","httpPort":\(httpPort),"tlsPort":\(freePort()),
-             "ocspResponderURL":"","externalAccountBindingRequired":false}}
+             "ocspResponderURL":"","externalAccountBindingRequired":\(!externalAccountKeys.isEmpty),
+             "externalAccountMACKeys":\(keys)}}
             """)
         let dns = Process()
         dns.executableURL = URL(fileURLWithPath: "/usr/bin/pebble-challtestsrv")

@@ -13,24 +13,52 @@ extension ACMEClient {
     ///
     /// An account the CA does not know (it lost its state, or the account was deactivated) is registered again
     /// and the order started over, once.
-    public func obtainCertificate(for names: [String], key: PrivateKey, challenges: any ChallengeResponder)
-        throws(ACMEFailure) -> [UInt8]
-    {
+    ///
+    /// The order asks for ``profile`` when set (a profile the directory does not list fails before anything is
+    /// sent). A renewal names the certificate it replaces in `replacing`: when the directory offers renewalInfo and
+    /// the certificate has an authority key identifier, the order carries `replaces` (RFC 9773 §5), which Let's
+    /// Encrypt exempts from its limits; if the CA answers that it was already replaced (`alreadyReplaced`, or 409),
+    /// the order is placed once more without it.
+    public func obtainCertificate(
+        for names: [String], key: PrivateKey, challenges: any ChallengeResponder,
+        replacing: X509Certificate? = nil
+    ) throws(ACMEFailure) -> [UInt8] {
+        try checkProfile()
+        let replaces = try replacing.flatMap { certificate throws(ACMEFailure) in
+            try directory().renewalInfo == nil ? nil : Self.certID(of: certificate)
+        }
         do {
-            return try order(names, key: key, challenges: challenges)
+            return try orderOnce(names, key: key, challenges: challenges, replaces: replaces)
         } catch let failure where failure.problem?.kind == "accountDoesNotExist" {
             try account.forget(at: directoryURL)
-            return try order(names, key: key, challenges: challenges)
+            return try orderOnce(names, key: key, challenges: challenges, replaces: replaces)
         }
     }
 
-    private func order(_ names: [String], key: PrivateKey, challenges: any ChallengeResponder) throws(ACMEFailure)
-        -> [UInt8]
+    /// ``order(_:key:challenges:replaces:)``, again without `replaces` when the CA says the certificate was
+    /// already replaced.
+    private func orderOnce(_ names: [String], key: PrivateKey, challenges: any ChallengeResponder, replaces: String?)
+        throws(ACMEFailure) -> [UInt8]
+    {
+        do {
+            return try order(names, key: key, challenges: challenges, replaces: replaces)
+        } catch let failure
+            where replaces != nil && failure.url == (try? directory().newOrder)
+            && (failure.problem?.kind == "alreadyReplaced" || failure.problem?.status == 409)
+        {
+            return try order(names, key: key, challenges: challenges, replaces: nil)
+        }
+    }
+
+    private func order(_ names: [String], key: PrivateKey, challenges: any ChallengeResponder, replaces: String?)
+        throws(ACMEFailure) -> [UInt8]
     {
         let directory = try directory()
         let identifiers = names.map { JSONValue.members([("type", .string("dns")), ("value", .string($0))]) }
-        let created = try post(
-            directory.newOrder, payload: .members([("identifiers", .array(identifiers.map { JSONNode($0) }))]))
+        var members: [(String, JSONValue)] = [("identifiers", .array(identifiers.map { JSONNode($0) }))]
+        if let profile { members.append(("profile", .string(profile))) }
+        if let replaces { members.append(("replaces", .string(replaces))) }
+        let created = try post(directory.newOrder, payload: .members(members))
         guard let orderURL = created.header("Location") else {
             throw ACMEFailure(
                 .protocolViolation, "newOrder answered HTTP \(created.status) without the order's Location",

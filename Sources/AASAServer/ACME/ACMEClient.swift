@@ -15,6 +15,12 @@ public final class ACMEClient: Sendable {
     public let directoryURL: String
     /// The account: its key, contact and registration.
     public let account: ACMEAccount
+    /// The profile each new order asks for (`--acme-profile`), `nil` for the CA's default.
+    public let profile: String?
+    /// The binding newAccount carries (RFC 8555 §7.3.4), for a CA that requires one.
+    let externalAccountBinding: ExternalAccountBinding?
+    /// The options that give the binding and the profile, named by errors (the primary CA's or a fallback's).
+    let options: OptionNames
     private let transport: any ACMETransport
     private let jwk: JSONWebKey
     /// Waits between polls, when given; tests give one so recorded exchanges need no real time. Without it a poll
@@ -39,13 +45,39 @@ public final class ACMEClient: Sendable {
     /// The content type of the certificate download (RFC 8555 §9.1).
     static let certificateChainType = "application/pem-certificate-chain"
 
-    /// A client for the CA at `directoryURL`, signing with `account`'s key.
+    /// The command-line options an error about the binding or the profile tells the operator to fix.
+    public struct OptionNames: Sendable {
+        public var profile: String
+        public var keyID: String
+        public var keyFile: String
+
+        public init(profile: String, keyID: String, keyFile: String) {
+            self.profile = profile
+            self.keyID = keyID
+            self.keyFile = keyFile
+        }
+
+        /// The primary CA's: `--acme-profile`, `--acme-eab-kid`, `--acme-eab-hmac-key-file`.
+        public static let primary = OptionNames(
+            profile: "--acme-profile", keyID: "--acme-eab-kid", keyFile: "--acme-eab-hmac-key-file")
+        /// The fallback CA's: `--acme-fallback-eab-kid`, `--acme-fallback-eab-hmac-key-file` (no profile of its own).
+        public static let fallback = OptionNames(
+            profile: "--acme-profile", keyID: "--acme-fallback-eab-kid",
+            keyFile: "--acme-fallback-eab-hmac-key-file")
+    }
+
+    /// A client for the CA at `directoryURL`, signing with `account`'s key; each new order asks for `profile`, and
+    /// newAccount carries `externalAccountBinding` when given.
     public init(
         directoryURL: String, account: ACMEAccount, transport: any ACMETransport, pollTimeout: Duration = .seconds(300),
-        sleep: (@Sendable (Duration) -> Void)? = nil
+        profile: String? = nil, externalAccountBinding: ExternalAccountBinding? = nil,
+        options: OptionNames = .primary, sleep: (@Sendable (Duration) -> Void)? = nil
     ) throws(ACMEFailure) {
         self.directoryURL = directoryURL
         self.account = account
+        self.profile = profile
+        self.externalAccountBinding = externalAccountBinding
+        self.options = options
         self.transport = transport
         self.sleep = sleep
         self.pollTimeout = pollTimeout
@@ -188,7 +220,10 @@ public final class ACMEClient: Sendable {
             case "userActionRequired", "agreementRequired":
                 "accept the CA's terms of service with --acme-agree-tos"
             case "externalAccountRequired":
-                "this CA needs an external account binding, which aasa-server does not support; use a CA without one"
+                "this CA requires an external account binding: pass the key ID and HMAC key it handed out with "
+                    + "--acme-eab-kid and --acme-eab-hmac-key-file"
+            case "invalidProfile":
+                "ask for a profile the CA's directory lists (meta.profiles) with --acme-profile, or drop it"
             case "caa":
                 "the domain's CAA records do not allow this CA; add it to them"
             case "dns":
@@ -231,14 +266,30 @@ public final class ACMEClient: Sendable {
                 "the CA requires agreeing to its terms of service (\(directory.termsOfService ?? ""))",
                 url: directory.newAccount, hint: "read them and pass --acme-agree-tos")
         }
-        if directory.externalAccountRequired {
-            throw ACMEFailure(
-                .configuration, "the CA requires an external account binding, which aasa-server does not support",
-                url: directory.newAccount, hint: "use a CA that registers accounts by ACME alone")
-        }
+        try checkExternalAccountBinding()
         var payload: [(String, JSONValue)] = [("termsOfServiceAgreed", .bool(account.agreesToTerms))]
         if let email = account.email { payload.append(("contact", .strings(["mailto:" + email]))) }
-        let response = try post(directory.newAccount, payload: .members(payload), signer: .jwk)
+        if let binding = externalAccountBinding {
+            payload.append(
+                ("externalAccountBinding", binding.jws(accountKey: jwk, newAccountURL: directory.newAccount)))
+        }
+        let response: HTTPClientResponse
+        do {
+            response = try post(directory.newAccount, payload: .members(payload), signer: .jwk)
+        } catch let failure
+            where externalAccountBinding != nil && failure.kind == .problem
+            && ![
+                "agreementRequired", "userActionRequired", "invalidContact", "unsupportedContact", "rateLimited",
+                "serverInternal", "badNonce",
+            ].contains(failure.problem?.kind ?? "")
+        {
+            // The CA refused the new account with the binding it carried: the key ID or the key is what to check.
+            var refused = failure
+            refused.hint =
+                "the CA refused the external account binding: check the key ID (\(options.keyID)) and that "
+                + "\(options.keyFile) holds the HMAC key the CA handed out with it"
+            throw refused
+        }
         guard let url = response.header("Location"), !url.isEmpty else {
             throw ACMEFailure(
                 .protocolViolation, "newAccount answered HTTP \(response.status) without the account's Location",
@@ -254,10 +305,7 @@ public final class ACMEClient: Sendable {
     /// The renewal window the CA suggests for `certificate` (ACME Renewal Information, RFC 9773), or `nil` when
     /// the directory offers none or the certificate has no authority key identifier.
     public func renewalWindow(for certificate: X509Certificate) throws(ACMEFailure) -> ClosedRange<Date>? {
-        guard let base = try directory().renewalInfo, let identifier = certificate.authorityKeyIdentifier else {
-            return nil
-        }
-        let certID = Base64URL.encode(identifier) + "." + Base64URL.encode(certificate.serialNumberOctets)
+        guard let base = try directory().renewalInfo, let certID = Self.certID(of: certificate) else { return nil }
         let url = base.hasSuffix("/") ? base + certID : base + "/" + certID
         let response = try send(HTTPClientRequest(.get, url: url))
         guard response.status == 200 else { return nil }
@@ -275,5 +323,47 @@ public final class ACMEClient: Sendable {
                 hint: "the server renews by the certificate's lifetime instead")
         }
         return start...end
+    }
+
+    /// The certificate's ARI identifier (RFC 9773 §4.1): base64url of its authority key identifier, a dot, and
+    /// base64url of its serial number's octets; `nil` without an authority key identifier.
+    static func certID(of certificate: X509Certificate) -> String? {
+        guard let identifier = certificate.authorityKeyIdentifier else { return nil }
+        return Base64URL.encode(identifier) + "." + Base64URL.encode(certificate.serialNumberOctets)
+    }
+
+    /// Fails when the directory says accounts need an external account binding (`meta.externalAccountRequired`)
+    /// and none is configured: the message names the options that give one.
+    public func checkExternalAccountBinding() throws(ACMEFailure) {
+        let directory = try directory()
+        guard directory.externalAccountRequired, externalAccountBinding == nil else { return }
+        throw ACMEFailure(
+            .configuration, "the CA requires an external account binding (RFC 8555 §7.3.4), and none is configured",
+            url: directory.newAccount,
+            hint:
+                "pass the key ID and the file holding the HMAC key the CA handed out with \(options.keyID) and "
+                + "\(options.keyFile)")
+    }
+
+    // MARK: Profiles
+
+    /// Fails unless the directory lists ``profile`` in `meta.profiles` (nothing to check without one): the
+    /// message names the profile, the directory URL and the profiles it lists.
+    public func checkProfile() throws(ACMEFailure) {
+        guard let profile else { return }
+        let listed = try directory().profiles
+        guard listed[profile] == nil else { return }
+        let offered =
+            listed.isEmpty
+            ? "lists no profiles" : "lists \(listed.keys.sorted().joined(separator: ", "))"
+        throw ACMEFailure(
+            .configuration,
+            "the CA does not offer the profile '\(profile)' (\(options.profile)): its directory \(offered)",
+            url: directoryURL,
+            hint:
+                listed.isEmpty
+                ? "drop \(options.profile): this CA issues its default certificates only"
+                : "pass one of the profiles the directory lists with \(options.profile), or drop it for the CA's default"
+        )
     }
 }

@@ -16,6 +16,9 @@ public struct ACMEDirectory: Sendable {
     public var termsOfService: String?
     /// `meta.externalAccountRequired`: accounts need a binding to an account outside ACME.
     public var externalAccountRequired: Bool
+    /// `meta.profiles` (ACME profiles, draft-aaron-acme-profiles): the name and description of each certificate
+    /// profile a new order may ask for; empty when the server lists none.
+    public var profiles: [String: String]
 
     /// Reads the directory document `body` fetched from `url`.
     ///
@@ -52,5 +55,10 @@ public struct ACMEDirectory: Sendable {
         } else {
             externalAccountRequired = false
         }
+        var profiles: [String: String] = [:]
+        if case .object(let listed) = meta?[member: "profiles"] {
+            for member in listed { profiles[member.key] = member.value.value.stringValue ?? "" }
+        }
+        self.profiles = profiles
     }
 }

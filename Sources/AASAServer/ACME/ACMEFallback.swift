@@ -6,6 +6,8 @@ public struct ACMEFallback: Sendable {
     public var directoryURL: String
     /// PEM file of the trust anchors of the fallback CA's own HTTPS (`--acme-fallback-ca-file`); `nil`: the system's.
     public var caFile: String?
+    /// The binding of the account at the fallback CA (`--acme-fallback-eab-kid`, `--acme-fallback-eab-hmac-key-file`).
+    public var externalAccountBinding: ExternalAccountBinding?
     /// A rate-limit pause at the primary longer than this sends new orders to the fallback (`--acme-fallback-after`).
     public var after: Duration = .seconds(3600)
 

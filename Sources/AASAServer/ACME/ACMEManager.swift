@@ -162,16 +162,24 @@ public final class ACMEManager: Service, Sendable {
             }
         }
         let account = try storage.account(email: settings.email, agreesToTerms: settings.agreesToTerms)
-        func client(_ directory: String, caFile: String?) throws(ACMEFailure) -> ACMEClient {
+        func client(
+            _ directory: String, caFile: String?, profile: String?, binding: ExternalAccountBinding?,
+            options: ACMEClient.OptionNames
+        ) throws(ACMEFailure) -> ACMEClient {
             var http = HTTPClient(trustAnchors: caFile)
             http.userAgent = "aasa-server (ACME)"
             return try ACMEClient(
                 directoryURL: directory, account: account, transport: CurlACMETransport(client: http),
-                pollTimeout: settings.pollTimeout)
+                pollTimeout: settings.pollTimeout, profile: profile, externalAccountBinding: binding, options: options)
         }
-        let primary = try client(settings.directoryURL, caFile: settings.caFile)
+        let primary = try client(
+            settings.directoryURL, caFile: settings.caFile, profile: settings.profile,
+            binding: settings.externalAccountBinding, options: .primary)
+        // The profile names one of the primary CA's; the fallback issues its default.
         let fallback = try settings.fallback.map { fallback throws(ACMEFailure) in
-            try client(fallback.directoryURL, caFile: fallback.caFile)
+            try client(
+                fallback.directoryURL, caFile: fallback.caFile, profile: nil, binding: fallback.externalAccountBinding,
+                options: .fallback)
         }
         return ACMEManager(
             settings: settings, client: primary, storage: storage, fallback: fallback, logger: logger,

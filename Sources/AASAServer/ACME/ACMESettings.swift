@@ -25,6 +25,12 @@ public struct ACMESettings: Sendable {
     public var orderRate: OrderRate? = .letsEncrypt
     /// The second CA, for orders the primary cannot issue (`--acme-fallback-directory`).
     public var fallback: ACMEFallback?
+    /// The certificate profile asked for in each new order (`--acme-profile`), one the directory's
+    /// `meta.profiles` lists; `nil`: the CA's default.
+    public var profile: String?
+    /// The binding of the account to an account at the CA (`--acme-eab-kid`, `--acme-eab-hmac-key-file`), for CAs
+    /// that require one.
+    public var externalAccountBinding: ExternalAccountBinding?
 
     /// The defaults: Let's Encrypt, no contact, terms not accepted.
     public init() {}

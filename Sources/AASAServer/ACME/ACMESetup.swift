@@ -26,11 +26,25 @@ struct ACMESetup {
         guard configuration.httpsPort != nil else {
             throw failure("--acme obtains certificates for HTTPS, which is off", hint: "drop --https-port 0")
         }
+        let manager: ACMEManager
         do {
-            return try ACMEManager.make(
+            manager = try ACMEManager.make(
                 settings: settings, storage: storage, logger: logger, responder: responder, issued: issued)
         } catch {
             throw failure(error.message + (error.url.map { " (\($0))" } ?? ""), hint: error.hint)
         }
+        // A profile the CA does not list, or a binding it requires and is not given, can never succeed: refuse the
+        // start. A CA that cannot be reached now does not stop it; the first order then fails with the same error.
+        do {
+            try manager.client.checkProfile()
+            try manager.client.checkExternalAccountBinding()
+        } catch  where error.kind == .configuration {
+            throw failure(error.message + (error.url.map { " (\($0))" } ?? ""), hint: error.hint)
+        } catch {
+            logger.warning(
+                "ACME: could not read the CA's directory at start; its profiles and requirements are checked at the first order",
+                metadata: ["ca": "\(settings.directoryURL)", "error": "\(error.message)"])
+        }
+        return manager
     }
 }

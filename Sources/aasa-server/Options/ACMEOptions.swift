@@ -50,6 +50,24 @@ struct ACMEOptions: ParsableArguments {
 
     @Option(
         help: ArgumentHelp(
+            "The certificate profile to ask the CA for (Let's Encrypt: classic, tlsserver, shortlived), one its "
+                + "directory lists; default the CA's (env: \(EnvironmentVariable.acmeProfile)).", valueName: "name"))
+    var acmeProfile: String?
+
+    @Option(
+        help: ArgumentHelp(
+            "The key ID of the external account binding a CA such as ZeroSSL or Google Trust Services requires; "
+                + "with --acme-eab-hmac-key-file (env: \(EnvironmentVariable.acmeEabKid)).", valueName: "id"))
+    var acmeEabKid: String?
+
+    @Option(
+        help: ArgumentHelp(
+            "File holding the binding's HMAC key, base64url as the CA hands it out; with --acme-eab-kid "
+                + "(env: \(EnvironmentVariable.acmeEabHmacKeyFile)).", valueName: "file"))
+    var acmeEabHmacKeyFile: String?
+
+    @Option(
+        help: ArgumentHelp(
             "New orders per period at most, shared by every replica of the store: N/PERIOD with PERIOD in s, m, h "
                 + "or d; default 300/3h (Let's Encrypt's limit); 0 turns pacing off for a private CA "
                 + "(env: \(EnvironmentVariable.acmeOrderRate)).", valueName: "N/PERIOD"))
@@ -74,6 +92,19 @@ struct ACMEOptions: ParsableArguments {
                 + "default 60 (env: \(EnvironmentVariable.acmeFallbackAfter)).", valueName: "minutes"))
     var acmeFallbackAfter: Double?
 
+    @Option(
+        help: ArgumentHelp(
+            "The key ID of the external account binding the fallback CA requires; with "
+                + "--acme-fallback-eab-hmac-key-file (env: \(EnvironmentVariable.acmeFallbackEabKid)).",
+            valueName: "id"))
+    var acmeFallbackEabKid: String?
+
+    @Option(
+        help: ArgumentHelp(
+            "File holding the fallback CA's binding HMAC key, base64url; with --acme-fallback-eab-kid "
+                + "(env: \(EnvironmentVariable.acmeFallbackEabHmacKeyFile)).", valueName: "file"))
+    var acmeFallbackEabHmacKeyFile: String?
+
     mutating func validate() throws {
         try Environment.naming { try checkValues() }
     }
@@ -84,10 +115,17 @@ struct ACMEOptions: ParsableArguments {
         if acmeCaFile == nil { acmeCaFile = Environment.optional(.acmeCaFile) }
         if acmeRenewBefore == nil { acmeRenewBefore = Environment.optional(.acmeRenewBefore) }
         acmeAgreeTos = acmeAgreeTos || Environment.flag(.acmeAgreeTos)
+        if acmeProfile == nil { acmeProfile = Environment.optional(.acmeProfile) }
+        if acmeEabKid == nil { acmeEabKid = Environment.optional(.acmeEabKid) }
+        if acmeEabHmacKeyFile == nil { acmeEabHmacKeyFile = Environment.optional(.acmeEabHmacKeyFile) }
         if acmeOrderRate == nil { acmeOrderRate = Environment.optional(.acmeOrderRate) }
         if acmeFallbackDirectory == nil { acmeFallbackDirectory = Environment.optional(.acmeFallbackDirectory) }
         if acmeFallbackCaFile == nil { acmeFallbackCaFile = Environment.optional(.acmeFallbackCaFile) }
         if acmeFallbackAfter == nil { acmeFallbackAfter = Environment.optional(.acmeFallbackAfter) }
+        if acmeFallbackEabKid == nil { acmeFallbackEabKid = Environment.optional(.acmeFallbackEabKid) }
+        if acmeFallbackEabHmacKeyFile == nil {
+            acmeFallbackEabHmacKeyFile = Environment.optional(.acmeFallbackEabHmacKeyFile)
+        }
         if let invalid = Environment.invalidValues.first { throw ValidationError(invalid) }
         if let email = acmeEmail {
             let parts = email.split(separator: "@", omittingEmptySubsequences: false)
@@ -119,9 +157,11 @@ struct ACMEOptions: ParsableArguments {
                 throw ValidationError(
                     "--acme-fallback-directory names the primary CA's directory; give a second CA's directory URL")
             }
-        } else if acmeFallbackCaFile != nil || acmeFallbackAfter != nil {
+        } else if acmeFallbackCaFile != nil || acmeFallbackAfter != nil || acmeFallbackEabKid != nil
+            || acmeFallbackEabHmacKeyFile != nil
+        {
             throw ValidationError(
-                "--acme-fallback-ca-file and --acme-fallback-after need --acme-fallback-directory")
+                "--acme-fallback-ca-file, --acme-fallback-after and --acme-fallback-eab-* need --acme-fallback-directory")
         }
         if let minutes = acmeFallbackAfter, !(minutes >= 0 && minutes <= 7 * 1440) {
             throw ValidationError("--acme-fallback-after must be between 0 and 10080 minutes")
@@ -135,6 +175,33 @@ struct ACMEOptions: ParsableArguments {
         if !(1...64).contains(acmeConcurrency) {
             throw ValidationError("--acme-concurrency must be between 1 and 64")
         }
+        if let profile = acmeProfile,
+            profile.isEmpty || profile.utf8.count > 64 || !profile.allSatisfy({ $0.isASCII && !$0.isWhitespace })
+        {
+            throw ValidationError(
+                "--acme-profile '\(profile)' is not a profile name (1 to 64 characters, no spaces); give one the CA's "
+                    + "directory lists under meta.profiles, e.g. tlsserver")
+        }
+        do {
+            _ = try externalAccountBinding()
+            _ = try fallbackExternalAccountBinding()
+        } catch {
+            throw ValidationError(error.description)
+        }
+    }
+
+    /// The fallback CA's binding (`--acme-fallback-eab-kid`, `--acme-fallback-eab-hmac-key-file`), `nil` without.
+    private func fallbackExternalAccountBinding() throws(ExternalAccountBinding.LoadError) -> ExternalAccountBinding? {
+        try ExternalAccountBinding.load(
+            keyID: acmeFallbackEabKid, keyFile: acmeFallbackEabHmacKeyFile, keyIDOption: "--acme-fallback-eab-kid",
+            keyFileOption: "--acme-fallback-eab-hmac-key-file")
+    }
+
+    /// The binding `--acme-eab-kid` and `--acme-eab-hmac-key-file` give, `nil` without them.
+    private func externalAccountBinding() throws(ExternalAccountBinding.LoadError) -> ExternalAccountBinding? {
+        try ExternalAccountBinding.load(
+            keyID: acmeEabKid, keyFile: acmeEabHmacKeyFile, keyIDOption: "--acme-eab-kid",
+            keyFileOption: "--acme-eab-hmac-key-file")
     }
 
     /// The settings these options describe.
@@ -147,6 +214,10 @@ struct ACMEOptions: ParsableArguments {
         settings.renewBefore = acmeRenewBefore.map { .milliseconds(Int64($0 * 86_400_000)) }
         settings.minimumRetry = .milliseconds(Int64(acmeRetryMin * 1000))
         settings.concurrency = acmeConcurrency
+        settings.profile = acmeProfile
+        // Read (and checked) once already by validate(); a file that became unreadable since leaves no binding, and
+        // a CA requiring one then says which options give it.
+        settings.externalAccountBinding = try? externalAccountBinding()
         if let acmeOrderRate {
             // Checked by ``validate()``; `0` is `nil`: no pacing.
             do { settings.orderRate = try OrderRate.parse(acmeOrderRate) } catch {}
@@ -154,6 +225,7 @@ struct ACMEOptions: ParsableArguments {
         if let acmeFallbackDirectory {
             var fallback = ACMEFallback(directoryURL: acmeFallbackDirectory, caFile: acmeFallbackCaFile)
             if let acmeFallbackAfter { fallback.after = .milliseconds(Int64(acmeFallbackAfter * 60_000)) }
+            fallback.externalAccountBinding = try? fallbackExternalAccountBinding()
             settings.fallback = fallback
         }
         return settings
@@ -169,8 +241,13 @@ extension EnvironmentVariable {
     static let acmeRenewBefore: Self = "AASA_SERVER_ACME_RENEW_BEFORE"
     static let acmeRetryMin: Self = "AASA_SERVER_ACME_RETRY_MIN"
     static let acmeConcurrency: Self = "AASA_SERVER_ACME_CONCURRENCY"
+    static let acmeProfile: Self = "AASA_SERVER_ACME_PROFILE"
+    static let acmeEabKid: Self = "AASA_SERVER_ACME_EAB_KID"
+    static let acmeEabHmacKeyFile: Self = "AASA_SERVER_ACME_EAB_HMAC_KEY_FILE"
     static let acmeOrderRate: Self = "AASA_SERVER_ACME_ORDER_RATE"
     static let acmeFallbackDirectory: Self = "AASA_SERVER_ACME_FALLBACK_DIRECTORY"
     static let acmeFallbackCaFile: Self = "AASA_SERVER_ACME_FALLBACK_CA_FILE"
     static let acmeFallbackAfter: Self = "AASA_SERVER_ACME_FALLBACK_AFTER"
+    static let acmeFallbackEabKid: Self = "AASA_SERVER_ACME_FALLBACK_EAB_KID"
+    static let acmeFallbackEabHmacKeyFile: Self = "AASA_SERVER_ACME_FALLBACK_EAB_HMAC_KEY_FILE"
 }
