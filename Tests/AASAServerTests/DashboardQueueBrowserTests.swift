@@ -67,6 +67,21 @@ import Testing
         #expect(refused.contains("in about 10 minutes"), "\(refused)")
         #expect(admin.retried.withLock { $0 } == ["shop.example", "links.example"])
 
+        // Screenshots next to the dashboard's own (DashboardBrowserTests.screenshots), at 1440 and 390 px.
+        try FileManager.default.createDirectory(
+            atPath: DashboardBrowserTests.screenshots, withIntermediateDirectories: true)
+        for (width, height) in [(1440, 1000), (390, 844)] {
+            try page.resize(width: width, height: height)
+            try page.evaluate("document.getElementById('acme-queue').scrollIntoView()")
+            let png = try page.screenshot()
+            try png.write(to: URL(fileURLWithPath: DashboardBrowserTests.screenshots + "/dashboard-acme-\(width).png"))
+            #expect(try browser.distinctColours(in: png) > 20, "\(width) px looks blank")
+            let overflow = try page.evaluate("document.documentElement.scrollWidth - window.innerWidth")
+            #expect(
+                (overflow as? Int).map { $0 <= 0 } == true,
+                "\(width) px: the page scrolls sideways by \(overflow ?? "?") px")
+        }
+
         let foreign = page.requestedURLs.filter { !$0.hasPrefix(admin.base + "/") && !$0.hasPrefix("data:") }
         #expect(foreign.isEmpty, "\(foreign)")
         // Chromium logs every answer over 400 as a failed load: the 401s before the token and the 429 the page
