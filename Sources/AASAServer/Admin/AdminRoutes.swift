@@ -116,8 +116,8 @@ public final class AdminRoutes: RouteTable {
     /// and certificate serves (``StatusQuery`` pages it); `/metrics` counts requests (Prometheus);
     /// `/fetches?domain=D&client=C` lists recent association fetches; `/traffic` counts requests per minute of
     /// the last hour by client class; `POST /acme/retry?domain=D` makes one domain's certificate order due now
-    /// (``acmeRetryAnswer(rawQuery:retry:now:)``). ``AdminRoute/table`` declares each with its methods and access; a path not
-    /// in it, or a method it does not list, is 404. docs/operations.md documents each.
+    /// (``acmeRetryAnswer(rawQuery:retry:now:)``). ``AdminRoute/table`` declares each with its methods and access;
+    /// a path not in it, or a method it does not list, is 404. docs/operations.md documents each.
     public func route(_ request: some HTTPRequest) -> RouteDecision {
         let path = request.withPath { String(decoding: $0, as: UTF8.self) }
         let verdict = request.withHeader("Host") { host in
