@@ -33,6 +33,7 @@ struct MHDRequest: HTTPRequest {
     static func method(_ text: UnsafePointer<CChar>) -> RequestMethod {
         if strcmp(text, "GET") == 0 { return .get }
         if strcmp(text, "HEAD") == 0 { return .head }
+        if strcmp(text, "POST") == 0 { return .post }
         return .other
     }
 

@@ -1,6 +1,12 @@
 /// Request methods the router distinguishes; everything else is `other`.
+///
+/// `post` exists for the admin listener's actions (`POST /acme/retry`); the public routes answer only
+/// ``isRead`` methods and refuse every other one (405), `post` included.
 public enum RequestMethod: Sendable, Hashable {
-    case get, head, other
+    case get, head, post, other
+
+    /// Whether the method only reads (`GET` or `HEAD`): the only methods the public routes answer.
+    public var isRead: Bool { self == .get || self == .head }
 }
 
 /// What a router may ask of a request while it is being handled.
@@ -32,6 +38,7 @@ extension HTTPRequest {
         switch method {
         case .get: "GET"
         case .head: "HEAD"
+        case .post: "POST"
         case .other: "OTHER"
         }
     }

@@ -107,7 +107,7 @@ public struct PageRoutes: Sendable {
         // A URL whose page was rendered before is answered before its path is even normalised: the same URL
         // always routes to the same page (files, probes and the landing page's claims are fixed per snapshot).
         let key = hasSplicedPages ? renderingKey(request) : nil
-        if let key, request.method != .other, let kept = rendered.kept(key) { return answer(kept, request) }
+        if let key, request.method.isRead, let kept = rendered.kept(key) { return answer(kept, request) }
         guard let path = request.withPath({ RequestPath(raw: $0) }) else { return .prepared(notFound) }
         for file in path.lookupKeys {
             if let resource = files[file] { return answer(resource, request, key: key) }
@@ -133,7 +133,7 @@ public struct PageRoutes: Sendable {
 
     /// `key` is the request's ``RenderedPages`` key when the domain has spliced pages.
     private func answer(_ resource: Resource, _ request: some HTTPRequest, key: RenderedPages.Key?) -> RouteDecision {
-        guard request.method != .other else { return .prepared(methodNotAllowed) }
+        guard request.method.isRead else { return .prepared(methodNotAllowed) }
         switch resource {
         case .fixed(let ok, let notModified, let etag, let lastModified):
             return .prepared(Self.isNotModified(request, etag: etag, lastModified: lastModified) ? notModified : ok)

@@ -229,7 +229,7 @@ public final class SiteRoutes: RouteTable {
         }
         // The association files keep priority over pages (a pages/ file can never shadow them).
         guard let which else { return site.pages?.value.route(request) ?? .prepared(site.notFound) }
-        guard request.method != .other else { return .prepared(site.methodNotAllowed) }
+        guard request.method.isRead else { return .prepared(site.methodNotAllowed) }
         return .prepared(
             request.withHeader("If-None-Match") { ifNoneMatch in
                 switch which {

@@ -17,7 +17,7 @@ struct AdminRoute: Sendable {
 
     /// What answers a route in ``AdminRoutes``.
     enum Handler: Sendable, Equatable {
-        case dashboard, health, readiness, status, match, metrics, fetches, traffic
+        case dashboard, health, readiness, status, match, metrics, fetches, traffic, acmeRetry
     }
 
     /// The path, exactly as requested (no query string, not percent-decoded).
@@ -53,6 +53,8 @@ struct AdminRoute: Sendable {
         AdminRoute("/traffic", access: .token, handler: .traffic),
         AdminRoute("/status", access: .token, handler: .status),
         AdminRoute("/match", access: .token, handler: .match),
+        // An action: POST only, so no link, image or prefetch can trigger it, and refused cross-site like the rest.
+        AdminRoute("/acme/retry", methods: [.post], access: .token, handler: .acmeRetry),
     ]
 
     /// ``table`` by path.

@@ -115,8 +115,9 @@ public final class AdminRoutes: RouteTable {
     /// every domain is served; `/match?url=…` says which app opens a URL and why; `/status` says what each domain
     /// and certificate serves (``StatusQuery`` pages it); `/metrics` counts requests (Prometheus);
     /// `/fetches?domain=D&client=C` lists recent association fetches; `/traffic` counts requests per minute of
-    /// the last hour by client class. ``AdminRoute/table`` declares each with its methods and access; a path not
-    /// in it, or a method it does not list, is 404. docs/operations.md documents each.
+    /// the last hour by client class; `POST /acme/retry?domain=D` makes one domain's certificate order due now
+    /// (``acmeRetryAnswer(rawQuery:retry:now:)``). ``AdminRoute/table`` declares each with its methods and access;
+    /// a path not in it, or a method it does not list, is 404. docs/operations.md documents each.
     public func route(_ request: some HTTPRequest) -> RouteDecision {
         let path = request.withPath { String(decoding: $0, as: UTF8.self) }
         let verdict = request.withHeader("Host") { host in
@@ -160,7 +161,8 @@ public final class AdminRoutes: RouteTable {
                 return .dynamic(Self.json(status: 400, .members([("error", .string(error.description))])))
             }
             var view = ServerStatus.LiveView()
-            view.certificates = live?.acme?().statuses ?? [:]
+            view.acme = live?.acme?()
+            view.certificates = view.acme?.statuses ?? [:]
             view.cdn = live?.cdn?() ?? [:]
             view.reloads = live?.reloadHistory() ?? []
             view.store = live?.store?()
@@ -199,6 +201,9 @@ public final class AdminRoutes: RouteTable {
         case .traffic:
             guard let live else { return .prepared(notFound) }
             return .dynamic(Self.json(Self.traffic(live.recorder.lastHour())))
+        case .acmeRetry:
+            guard let live else { return .prepared(notFound) }
+            return .dynamic(Self.acmeRetryAnswer(rawQuery: request.rawQuery, retry: live.retryACME))
         }
     }
 
@@ -274,7 +279,9 @@ public final class AdminRoutes: RouteTable {
         var gauges = Metrics.Gauges()
         gauges.reloads = live.reloads()
         gauges.listeners = live.listeners()
-        gauges.acmeOrders = live.acme?().orders
+        let acme = live.acme?()
+        gauges.acmeOrders = acme?.orders
+        gauges.acmeQueue = acme?.queue
         gauges.cdn = live.cdn?()
         gauges.store = live.store?()
         gauges.shard = serverStatus?.shard

@@ -12,6 +12,8 @@ struct Metrics {
         var listeners: [String: AdminRoutes.ListenerFigures] = [:]
         /// ACME orders finished, by result; `nil` without `--acme`.
         var acmeOrders: [String: Int]?
+        /// ACME's queue of new orders; `nil` without `--acme`.
+        var acmeQueue: ACMEQueueStatus?
         /// The CDN check's latest observations by domain; `nil` without the check.
         var cdn: [String: (apple: CDNObservation?, google: CDNObservation?)]?
         /// The shard the process is (`serve --shard`); `nil` when it serves every domain.
@@ -95,6 +97,21 @@ struct Metrics {
             for result in ACMEOrderResult.allCases.map(\.rawValue) {
                 sample("aasa_acme_orders_total", [("result", result)], "\(orders[result] ?? 0)")
             }
+        }
+        if let queue = gauges.acmeQueue {
+            family(
+                "aasa_acme_queue_pending", "gauge",
+                "ACME orders due and waiting for their turn under the CA's limits or for a pause to end.")
+            sample("aasa_acme_queue_pending", [], "\(queue.pending)")
+            family(
+                "aasa_acme_paused", "gauge",
+                "1 while every new ACME order waits because the CA answered a rate limit or was unavailable, else 0.")
+            sample("aasa_acme_paused", [], queue.pausedUntil == nil ? "0" : "1")
+            family(
+                "aasa_acme_paused_until_seconds", "gauge",
+                "When the pause of new ACME orders ends, as a Unix time; 0 when not paused.")
+            sample(
+                "aasa_acme_paused_until_seconds", [], format(queue.pausedUntil?.timeIntervalSince1970.rounded() ?? 0))
         }
         if let cdn = gauges.cdn {
             let domains = cdn.sorted { $0.key < $1.key }

@@ -6,6 +6,8 @@ extension ServerStatus {
     public struct LiveView: Sendable {
         /// ACME's certificate status of each domain, replacing the load's.
         public var certificates: [String: DomainCertificateStatus] = [:]
+        /// ACME's figures (`serve --acme`): the `acme` member, its queue and order counts; `nil` without ACME.
+        public var acme: ACMEFigures?
         /// The background CDN check's latest observations: each checked domain's `cdn` member.
         public var cdn: [String: (apple: CDNObservation?, google: CDNObservation?)] = [:]
         /// The latest starts and reloads, newest first: the `reloads` member.
@@ -25,7 +27,8 @@ extension ServerStatus {
     /// The `/status` document for `query`: pretty-printed JSON, dates in ISO 8601 UTC.
     ///
     /// Members: `started`, `lastReload`, `reloads` (the history, newest first), `summary` (domains by state,
-    /// certificates expiring within ``CertificateCheck/expiryWarningDays`` days or failing), `page` (with a
+    /// certificates expiring within ``CertificateCheck/expiryWarningDays`` days or failing), `acme` (with
+    /// `--acme`: the queue of new orders and the order counts), `page` (with a
     /// paging query), `domains` (in the query's order) and `certificates` (all, or with a paging query the folders
     /// the page's domains use). docs/operations.md describes every member.
     public func json(query: StatusQuery = .all, live: LiveView = LiveView()) -> [UInt8] {
@@ -54,6 +57,7 @@ extension ServerStatus {
                 ("shard", .members([("index", .number(Double(shard.index))), ("count", .number(Double(shard.count)))])))
         }
         if let store = live.store { members.append(("store", store.jsonValue(date: date))) }
+        if let acme = live.acme { members.append(("acme", acme.jsonValue(date: date))) }
         if query.isPaged {
             members.append(
                 (
@@ -138,6 +142,31 @@ extension DomainCertificateStatus {
             ("nextRenewal", date(nextRenewal)),
             ("lastError", lastError.map { .string($0) } ?? .null),
             ("lastProblem", lastProblem.map { .string($0) } ?? .null),
+            ("queuePosition", queuePosition.map { .number(Double($0)) } ?? .null),
+            ("eta", date(eta)),
+            ("issuer", issuer.map { .string($0) } ?? .null),
+        ])
+    }
+}
+
+extension ACMEFigures {
+    /// `/status`' `acme`: `queue` (``ACMEQueueStatus``) and `orders`, the orders finished by result.
+    fileprivate func jsonValue(date: (Date?) -> JSONValue) -> JSONValue {
+        .members([
+            (
+                "queue",
+                .members([
+                    ("pending", .number(Double(queue.pending))),
+                    ("ratePerHour", queue.ratePerHour.map { .number($0) } ?? .null),
+                    ("pausedUntil", date(queue.pausedUntil)),
+                    ("pauseReason", queue.pauseReason.map { .string($0) } ?? .null),
+                    ("etaSeconds", queue.etaSeconds.map { .number(Double($0)) } ?? .null),
+                ])
+            ),
+            (
+                "orders",
+                .members(ACMEOrderResult.allCases.map { ($0.rawValue, .number(Double(orders[$0.rawValue] ?? 0))) })
+            ),
         ])
     }
 }

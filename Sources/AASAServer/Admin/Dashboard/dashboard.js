@@ -1,5 +1,6 @@
 'use strict';
-// aasa-server's admin dashboard: renders the admin listener's JSON (/status, /fetches, /traffic, /match).
+// aasa-server's admin dashboard: renders the admin listener's JSON (/status, /fetches, /traffic, /match), and
+// POSTs /acme/retry for a domain's "Retry now" button.
 // Everything shown comes from tenants' configs or clients' requests, so it is only ever inserted as text
 // (createElement, textContent), never parsed as HTML.
 
@@ -21,7 +22,7 @@ const TONES = {
   stale: 'warn', errors: 'warn', unreachable: 'warn', excluded: 'warn',
   failed: 'bad', 'invalid-url': 'bad', reconnecting: 'bad', connecting: 'warn', connected: 'ok',
   'serving snapshot': 'warn',
-  removing: 'info', pending: 'info', renewing: 'info', manifest: 'info',
+  removing: 'info', pending: 'info', renewing: 'info', manifest: 'info', queued: 'info', 'in-progress': 'info',
 };
 const STATE_ICONS = { published: '✓', stale: '!', failed: '✕', removing: '–' };
 
@@ -35,6 +36,7 @@ const view = {
   openDetails: new Map(), // a row's <details> key → open or closed by the user
   keys: {}, // section → JSON of the data it shows
   traffic: null,
+  retries: new Map(), // domain → { text, tone, busy } of its last "Retry now"
 };
 const connection = { updated: null, failures: new Map(), mode: '' };
 const auth = { needed: false, memoryToken: '' };
@@ -151,6 +153,14 @@ function refreshTimes() {
 function expiryText(ms) {
   if (ms < 0) return `expired ${duration(ms)} ago`;
   return `expires in ${ms < DAY_MS ? duration(ms) : plural(Math.floor(ms / DAY_MS), 'day')}`;
+}
+
+/** A wait in words: "under a minute", "about 12 minutes", "about 3 hours", "about 4 days". */
+function aboutText(seconds) {
+  if (seconds < 60) return 'under a minute';
+  if (seconds < 5400) return `about ${plural(Math.round(seconds / 60), 'minute')}`;
+  if (seconds < 129600) return `about ${plural(Math.round(seconds / 3600), 'hour')}`;
+  return `about ${plural(Math.round(seconds / 86400), 'day')}`;
 }
 
 const bytesText = (bytes) => (bytes < 1000 ? `${num(bytes)} B` : `${(bytes / 1000).toFixed(1)} kB`);
@@ -317,6 +327,7 @@ async function loadStatus() {
   }
   renderSummary(status);
   renderStore(status.store);
+  renderQueue(status.acme);
   renderDomains(status, page);
   renderReloads(status);
   refreshTimes();
@@ -358,6 +369,28 @@ function renderStore(store) {
   ].flat().filter(Boolean));
 }
 
+// ACME's queue of new orders (serve --acme): how many wait, the rate, when the last one is placed, the CA's pause.
+function renderQueue(acme) {
+  $('#acme-queue').hidden = !acme;
+  // Re-rendered each minute too: the pause's "in …" counts down.
+  if (!acme || !changed('queue', [acme, Math.floor(Date.now() / 60000)])) return;
+  const queue = acme.queue || {};
+  const pending = queue.pending ?? 0;
+  $('#queue-pending').textContent = plural(pending, 'order');
+  $('#queue-rate').textContent = queue.ratePerHour == null ? 'not paced' : `${rateText(queue.ratePerHour)} new orders per hour`;
+  $('#queue-eta').textContent = !pending ? 'nothing waiting' : queue.etaSeconds == null ? 'not known yet' : aboutText(queue.etaSeconds);
+  const orders = acme.orders || {};
+  $('#queue-orders').textContent = `${num(orders.valid ?? 0)} issued, ${num(orders.failed ?? 0)} failed`;
+  const pause = $('#queue-pause');
+  pause.hidden = !queue.pausedUntil;
+  if (!queue.pausedUntil) return pause.replaceChildren();
+  const left = (Date.parse(queue.pausedUntil) - Date.now()) / 1000;
+  pause.replaceChildren(h('strong', { text: 'Paused. ' }),
+    'Every new order waits until ', h('time', { datetime: queue.pausedUntil, title: queue.pausedUntil, text: dateFormat.format(new Date(queue.pausedUntil)) }),
+    ` (${left > 0 ? `in ${aboutText(left)}` : 'now'})`,
+    ...(queue.pauseReason ? [': ', h('span', { class: 'pause-reason', text: queue.pauseReason })] : ['.']));
+}
+
 function markPressedStats() {
   const { state, sort, order } = view.domains;
   for (const button of $$('[data-state-filter]')) button.setAttribute('aria-pressed', button.dataset.stateFilter === state);
@@ -374,7 +407,7 @@ function renderDomains(status, page) {
   const cache = new Map();
   for (const [name, domain] of Object.entries(status.domains)) {
     const certificate = status.certificates?.[domain.certificateFolder];
-    const key = JSON.stringify([domain, certificate, hour]);
+    const key = JSON.stringify([domain, certificate, hour, view.retries.get(name)]);
     const cached = view.rows.get(name);
     const entry = cached?.key === key ? cached : { key, rows: domainRows(name, domain, certificate) };
     cache.set(name, entry);
@@ -406,7 +439,7 @@ function domainRows(name, domain, certificate) {
       domain.removedSince && h('div', { class: 'cell-sub' }, 'folder gone ', timeAgo(domain.removedSince))),
     h('td', { 'data-label': 'Loaded' }, timeAgo(domain.lastGoodLoad, 'never')),
     h('td', { 'data-label': 'Services' }, servicesList(domain.services)),
-    certificateCell(domain, certificate),
+    certificateCell(name, domain, certificate),
     h('td', { class: 'col-cdn', 'data-label': 'CDN' }, cdnList(domain.cdn)),
     h('td', { class: 'cell-change', 'data-label': 'Last change' }, lastChange(name, domain.lastChange)),
     h('td', { class: 'cell-actions' }, h('button', {
@@ -430,8 +463,9 @@ function servicesList(services = {}) {
   }));
 }
 
-/** Expiry as text, the certificate's names, and for ACME its state and next order. */
-function certificateCell(domain, certificate) {
+/** Expiry as text, the certificate's names, and for ACME its state, next order, place in the queue, issuer and
+ * "Retry now" while it waits or failed. */
+function certificateCell(name, domain, certificate) {
   const info = domain.certificate;
   if (!info && !certificate) return h('td', { 'data-label': 'Certificate' }, muted('no HTTPS'));
   const cell = h('td', { class: 'cell-cert', 'data-label': 'Certificate' });
@@ -452,12 +486,84 @@ function certificateCell(domain, certificate) {
   }
   if (info?.source === 'acme') {
     const next = { failed: ' retry ', pending: ' order ' }[info.state] || ' renewal ';
+    const waiting = info.queuePosition != null;
     cell.append(h('div', { class: 'cell-sub' }, h('span', { class: 'source', text: 'ACME' }), ' ', badge(info.state),
-      info.nextRenewal && [next, timeAgo(info.nextRenewal)]));
+      !waiting && info.nextRenewal && [next, timeAgo(info.nextRenewal)]));
+    if (waiting) cell.append(queuePlace(info));
+    if (info.issuer) cell.append(h('div', { class: 'cell-sub issuer', title: info.issuer, text: `issued by ${issuerName(info.issuer)}` }));
+    if (waiting || info.state === 'failed' || info.state === 'pending') cell.append(retryControl(name));
   } else if (info?.state === 'failed') {
     cell.append(h('div', { class: 'cell-sub' }, badge('failed')));
   }
   return cell;
+}
+
+/** A waiting order's place in the queue and when it is expected to be placed. */
+function queuePlace(info) {
+  const left = info.eta ? (Date.parse(info.eta) - Date.now()) / 1000 : null;
+  return h('div', { class: 'cell-sub queue-place' }, `#${num(info.queuePosition)} in the queue`,
+    info.eta && [', expected ', h('time', { datetime: info.eta, title: info.eta, text: left > 0 ? `in ${aboutText(left)}` : 'now' })]);
+}
+
+/** The CA's name: its directory URL's host. */
+function issuerName(url) {
+  try {
+    return new URL(url).hostname;
+  } catch {
+    return url;
+  }
+}
+
+/** "Retry now" and the answer of the last retry of the domain. */
+function retryControl(name) {
+  const last = view.retries.get(name);
+  return h('div', { class: 'retry' },
+    h('button', {
+      type: 'button', class: 'btn btn-small', 'aria-label': `Retry the certificate order of ${name} now`,
+      disabled: Boolean(last?.busy), data: { retry: name, focusKey: `retry:${name}` }, text: last?.busy ? 'Retrying…' : 'Retry now',
+    }),
+    last && h('p', { class: `cell-sub retry-result text-${last.tone}`, role: 'status', data: { retryResult: name }, text: last.text }));
+}
+
+/** POSTs /acme/retry for the row's domain and shows the answer under the button. */
+async function onRetryClick(event) {
+  const name = event.target.closest('[data-retry]')?.dataset.retry;
+  if (!name || view.retries.get(name)?.busy) return;
+  view.retries.set(name, { busy: true, tone: 'info', text: 'Asking the server…' });
+  pollers.status.run();
+  view.retries.set(name, await retryAnswer(name));
+  pollers.status.run();
+}
+
+/** The server's answer to a retry, in words. */
+async function retryAnswer(name) {
+  const token = readToken();
+  let response;
+  try {
+    response = await fetch(`/acme/retry?domain=${encodeURIComponent(name)}`, {
+      method: 'POST', cache: 'no-store', headers: token ? { Authorization: `Bearer ${token}` } : {},
+    });
+  } catch {
+    return { tone: 'bad', text: 'Not retried: the server does not answer.' };
+  }
+  if (response.status === 401) {
+    requireToken(Boolean(token));
+    return { tone: 'bad', text: 'Not retried: the admin token is missing or was refused.' };
+  }
+  const body = (await response.json().catch(() => null)) || {};
+  if (response.status === 202 && body.state === 'in-progress') return { tone: 'ok', text: 'An order is running now.' };
+  if (response.status === 202) {
+    return { tone: 'ok', text: body.queuePosition ? `Queued: #${num(body.queuePosition)} in the queue.` : 'Queued: it is placed now.' };
+  }
+  if (response.status === 429 && body.retryAfter) {
+    const left = (Date.parse(body.retryAfter) - Date.now()) / 1000;
+    return {
+      tone: 'warn',
+      text: `Not now: it failed validation as often this hour as the CA allows; retry after ${dateFormat.format(new Date(body.retryAfter))}`
+        + ` (in ${aboutText(Math.max(0, left))}).`,
+    };
+  }
+  return { tone: 'bad', text: `Not retried (${response.status}): ${body.error || 'the server gave no reason'}` };
 }
 
 /** What Apple's CDN and Google hold, a line each; the reason and hint in the title. */
@@ -951,6 +1057,7 @@ function start() {
     if (event.target.closest('[data-clear-filters], #domains-clear')) changeDomainsQuery({ q: '', state: '' });
   });
   $('#domains tbody').addEventListener('click', onTryDomainClick);
+  $('#domains tbody').addEventListener('click', onRetryClick);
   $('#domains tbody').addEventListener('toggle', onRowDetailsToggle, true); // toggle does not bubble
   $('#domain-filter').addEventListener('input', debounce(() => changeDomainsQuery({ q: $('#domain-filter').value.trim().toLowerCase() }), 250));
   $('#state-filter').addEventListener('change', () => changeDomainsQuery({ state: $('#state-filter').value }));
