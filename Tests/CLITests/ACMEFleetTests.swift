@@ -16,10 +16,15 @@ struct ACMEFleetTests {
         let httpPorts: [UInt16]
         let router: NginxRouter
         let pebble: Pebble
+        /// The front in front of pebble (rate limits, pauses, delays), when the test needs one.
+        let front: ACMEFront?
         var replicas: [ServeProcess?] = []
         var folders: [TemporaryDirectory] = []
 
-        init(_ name: String, domains count: Int, replicas: Int, pebbleEnvironment: [String: String] = [:]) throws {
+        init(
+            _ name: String, domains count: Int, replicas: Int, front: Bool = false,
+            rate: (count: Int, seconds: Int)? = nil
+        ) throws {
             uri = try StoreCluster.database(name)
             domains = (1...count).map { String(format: "d%02d.fleet.example", $0) }
             for domain in domains {
@@ -54,8 +59,12 @@ struct ACMEFleetTests {
 
                 """)
             router = try NginxRouter(directory: workspace.path, include: include, port: balancer)
-            pebble = try Pebble(httpPort: balancer, environment: pebbleEnvironment)
+            let pebble = try Pebble(httpPort: balancer)
+            self.pebble = pebble
+            self.front = front ? try ACMEFront(pebble: pebble, rate: rate) : nil
         }
+
+        var directoryURL: String { front?.directoryURL ?? pebble.directoryURL }
 
         /// Starts replica `index` with `extra` options.
         func start(_ index: Int, extra: [String] = []) throws {
@@ -65,7 +74,7 @@ struct ACMEFleetTests {
                 arguments: [
                     "--store", uri, "--store-key-file", workspace.path + "/store.key", "--replica", "r\(index)",
                     "--http-port", "\(httpPorts[index])", "--acme", "--acme-agree-tos", "--acme-directory",
-                    pebble.directoryURL, "--acme-ca-file", pebble.caFile, "--acme-retry-min", "1",
+                    directoryURL, "--acme-ca-file", pebble.caFile, "--acme-retry-min", "1",
                 ] + extra, errorLog: folder.path + "/serve.log")
             while replicas.count <= index { replicas.append(nil) }
             replicas[index] = serve
@@ -141,7 +150,9 @@ struct ACMEFleetTests {
     }
 
     @Test func killingTheReplicaThatHoldsAnOrderLetsAnotherFinishIt() throws {
-        let fleet = try Fleet("acme_fleet_kill", domains: 1, replicas: 3)
+        let fleet = try Fleet("acme_fleet_kill", domains: 1, replicas: 3, front: true)
+        // The first answer to the challenge waits 20 s at the front: the order stays in flight meanwhile.
+        try #require(fleet.front).delay(pathPrefix: "/chalZ/", seconds: 20)
         for index in 0..<3 { try fleet.start(index) }
         let replicas = fleet.replicas.compactMap { $0 }
         for (index, serve) in replicas.enumerated() {
@@ -178,5 +189,79 @@ struct ACMEFleetTests {
         #expect(fleet.pebbleCount("Added order") <= ordersBefore + 1)
         #expect(fleet.pebbleCount("Issued certificate") >= 1)
         for serve in survivors { #expect(serve.terminate() == 0) }
+    }
+
+    @Test func thirtyDomainsAtTenOrdersAMinuteTakeAboutThreeMinutesAndTheQueueSaysSo() throws {
+        let fleet = try Fleet("acme_fleet_paced", domains: 30, replicas: 3, front: true, rate: (10, 60))
+        let front = try #require(fleet.front)
+        let started = Date()
+        for index in 0..<3 { try fleet.start(index, extra: ["--acme-order-rate", "10/1m"]) }
+        let replicas = fleet.replicas.compactMap { $0 }
+        for (index, serve) in replicas.enumerated() {
+            #expect(serve.waitUntilReady(seconds: 60), "\(fleet.log(index).suffix(3000))")
+        }
+        // While the bucket refills, every replica tells when the last pending order is placed: at one every 6 s.
+        var sawQueue = false
+        _ = fleet.waitFor(60) {
+            guard let status = fleet.status(replicas[0]), let acme = status["acme"] as? [String: Any],
+                let queue = acme["queue"] as? [String: Any], let pending = queue["pending"] as? Int, pending >= 5,
+                let eta = queue["etaSeconds"] as? Int, let rate = queue["ratePerHour"] as? Double
+            else { return false }
+            #expect(rate == 600)
+            // The n-th pending order at one every 6 s (give or take the token being earned, and a slow machine).
+            #expect(eta >= (pending - 2) * 6 && eta <= pending * 6 + 30, "pending \(pending), eta \(eta)")
+            let domains = status["domains"] as? [String: [String: Any]] ?? [:]
+            let positions = domains.values.compactMap {
+                ($0["certificate"] as? [String: Any])?["queuePosition"] as? Int
+            }
+            #expect(positions.sorted() == Array(1...pending), "\(positions.sorted())")
+            sawQueue = true
+            return true
+        }
+        #expect(sawQueue, "no queue seen on /status: \(fleet.log(0).suffix(2000))")
+        let root = try fleet.pebble.rootFile()
+        let took = fleet.waitFor(300) {
+            replicas.allSatisfy { serve in fleet.domains.allSatisfy { fleet.servesTrusted(serve, $0, root: root) } }
+        }
+        let elapsed = Date().timeIntervalSince(started)
+        #expect(took != nil, "front: \(front.log.suffix(2000))")
+        // Ten at once, then twenty at one every 6 s: about two minutes, never a burst past the CA's limit.
+        #expect(elapsed >= 100 && elapsed <= 280, "\(elapsed) s")
+        let stats = try front.stats()
+        // The CA's own count (the front also counts a newOrder pebble refused for its nonce, which is sent again).
+        #expect(fleet.pebbleCount("Added order") == 30, "\(stats)")
+        #expect(stats.rateLimited <= 3, "\(stats)")
+        for serve in replicas { #expect(serve.terminate() == 0) }
+    }
+
+    @Test func aRateLimitPausesEveryNewOrderOfTheFleetUntilItsRetryAfter() throws {
+        let fleet = try Fleet("acme_fleet_pause", domains: 12, replicas: 3, front: true)
+        let front = try #require(fleet.front)
+        try front.pause(seconds: 25)
+        let started = Date()
+        for index in 0..<3 { try fleet.start(index, extra: ["--acme-concurrency", "1"]) }
+        let replicas = fleet.replicas.compactMap { $0 }
+        for (index, serve) in replicas.enumerated() {
+            #expect(serve.waitUntilReady(seconds: 60), "\(fleet.log(index).suffix(3000))")
+        }
+        // Every replica shows the fleet's pause, with the CA's reason.
+        let paused = fleet.waitFor(30) {
+            replicas.allSatisfy { serve in
+                let queue = (fleet.status(serve)?["acme"] as? [String: Any])?["queue"] as? [String: Any]
+                return queue?["pausedUntil"] as? String != nil && (queue?["pauseReason"] as? String)?.isEmpty == false
+            }
+        }
+        #expect(paused != nil, "\(fleet.log(0).suffix(2000))")
+        let root = try fleet.pebble.rootFile()
+        let took = fleet.waitFor(120) {
+            replicas.allSatisfy { serve in fleet.domains.allSatisfy { fleet.servesTrusted(serve, $0, root: root) } }
+        }
+        #expect(took != nil, "\(fleet.log(0).suffix(2000))")
+        // Nothing before the pause ended, and one refused order per replica at most, not one per queued domain.
+        #expect(Date().timeIntervalSince(started) >= 20)
+        let stats = try front.stats()
+        #expect(stats.rateLimited >= 1 && stats.rateLimited <= 3, "\(stats)")
+        #expect(fleet.pebbleCount("Added order") == 12, "\(stats)")
+        for serve in replicas { #expect(serve.terminate() == 0) }
     }
 }

@@ -99,7 +99,10 @@ extension ACMEManager {
             "ACME: ordering a certificate", metadata: ["domain": "\(domain)", "ca": "\(ordering.directoryURL)"])
         let chain: [UInt8]
         do {
-            chain = try ordering.obtainCertificate(for: [domain], key: key, challenges: responder)
+            chain = try ordering.obtainCertificate(
+                for: [domain], key: key, challenges: responder,
+                // Only the CA that issued a certificate knows it to replace.
+                replacing: entry?.status.issuer.map { $0 == ordering.directoryURL } ?? !useFallback ? replacing : nil)
         } catch {
             if let pause = pauseIfRateLimited(error, now: now),
                 !(fallback != nil && !useFallback && longPause(pause, now))

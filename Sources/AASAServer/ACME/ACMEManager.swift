@@ -48,20 +48,7 @@ public final class ACMEManager: Service, Sendable {
     }
 
     /// Every domain's certificate status, for `/status`.
-    public var statuses: [String: DomainCertificateStatus] {
-        queue.reading { entries in
-            entries.mapValues { entry in
-                var status = entry.status
-                if entry.slot != nil {
-                    status.eta = entry.slot
-                } else {
-                    status.queuePosition = nil
-                    status.eta = nil
-                }
-                return status
-            }
-        }
-    }
+    public var statuses: [String: DomainCertificateStatus] { queue.reading { $0.mapValues(\.currentStatus) } }
 
     /// The answers this manager's orders publish in memory: serve them (``ChallengeRoutes``).
     public let challenges: ChallengeStore
@@ -360,23 +347,33 @@ public final class ACMEManager: Service, Sendable {
 
     // MARK: Queue and retries
 
-    /// The queue of new orders: how many wait, at what rate, the pause, and when the last is expected.
-    public var queueStatus: ACMEQueueStatus {
+    /// Every domain's status, the order counts and the queue, read together (`/status`, `/metrics`, the dashboard):
+    /// the fleet's pacing is read again when it is more than a few seconds old (another replica may have paused the
+    /// fleet or taken tokens), and every waiting order gets its place and time from it.
+    public var figures: ACMEFigures {
         let now = Date()
         let stale = pacingRead.withLock { read in
             defer { if now.timeIntervalSince(read) >= 5 { read = now } }
             return now.timeIntervalSince(read) >= 5
         }
-        // Another replica may have paused the fleet or taken tokens: read the shared state every few seconds.
         if stale { _ = try? storage.pacing { _ in () } }
+        queue.withItems { lineUp(&$0, now: now) }
         let state = pacer.refilled(storage.lastPacing ?? PacingState(rate: settings.orderRate, now: now), now: now)
-        let last = queue.reading { entries in entries.values.compactMap(\.slot).max() }
-        let pending = queue.reading { entries in entries.values.count { $0.slot != nil } }
-        return ACMEQueueStatus(
+        let (statuses, last, pending) = queue.reading { entries in
+            (
+                entries.mapValues(\.currentStatus), entries.values.compactMap(\.slot).max(),
+                entries.values.count { $0.slot != nil }
+            )
+        }
+        let queue = ACMEQueueStatus(
             pending: pending, ratePerHour: settings.orderRate?.perHour, pausedUntil: state.pausedUntil,
             pauseReason: state.pauseReason,
             etaSeconds: last.map { Int(max(0, $0.timeIntervalSince(now)).rounded(.up)) })
+        return ACMEFigures(statuses: statuses, orders: orderCounts, queue: queue)
     }
+
+    /// The queue of new orders: how many wait, at what rate, the pause, and when the last is expected.
+    public var queueStatus: ACMEQueueStatus { figures.queue }
 
     /// Makes `domain`'s order due now (the admin route `POST /acme/retry` and the dashboard's button), unless the name
     /// failed validation 5 times within the hour.

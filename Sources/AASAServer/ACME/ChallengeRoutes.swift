@@ -51,7 +51,7 @@ public struct ChallengeRoutes: RouteTable {
         guard let answer else {
             return .dynamic(Response(status: 404, headers: plain, body: Array("no such ACME challenge\n".utf8)))
         }
-        guard request.method != .other else {
+        guard request.method.isRead else {
             return .dynamic(
                 Response(
                     status: 405, headers: plain + [HTTPHeader("Allow", "GET, HEAD")],

@@ -42,6 +42,14 @@ struct ManagedDomain: Sendable {
         return max(due, slot ?? due)
     }
 
+    /// The status with the queue's place and time while the order waits.
+    var currentStatus: DomainCertificateStatus {
+        var current = status
+        current.eta = slot
+        if slot == nil { current.queuePosition = nil }
+        return current
+    }
+
     /// When a worker takes the domain: ``wake``, unless a worker has it already.
     var dueForWorker: Date? { inProgress ? nil : wake }
 

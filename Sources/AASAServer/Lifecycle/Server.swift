@@ -370,7 +370,7 @@ public final class Server: Sendable {
         if configuration.acme != nil {
             acmeFigures = { [weak self] in
                 guard let acme = self?.acme else { return ACMEFigures() }
-                return ACMEFigures(statuses: acme.statuses, orders: acme.orderCounts, queue: acme.queueStatus)
+                return acme.figures
             }
         }
         var cdnFigures: (@Sendable () -> [String: (apple: CDNObservation?, google: CDNObservation?)])?

@@ -161,7 +161,8 @@ struct ACMEOptions: ParsableArguments {
             || acmeFallbackEabHmacKeyFile != nil
         {
             throw ValidationError(
-                "--acme-fallback-ca-file, --acme-fallback-after and --acme-fallback-eab-* need --acme-fallback-directory")
+                "--acme-fallback-ca-file, --acme-fallback-after and --acme-fallback-eab-* need --acme-fallback-directory"
+            )
         }
         if let minutes = acmeFallbackAfter, !(minutes >= 0 && minutes <= 7 * 1440) {
             throw ValidationError("--acme-fallback-after must be between 0 and 10080 minutes")
