@@ -394,6 +394,14 @@ final class RecordingResponder: ChallengeResponder, @unchecked Sendable {
         let moved = try #require(manager.statuses["shop.example"]?.nextRenewal)
         #expect(moved >= window.0.addingTimeInterval(-1) && moved <= window.1.addingTimeInterval(1), "\(moved)")
         #expect(ca.remaining == 0 && manager.orderCounts.isEmpty)
+        // Another replica of the same state (here a second manager on the folder) takes the window it kept, and asks
+        // the CA nothing: the recorded CA has no answer left.
+        let other = try Self.manager(RecordedCA([RecordedCA.directory]), certs: certs)
+        other.update(domains: ["shop.example"], certificates: [Self.served(leaf)], now: now)
+        let shared = other.runDue(now: now.addingTimeInterval(6 * 3600 + 1))
+        #expect(shared.map(\.domain) == ["shop.example"] && shared.first?.failure == nil, "\(shared)")
+        let kept = try #require(other.statuses["shop.example"]?.nextRenewal)
+        #expect(kept >= window.0.addingTimeInterval(-1) && kept <= window.1.addingTimeInterval(1), "\(kept)")
     }
 
     @Test func aCertificateFromAnotherDirectoryIsReplacedAtOnceAndAnOperatorsNever() throws {

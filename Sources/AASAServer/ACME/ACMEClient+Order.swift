@@ -133,11 +133,24 @@ extension ACMEClient {
                 .challenge,
                 "\(domain): the CA could not validate http://\(domain)/.well-known/acme-challenge/\(token): "
                     + (problem?.summary ?? "the authorization is \(final[member: "status"]?.stringValue ?? "?")"),
-                url: challengeURL,
-                hint:
-                    "make sure port 80 of \(domain) reaches this server's HTTP listener (--http-port 80, or a port mapping) and that its DNS points here",
-                problem: problem)
+                url: challengeURL, hint: Self.validationHint(domain, problem), problem: problem)
         }
+    }
+
+    /// The fix for a validation the CA could not complete, from what it says: the domain's DNS, port 80, or a
+    /// redirect of the challenge elsewhere.
+    static func validationHint(_ domain: String, _ problem: ACMEProblem?) -> String {
+        let detail = problem?.detail.lowercased() ?? ""
+        if detail.contains("redirect") {
+            return "http://\(domain)/.well-known/acme-challenge/ is redirected away from this server: answer it here "
+                + "(a redirect to https://\(domain)/ on this server is fine; to another host is not)"
+        }
+        if problem?.kind == "dns" || detail.contains("no such host") || detail.contains("nxdomain") {
+            return
+                "the CA could not resolve \(domain): point its DNS (A/AAAA records) at this server or its load balancer"
+        }
+        return "make sure port 80 of \(domain) reaches this server's HTTP listener (--http-port 80, or a port mapping, "
+            + "not blocked by a firewall) and that its DNS points here"
     }
 
     /// POSTs-as-GET `url` until its status leaves `pending`, waiting as `Retry-After` says (1 to 10 s, 1 s without

@@ -1,9 +1,10 @@
 import AASACore
 import Foundation
 
-/// One name's failed orders, kept where every replica reads them (``ACMEStorage``): how many in a row, the
+/// One name's order state, kept where every replica reads it (``ACMEStorage``): the failures in a row, the
 /// validations that failed within the last hour (Let's Encrypt allows 5 per name per account per hour), when the next
-/// attempt is due, and why the last one failed.
+/// attempt is due and why the last one failed, and the renewal window the CA last suggested for the certificate in
+/// service (RFC 9773), so one replica asks it for the fleet.
 struct ACMEHistory: Sendable, Equatable {
     /// Failures in a row.
     var failures = 0
@@ -15,6 +16,11 @@ struct ACMEHistory: Sendable, Equatable {
     var lastError: String?
     /// The CA's last problem document, verbatim.
     var lastProblem: String?
+    /// The renewal window the CA suggested (`nil`: it offers none), for the certificate `windowCertificate` (its ARI
+    /// certID), asked at `windowCheckedAt`.
+    var renewalWindow: ClosedRange<Date>?
+    var windowCertificate: String?
+    var windowCheckedAt: Date?
 
     /// Failed validations allowed per name per hour (Let's Encrypt's "Authorization Failures per Identifier per
     /// Account").
@@ -41,6 +47,10 @@ struct ACMEHistory: Sendable, Equatable {
             ("nextAttempt", nextAttempt.map { .string(formatter.string(from: $0)) } ?? .null),
             ("lastError", lastError.map { .string($0) } ?? .null),
             ("lastProblem", lastProblem.map { .string($0) } ?? .null),
+            ("windowStart", renewalWindow.map { .string(formatter.string(from: $0.lowerBound)) } ?? .null),
+            ("windowEnd", renewalWindow.map { .string(formatter.string(from: $0.upperBound)) } ?? .null),
+            ("windowCertificate", windowCertificate.map { .string($0) } ?? .null),
+            ("windowCheckedAt", windowCheckedAt.map { .string(formatter.string(from: $0)) } ?? .null),
         ])
     }
 
@@ -54,6 +64,13 @@ struct ACMEHistory: Sendable, Equatable {
         nextAttempt = json[member: "nextAttempt"]?.stringValue.flatMap(formatter.date)
         lastError = json[member: "lastError"]?.stringValue
         lastProblem = json[member: "lastProblem"]?.stringValue
+        if let start = json[member: "windowStart"]?.stringValue.flatMap(formatter.date),
+            let end = json[member: "windowEnd"]?.stringValue.flatMap(formatter.date), start <= end
+        {
+            renewalWindow = start...end
+        }
+        windowCertificate = json[member: "windowCertificate"]?.stringValue
+        windowCheckedAt = json[member: "windowCheckedAt"]?.stringValue.flatMap(formatter.date)
     }
 
     init() {}

@@ -25,7 +25,12 @@ extension ACMEManager {
         case paused(until: Date, failure: ACMEFailure)
         /// The order failed; the history as kept.
         case failed(ACMEFailure, ACMEHistory)
+        /// The storage could not be reached (the store is down): no failure of the domain's; it is tried again then.
+        case storageUnavailable(until: Date, ACMEFailure)
     }
+
+    /// How long a domain waits when the storage could not be reached before its turn.
+    static let storageRetry: TimeInterval = 30
 
     /// Runs one turn for `domain` at `now`; an `explicit` one (`certs acme`) does not wait for the failure schedule,
     /// only for the CA's limit on failed validations.
@@ -47,7 +52,7 @@ extension ACMEManager {
             {
                 // The CA's window wins; a CA without renewal information (or that cannot answer now) leaves the
                 // lifetime rule's date.
-                let window = try? client.renewalWindow(for: leaf)
+                let window = renewalWindow(of: domain, leaf, now: now)
                 let next =
                     window.map {
                         schedule.renewal(
@@ -57,7 +62,13 @@ extension ACMEManager {
                 if next > now { return .rescheduled(window, due: next) }
             }
         }
-        guard let lease = try storage.lock(domain) else { return .lockedElsewhere }
+        let taken: ACMELease?
+        do {
+            taken = try storage.lock(domain)
+        } catch {
+            return .storageUnavailable(until: now.addingTimeInterval(Self.storageRetry), error)
+        }
+        guard let lease = taken else { return .lockedElsewhere }
         defer { lease.release() }
         // Another replica may have issued or failed it since this one planned it.
         storage.refresh()
@@ -74,10 +85,15 @@ extension ACMEManager {
         let exempt = entry?.isExemptRenewal(now: now) ?? false
         var useFallback = false
         if !exempt {
-            let wait = try storage.pacing { state in
-                var current = state ?? PacingState(rate: settings.orderRate, now: now)
-                defer { state = current }
-                return pacer.take(&current, now: now)
+            let wait: Date?
+            do {
+                wait = try storage.pacing { state in
+                    var current = state ?? PacingState(rate: settings.orderRate, now: now)
+                    defer { state = current }
+                    return pacer.take(&current, now: now)
+                }
+            } catch {
+                return .storageUnavailable(until: now.addingTimeInterval(Self.storageRetry), error)
             }
             if let wait {
                 // A pause longer than the fallback waits for sends the order to the fallback CA instead.
@@ -128,6 +144,28 @@ extension ACMEManager {
             record: CertificateRecord(directoryURL: ordering.directoryURL, issued: Date(), names: [domain]))
         storage.save(history: nil, of: domain)
         return .issued(notBefore: notBefore, notAfter: notAfter, issuer: ordering.directoryURL)
+    }
+
+    /// The renewal window the CA suggests for `leaf`, as the fleet last asked it: asked again (and kept for the
+    /// fleet) once it is ``renewalInfoInterval`` old or was asked for another certificate; `nil` when the CA offers
+    /// none or cannot answer now.
+    private func renewalWindow(of domain: String, _ leaf: X509Certificate, now: Date) -> ClosedRange<Date>? {
+        var history = storage.history(of: domain) ?? ACMEHistory()
+        let certificate = ACMEClient.certID(of: leaf)
+        if let checked = history.windowCheckedAt, history.windowCertificate == certificate,
+            now.timeIntervalSince(checked) < Self.renewalInfoInterval
+        {
+            return history.renewalWindow
+        }
+        do {
+            history.renewalWindow = try client.renewalWindow(for: leaf)
+        } catch {
+            return nil
+        }
+        history.windowCertificate = certificate
+        history.windowCheckedAt = now
+        storage.save(history: history, of: domain)
+        return history.renewalWindow
     }
 
     /// Whether a pause until `until` is longer than the fallback waits for.
@@ -239,6 +277,10 @@ extension ACMEManager {
                 entry.status.nextRenewal = history.nextAttempt
                 entry.status.lastError = history.lastError
                 entry.status.lastProblem = history.lastProblem
+            case .storageUnavailable(let until, let failure):
+                entry.due = until
+                entry.status.nextRenewal = until
+                entry.status.lastError = failure.description
             case .paused(let until, let failure):
                 entry.due = until
                 entry.status.state = entry.status.expiry == nil ? .pending : .renewing

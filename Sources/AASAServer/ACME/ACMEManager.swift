@@ -292,7 +292,8 @@ public final class ACMEManager: Service, Sendable {
             let outcome = turn(domain, now: now, explicit: true)
             finish(domain, outcome, now: now)
             switch outcome {
-            case .failed(let failure, _), .paused(_, let failure): return (domain, failure.about(domain))
+            case .failed(let failure, _), .paused(_, let failure), .storageUnavailable(_, let failure):
+                return (domain, failure.about(domain))
             case .deferred(let history):
                 return (
                     domain,

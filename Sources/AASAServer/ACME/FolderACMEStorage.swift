@@ -5,8 +5,8 @@ import Synchronization
 
 /// ACME's state in the certificate folder, for one server (`serve --acme` without `--store`, `certs acme`): the
 /// account in `certs/acme/`, each certificate in certbot's layout (`certs/<domain>/fullchain.pem`, `privkey.pem`, and
-/// the record `acme.json` that marks it the server's), the pacing in `certs/acme/pacing.json` and the failures in
-/// `certs/acme/failures.json`, so a restart keeps to the CA's limits. The lock is the process's own: its workers never
+/// the record `acme.json` that marks it the server's), the pacing in `certs/acme/pacing.json` and each name's failures and renewal
+/// window in `certs/acme/orders.json`, so a restart keeps to the CA's limits. The lock is the process's own: its workers never
 /// take one domain twice.
 final class FolderACMEStorage: ACMEStorage {
     /// The certificate folder.
@@ -27,7 +27,7 @@ final class FolderACMEStorage: ACMEStorage {
     var location: String { certificateDirectory + "/" + ACMEAccount.folderName + "/" }
     private var stateFolder: String { certificateDirectory + "/" + ACMEAccount.folderName }
     private var pacingPath: String { stateFolder + "/pacing.json" }
-    private var failuresPath: String { stateFolder + "/failures.json" }
+    private var ordersPath: String { stateFolder + "/orders.json" }
 
     func account(email: String?, agreesToTerms: Bool) throws(ACMEFailure) -> ACMEAccount {
         try ACMEAccount.load(folder: stateFolder, email: email, agreesToTerms: agreesToTerms)
@@ -105,7 +105,7 @@ final class FolderACMEStorage: ACMEStorage {
         }
         guard let all else { return }
         let document = JSONValue.members(all.sorted { $0.key < $1.key }.map { ($0.key, $0.value.json) })
-        try? write(JSONWriter(style: .pretty).bytes(document) + [0x0A], to: failuresPath)
+        try? write(JSONWriter(style: .pretty).bytes(document) + [0x0A], to: ordersPath)
     }
 
     // MARK: Files
@@ -129,7 +129,7 @@ final class FolderACMEStorage: ACMEStorage {
     }
 
     private func readHistories() -> [String: ACMEHistory] {
-        guard case .object(let members)? = read(failuresPath) else { return [:] }
+        guard case .object(let members)? = read(ordersPath) else { return [:] }
         var histories: [String: ACMEHistory] = [:]
         for member in members {
             if let history = ACMEHistory(json: member.value.value) { histories[member.key] = history }

@@ -8,7 +8,7 @@ import Synchronization
 /// sealed with the store key), the certificates the fleet obtained (rows of `certificates` with their `acme_json`
 /// record, so every replica's follower serves them within a second of the write), the pacing of new orders
 /// (`acme_pacing`, read and written under `SELECT … FOR UPDATE`, so the fleet shares one bucket and one pause) and
-/// each name's failures (`acme_failures`).
+/// each name's failures (`acme_orders`).
 ///
 /// Ordering a certificate takes a session-level advisory lock for its name on a connection of its own: a replica
 /// that dies mid-order loses its connection, and with it the lock, so another replica takes the order over.
@@ -276,7 +276,7 @@ final class StoreACMEStorage: ACMEStorage, @unchecked Sendable {
     func history(of domain: String) -> ACMEHistory? {
         let text = try? withStore("read the failures of \(domain)") { store in
             let row = try store.connection.execute(
-                "SELECT history FROM acme_failures WHERE name = $1", [.text(domain)])
+                "SELECT history FROM acme_orders WHERE name = $1", [.text(domain)])
             return row.rowCount == 1 ? row.bytes(0, 0) : nil
         }
         return text.flatMap { $0 }.flatMap(JSONValue.parse).flatMap(ACMEHistory.init(json:))
@@ -287,11 +287,11 @@ final class StoreACMEStorage: ACMEStorage, @unchecked Sendable {
             if let history {
                 try store.connection.execute(
                     """
-                    INSERT INTO acme_failures (name, history) VALUES ($1, $2)
+                    INSERT INTO acme_orders (name, history) VALUES ($1, $2)
                     ON CONFLICT (name) DO UPDATE SET history = excluded.history
                     """, [.text(domain), .bytes(JSONWriter(style: .compact).bytes(history.json))])
             } else {
-                try store.connection.execute("DELETE FROM acme_failures WHERE name = $1", [.text(domain)])
+                try store.connection.execute("DELETE FROM acme_orders WHERE name = $1", [.text(domain)])
             }
         }
     }

@@ -73,7 +73,7 @@ public enum StoreSchema {
                 pause_reason text
             )
             """,
-            "CREATE TABLE acme_failures (name text PRIMARY KEY, history bytea NOT NULL)",
+            "CREATE TABLE acme_orders (name text PRIMARY KEY, history bytea NOT NULL)",
         ],
     ]
 
