@@ -35,4 +35,9 @@ if [[ "${1:-}" == "--test" ]] && ! python3 -c 'import yaml' 2>/dev/null; then
     python3 -m pip install --quiet pyyaml 2>/dev/null || python3 -m pip install --quiet --break-system-packages pyyaml
 fi
 
+if [[ "${1:-}" == "--test" ]] && ! python3 -c 'import schemathesis' 2>/dev/null; then
+    echo "setup: installing schemathesis (the tenant API's OpenAPI test)" >&2
+    python3 -m pip install --quiet schemathesis 2>/dev/null || python3 -m pip install --quiet --break-system-packages schemathesis
+fi
+
 command -v swift >/dev/null || { echo "setup: the Swift toolchain (6.0 or later) is not on PATH" >&2; exit 1; }
