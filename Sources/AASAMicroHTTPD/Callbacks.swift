@@ -60,6 +60,7 @@ let requestCompletedCallback: MHD_RequestCompletedCallback = { cls, connection, 
             state.forwardedClient = nil
             context.forwardedClients?.release(client)
         }
+        if state.readsBody { state.endRequestBody() }
         state.expectRequestHead(within: context.connections.headerTimeout)
         state.responded = true
     }
@@ -80,8 +81,10 @@ let identityUnescapeCallback:
 ///
 /// Two phases, as libmicrohttpd 0.9.75 needs for keep-alive: the first call (headers complete) only
 /// records that it happened; queuing then would make libmicrohttpd close the connection after the
-/// response. Bodies are consumed and ignored; the response is queued on the final call.
-let accessHandler: MHD_AccessHandlerCallback = { cls, connection, url, method, version, _, uploadSize, requestState in
+/// response. A body reaches the calls in between only when its route accepted it (``headComplete``): it is
+/// kept, never beyond the route's cap (``acceptBody``); the response is queued on the final call.
+let accessHandler: MHD_AccessHandlerCallback = {
+    cls, connection, url, method, version, uploadData, uploadSize, requestState in
     guard let cls, let connection, let url, let method, let uploadSize, let requestState else { return .NO }
     var query: UnsafePointer<CChar>? = nil
     if let state = requestState.pointee {
@@ -97,8 +100,8 @@ let accessHandler: MHD_AccessHandlerCallback = { cls, connection, url, method, v
         return headComplete(connection, cls: cls, url: url, method: method, version: version, query: nil)
     }
     if uploadSize.pointee != 0 {
-        uploadSize.pointee = 0
-        return .YES
+        return acceptBody(
+            connection, cls: cls, url: url, method: method, query: query, data: uploadData, size: uploadSize)
     }
 
     let context = Unmanaged<ListenerContext>.fromOpaque(cls).takeUnretainedValue()
@@ -107,6 +110,11 @@ let accessHandler: MHD_AccessHandlerCallback = { cls, connection, url, method, v
     var request = MHDRequest(
         connection: connection, url: url, method: MHDRequest.method(method), methodText: method, query: query,
         isTLS: context.isTLS)
+    if let state = ConnectionState.of(connection), state.readsBody {
+        // The whole body has arrived: no deadline until the response is sent.
+        state.requestHeadReceived()
+        request.body = state.body
+    }
     if !context.trustedProxies.isEmpty {
         request.forwardedClient = ForwardedClient.address(of: connection, trusting: context.trustedProxies)
         if let client = request.forwardedClient, let limiter = context.forwardedClients {
@@ -152,9 +160,11 @@ let accessHandler: MHD_AccessHandlerCallback = { cls, connection, url, method, v
 ///
 /// Three kinds of request are answered at once, before routing: one whose request line hides bytes behind a
 /// NUL (400), one with more than one `Host` header (400, RFC 9112 §3.2: which one names the site is
-/// ambiguous), and one that announces a body (413, before a byte of the body is read: nothing we serve takes
-/// one; libmicrohttpd then closes the connection instead of reading the body). Each closes its connection,
-/// lingering (``LingeringClose``) so that the client reads the answer.
+/// ambiguous), and one that announces a body its route does not take (413, before a byte of the body is read;
+/// libmicrohttpd then closes the connection instead of reading the body): every body but one the route table
+/// allows for this request (``RouteTable/maximumBodyBytes(for:)``, 0 everywhere but the admin API), and one whose
+/// `Content-Length` is over that cap. Each closes its connection, lingering (``LingeringClose``) so that the
+/// client reads the answer. A body the route takes has the header deadline again to arrive whole.
 private func headComplete(
     _ connection: OpaquePointer, cls: UnsafeMutableRawPointer, url: UnsafePointer<CChar>,
     method: UnsafePointer<CChar>, version: UnsafePointer<CChar>?, query: UnsafePointer<CChar>?
@@ -164,12 +174,31 @@ private func headComplete(
     state?.headStarted = false
     let refusal: (response: NativeResponse, status: Int)
     let context = Unmanaged<ListenerContext>.fromOpaque(cls).takeUnretainedValue()
+    let announced = announcedBody(connection)
     if hidesBytesBehindNUL(url: url, query: query, version: version) {
         refusal = (context.badRequest, 400)
     } else if repeatsHost(connection) {
         refusal = (context.repeatedHost, 400)
-    } else if announcesBody(connection) {
-        refusal = (context.payloadTooLarge, 413)
+    } else if announced != .none {
+        let request = MHDRequest(
+            connection: connection, url: url, method: MHDRequest.method(method), methodText: method, query: query,
+            isTLS: context.isTLS)
+        // A transfer coding other than chunked has no length libmicrohttpd can find: it is never taken.
+        let limit = announced == .unsupported ? 0 : context.routes.withLock { $0 }.table.maximumBodyBytes(for: request)
+        if limit <= 0 || state == nil {
+            refusal = (context.payloadTooLarge, 413)
+        } else if case .length(let length) = announced, length > UInt64(limit) {
+            let text = "request body of \(length) bytes is over the \(limit) bytes \(request.methodName) accepts here\n"
+            refusal = ((try? ListenerContext.closingResponse(413, text)) ?? context.payloadTooLarge, 413)
+        } else if let state {
+            state.readsBody = true
+            state.bodyLimit = limit
+            if case .length(let length) = announced { state.body.reserveCapacity(Int(length)) }
+            state.expectRequestBody(within: context.connections.headerTimeout)
+            return .YES
+        } else {
+            return .NO
+        }
     } else {
         return .YES
     }
@@ -232,8 +261,21 @@ private func repeatsHost(_ connection: OpaquePointer) -> Bool {
     return count > 1
 }
 
-/// Whether the request head announces a body: a `Transfer-Encoding`, or a `Content-Length` other than 0.
-private func announcesBody(_ connection: OpaquePointer) -> Bool {
+/// The body a request head announces.
+private enum AnnouncedBody: Equatable {
+    /// None: no `Transfer-Encoding`, and no `Content-Length` or one of 0.
+    case none
+    /// `Content-Length` bytes (libmicrohttpd answered 400 itself to a value that is not a number).
+    case length(UInt64)
+    /// `Transfer-Encoding: chunked`: the length is known only at its end.
+    case chunked
+    /// Another `Transfer-Encoding`, whose end libmicrohttpd cannot find.
+    case unsupported
+}
+
+/// The body the request head announces: `Transfer-Encoding` decides over `Content-Length` (RFC 9112 §6.3), as
+/// in libmicrohttpd.
+private func announcedBody(_ connection: OpaquePointer) -> AnnouncedBody {
     func header(_ name: StaticString) -> UnsafeRawBufferPointer? {
         var value: UnsafePointer<CChar>? = nil
         var size = 0
@@ -245,9 +287,64 @@ private func announcesBody(_ connection: OpaquePointer) -> Bool {
         guard found == .YES, let value else { return nil }
         return UnsafeRawBufferPointer(start: value, count: size)
     }
-    if header("Transfer-Encoding") != nil { return true }
-    guard let length = header("Content-Length") else { return false }
-    return length.contains { $0 != UInt8(ascii: "0") && $0 != UInt8(ascii: " ") && $0 != UInt8(ascii: "\t") }
+    if let coding = header("Transfer-Encoding") {
+        return coding.map { $0 | 0x20 } == Array("chunked".utf8) ? .chunked : .unsupported
+    }
+    guard let length = header("Content-Length") else { return .none }
+    var value: UInt64 = 0
+    for byte in length where byte != UInt8(ascii: " ") && byte != UInt8(ascii: "\t") {
+        guard byte >= UInt8(ascii: "0"), byte <= UInt8(ascii: "9") else { return .unsupported }
+        let (times10, overflow) = value.multipliedReportingOverflow(by: 10)
+        guard !overflow, times10 <= UInt64.max - UInt64(byte - UInt8(ascii: "0")) else { return .length(.max) }
+        value = times10 + UInt64(byte - UInt8(ascii: "0"))
+    }
+    return value == 0 ? .none : .length(value)
+}
+
+/// A piece of a body its route accepted (``headComplete``): kept while the body stays within its cap.
+///
+/// A body that passes the cap (a chunked one, whose length no header announced) is refused at once. libmicrohttpd
+/// 0.9.75 lets no response be queued while a body is being read (`MHD_queue_response` refuses), so the 413 is
+/// written to the connection directly (through the TLS session on HTTPS) before the handler tells
+/// libmicrohttpd to close it; it lingers like every refusal, so the client reads the answer.
+private func acceptBody(
+    _ connection: OpaquePointer, cls: UnsafeMutableRawPointer, url: UnsafePointer<CChar>,
+    method: UnsafePointer<CChar>, query: UnsafePointer<CChar>?, data: UnsafePointer<CChar>?,
+    size: UnsafeMutablePointer<Int>
+) -> MHD_Result {
+    guard let state = ConnectionState.of(connection), state.readsBody, let data else {
+        // No body was accepted for this request: nothing to keep (headComplete refused every other body).
+        size.pointee = 0
+        return .YES
+    }
+    if size.pointee <= state.bodyLimit - state.body.count {
+        state.body.append(contentsOf: UnsafeRawBufferPointer(start: data, count: size.pointee))
+        size.pointee = 0
+        return .YES
+    }
+    let context = Unmanaged<ListenerContext>.fromOpaque(cls).takeUnretainedValue()
+    let limit = state.bodyLimit
+    state.endRequestBody()
+    state.refused = true
+    let request = MHDRequest(
+        connection: connection, url: url, method: MHDRequest.method(method), methodText: method, query: query,
+        isTLS: context.isTLS)
+    let text = "request body is over the \(limit) bytes \(request.methodName) accepts here\n"
+    let answer = Array(
+        ("HTTP/1.1 413 Content Too Large\r\nContent-Type: text/plain; charset=utf-8\r\nCache-Control: no-store\r\n"
+            + "Connection: close\r\nContent-Length: \(text.utf8.count)\r\n\r\n" + text).utf8)
+    answer.withUnsafeBytes { bytes in
+        if context.isTLS {
+            guard let info = cshims_mhd_get_connection_info(connection, .CONNECTION_INFO_GNUTLS_SESSION),
+                let session = info.pointee.tls_session
+            else { return }
+            _ = gnutls_record_send(OpaquePointer(session), bytes.baseAddress, bytes.count)
+        } else {
+            _ = send(state.socket, bytes.baseAddress, bytes.count, Int32(MSG_NOSIGNAL | MSG_DONTWAIT))
+        }
+    }
+    context.observer?.requestAnswered(request, status: 413, bodyBytes: text.utf8.count, prepared: nil)
+    return .NO
 }
 
 /// Builds, queues and releases a one-off response; an unsendable response becomes an empty 500.

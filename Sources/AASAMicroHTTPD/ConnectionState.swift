@@ -19,8 +19,8 @@ final class ConnectionState: @unchecked Sendable {
     let certificates: CertificateTable?
     /// The connection's socket; shut down (never closed: libmicrohttpd owns it) when its deadline passes.
     let socket: Int32
-    /// When the client must have sent a complete request head, in ``ConnectionState/now()`` nanoseconds;
-    /// 0 while a request is being handled (its head is complete and nothing we serve reads a body).
+    /// When the client must have sent a complete request head, or the body its route accepted, in
+    /// ``ConnectionState/now()`` nanoseconds; 0 while a request is being handled.
     let headerDeadline: Atomic<UInt64>
     /// The SNI host name, lower-cased without a trailing dot, once the handshake or the first request read it.
     var serverName: String?
@@ -44,6 +44,13 @@ final class ConnectionState: @unchecked Sendable {
     /// leaves no request half read, unless bytes are waiting. A close of a connection that never completed a
     /// response (libmicrohttpd's 414 to a first request line too long to read) lingers.
     var responded = false
+    /// Whether the request in progress sends a body its route accepts (``RouteTable/maximumBodyBytes(for:)``):
+    /// it is read into ``body``, at most ``bodyLimit`` bytes.
+    var readsBody = false
+    /// The most bytes ``body`` may hold, decided when the request head was complete.
+    var bodyLimit = 0
+    /// The body of the request in progress, as read so far.
+    var body: [UInt8] = []
 
     init(certificates: CertificateTable?, socket: Int32, headerDeadline: UInt64) {
         self.certificates = certificates
@@ -58,7 +65,21 @@ final class ConnectionState: @unchecked Sendable {
         headerDeadline.store(timeout == 0 ? 0 : Self.now() &+ timeout, ordering: .relaxed)
     }
 
-    /// The head has arrived: no deadline until the response is sent.
+    /// The head has arrived and its route accepts a body: the body must arrive within `timeout` of the head's end,
+    /// however actively the client trickles it (the slowloris defence of heads, extended to bodies).
+    @inline(__always)
+    func expectRequestBody(within timeout: UInt64) {
+        expectRequestHead(within: timeout)
+    }
+
+    /// Forgets the body of the request that ended (its bytes are freed).
+    func endRequestBody() {
+        readsBody = false
+        bodyLimit = 0
+        body = []
+    }
+
+    /// The head (and the body its route accepted) has arrived: no deadline until the response is sent.
     @inline(__always)
     func requestHeadReceived() {
         headerDeadline.store(0, ordering: .relaxed)

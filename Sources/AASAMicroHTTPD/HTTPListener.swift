@@ -122,7 +122,9 @@ public final class HTTPListener: Sendable {
         let timeout = configuration.headerTimeout
         let log = configuration.logHandler
         self.reaper = context.connections.startReaper { closed in
-            log("closed \(closed) connection(s) that sent no complete request head within \(timeout)")
+            log(
+                "closed \(closed) connection(s) that sent no complete request head (or accepted body) within \(timeout)"
+            )
         }
     }
 

@@ -23,7 +23,7 @@ final class ListenerContext: Sendable {
     let startupMessages = Mutex<[String]?>([])
     /// Open connections and their request-head deadlines.
     let connections: ConnectionRegistry
-    /// The 413 sent to a request that announces a body (built once).
+    /// The 413 sent to a request that announces a body its route does not take (built once).
     let payloadTooLarge: NativeResponse
     /// The 400 sent to a request whose target hides bytes behind a NUL (built once).
     let badRequest: NativeResponse
@@ -70,7 +70,7 @@ final class ListenerContext: Sendable {
     }
 
     /// A plain-text refusal that also closes the connection (what follows on it cannot be trusted).
-    private static func closingResponse(_ status: Int, _ text: String) throws -> NativeResponse {
+    static func closingResponse(_ status: Int, _ text: String) throws -> NativeResponse {
         try NativeResponse(
             Response(
                 status: status,

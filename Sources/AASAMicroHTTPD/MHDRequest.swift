@@ -28,12 +28,16 @@ struct MHDRequest: HTTPRequest {
     let isTLS: Bool
     /// The client a trusted proxy named (``ForwardedClient``), reported instead of the peer's address.
     var forwardedClient: IPAddress? = nil
+    /// The body read for this request (only a route that accepts one gets any), else empty.
+    var body: [UInt8] = []
 
     /// Classifies the method string from libmicrohttpd.
     static func method(_ text: UnsafePointer<CChar>) -> RequestMethod {
         if strcmp(text, "GET") == 0 { return .get }
         if strcmp(text, "HEAD") == 0 { return .head }
         if strcmp(text, "POST") == 0 { return .post }
+        if strcmp(text, "PUT") == 0 { return .put }
+        if strcmp(text, "DELETE") == 0 { return .delete }
         return .other
     }
 

@@ -76,4 +76,48 @@ import Testing
         let access = AdminAccess(token: Array("t0k".utf8))
         #expect(verdict(access, path: path, host: "localhost", authorization: authorization) == expected)
     }
+
+    /// Several tokens: any of them opens the token routes, and the caller is the holder of the one presented.
+    @Test(
+        arguments: [
+            ("Bearer read-0123456789abcdef", AdminCaller(name: "prometheus", scope: .read)),
+            ("bearer  write-0123456789abcdef", AdminCaller(name: "ci-deploy", scope: .write)),
+            ("Bearer write-0123456789abcdeF", nil), ("Bearer read-0123456789abcde", nil),
+            ("Bearer read-0123456789abcdefwrite-0123456789abcdef", nil), ("Basic read-0123456789abcdef", nil),
+            ("Bearer ", nil),
+        ] as [(String, AdminCaller?)])
+    func eachTokenIsToldApart(authorization: String, expected: AdminCaller?) {
+        let access = AdminAccess(tokens: [
+            AdminToken(name: "prometheus", scope: .read, bytes: Array("read-0123456789abcdef".utf8)),
+            AdminToken(name: "ci-deploy", scope: .write, bytes: Array("write-0123456789abcdef".utf8)),
+        ])
+        let caller = Array(authorization.utf8).withUnsafeBytes { access.caller(authorization: $0) }
+        #expect(caller == expected)
+        #expect(
+            verdict(access, path: "/status", host: "localhost", authorization: authorization)
+                == (expected == nil ? .unauthorized : .allowed))
+        #expect(
+            verdict(access, path: "/api/v1/domains", host: "localhost", authorization: authorization)
+                == (expected == nil ? .unauthorized : .allowed))
+    }
+
+    /// A single token (a bare token file's) is a write token named admin; without tokens nobody is a caller.
+    @Test func aSingleTokenIsAWriteTokenNamedAdmin() {
+        let access = AdminAccess(token: Array("t0k".utf8))
+        let caller = Array("Bearer t0k".utf8).withUnsafeBytes { access.caller(authorization: $0) }
+        #expect(caller == AdminCaller(name: "admin", scope: .write))
+        #expect(Array("Bearer t0k".utf8).withUnsafeBytes { AdminAccess().caller(authorization: $0) } == nil)
+    }
+
+    /// A token is never printed: its description, debug description and dump name its holder only.
+    @Test func aTokenNeverPrintsItsBytes() {
+        let token = AdminToken(name: "ci-deploy", scope: .write, bytes: Array("s3cret-0123456789abcdef".utf8))
+        var dumped = ""
+        dump(token, to: &dumped)
+        for text in [token.description, token.debugDescription, "\(token)", String(reflecting: token), dumped] {
+            #expect(text.contains("ci-deploy"), "\(text)")
+            #expect(!text.contains("s3cret"), "\(text)")
+            #expect(!text.contains(SHA256.hex(Array("s3cret-0123456789abcdef".utf8))), "\(text)")
+        }
+    }
 }

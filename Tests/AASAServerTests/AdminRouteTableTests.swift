@@ -17,10 +17,19 @@ import Testing
         #expect(AdminRoute.byPath.count == AdminRoute.table.count, "each path is declared once")
         #expect(Set(AdminRoute.table.filter { $0.access == .open }.map(\.path)) == Self.openPaths)
         #expect(Set(AdminRoute.table.filter(\.answersCrossSite).map(\.path)) == ["/healthz", "/readyz"])
-        // Every route reads (GET, HEAD) but the one action, which only POST reaches.
+        // Every route reads (GET, HEAD) but the one action, which only POST reaches, and the tenant API, whose token
+        // scopes decide who writes.
         for route in AdminRoute.table {
-            #expect(route.methods == (route.path == "/acme/retry" ? [.post] : [.get, .head]), "\(route.path)")
+            let expected: Set<RequestMethod> =
+                switch route.path {
+                case "/acme/retry": [.post]
+                case "/api/v1/": [.get, .head, .post, .put, .delete]
+                default: [.get, .head]
+                }
+            #expect(route.methods == expected, "\(route.path)")
         }
+        // The API is the one prefix route.
+        #expect(AdminRoute.table.filter(\.isPrefix).map(\.path) == ["/api/v1/"])
     }
 
     @Test(arguments: AdminRoute.table.map(\.path) + ["/nothing-here"])
@@ -40,21 +49,25 @@ import Testing
         let base = "http://127.0.0.1:\(live.admin)"
         let bearer = ["Authorization: Bearer \(Self.token)"]
         for route in AdminRoute.table {
-            // A method the route declares, and one it does not.
-            let (method, undeclared) = route.methods.contains(.get) ? ("GET", "POST") : ("POST", "GET")
-            let without = try Curl.request(base + route.path, method: method)
-            let with = try Curl.request(base + route.path, method: method, headers: bearer)
+            // A method the route declares, and one it does not; a prefix route is asked for a path under it.
+            let method = route.methods.contains(.get) ? "GET" : "POST"
+            let undeclared = route.methods.contains(.post) ? "PATCH" : route.methods.contains(.get) ? "POST" : "GET"
+            let path = route.isPrefix ? route.path + "openapi.json" : route.path
+            let without = try Curl.request(base + path, method: method)
+            let with = try Curl.request(base + path, method: method, headers: bearer)
             if route.access == .token {
                 #expect(without.status == 401, "\(route.path)")
                 #expect(without.headers["www-authenticate"] == "Bearer", "\(route.path)")
             } else {
                 #expect(without.status == 200, "\(route.path)")
             }
-            #expect(with.status != 401 && with.status != 404, "\(route.path): \(with.status)")
-            #expect(
-                try Curl.request(base + route.path, method: undeclared, headers: bearer).status == 404, "\(route.path)")
+            #expect(with.status != 401, "\(route.path): \(with.status)")
+            // The API is 404 while the server has no handler for it (AdminAPITransportTests covers what reaches one).
+            if route.handler != .api { #expect(with.status != 404, "\(route.path): \(with.status)") }
+            #expect(try Curl.request(base + path, method: undeclared, headers: bearer).status == 404, "\(route.path)")
         }
-        for path in ["/nothing-here", "/status/", "/STATUS", "/metrics.txt"] {
+        for path in ["/nothing-here", "/status/", "/STATUS", "/metrics.txt", "/api/v1", "/api/v2/domains", "/API/v1/x"]
+        {
             #expect(try Curl.request(base + path).status == 404, "\(path)")
             #expect(try Curl.request(base + path, headers: bearer).status == 404, "\(path)")
         }

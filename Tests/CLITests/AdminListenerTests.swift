@@ -128,17 +128,41 @@ import Testing
         #expect(serve.terminate(within: 5) == 0)
     }
 
+    /// A file of named, scoped tokens: each token opens the token routes; the probes stay open.
+    @Test func eachTokenOfAFileOfSeveralOpensTheTokenRoutes() throws {
+        let directory = TemporaryDirectory("aasa-admin")
+        let tokenFile = try directory.write(
+            "admin-tokens",
+            "# who scope token\nprometheus read 0123456789abcdef0123\n\nci-deploy write fedcba9876543210fedc\n")
+        #expect(chmod(tokenFile, 0o600) == 0)
+        let serve = try Self.serve(["--admin-token-file", tokenFile], in: directory)
+        #expect(serve.waitUntilHealthy())
+        for token in ["0123456789abcdef0123", "fedcba9876543210fedc"] {
+            #expect(try Self.status(serve, "/status", headers: ["Authorization: Bearer \(token)"]).status == 200)
+        }
+        for wrong in ["0123456789abcdef012", "prometheus", "read 0123456789abcdef0123"] {
+            #expect(try Self.status(serve, "/metrics", headers: ["Authorization: Bearer \(wrong)"]).status == 401)
+        }
+        #expect(try Self.status(serve, "/healthz", headers: []).status == 200)
+        #expect(serve.terminate(within: 5) == 0)
+    }
+
+    /// The error names the file, or the file and line (`path:1:`) for a malformed line.
     @Test(arguments: [
-        ("", 0o600, "the admin token file is empty; fix: write a token into it"),
-        ("\n", 0o600, "the admin token file is empty"),
+        ("", 0o600, "", "the admin token file is empty; fix: write a token into it"),
+        ("\n", 0o600, "", "the admin token file is empty"),
         (
-            "token\n", 0o644,
+            "token\n", 0o644, "",
             "has mode 644: readable by others, so other users on this machine can read the token; fix: chmod 600"
         ),
-        ("token\n", 0o604, "readable by others"),
-        ("two words\n", 0o600, "printable ASCII without spaces"),
+        ("token\n", 0o604, "", "readable by others"),
+        ("two words\n", 0o600, ":1", "printable ASCII without spaces"),
+        ("ci write 0123456789abcdef\nci read 0123456789abcdeX\n", 0o600, ":2", "token name 'ci' is already used"),
+        ("ci admin 0123456789abcdef\n", 0o600, ":1", "is neither read nor write; fix: ci read <token>"),
     ])
-    func aTokenFileThatIsEmptyOrReadableByOthersStopsTheStart(content: String, mode: Int, message: String) throws {
+    func aTokenFileThatIsEmptyOrReadableByOthersStopsTheStart(
+        content: String, mode: Int, line: String, message: String
+    ) throws {
         let directory = TemporaryDirectory("aasa-admin")
         try directory.copy(RepositoryPaths.siteConfig, to: "site-config")
         let tokenFile = try directory.write("admin-token", content)
@@ -151,7 +175,7 @@ import Testing
                 _, new in new
             }, timeout: 30)
         #expect(output.status == 2)
-        #expect(output.stderr.contains("\(tokenFile): error: "), "\(output.stderr)")
+        #expect(output.stderr.contains("\(tokenFile)\(line): error: "), "\(output.stderr)")
         #expect(output.stderr.contains(message), "\(output.stderr)")
     }
 }

@@ -1,9 +1,9 @@
 /// Request methods the router distinguishes; everything else is `other`.
 ///
-/// `post` exists for the admin listener's actions (`POST /acme/retry`); the public routes answer only
-/// ``isRead`` methods and refuse every other one (405), `post` included.
+/// `post`, `put` and `delete` exist for the admin listener (`POST /acme/retry`, the tenant API under `/api/v1/`);
+/// the public routes answer only ``isRead`` methods and refuse every other one (405), those included.
 public enum RequestMethod: Sendable, Hashable {
-    case get, head, post, other
+    case get, head, post, put, delete, other
 
     /// Whether the method only reads (`GET` or `HEAD`): the only methods the public routes answer.
     public var isRead: Bool { self == .get || self == .head }
@@ -30,6 +30,9 @@ public protocol HTTPRequest {
     var remoteAddress: String { get }
     /// The method token as sent (`GET`, `PROPFIND`), for logs; defaults to the classified method.
     var methodName: String { get }
+    /// The request body, empty when there is none. A transport reads one only when the route table allowed it
+    /// (``RouteTable/maximumBodyBytes(for:)``), and never more than that.
+    var body: [UInt8] { get }
 }
 
 extension HTTPRequest {
@@ -39,9 +42,14 @@ extension HTTPRequest {
         case .get: "GET"
         case .head: "HEAD"
         case .post: "POST"
+        case .put: "PUT"
+        case .delete: "DELETE"
         case .other: "OTHER"
         }
     }
+
+    /// No body: what every request has unless its transport read one.
+    public var body: [UInt8] { [] }
 }
 
 /// What a router decided for one request.
@@ -61,6 +69,23 @@ public protocol RouteTable: Sendable {
     var preparedResponses: [PreparedResponse] { get }
     /// Decides the response for `request`. Called concurrently from transport threads.
     func route(_ request: some HTTPRequest) -> RouteDecision
+    /// The most bytes of request body a request with this method to this raw path may send; 0 (the default): none,
+    /// and a request that announces a body is refused with 413 before any of it is read.
+    func maximumBodyBytes(method: RequestMethod, path: String) -> Int
+    /// The most bytes of body `request` may send, asked once its head is complete and before any of its body is
+    /// read (so a table can also weigh its headers, such as who is calling); defaults to
+    /// ``maximumBodyBytes(method:path:)``. ``HTTPRequest/body`` is empty while this is asked.
+    func maximumBodyBytes(for request: some HTTPRequest) -> Int
+}
+
+extension RouteTable {
+    /// No request body anywhere: every table but the admin listener's.
+    public func maximumBodyBytes(method: RequestMethod, path: String) -> Int { 0 }
+
+    /// The cap of the request's method and path.
+    public func maximumBodyBytes(for request: some HTTPRequest) -> Int {
+        maximumBodyBytes(method: request.method, path: request.withPath { String(decoding: $0, as: UTF8.self) })
+    }
 }
 
 /// Watches every answered request, for metrics, access logs and the fetch log.

@@ -25,21 +25,30 @@ import Foundation
 /// `same-origin` or `none` (typed or bookmarked), or whose `Origin` is not this listener's own
 /// (`http://` and the request's `Host`). Requests without either header (curl, Prometheus, the kubelet) pass.
 ///
-/// **Token** (`--admin-token-file`): every route of ``AdminRoute/table`` then needs `Authorization: Bearer <token>`
-/// (401 with `WWW-Authenticate: Bearer` otherwise) unless it is declared ``AdminRoute/Access/open``: `/healthz`
-/// and `/readyz` for probes, and `/`, the dashboard, which holds no data: its script asks for the token and sends
-/// it with each request. A path not in the table is 404 for everyone. The comparison takes the same time whatever
-/// the presented token.
+/// **Token** (`--admin-token-file`, ``tokens``): every route of ``AdminRoute/table`` then needs
+/// `Authorization: Bearer <token>` with one of the tokens (401 with `WWW-Authenticate: Bearer` otherwise) unless it
+/// is declared ``AdminRoute/Access/open``: `/healthz` and `/readyz` for probes, and `/`, the dashboard, which holds no
+/// data: its script asks for the token and sends it with each request. Any token opens the token routes; the tenant
+/// API (`/api/v1/`) also learns which one (``caller(authorization:)``) and checks its scope. A path not in the table
+/// is 404 for everyone. The comparison takes the same time whatever the presented token and whichever token it is.
 public struct AdminAccess: Sendable {
     /// Host names answered besides `localhost` and IP literals, normalised like a `Host` header.
     public var hostNames: Set<String>
-    /// The bearer token required for the protected routes, or `nil` for none.
-    public var token: [UInt8]?
+    /// The bearer tokens any of which opens the protected routes; none: the routes are open to every caller the
+    /// listener answers, and the tenant API is off.
+    public var tokens: [AdminToken]
 
-    /// Creates the access rules; `hostNames` are normalised (port, case, trailing dot ignored).
+    /// Creates the access rules with at most one token, a `write` token named `admin` (a bare token file's);
+    /// `hostNames` are normalised (port, case, trailing dot ignored).
     public init(hostNames: [String] = [], token: [UInt8]? = nil) {
+        self.init(
+            hostNames: hostNames, tokens: token.map { [AdminToken(name: "admin", scope: .write, bytes: $0)] } ?? [])
+    }
+
+    /// Creates the access rules with `tokens`; `hostNames` are normalised (port, case, trailing dot ignored).
+    public init(hostNames: [String] = [], tokens: [AdminToken]) {
         self.hostNames = Set(hostNames.compactMap(HostName.normalized))
-        self.token = token
+        self.tokens = tokens
     }
 
     /// What to do with a request.
@@ -61,14 +70,45 @@ public struct AdminAccess: Sendable {
         path: String, host: UnsafeRawBufferPointer?, authorization: UnsafeRawBufferPointer?,
         fetchSite: UnsafeRawBufferPointer? = nil, origin: UnsafeRawBufferPointer? = nil
     ) -> Verdict {
-        guard let host, let name = HostName.normalized(host), answers(name) else { return .misdirected }
-        let route = AdminRoute.byPath[path]
+        decide(path: path, host: host, authorization: authorization, fetchSite: fetchSite, origin: origin).verdict
+    }
+
+    /// The verdict, and the caller whose token the request presented when the route needs one (`nil` for an open
+    /// route, without tokens, or with no token that matches).
+    func decide(
+        path: String, host: UnsafeRawBufferPointer?, authorization: UnsafeRawBufferPointer?,
+        fetchSite: UnsafeRawBufferPointer?, origin: UnsafeRawBufferPointer?
+    ) -> (verdict: Verdict, caller: AdminCaller?) {
+        guard let host, let name = HostName.normalized(host), answers(name) else { return (.misdirected, nil) }
+        let route = AdminRoute.declared(path)
         if route?.answersCrossSite != true {
-            if let fetchSite, !Self.isSameOrigin(fetchSite: fetchSite) { return .crossSite }
-            if let origin, !Self.isOwn(origin: origin, host: host) { return .crossSite }
+            if let fetchSite, !Self.isSameOrigin(fetchSite: fetchSite) { return (.crossSite, nil) }
+            if let origin, !Self.isOwn(origin: origin, host: host) { return (.crossSite, nil) }
         }
-        guard let token, let route, route.access != .open else { return .allowed }
-        return Self.presents(token, in: authorization) ? .allowed : .unauthorized
+        guard !tokens.isEmpty, let route, route.access != .open else { return (.allowed, nil) }
+        let caller = caller(authorization: authorization)
+        return (caller == nil ? .unauthorized : .allowed, caller)
+    }
+
+    /// The holder of the token that `authorization` (`Bearer <token>`, the scheme case-insensitive, RFC 9110
+    /// §11.1) presents, or `nil` when it presents none of ``tokens``.
+    ///
+    /// The SHA-256 of what was presented is compared with every token's, every byte of each, whichever matches:
+    /// the time taken says nothing about how much of a token was right, its length, or which token it was.
+    public func caller(authorization: UnsafeRawBufferPointer?) -> AdminCaller? {
+        guard !tokens.isEmpty, let authorization, authorization.count > 7,
+            authorization.prefix(7).map({ $0 | 0x20 }) == Array("bearer ".utf8)
+        else { return nil }
+        let presented = SHA256.digest(Array(authorization.dropFirst(7).drop { $0 == UInt8(ascii: " ") }))
+        var found = -1
+        for (index, token) in tokens.enumerated() {
+            var difference: UInt8 = 0
+            for byte in 0..<presented.count { difference |= token.digest[byte] ^ presented[byte] }
+            // Branch-free: keeps the index where the difference is 0 (names are unique, tokens too).
+            let mask = -Int(difference == 0 ? 1 : 0)
+            found = (found & ~mask) | (index & mask)
+        }
+        return found < 0 ? nil : AdminCaller(name: tokens[found].name, scope: tokens[found].scope)
     }
 
     /// Whether `Sec-Fetch-Site` says the request comes from this listener's own pages (`same-origin`) or from no
@@ -96,64 +136,5 @@ public struct AdminAccess: Sendable {
     /// Whether a normalised host name is one of this listener's.
     func answers(_ name: String) -> Bool {
         name == "localhost" || IPAddress(name) != nil || hostNames.contains(name)
-    }
-
-    /// Whether `authorization` is `Bearer <token>` (scheme case-insensitive, RFC 9110 §11.1), comparing the
-    /// SHA-256 of what was presented with the token's, every byte, so the time taken says nothing about how
-    /// much of the token was right (nor about its length).
-    static func presents(_ token: [UInt8], in authorization: UnsafeRawBufferPointer?) -> Bool {
-        guard let authorization, authorization.count > 7,
-            authorization.prefix(7).map({ $0 | 0x20 }) == Array("bearer ".utf8)
-        else { return false }
-        let presented = Array(authorization.dropFirst(7).drop { $0 == UInt8(ascii: " ") })
-        let expected = SHA256.digest(token)
-        let actual = SHA256.digest(presented)
-        var difference: UInt8 = 0
-        for index in expected.indices { difference |= expected[index] ^ actual[index] }
-        return difference == 0
-    }
-
-    /// Why a token file was refused.
-    public struct TokenFileError: Error, CustomStringConvertible, Sendable {
-        /// The message: the file, what is wrong and how to fix it.
-        public var description: String
-    }
-
-    /// Reads the token from `path`: its content without the trailing newline (or CR LF).
-    ///
-    /// - Throws: ``TokenFileError`` when the file cannot be read, is empty, is larger than 4 KiB, or other
-    ///   users can read it (the rule of ``PrivateKeyPermissions``: a group the server runs with may).
-    public static func readToken(path: String) throws(TokenFileError) -> [UInt8] {
-        var info = stat()
-        guard stat(path, &info) == 0 else {
-            throw TokenFileError(
-                description: "\(path): error: cannot read the admin token file: \(String(cString: strerror(errno)))")
-        }
-        let mode = UInt32(info.st_mode) & 0o7777
-        if let exposure = PrivateKeyPermissions.exposure(
-            mode: mode, group: UInt32(info.st_gid), processGroups: PrivateKeyPermissions.processGroups())
-        {
-            throw TokenFileError(
-                description: "\(path): error: the admin token file has mode \(String(mode, radix: 8)): \(exposure), "
-                    + "so other users on this machine can read the token; fix: chmod 600 \(path)")
-        }
-        guard info.st_size <= 4096, let data = FileManager.default.contents(atPath: path) else {
-            throw TokenFileError(
-                description: "\(path): error: the admin token file is not a readable file of at most 4096 bytes")
-        }
-        var token = [UInt8](data)
-        if token.last == UInt8(ascii: "\n") { token.removeLast() }
-        if token.last == UInt8(ascii: "\r") { token.removeLast() }
-        guard !token.isEmpty else {
-            throw TokenFileError(
-                description: "\(path): error: the admin token file is empty; fix: write a token into it, e.g. "
-                    + "openssl rand -hex 32 > \(path) && chmod 600 \(path)")
-        }
-        guard token.allSatisfy({ $0 > 0x20 && $0 < 0x7F }) else {
-            throw TokenFileError(
-                description: "\(path): error: the admin token must be printable ASCII without spaces (it is sent in "
-                    + "an Authorization header); fix: openssl rand -hex 32 > \(path)")
-        }
-        return token
     }
 }

@@ -3,8 +3,9 @@ import AASACore
 /// One route of the admin listener: its path, the methods it answers, who may call it and what answers it.
 ///
 /// ``table`` declares every route once; ``AdminAccess`` (token, cross-site refusal) and ``AdminRoutes`` (methods,
-/// dispatch) read it, so a path not in it is 404 and a path in it needs the token unless declared
-/// ``Access/open``. `access` has no default, so a route cannot be declared without saying who may call it.
+/// dispatch) read it (``declared(_:)``), so a path not in it is 404 and a path in it needs the token unless
+/// declared ``Access/open``. `access` has no default, so a route cannot be declared without saying who may call it.
+/// One route, the tenant API, is a prefix: it answers every path under `/api/v1/`.
 struct AdminRoute: Sendable {
     /// Who may call a route when a token is set (``AdminAccess/token``); without a token, anyone the listener
     /// answers.
@@ -17,7 +18,7 @@ struct AdminRoute: Sendable {
 
     /// What answers a route in ``AdminRoutes``.
     enum Handler: Sendable, Equatable {
-        case dashboard, health, readiness, status, match, metrics, fetches, traffic, acmeRetry
+        case dashboard, health, readiness, status, match, metrics, fetches, traffic, acmeRetry, api
     }
 
     /// The path, exactly as requested (no query string, not percent-decoded).
@@ -30,16 +31,19 @@ struct AdminRoute: Sendable {
     let answersCrossSite: Bool
     /// What answers it.
     let handler: Handler
+    /// Whether ``path`` is a prefix (ending in `/`) and the route answers every path under it.
+    let isPrefix: Bool
 
     /// Declares a route; `access` is required: a new route says who may call it.
     init(
         _ path: String, methods: Set<RequestMethod> = [.get, .head], access: Access, answersCrossSite: Bool = false,
-        handler: Handler
+        isPrefix: Bool = false, handler: Handler
     ) {
         self.path = path
         self.methods = methods
         self.access = access
         self.answersCrossSite = answersCrossSite
+        self.isPrefix = isPrefix
         self.handler = handler
     }
 
@@ -55,8 +59,22 @@ struct AdminRoute: Sendable {
         AdminRoute("/match", access: .token, handler: .match),
         // An action: POST only, so no link, image or prefetch can trigger it, and refused cross-site like the rest.
         AdminRoute("/acme/retry", methods: [.post], access: .token, handler: .acmeRetry),
+        // The tenant API: it always needs a token (404 without one, see AdminRoutes), and each token's scope decides
+        // which of these methods its holder may use.
+        AdminRoute(
+            "/api/v1/", methods: [.get, .head, .post, .put, .delete], access: .token, isPrefix: true, handler: .api),
     ]
 
     /// ``table`` by path.
     static let byPath: [String: AdminRoute] = Dictionary(uniqueKeysWithValues: table.map { ($0.path, $0) })
+
+    /// The prefix routes of ``table``.
+    static let prefixes: [AdminRoute] = table.filter(\.isPrefix)
+
+    /// The route that answers `path` (raw, without the query): the route declared for exactly that path, or the
+    /// prefix route it lies under (the prefix itself included), or `nil`.
+    static func declared(_ path: String) -> AdminRoute? {
+        if let route = byPath[path] { return route }
+        return prefixes.first { path.hasPrefix($0.path) }
+    }
 }

@@ -27,6 +27,9 @@ public final class AdminRoutes: RouteTable {
         public var cdn: (@Sendable () -> [String: (apple: CDNObservation?, google: CDNObservation?)])?
         /// What the replica knows of its store; `nil` without `--store`.
         public var store: (@Sendable () -> StoreStatus)?
+        /// Answers the tenant API (every path under `/api/v1/`), called only for a request whose Host, cross-site
+        /// headers and token passed (``APIRequest``); `nil`: the API is 404.
+        public var api: (@Sendable (APIRequest) -> Response)?
 
         /// Creates the live view.
         public init(
@@ -120,23 +123,14 @@ public final class AdminRoutes: RouteTable {
     /// a path not in it, or a method it does not list, is 404. docs/operations.md documents each.
     public func route(_ request: some HTTPRequest) -> RouteDecision {
         let path = request.withPath { String(decoding: $0, as: UTF8.self) }
-        let verdict = request.withHeader("Host") { host in
-            request.withHeader("Authorization") { authorization in
-                request.withHeader("Sec-Fetch-Site") { fetchSite in
-                    request.withHeader("Origin") { origin in
-                        access.verdict(
-                            path: path, host: host, authorization: authorization, fetchSite: fetchSite, origin: origin)
-                    }
-                }
-            }
-        }
+        let (verdict, caller) = decide(request, path: path)
         switch verdict {
         case .allowed: break
         case .misdirected: return .prepared(misdirected)
         case .unauthorized: return .prepared(unauthorized)
         case .crossSite: return .prepared(crossSite)
         }
-        guard let declared = AdminRoute.byPath[path], declared.methods.contains(request.method) else {
+        guard let declared = AdminRoute.declared(path), declared.methods.contains(request.method) else {
             return .prepared(notFound)
         }
         switch declared.handler {
@@ -204,8 +198,86 @@ public final class AdminRoutes: RouteTable {
         case .acmeRetry:
             guard let live else { return .prepared(notFound) }
             return .dynamic(Self.acmeRetryAnswer(rawQuery: request.rawQuery, retry: live.retryACME))
+        case .api:
+            // The API always needs a token: without any configured (caller nil), or without a handler, it is 404.
+            guard let caller, let api = live?.api else { return .prepared(notFound) }
+            return .dynamic(Self.withoutBrowserHeaders(api(Self.apiRequest(request, path: path, caller: caller))))
         }
     }
+
+    /// The access verdict for `request` and, on a token route, the caller whose token it presented.
+    private func decide(_ request: some HTTPRequest, path: String) -> (
+        verdict: AdminAccess.Verdict, caller: AdminCaller?
+    ) {
+        request.withHeader("Host") { host in
+            request.withHeader("Authorization") { authorization in
+                request.withHeader("Sec-Fetch-Site") { fetchSite in
+                    request.withHeader("Origin") { origin in
+                        access.decide(
+                            path: path, host: host, authorization: authorization, fetchSite: fetchSite, origin: origin)
+                    }
+                }
+            }
+        }
+    }
+
+    /// What the API handler gets of `request`.
+    private static func apiRequest(_ request: some HTTPRequest, path: String, caller: AdminCaller) -> APIRequest {
+        func header(_ name: StaticString) -> String? {
+            request.withHeader(name) { $0.map { String(decoding: $0, as: UTF8.self) } }
+        }
+        return APIRequest(
+            method: request.method, path: path, rawQuery: request.rawQuery, ifMatch: header("If-Match"),
+            ifNoneMatch: header("If-None-Match"), idempotencyKey: header("Idempotency-Key"),
+            contentType: header("Content-Type"), body: request.body, caller: caller)
+    }
+
+    /// `response` without cookies or CORS headers: the API is for programs and for the dashboard's own pages, and
+    /// no answer may let a browser keep state for it or let another site's page read it.
+    static func withoutBrowserHeaders(_ response: Response) -> Response {
+        func isForBrowsers(_ header: HTTPHeader) -> Bool {
+            let name = header.name.lowercased()
+            return name == "set-cookie" || name == "set-cookie2" || name.hasPrefix("access-control-")
+        }
+        var response = response
+        response.headers.removeAll(where: isForBrowsers)
+        response.httpsOnlyHeaders.removeAll(where: isForBrowsers)
+        return response
+    }
+
+    /// The most bytes of body a request may send: under `/api/v1/`, a site.json to
+    /// `PUT /api/v1/domains/{name}` (``SiteConfigLoader/maximumConfigBytes``, 1 MiB) and a page to
+    /// `PUT /api/v1/domains/{name}/pages/{path}` (``PageLoader/maximumFileBytes``, 16 MiB); nothing anywhere else.
+    public func maximumBodyBytes(method: RequestMethod, path: String) -> Int {
+        Self.apiBodyLimit(method: method, path: path)
+    }
+
+    /// ``maximumBodyBytes(method:path:)`` for a request whose token, Host and cross-site headers pass and whose API
+    /// has a handler; 0 for any other, so that no caller without a token can make the listener hold a body.
+    public func maximumBodyBytes(for request: some HTTPRequest) -> Int {
+        let path = request.withPath { String(decoding: $0, as: UTF8.self) }
+        let limit = Self.apiBodyLimit(method: request.method, path: path)
+        guard limit > 0, live?.api != nil else { return 0 }
+        let (verdict, caller) = decide(request, path: path)
+        return verdict == .allowed && caller != nil ? limit : 0
+    }
+
+    /// The caps of ``maximumBodyBytes(method:path:)``, decided by the method and the path's shape alone.
+    static func apiBodyLimit(method: RequestMethod, path: String) -> Int {
+        let prefix = "/api/v1/domains/"
+        guard method == .put, path.hasPrefix(prefix) else { return 0 }
+        let rest = path.utf8.dropFirst(prefix.utf8.count)
+        guard let slash = rest.firstIndex(of: UInt8(ascii: "/")) else {
+            return rest.isEmpty ? 0 : SiteConfigLoader.maximumConfigBytes
+        }
+        let pages = Array("/pages/".utf8)
+        let tail = rest[slash...]
+        guard slash > rest.startIndex, tail.count > pages.count, tail.starts(with: pages) else { return 0 }
+        return Self.pageBytes
+    }
+
+    /// The largest file a `pages/` folder may hold.
+    static let pageBytes = PageLoader().maximumFileBytes
 
     /// A JSON answer that is never cached.
     private static func json(status: Int = 200, _ value: JSONValue) -> Response {
@@ -256,7 +328,7 @@ public final class AdminRoutes: RouteTable {
         let text: String
         if notReady.isEmpty {
             text = "ready\n"
-        } else if access.token != nil {
+        } else if !access.tokens.isEmpty {
             text =
                 "not ready: \(notReady.count) of \(serverStatus?.domainCount ?? notReady.count) domains not served; "
                 + "/status (with the token) says which and why\n"

@@ -63,9 +63,11 @@ struct ServerOptions: ParsableArguments {
 
     @Option(
         help: ArgumentHelp(
-            "File holding a bearer token that /status, /fetches, /match and /metrics then require "
-                + "(Authorization: Bearer <token>); /healthz and /readyz stay open. Read once at start; it must not "
-                + "be readable by other users (env: \(EnvironmentVariable.adminTokenFile)).", valueName: "path"))
+            "File holding the bearer tokens that /status, /fetches, /match, /metrics and the tenant API /api/v1/ "
+                + "then require (Authorization: Bearer <token>); /healthz and /readyz stay open. One token a line, "
+                + "NAME SCOPE TOKEN (SCOPE read or write, the token at least 16 characters), or a single bare token "
+                + "(a write token named admin). Read once at start; it must not be readable by other users "
+                + "(env: \(EnvironmentVariable.adminTokenFile)).", valueName: "path"))
     var adminTokenFile: String?
 
     @Option(
@@ -339,7 +341,7 @@ struct ServerOptions: ParsableArguments {
         configuration.adminAccess = AdminAccess(hostNames: adminHosts)
         if let adminTokenFile {
             do {
-                configuration.adminAccess.token = try AdminAccess.readToken(path: adminTokenFile)
+                configuration.adminAccess.tokens = try AdminAccess.readTokens(path: adminTokenFile)
             } catch {
                 DiagnosticPrinter.printError(error.description)
                 throw ExitCode(2)
