@@ -19,26 +19,33 @@ final class APIFixture: @unchecked Sendable {
     let folder = TemporaryDirectory("aasa-api")
     let uri: String?
     let api: TenantAPI
+    let historyCapacity: Int
 
     init(
         _ backend: APIBackend, states: @escaping @Sendable () -> [String: TenantAPI.DomainState] = { [:] },
-        status: @escaping @Sendable (String) -> JSONValue? = { _ in nil }
+        status: @escaping @Sendable (String) -> JSONValue? = { _ in nil }, historyCapacity: Int = domainHistoryCapacity
     ) throws {
         self.backend = backend
+        self.historyCapacity = historyCapacity
         uri = backend == .store ? try StoreCluster.database("api_" + UUID().uuidString.prefix(8).lowercased()) : nil
         api = TenantAPI(
-            repository: try Self.repository(backend, folder: folder.path, uri: uri), states: states, status: status)
+            repository: try Self.repository(backend, folder: folder.path, uri: uri, historyCapacity: historyCapacity),
+            states: states, status: status)
     }
 
     /// A new repository over the same folder or database (another process's, or this one's after a restart).
-    static func repository(_ backend: APIBackend, folder: String, uri: String?) throws -> any DomainRepository {
+    static func repository(
+        _ backend: APIBackend, folder: String, uri: String?, historyCapacity: Int = domainHistoryCapacity
+    ) throws -> any DomainRepository {
         switch backend {
-        case .folder: FolderDomainRepository(directory: folder)
-        case .store: StoreDomainRepository(store: try Store(uri: uri!))
+        case .folder: FolderDomainRepository(directory: folder, historyCapacity: historyCapacity)
+        case .store: StoreDomainRepository(store: try Store(uri: uri!), historyCapacity: historyCapacity)
         }
     }
 
-    func another() throws -> any DomainRepository { try Self.repository(backend, folder: folder.path, uri: uri) }
+    func another() throws -> any DomainRepository {
+        try Self.repository(backend, folder: folder.path, uri: uri, historyCapacity: historyCapacity)
+    }
 
     @discardableResult
     func call(
@@ -355,5 +362,42 @@ func siteJSON(_ paths: [String], app: String = "ABCDE12345.com.example.shop") ->
         #expect(refused.status == 405)
         #expect(refused.header("Allow") == "GET, HEAD, PUT, DELETE")
         #expect(fixture.call(.get, "/shop.example/pagesx").status == 404)
+    }
+    /// A history keeps its newest `historyCapacity` revisions; an older one is gone (404), its bytes too.
+    @Test(arguments: APIBackend.allCases)
+    func theHistoryKeepsItsNewestRevisions(_ backend: APIBackend) throws {
+        let fixture = try APIFixture(backend, historyCapacity: 3)
+        var revisions: [String] = []
+        for index in 0..<5 {
+            let written = fixture.call(.put, "/shop.example", body: siteJSON(["/v\(index)/*"]))
+            revisions.append(try #require(written.json["revision"] as? String, "\(written.text)"))
+        }
+        let history = fixture.call(.get, "/shop.example/history")
+        #expect(
+            (history.json["revisions"] as? [[String: Any]])?.compactMap { $0["revision"] as? String }
+                == revisions.reversed().prefix(3).map { $0 })
+        #expect(fixture.call(.get, "/shop.example/history/\(revisions[0])").status == 404)
+        #expect(fixture.call(.get, "/shop.example/history/\(revisions[2])").text == siteJSON(["/v2/*"]))
+        if backend == .folder {
+            let kept = try FileManager.default.contentsOfDirectory(
+                atPath: fixture.folder.path + "/.aasa-history/shop.example")
+            #expect(kept.filter { $0.hasSuffix(".json") }.count == 4, "\(kept)")
+        }
+    }
+
+    /// The idempotency cache holds at most its capacity, dropping the least recently used key, and forgets a key
+    /// after its lifetime.
+    @Test func theIdempotencyCacheIsBoundedAndExpires() {
+        let cache = IdempotencyCache(capacity: 3, lifetime: 60)
+        let start = Date(timeIntervalSince1970: 1_000_000)
+        let answer = Response(status: 201, body: Array("{}".utf8))
+        for key in ["a", "b", "c"] { cache.store(key, caller: "t", digest: [1], answer: answer, now: start) }
+        #expect(cache.lookup("a", caller: "t", digest: [1], now: start) == .replay(answer))
+        cache.store("d", caller: "t", digest: [1], answer: answer, now: start)
+        #expect(cache.count == 3)
+        #expect(cache.lookup("b", caller: "t", digest: [1], now: start) == .miss)
+        #expect(cache.lookup("a", caller: "t", digest: [2], now: start) == .mismatch)
+        #expect(cache.lookup("a", caller: "other", digest: [1], now: start) == .miss)
+        #expect(cache.lookup("a", caller: "t", digest: [1], now: start.addingTimeInterval(61)) == .miss)
     }
 }

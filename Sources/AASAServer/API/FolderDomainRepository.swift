@@ -13,7 +13,7 @@ import Foundation
 /// A revision names the bytes: the first 16 hex digits of their SHA-256, so an edit made outside the API (a git
 /// pull, an editor) has a revision too, and writing the same bytes again gives the same revision. The history
 /// folder of a domain holds `<revision>.json`, each version written through the API, and `log.json`, its entries
-/// newest first (at most ``domainHistoryCapacity``; a version no kept entry names is deleted).
+/// newest first (at most ``historyCapacity``, by default ``domainHistoryCapacity``; a version no kept entry names is deleted).
 ///
 /// Writes and removals hold a lock of this process and an exclusive `flock` of `<config>/.aasa-history/.lock`
 /// (other processes writing the same folder), then read the current revision again before they compare it.
@@ -26,8 +26,12 @@ public final class FolderDomainRepository: DomainRepository {
     /// The name of the history folder inside the config folder.
     public static let historyFolderName = ".aasa-history"
 
-    /// The domains of `directory`.
-    public init(directory: String) {
+    /// The revisions kept per domain.
+    public let historyCapacity: Int
+
+    /// The domains of `directory`, keeping `historyCapacity` revisions of each.
+    public init(directory: String, historyCapacity: Int = domainHistoryCapacity) {
+        self.historyCapacity = max(1, historyCapacity)
         self.directory = directory.hasSuffix("/") && directory.count > 1 ? String(directory.dropLast()) : directory
     }
 
@@ -190,7 +194,7 @@ public final class FolderDomainRepository: DomainRepository {
     private func log(_ name: String) throws -> [DomainRevision] {
         let file = historyRoot + "/" + name + "/log.json"
         // Each entry is a few hundred bytes at most: the log of a full history is far below this.
-        let cap = domainHistoryCapacity * 2_048
+        let cap = max(historyCapacity, domainHistoryCapacity) * 2_048
         let bytes: [UInt8]
         switch ConfinedFile.read(file, within: .anywhere, maximumBytes: cap) {
         case .success(let contents): bytes = contents.bytes
@@ -213,11 +217,11 @@ public final class FolderDomainRepository: DomainRepository {
         }
     }
 
-    /// Adds `entry` at the head of the log of `name`, keeping ``domainHistoryCapacity`` entries, and deletes the
+    /// Adds `entry` at the head of the log of `name`, keeping ``historyCapacity`` entries, and deletes the
     /// versions no kept entry names.
     private func record(_ name: String, _ entry: DomainRevision) throws {
         let old = try log(name)
-        let kept = Array(([entry] + old).prefix(domainHistoryCapacity))
+        let kept = Array(([entry] + old).prefix(historyCapacity))
         let format = Self.timeFormat
         let values = kept.map { revision in
             JSONNode(
@@ -230,7 +234,7 @@ public final class FolderDomainRepository: DomainRepository {
         }
         try atomically(JSONWriter(style: .pretty).bytes(.array(values)), to: historyRoot + "/" + name + "/log.json")
         let named = Set(kept.map(\.revision))
-        for dropped in Set(old.dropFirst(domainHistoryCapacity - 1).map(\.revision)).subtracting(named) {
+        for dropped in Set(old.dropFirst(historyCapacity - 1).map(\.revision)).subtracting(named) {
             try? FileManager.default.removeItem(atPath: historyRoot + "/" + name + "/" + dropped + ".json")
         }
     }

@@ -17,9 +17,13 @@ public final class StoreDomainRepository: DomainRepository {
     /// One transaction at a time on the connection.
     private let lock = NSLock()
 
-    /// The domains of `store`.
-    public init(store: Store) {
+    /// The revisions kept per domain.
+    public let historyCapacity: Int
+
+    /// The domains of `store`, keeping `historyCapacity` revisions of each.
+    public init(store: Store, historyCapacity: Int = domainHistoryCapacity) {
         self.store = store
+        self.historyCapacity = max(1, historyCapacity)
     }
 
     private var connection: PostgresConnection { store.connection }
@@ -190,7 +194,7 @@ public final class StoreDomainRepository: DomainRepository {
         }
     }
 
-    /// Appends the history entry of `change` and drops the entries beyond ``domainHistoryCapacity``.
+    /// Appends the history entry of `change` and drops the entries beyond ``historyCapacity``.
     private func record(_ name: String, _ change: Int64, actor: String, summary: String, siteJSON: [UInt8]?) throws {
         try connection.execute(
             """
@@ -202,7 +206,7 @@ public final class StoreDomainRepository: DomainRepository {
             DELETE FROM domain_revisions WHERE domain = $1 AND revision <= (
                 SELECT revision FROM domain_revisions WHERE domain = $1 ORDER BY revision DESC OFFSET $2::integer
                 LIMIT 1)
-            """, [.text(name), .integer(domainHistoryCapacity)])
+            """, [.text(name), .integer(historyCapacity)])
     }
 
     /// Runs `body` holding ``lock``.
