@@ -401,3 +401,30 @@ func siteJSON(_ paths: [String], app: String = "ABCDE12345.com.example.shop") ->
         #expect(cache.lookup("a", caller: "t", digest: [1], now: start.addingTimeInterval(61)) == .miss)
     }
 }
+
+/// The closures the server gives the API, read from a real load's `/status`.
+@Suite struct TenantAPIStatusTests {
+    /// Each loaded domain's state, and one domain's `/status` entry exactly as `/status` lists it, even when other
+    /// names hold its name.
+    @Test func theStatesAndEntryComeFromStatus() throws {
+        let folder = TemporaryDirectory("aasa-api-status")
+        // The names around it differ from it: one fails to load, one is another app's.
+        try folder.write("a.shop.example/site.json", "{")
+        try folder.write("shop.example/site.json", siteJSON(["/a/*"]))
+        try folder.write("zz.shop.example/site.json", siteJSON(["/a/*"], app: "FGHIJ67890.com.example.other"))
+        let loaded = try SiteConfigLoader().loadAll(directory: folder.path)
+        var catalog = Catalog()
+        _ = catalog.apply(
+            Load(
+                time: Date(), scope: LoadScope(domains: nil, certificates: nil), domains: .success(loaded), absent: []),
+            trigger: .start, removalGrace: .zero)
+        let status = try #require(catalog.status)
+        let states = status.tenantStates()
+        #expect(states["shop.example"]?.state == "published")
+        #expect(states["a.shop.example"]?.state == "failed")
+        let entry = try #require(status.tenantStatus("shop.example"))
+        let document = try #require(JSONValue.parse(status.json())?[member: "domains"]?[member: "shop.example"])
+        #expect(JSONWriter(style: .compact).string(entry) == JSONWriter(style: .compact).string(document))
+        #expect(status.tenantStatus("other.example") == nil)
+    }
+}
