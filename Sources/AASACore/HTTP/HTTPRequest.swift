@@ -3,7 +3,7 @@
 /// `post` exists for the admin listener's actions (`POST /acme/retry`); the public routes answer only
 /// ``isRead`` methods and refuse every other one (405), `post` included.
 public enum RequestMethod: Sendable, Hashable {
-    case get, head, post, put, delete, other
+    case get, head, post, other
 
     /// Whether the method only reads (`GET` or `HEAD`): the only methods the public routes answer.
     public var isRead: Bool { self == .get || self == .head }
@@ -39,8 +39,6 @@ extension HTTPRequest {
         case .get: "GET"
         case .head: "HEAD"
         case .post: "POST"
-        case .put: "PUT"
-        case .delete: "DELETE"
         case .other: "OTHER"
         }
     }
