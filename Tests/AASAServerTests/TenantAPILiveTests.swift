@@ -74,6 +74,19 @@ import Testing
         }
         #expect(served.contains("/written-by-api/*"), "\(served)")
         #expect(!served.contains("broken"))
+        // A new domain's folder appears whole, and is served too.
+        let created = try Curl.request(
+            base + "/new.example", method: "PUT",
+            headers: [write, "Content-Type: application/json", "If-None-Match: *"],
+            extra: ["--data-binary", "@\(edited)"])
+        #expect(created.status == 201, "\(created.text)")
+        var fresh = ""
+        while Date().timeIntervalSince(started) < 20 {
+            fresh = String(decoding: try live.fetch("new.example").body, as: UTF8.self)
+            if fresh.contains("written-by-api") { break }
+            Thread.sleep(forTimeInterval: 0.05)
+        }
+        #expect(fresh.contains("/written-by-api/*"), "\(fresh)")
         let history = try Curl.request(base + "/shop.example/history", headers: [read])
         #expect(
             history.text.contains("\"actor\" : \"ci-deploy\"") || history.text.contains("\"actor\": \"ci-deploy\""),

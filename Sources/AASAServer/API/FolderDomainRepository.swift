@@ -91,9 +91,22 @@ public final class FolderDomainRepository: DomainRepository {
             let revision = Self.revision(of: siteJSON)
             let history = historyRoot + "/" + name
             try make(history)
-            try make(directory + "/" + name)
             try atomically(siteJSON, to: history + "/" + revision + ".json")
-            try atomically(siteJSON, to: siteFile(name))
+            if FileManager.default.fileExists(atPath: directory + "/" + name) {
+                try atomically(siteJSON, to: siteFile(name))
+            } else {
+                // A new domain's folder enters the config folder whole, site.json inside, in one rename: the
+                // watcher never sees it empty (a domain without site.json is an error until the file comes).
+                let staged = historyRoot + "/.new-" + name + "-" + String(UInt64.random(in: .min ... .max), radix: 16)
+                try make(staged)
+                try atomically(siteJSON, to: staged + "/" + SiteConfigLoader.fileName)
+                guard rename(staged, directory + "/" + name) == 0 else {
+                    let reason = String(cString: strerror(errno))
+                    try? FileManager.default.removeItem(atPath: staged)
+                    throw DomainRepositoryError(
+                        .failed, "could not move the new folder for \(name) into '\(directory)': \(reason)")
+                }
+            }
             try record(
                 name, DomainRevision(revision: revision, time: Date(), actor: actor, summary: summary))
             return revision
