@@ -75,6 +75,21 @@ public enum StoreSchema {
             """,
             "CREATE TABLE acme_orders (name text PRIMARY KEY, history bytea NOT NULL)",
         ],
+        [
+            // The tenant API's history of each domain (``StoreDomainRepository``): kept after the domain is removed,
+            // so no reference to `domains`; `site_json` is NULL for a removal.
+            """
+            CREATE TABLE domain_revisions (
+                domain text NOT NULL,
+                revision bigint NOT NULL,
+                at timestamptz NOT NULL DEFAULT now(),
+                actor text NOT NULL,
+                summary text NOT NULL,
+                site_json bytea,
+                PRIMARY KEY (domain, revision)
+            )
+            """
+        ],
     ]
 
     /// What a version needs done beside its statements, with the server's code: the hashes of rows written before

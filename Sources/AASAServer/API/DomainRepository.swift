@@ -1,0 +1,116 @@
+public import Foundation
+
+/// Where the tenant API reads and writes each domain's site.json and its history: the config folder
+/// (``FolderDomainRepository``) or the store (``StoreDomainRepository``).
+///
+/// A revision is an opaque string (the API's ETag is `"<revision>"`). A write or a removal compares and swaps on it
+/// atomically: of writers expecting the same revision, exactly one succeeds and the others get
+/// ``DomainRepositoryError/Code/conflict`` with the revision now current.
+public protocol DomainRepository: Sendable {
+    /// Up to `limit` domains whose names sort after `after` (all with `nil`) and satisfy `matching`, sorted by name,
+    /// with their revisions.
+    func list(after: String?, limit: Int, matching: (String) -> Bool) throws -> [DomainListing]
+    /// The site.json of `name` as stored and its revision, or `nil` when there is no such domain.
+    func read(_ name: String) throws -> DomainDocument?
+    /// Writes `siteJSON` as the site.json of `name` when its current revision is what `expecting` says, records the
+    /// new revision in the history with `actor` and `summary`, and returns it.
+    func write(_ name: String, siteJSON: [UInt8], expecting: DomainExpectation, actor: String, summary: String)
+        throws -> String
+    /// Removes `name` when its current revision is what `expecting` says, recording the removal in its history.
+    func delete(_ name: String, expecting: DomainExpectation, actor: String) throws
+    /// The newest `limit` revisions of `name`, newest first (removals included), kept after the domain is removed.
+    func history(_ name: String, limit: Int) throws -> [DomainRevision]
+    /// The site.json of revision `revision` of `name`, or `nil` when the history has none (or it is a removal).
+    func siteJSON(_ name: String, revision: String) throws -> [UInt8]?
+    /// The revision a write of `siteJSON` would get, when the repository can tell before writing.
+    func prospectiveRevision(of siteJSON: [UInt8]) -> String?
+    /// The folder whose files (`pages/`, templates) a new site.json of `name` is checked with, as `check` checks
+    /// it; `nil` when the domain's files are not in a folder.
+    func domainFolder(_ name: String) -> String?
+}
+
+/// The revisions a history keeps per domain; older ones are dropped as new ones are written.
+public let domainHistoryCapacity = 1_000
+
+/// One domain as a listing finds it.
+public struct DomainListing: Sendable, Equatable {
+    /// The host name.
+    public var name: String
+    /// Its current revision.
+    public var revision: String
+
+    /// A listing entry.
+    public init(name: String, revision: String) {
+        self.name = name
+        self.revision = revision
+    }
+}
+
+/// A domain's site.json as stored, with its revision.
+public struct DomainDocument: Sendable, Equatable {
+    /// The bytes as written.
+    public var siteJSON: [UInt8]
+    /// The revision of those bytes.
+    public var revision: String
+
+    /// A document.
+    public init(siteJSON: [UInt8], revision: String) {
+        self.siteJSON = siteJSON
+        self.revision = revision
+    }
+}
+
+/// What a write expects of the domain's current state.
+public enum DomainExpectation: Sendable, Equatable {
+    /// That the domain does not exist.
+    case absent
+    /// That its current revision is this one.
+    case revision(String)
+}
+
+/// One entry of a domain's history.
+public struct DomainRevision: Sendable, Equatable {
+    /// The revision written (for a removal, the revision of the removal itself).
+    public var revision: String
+    /// When it was written.
+    public var time: Date
+    /// The name of the token that wrote it.
+    public var actor: String
+    /// What the write changed, in one line.
+    public var summary: String
+    /// Whether this entry removed the domain.
+    public var removed: Bool
+
+    /// An entry.
+    public init(revision: String, time: Date, actor: String, summary: String, removed: Bool = false) {
+        self.revision = revision
+        self.time = time
+        self.actor = actor
+        self.summary = summary
+        self.removed = removed
+    }
+}
+
+/// Why a repository did not do what it was asked.
+public struct DomainRepositoryError: Error, Sendable, CustomStringConvertible, Equatable {
+    /// What went wrong.
+    public enum Code: Sendable, Equatable {
+        /// The domain's current revision is not the one expected: `current` (`nil`: the domain does not exist).
+        case conflict(current: String?)
+        /// The folder or the store failed.
+        case failed
+    }
+
+    /// What went wrong.
+    public var code: Code
+    /// The reason, naming the domain and the file or store.
+    public var description: String
+
+    /// An error.
+    public init(_ code: Code, _ description: String) {
+        self.code = code
+        self.description = description
+    }
+
+    public static func == (lhs: Self, rhs: Self) -> Bool { lhs.code == rhs.code }
+}

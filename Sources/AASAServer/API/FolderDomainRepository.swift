@@ -1,0 +1,273 @@
+import AASACore
+import AASAOpenSSL
+import Foundation
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// The domains of a config folder: `<config>/<domain>/site.json`, written with ``AtomicFile`` (a reader, the
+/// server's watcher or a git user's working tree sees the old bytes or the new ones), and their history in
+/// `<config>/.aasa-history/<domain>/`, a hidden folder, which no load takes for a domain.
+///
+/// A revision names the bytes: the first 16 hex digits of their SHA-256, so an edit made outside the API (a git
+/// pull, an editor) has a revision too, and writing the same bytes again gives the same revision. The history
+/// folder of a domain holds `<revision>.json`, each version written through the API, and `log.json`, its entries
+/// newest first (at most ``historyCapacity``, by default ``domainHistoryCapacity``; a version no kept entry names is deleted).
+///
+/// Writes and removals hold a lock of this process and an exclusive `flock` of `<config>/.aasa-history/.lock`
+/// (other processes writing the same folder), then read the current revision again before they compare it.
+public final class FolderDomainRepository: DomainRepository {
+    /// The config folder.
+    public let directory: String
+    /// Serialises this process's writes; the `flock` serialises other processes'.
+    private let lock = NSLock()
+
+    /// The name of the history folder inside the config folder.
+    public static let historyFolderName = ".aasa-history"
+
+    /// The revisions kept per domain.
+    public let historyCapacity: Int
+
+    /// The domains of `directory`, keeping `historyCapacity` revisions of each.
+    public init(directory: String, historyCapacity: Int = domainHistoryCapacity) {
+        self.historyCapacity = max(1, historyCapacity)
+        self.directory = directory.hasSuffix("/") && directory.count > 1 ? String(directory.dropLast()) : directory
+    }
+
+    /// The history folder.
+    var historyRoot: String { directory + "/" + Self.historyFolderName }
+
+    private func siteFile(_ name: String) -> String { directory + "/" + name + "/" + SiteConfigLoader.fileName }
+
+    /// The revision of `bytes`.
+    public static func revision(of bytes: [UInt8]) -> String {
+        SHA256Fingerprint(der: bytes).bytes.prefix(8).map { String(format: "%02x", $0) }.joined()
+    }
+
+    public func prospectiveRevision(of siteJSON: [UInt8]) -> String? { Self.revision(of: siteJSON) }
+
+    public func domainFolder(_ name: String) -> String? { directory + "/" + name }
+
+    public func list(after: String?, limit: Int, matching: (String) -> Bool) throws -> [DomainListing] {
+        guard let names = DirectoryListing.names(in: directory) else {
+            throw DomainRepositoryError(
+                .failed, "cannot list the config folder '\(directory)': \(String(cString: strerror(errno)))")
+        }
+        let domains =
+            names.filter { !$0.hasPrefix(".") && SiteConfigLoader.domainNameProblem($0) == nil && $0 > (after ?? "") }
+            .sorted()
+        var listed: [DomainListing] = []
+        for name in domains where listed.count < limit && matching(name) {
+            // A folder without a site.json (being created, or holding pages only) is no domain of the API.
+            guard let document = try read(name) else { continue }
+            listed.append(DomainListing(name: name, revision: document.revision))
+        }
+        return listed
+    }
+
+    public func read(_ name: String) throws -> DomainDocument? {
+        let file = siteFile(name)
+        guard let confinement = DomainFolder(domain: name, file: file).confinement else {
+            throw DomainRepositoryError(
+                .failed, "\(file): the folder for \(name) leads outside the config folder '\(directory)'")
+        }
+        switch ConfinedFile.read(file, within: confinement, maximumBytes: SiteConfigLoader.maximumConfigBytes) {
+        case .success(let contents):
+            return DomainDocument(siteJSON: contents.bytes, revision: Self.revision(of: contents.bytes))
+        case .failure(.missing):
+            return nil
+        case .failure(let refusal):
+            throw DomainRepositoryError(
+                .failed, refusal.diagnostic(file, what: SiteConfigLoader.fileName).description)
+        }
+    }
+
+    public func write(_ name: String, siteJSON: [UInt8], expecting: DomainExpectation, actor: String, summary: String)
+        throws -> String
+    {
+        try exclusively {
+            try compare(name, expecting)
+            let revision = Self.revision(of: siteJSON)
+            let history = historyRoot + "/" + name
+            try make(history)
+            try atomically(siteJSON, to: history + "/" + revision + ".json")
+            if FileManager.default.fileExists(atPath: directory + "/" + name) {
+                try atomically(siteJSON, to: siteFile(name))
+            } else {
+                // A new domain's folder enters the config folder whole, site.json inside, in one rename: the
+                // watcher never sees it empty (a domain without site.json is an error until the file comes).
+                let staged = historyRoot + "/.new-" + name + "-" + String(UInt64.random(in: .min ... .max), radix: 16)
+                try make(staged)
+                try atomically(siteJSON, to: staged + "/" + SiteConfigLoader.fileName)
+                guard rename(staged, directory + "/" + name) == 0 else {
+                    let reason = String(cString: strerror(errno))
+                    try? FileManager.default.removeItem(atPath: staged)
+                    throw DomainRepositoryError(
+                        .failed, "could not move the new folder for \(name) into '\(directory)': \(reason)")
+                }
+            }
+            try record(
+                name, DomainRevision(revision: revision, time: Date(), actor: actor, summary: summary))
+            return revision
+        }
+    }
+
+    public func delete(_ name: String, expecting: DomainExpectation, actor: String) throws {
+        try exclusively {
+            let current = try compare(name, expecting)
+            try make(historyRoot + "/" + name)
+            // The folder leaves the config folder in one rename (the watcher sees it gone, and the server serves
+            // its last version through the removal grace), then is deleted from the history folder.
+            let removed = historyRoot + "/.removed-" + name + "-" + String(UInt64.random(in: .min ... .max), radix: 16)
+            guard rename(directory + "/" + name, removed) == 0 else {
+                throw DomainRepositoryError(
+                    .failed,
+                    "could not move '\(directory)/\(name)' out of the config folder: \(String(cString: strerror(errno)))"
+                )
+            }
+            try? FileManager.default.removeItem(atPath: removed)
+            try record(
+                name,
+                DomainRevision(
+                    revision: current ?? "", time: Date(), actor: actor, summary: "removed", removed: true))
+        }
+    }
+
+    public func history(_ name: String, limit: Int) throws -> [DomainRevision] {
+        Array(try log(name).prefix(limit))
+    }
+
+    public func siteJSON(_ name: String, revision: String) throws -> [UInt8]? {
+        guard revision.utf8.allSatisfy({ ($0 >= 0x30 && $0 <= 0x39) || ($0 >= 0x61 && $0 <= 0x66) }),
+            try log(name).contains(where: { $0.revision == revision && !$0.removed })
+        else { return nil }
+        let file = historyRoot + "/" + name + "/" + revision + ".json"
+        switch ConfinedFile.read(file, within: .anywhere, maximumBytes: SiteConfigLoader.maximumConfigBytes) {
+        case .success(let contents): return contents.bytes
+        case .failure(.missing): return nil
+        case .failure(let refusal):
+            throw DomainRepositoryError(.failed, refusal.diagnostic(file, what: "revision").description)
+        }
+    }
+
+    // MARK: Parts
+
+    /// Runs `body` holding this process's lock and the folder's `flock`.
+    private func exclusively<Value>(_ body: () throws -> Value) throws -> Value {
+        try locked {
+            try make(historyRoot)
+            let lockFile = historyRoot + "/.lock"
+            let descriptor = open(lockFile, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0o600)
+            guard descriptor >= 0 else {
+                throw DomainRepositoryError(
+                    .failed, "could not open the lock file '\(lockFile)': \(String(cString: strerror(errno)))")
+            }
+            defer { close(descriptor) }
+            while flock(descriptor, LOCK_EX) != 0 {
+                guard errno == EINTR else {
+                    throw DomainRepositoryError(
+                        .failed, "could not lock '\(lockFile)': \(String(cString: strerror(errno)))")
+                }
+            }
+            defer { flock(descriptor, LOCK_UN) }
+            return try body()
+        }
+    }
+
+    /// The current revision of `name` (read again, under the lock), when it is what `expecting` says.
+    @discardableResult
+    private func compare(_ name: String, _ expecting: DomainExpectation) throws -> String? {
+        let current = try read(name)?.revision
+        switch expecting {
+        case .absent where current != nil, .revision where current != expecting.revisionValue:
+            throw DomainRepositoryError(
+                .conflict(current: current), "\(siteFile(name)) is at revision \(current ?? "none")")
+        default: return current
+        }
+    }
+
+    private func make(_ folder: String) throws {
+        do {
+            try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        } catch {
+            throw DomainRepositoryError(.failed, "could not create the folder '\(folder)': \(error)")
+        }
+    }
+
+    private func atomically(_ bytes: [UInt8], to path: String) throws {
+        do {
+            try AtomicFile.write(bytes, to: path)
+        } catch {
+            throw DomainRepositoryError(.failed, error.description)
+        }
+    }
+
+    /// The entries of `log.json`, newest first (none when there is no history).
+    private func log(_ name: String) throws -> [DomainRevision] {
+        let file = historyRoot + "/" + name + "/log.json"
+        // Each entry is a few hundred bytes at most: the log of a full history is far below this.
+        let cap = max(historyCapacity, domainHistoryCapacity) * 2_048
+        let bytes: [UInt8]
+        switch ConfinedFile.read(file, within: .anywhere, maximumBytes: cap) {
+        case .success(let contents): bytes = contents.bytes
+        case .failure(.missing): return []
+        case .failure(let refusal):
+            throw DomainRepositoryError(.failed, refusal.diagnostic(file, what: "history").description)
+        }
+        guard let entries = JSONValue.parse(bytes)?.arrayValue else {
+            throw DomainRepositoryError(.failed, "\(file) is not a JSON array of revisions; fix: delete it")
+        }
+        let format = Self.timeFormat
+        return entries.compactMap { entry in
+            guard let revision = entry[member: "revision"]?.stringValue,
+                let time = entry[member: "time"]?.stringValue.flatMap(format.date(from:))
+            else { return nil }
+            return DomainRevision(
+                revision: revision, time: time, actor: entry[member: "actor"]?.stringValue ?? "",
+                summary: entry[member: "summary"]?.stringValue ?? "",
+                removed: entry[member: "removed"] == .bool(true))
+        }
+    }
+
+    /// Adds `entry` at the head of the log of `name`, keeping ``historyCapacity`` entries, and deletes the
+    /// versions no kept entry names.
+    private func record(_ name: String, _ entry: DomainRevision) throws {
+        let old = try log(name)
+        let kept = Array(([entry] + old).prefix(historyCapacity))
+        let format = Self.timeFormat
+        let values = kept.map { revision in
+            JSONNode(
+                .members([
+                    ("revision", .string(revision.revision)),
+                    ("time", .string(format.string(from: revision.time))),
+                    ("actor", .string(revision.actor)), ("summary", .string(revision.summary)),
+                    ("removed", .bool(revision.removed)),
+                ]))
+        }
+        try atomically(JSONWriter(style: .pretty).bytes(.array(values)), to: historyRoot + "/" + name + "/log.json")
+        let named = Set(kept.map(\.revision))
+        for dropped in Set(old.dropFirst(historyCapacity - 1).map(\.revision)).subtracting(named) {
+            try? FileManager.default.removeItem(atPath: historyRoot + "/" + name + "/" + dropped + ".json")
+        }
+    }
+
+    /// Times in the log: ISO 8601 with milliseconds, UTC.
+    static var timeFormat: ISO8601DateFormatter { ServerStatus.makeFormatter() }
+
+    /// Runs `body` holding ``lock``.
+    private func locked<Value>(_ body: () throws -> Value) throws -> Value {
+        lock.lock()
+        defer { lock.unlock() }
+        return try body()
+    }
+
+}
+
+extension DomainExpectation {
+    /// The revision expected, or `nil` for ``absent``.
+    var revisionValue: String? {
+        if case .revision(let revision) = self { return revision }
+        return nil
+    }
+}

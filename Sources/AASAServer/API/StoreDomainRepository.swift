@@ -1,0 +1,218 @@
+import AASACore
+import AASAPostgres
+import Foundation
+
+/// The domains of the store: the `domains` rows read and written through ``Store``'s connection, and their history
+/// in `domain_revisions` (schema version 4).
+///
+/// A revision is the id of the change that wrote the row (`domains.change_id`), so a `store push` of a domain makes
+/// a new revision too. A write or a removal runs in one transaction that takes ``StoreSchema/changeLockKey`` (as
+/// every write of the store does), locks the domain's row (`SELECT … FOR UPDATE`), compares its revision, appends
+/// the change, writes the row (keeping the domain's files: pages are written apart) and its history entry, and
+/// announces the change on ``StoreSchema/channel``: every replica loads it as it loads a push. The connection is
+/// used by one statement sequence at a time (a lock of this object), so give the repository a ``Store`` of its own.
+public final class StoreDomainRepository: DomainRepository {
+    /// The store.
+    public let store: Store
+    /// One transaction at a time on the connection.
+    private let lock = NSLock()
+
+    /// The revisions kept per domain.
+    public let historyCapacity: Int
+
+    /// The domains of `store`, keeping `historyCapacity` revisions of each.
+    public init(store: Store, historyCapacity: Int = domainHistoryCapacity) {
+        self.store = store
+        self.historyCapacity = max(1, historyCapacity)
+    }
+
+    private var connection: PostgresConnection { store.connection }
+
+    public func prospectiveRevision(of siteJSON: [UInt8]) -> String? { nil }
+
+    /// `nil`: a domain's pages are rows of `domain_files`, checked when a replica loads the domain.
+    public func domainFolder(_ name: String) -> String? { nil }
+
+    public func list(after: String?, limit: Int, matching: (String) -> Bool) throws -> [DomainListing] {
+        try using {
+            var listed: [DomainListing] = []
+            var after = after ?? ""
+            // Pages of names until `limit` match: the filter is the caller's (a state the server knows, not the store).
+            while listed.count < limit {
+                let result = try connection.execute(
+                    "SELECT name, change_id FROM domains WHERE name > $1 ORDER BY name LIMIT $2::integer",
+                    [.text(after), .integer(Self.listingPage)])
+                for row in 0..<result.rowCount {
+                    guard let name = result.text(row, 0), let revision = result.text(row, 1) else { continue }
+                    after = name
+                    if listed.count < limit && matching(name) {
+                        listed.append(DomainListing(name: name, revision: revision))
+                    }
+                }
+                if result.rowCount < Self.listingPage { break }
+            }
+            return listed
+        }
+    }
+
+    /// Names read per statement of a listing.
+    static let listingPage = 1_000
+
+    public func read(_ name: String) throws -> DomainDocument? {
+        try using { try current(name, locking: false) }
+    }
+
+    public func write(_ name: String, siteJSON: [UInt8], expecting: DomainExpectation, actor: String, summary: String)
+        throws -> String
+    {
+        try changing(.domain, name, expecting) { change in
+            try connection.execute(
+                """
+                INSERT INTO domains (name, site_json, change_id, shard_hash) VALUES ($1, $2, $3::bigint, $4::bigint)
+                ON CONFLICT (name) DO UPDATE SET site_json = excluded.site_json, change_id = excluded.change_id
+                """, [.text(name), .bytes(siteJSON), .integer(change), .integer(Shard.hash(name))])
+            try record(name, change, actor: actor, summary: summary, siteJSON: siteJSON)
+        }
+    }
+
+    public func delete(_ name: String, expecting: DomainExpectation, actor: String) throws {
+        _ = try changing(.domainRemoved, name, expecting) { change in
+            try connection.execute("DELETE FROM domains WHERE name = $1", [.text(name)])
+            try record(name, change, actor: actor, summary: "removed", siteJSON: nil)
+        }
+    }
+
+    public func history(_ name: String, limit: Int) throws -> [DomainRevision] {
+        try using {
+            let result = try connection.execute(
+                """
+                SELECT revision, extract(epoch FROM at)::float8, actor, summary, site_json IS NULL
+                FROM domain_revisions WHERE domain = $1 ORDER BY revision DESC LIMIT $2::integer
+                """, [.text(name), .integer(limit)])
+            return (0..<result.rowCount).compactMap { row in
+                guard let revision = result.text(row, 0) else { return nil }
+                return DomainRevision(
+                    revision: revision, time: Date(timeIntervalSince1970: Double(result.text(row, 1) ?? "") ?? 0),
+                    actor: result.text(row, 2) ?? "", summary: result.text(row, 3) ?? "",
+                    removed: result.text(row, 4) == "t")
+            }
+        }
+    }
+
+    public func siteJSON(_ name: String, revision: String) throws -> [UInt8]? {
+        guard let number = Int64(revision), number > 0 else { return nil }
+        return try using {
+            let result = try connection.execute(
+                """
+                SELECT CASE WHEN octet_length(site_json) <= $3::integer THEN site_json END, octet_length(site_json)
+                FROM domain_revisions WHERE domain = $1 AND revision = $2::bigint AND site_json IS NOT NULL
+                """, [.text(name), .integer(number), .integer(SiteConfigLoader.maximumConfigBytes)])
+            guard result.rowCount == 1 else {
+                // A revision written by `store push` has no history entry; the current one is still readable.
+                let now = try current(name, locking: false)
+                return now?.revision == revision ? now?.siteJSON : nil
+            }
+            guard let bytes = result.bytes(0, 0) else { throw oversized(name, result.text(0, 1)) }
+            return bytes
+        }
+    }
+
+    // MARK: Parts
+
+    /// Runs `body` alone on the connection, its store errors made repository errors.
+    private func using<Value>(_ body: () throws -> Value) throws -> Value {
+        try locked {
+            do {
+                return try body()
+            } catch let error as DomainRepositoryError {
+                throw error
+            } catch {
+                throw DomainRepositoryError(.failed, "\(error)")
+            }
+        }
+    }
+
+    /// The domain's row, locked until the transaction ends when `locking`; a site.json over
+    /// ``SiteConfigLoader/maximumConfigBytes`` is refused on the size the database reports, before it is read.
+    private func current(_ name: String, locking: Bool) throws -> DomainDocument? {
+        let result = try connection.execute(
+            locking
+                ? """
+                SELECT change_id, octet_length(site_json),
+                    CASE WHEN octet_length(site_json) <= $2::integer THEN site_json END
+                FROM domains WHERE name = $1 FOR UPDATE
+                """
+                : """
+                SELECT change_id, octet_length(site_json),
+                    CASE WHEN octet_length(site_json) <= $2::integer THEN site_json END
+                FROM domains WHERE name = $1
+                """, [.text(name), .integer(SiteConfigLoader.maximumConfigBytes)])
+        guard result.rowCount == 1, let revision = result.text(0, 0) else { return nil }
+        guard let bytes = result.bytes(0, 2) else { throw oversized(name, result.text(0, 1)) }
+        return DomainDocument(siteJSON: bytes, revision: revision)
+    }
+
+    private func oversized(_ name: String, _ size: String?) -> DomainRepositoryError {
+        DomainRepositoryError(
+            .failed,
+            "the store at \(connection.server) holds \(size ?? "?") bytes of site.json for domain \(name), over the "
+                + "\(SiteConfigLoader.maximumConfigBytes) a site.json may have; nothing of it is read; fix: write "
+                + "the domain again")
+    }
+
+    /// One compare-and-swap transaction: the change lock, the row locked and compared, a `changes` row appended
+    /// (its id handed to `write`), old history entries dropped, the change announced. Returns the change id.
+    private func changing(
+        _ kind: Store.ChangeKind, _ name: String, _ expecting: DomainExpectation, _ write: (Int64) throws -> Void
+    ) throws -> String {
+        try using {
+            try connection.transaction {
+                try connection.execute(
+                    "SELECT pg_advisory_xact_lock($1::bigint)", [.integer(StoreSchema.changeLockKey)])
+                let now = try current(name, locking: true)?.revision
+                switch expecting {
+                case .absent where now != nil, .revision where now != expecting.revisionValue:
+                    throw DomainRepositoryError(
+                        .conflict(current: now),
+                        "domain \(name) in the store at \(connection.server) is at revision \(now ?? "none")")
+                default: break
+                }
+                if kind == .domainRemoved && now == nil {
+                    throw DomainRepositoryError(.conflict(current: nil), "the store has no domain \(name)")
+                }
+                let result = try connection.execute(
+                    "INSERT INTO changes (kind, name) VALUES ($1, $2) RETURNING id",
+                    [.text(kind.rawValue), .text(name)]
+                )
+                guard let change = result.text(0, 0).flatMap(Int64.init) else {
+                    throw DomainRepositoryError(.failed, "the store at \(connection.server) returned no change id")
+                }
+                try write(change)
+                try connection.notify(StoreSchema.channel, payload: String(change))
+                return String(change)
+            }
+        }
+    }
+
+    /// Appends the history entry of `change` and drops the entries beyond ``historyCapacity``.
+    private func record(_ name: String, _ change: Int64, actor: String, summary: String, siteJSON: [UInt8]?) throws {
+        try connection.execute(
+            """
+            INSERT INTO domain_revisions (domain, revision, actor, summary, site_json)
+            VALUES ($1, $2::bigint, $3, $4, $5)
+            """, [.text(name), .integer(change), .text(actor), .text(summary), siteJSON.map(PostgresValue.bytes)])
+        try connection.execute(
+            """
+            DELETE FROM domain_revisions WHERE domain = $1 AND revision <= (
+                SELECT revision FROM domain_revisions WHERE domain = $1 ORDER BY revision DESC OFFSET $2::integer
+                LIMIT 1)
+            """, [.text(name), .integer(historyCapacity)])
+    }
+
+    /// Runs `body` holding ``lock``.
+    private func locked<Value>(_ body: () throws -> Value) throws -> Value {
+        lock.lock()
+        defer { lock.unlock() }
+        return try body()
+    }
+}

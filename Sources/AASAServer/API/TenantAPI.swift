@@ -1,0 +1,336 @@
+public import AASACore
+import Foundation
+public import Logging
+
+/// The tenant API of the admin listener (`/api/v1/`): each domain's site.json read, checked and written through a
+/// ``DomainRepository`` (the config folder or the store), with its revision as ETag, its history and its
+/// `/status` entry. docs/api.md documents every operation.
+///
+/// The listener authenticates the caller, caps and reads the body and hands over an ``APIRequest``; everything
+/// else is decided here, in this order: the domain name in the path (400), the route and method (404, 405), the
+/// caller's scope (403 for a write with a `read` token), then the request itself. A write is checked exactly as
+/// `aasa-server check` checks a file (``SiteConfigLoader``: the same rules, the same messages) and nothing is
+/// written when it has an error (422).
+public final class TenantAPI: Sendable {
+    /// What `/status` says of one domain, for the listing.
+    public struct DomainState: Sendable, Equatable {
+        /// ``ServerStatus/DomainState/State``'s raw value (`published`, `stale`, `failed`, `removing`).
+        public var state: String
+        /// The state of its certificate, when it has one.
+        public var certificate: String?
+
+        /// A state.
+        public init(state: String, certificate: String? = nil) {
+            self.state = state
+            self.certificate = certificate
+        }
+    }
+
+    /// The state a listed domain has while the server has not loaded it yet.
+    public static let pendingState = "pending"
+    /// The states `GET /api/v1/domains?state=` accepts.
+    public static let states = ServerStatus.DomainState.State.allCases.map(\.rawValue) + [pendingState]
+    /// Domains per page of the listing unless `limit` says otherwise.
+    public static let defaultPageSize = 100
+    /// The most domains (or history entries) one page holds.
+    public static let maximumPageSize = 1_000
+    /// The most classes of changed URLs an answer lists (the summary counts them all).
+    public static let maximumListedChanges = 100
+    /// The longest `q` of the listing.
+    static let maximumQueryLength = 253
+
+    /// Where the domains are.
+    public let repository: any DomainRepository
+    private let states: @Sendable () -> [String: DomainState]
+    private let status: @Sendable (String) -> JSONValue?
+    let logger: Logger
+    let idempotency: IdempotencyCache
+    let loader = SiteConfigLoader()
+
+    /// The API over `repository`; `states` gives each loaded domain's state for the listing, `status` one domain's
+    /// `/status` entry (`nil` when the server has none); each write is logged to `logger` with its caller.
+    public init(
+        repository: any DomainRepository, states: @escaping @Sendable () -> [String: DomainState] = { [:] },
+        status: @escaping @Sendable (String) -> JSONValue? = { _ in nil },
+        logger: Logger = Logger(label: "aasa-server.api")
+    ) {
+        self.repository = repository
+        self.states = states
+        self.status = status
+        self.logger = logger
+        idempotency = IdempotencyCache()
+    }
+
+    /// The route a path names.
+    enum Route: Equatable {
+        case domains
+        case domain(String)
+        case status(String)
+        case history(String)
+        case revision(String, String)
+        case restore(String, String)
+
+        /// The methods it answers.
+        var methods: [RequestMethod] {
+            switch self {
+            case .domains, .status, .history, .revision: [.get, .head]
+            case .domain: [.get, .head, .put, .delete]
+            case .restore: [.post]
+            }
+        }
+    }
+
+    /// Answers one request.
+    public func answer(_ request: APIRequest) -> Response {
+        let route: Route
+        switch Self.route(request.path) {
+        case .refused(let refusal): return refusal
+        case .accepted(let found): route = found
+        }
+        guard route.methods.contains(request.method) else {
+            return Self.error(
+                405,
+                "\(request.method.name) is not answered on \(request.path); use \(route.methods.map(\.name).joined(separator: ", "))",
+                headers: [HTTPHeader("Allow", route.methods.map(\.name).joined(separator: ", "))])
+        }
+        let writes = !request.method.isRead
+        if writes && request.caller.scope != .write {
+            return Self.error(
+                403,
+                "forbidden: the token '\(request.caller.name)' has the read scope; \(request.method.name) needs a "
+                    + "token of the write scope (NAME write TOKEN in --admin-token-file)")
+        }
+        do {
+            if writes { return try idempotently(request) { try write(route, request) } }
+            return try read(route, request)
+        } catch let error as DomainRepositoryError {
+            logger.error("API: \(error.description)", metadata: ["path": "\(request.path)"])
+            return Self.error(503, "the domains could not be read or written: \(error.description)")
+        } catch {
+            logger.error("API: \(error)", metadata: ["path": "\(request.path)"])
+            return Self.error(503, "the domains could not be read or written: \(error)")
+        }
+    }
+
+    /// The route of `path`, or the 400 or 404 answer: the domain name is checked before anything else.
+    static func route(_ path: String) -> Checked<Route> {
+        let prefix = "/api/v1/"
+        guard path.hasPrefix(prefix) else { return .refused(error(404, "not found: \(path)")) }
+        let parts = path.dropFirst(prefix.count).split(separator: "/", omittingEmptySubsequences: false).map(
+            String.init)
+        guard parts.first == "domains" else { return .refused(error(404, "not found: \(path)")) }
+        if parts.count == 1 { return .accepted(.domains) }
+        let name = parts[1]
+        if let problem = APIDomainName.problem(name) { return .refused(error(400, problem)) }
+        switch parts.count {
+        case 2: return .accepted(.domain(name))
+        case 3 where parts[2] == "status": return .accepted(.status(name))
+        case 3 where parts[2] == "history": return .accepted(.history(name))
+        case 4 where parts[2] == "history", 5 where parts[2] == "history" && parts[4] == "restore":
+            guard APIDomainName.isRevision(parts[3]) else {
+                return .refused(
+                    error(
+                        400, "'\(parts[3])' is not a revision (1 to 64 lower-case letters and digits, as an ETag holds)"
+                    ))
+            }
+            return .accepted(parts.count == 4 ? .revision(name, parts[3]) : .restore(name, parts[3]))
+        default: return .refused(error(404, "not found: \(path)"))
+        }
+    }
+
+    // MARK: Reads
+
+    private func read(_ route: Route, _ request: APIRequest) throws -> Response {
+        switch route {
+        case .domains: return try list(request.rawQuery)
+        case .domain(let name):
+            guard let document = try repository.read(name) else { return Self.noDomain(name) }
+            let tag = "\"\(document.revision)\""
+            if request.ifNoneMatch.map(Self.entityTags)?.contains(where: { $0 == document.revision || $0 == "*" })
+                == true
+            {
+                return Response(
+                    status: 304, headers: [HTTPHeader("ETag", tag), HTTPHeader("Cache-Control", "no-store")])
+            }
+            return Self.document(document.siteJSON, revision: document.revision)
+        case .status(let name):
+            guard let entry = status(name) else {
+                return Self.error(404, "the server has no status for \(name): no such domain, or not loaded yet")
+            }
+            return Self.json(200, entry)
+        case .history(let name):
+            let limit: Int
+            switch Self.limit(request.rawQuery) {
+            case .accepted(let value): limit = value
+            case .refused(let refusal): return refusal
+            }
+            let formatter = ServerStatus.makeFormatter()
+            let revisions = try repository.history(name, limit: limit)
+            if revisions.isEmpty, try repository.read(name) == nil { return Self.noDomain(name) }
+            return Self.json(
+                200,
+                .members([
+                    ("domain", .string(name)),
+                    (
+                        "revisions",
+                        .array(
+                            revisions.map { revision in
+                                JSONNode(
+                                    .members([
+                                        ("revision", .string(revision.revision)),
+                                        ("time", .string(formatter.string(from: revision.time))),
+                                        ("actor", .string(revision.actor)), ("summary", .string(revision.summary)),
+                                        ("removed", .bool(revision.removed)),
+                                    ]))
+                            })
+                    ),
+                ]))
+        case .revision(let name, let revision):
+            guard let bytes = try repository.siteJSON(name, revision: revision) else {
+                return Self.error(404, "\(name) has no revision \(revision) in its history")
+            }
+            return Self.document(bytes, revision: revision)
+        case .restore: return Self.error(404, "not found")
+        }
+    }
+
+    /// `GET /api/v1/domains?q=&state=&limit=&cursor=`.
+    private func list(_ rawQuery: String?) throws -> Response {
+        let limit: Int
+        switch Self.limit(rawQuery) {
+        case .accepted(let value): limit = value
+        case .refused(let refusal): return refusal
+        }
+        let q = QueryString.value("q", in: rawQuery)?.lowercased() ?? ""
+        guard q.utf8.count <= Self.maximumQueryLength else {
+            return Self.error(400, "q is \(q.utf8.count) bytes; the limit is \(Self.maximumQueryLength)")
+        }
+        let wanted = QueryString.value("state", in: rawQuery).flatMap { $0.isEmpty ? nil : $0 }
+        if let wanted, !Self.states.contains(wanted) {
+            return Self.error(400, "state=\(wanted): use one of \(Self.states.joined(separator: ", "))")
+        }
+        var after: String?
+        if let cursor = QueryString.value("cursor", in: rawQuery), !cursor.isEmpty {
+            guard let name = Self.decodeCursor(cursor) else {
+                return Self.error(400, "cursor=\(cursor) is not a cursor this API gave; start again without one")
+            }
+            after = name
+        }
+        let known = states()
+        let state: (String) -> DomainState = { known[$0] ?? DomainState(state: Self.pendingState) }
+        var found = try repository.list(after: after, limit: limit + 1) { name in
+            (q.isEmpty || name.contains(q)) && (wanted == nil || state(name).state == wanted)
+        }
+        let more = found.count > limit
+        found = Array(found.prefix(limit))
+        let next: JSONValue = more ? found.last.map { JSONValue.string(Self.encodeCursor($0.name)) } ?? .null : .null
+        return Self.json(
+            200,
+            .members([
+                (
+                    "domains",
+                    .array(
+                        found.map { domain in
+                            let known = state(domain.name)
+                            return JSONNode(
+                                .members([
+                                    ("name", .string(domain.name)), ("revision", .string(domain.revision)),
+                                    ("state", .string(known.state)),
+                                    ("certificate", known.certificate.map(JSONValue.string) ?? .null),
+                                ]))
+                        })
+                ),
+                ("next", next),
+            ]))
+    }
+
+    /// `limit=` of a page: 1 to ``maximumPageSize``, ``defaultPageSize`` when absent.
+    private static func limit(_ rawQuery: String?) -> Checked<Int> {
+        guard let text = QueryString.value("limit", in: rawQuery), !text.isEmpty else {
+            return .accepted(defaultPageSize)
+        }
+        guard let value = Int(text), (1...maximumPageSize).contains(value) else {
+            return .refused(error(400, "limit=\(text): use a number from 1 to \(maximumPageSize)"))
+        }
+        return .accepted(value)
+    }
+
+    /// The cursor after `name`: its base64url text, opaque to callers.
+    static func encodeCursor(_ name: String) -> String {
+        Data(name.utf8).base64EncodedString().replacingOccurrences(of: "+", with: "-")
+            .replacingOccurrences(of: "/", with: "_").replacingOccurrences(of: "=", with: "")
+    }
+
+    /// The name a cursor names, when it is one this API gave.
+    static func decodeCursor(_ cursor: String) -> String? {
+        guard cursor.utf8.count <= 400 else { return nil }
+        var text = cursor.replacingOccurrences(of: "-", with: "+").replacingOccurrences(of: "_", with: "/")
+        while text.utf8.count % 4 != 0 { text += "=" }
+        guard let data = Data(base64Encoded: text), let name = String(data: data, encoding: .utf8),
+            APIDomainName.problem(name) == nil
+        else { return nil }
+        return name
+    }
+
+    // MARK: Answers
+
+    /// A site.json as stored.
+    static func document(_ bytes: [UInt8], revision: String) -> Response {
+        Response(
+            status: 200,
+            headers: [
+                HTTPHeader("Content-Type", "application/json"), HTTPHeader("ETag", "\"\(revision)\""),
+                HTTPHeader("Cache-Control", "no-store"),
+            ], body: bytes)
+    }
+
+    /// A JSON answer, never cached.
+    static func json(_ status: Int, _ value: JSONValue, headers: [HTTPHeader] = []) -> Response {
+        Response(
+            status: status,
+            headers: [HTTPHeader("Content-Type", "application/json"), HTTPHeader("Cache-Control", "no-store")]
+                + headers,
+            body: JSONWriter(style: .pretty).bytes(value))
+    }
+
+    /// `{"error": message}`.
+    static func error(_ status: Int, _ message: String, headers: [HTTPHeader] = [], more: [(String, JSONValue)] = [])
+        -> Response
+    {
+        json(status, .members([("error", .string(message))] + more), headers: headers)
+    }
+
+    static func noDomain(_ name: String) -> Response {
+        error(404, "no domain \(name); create it with PUT /api/v1/domains/\(name)")
+    }
+
+    /// The entity tags of an `If-Match` or `If-None-Match` value, unquoted (`*` as itself; weak tags as strong).
+    static func entityTags(_ value: String) -> [String] {
+        value.split(separator: ",").map { tag in
+            var tag = tag.trimmingCharacters(in: .whitespaces)
+            if tag.hasPrefix("W/") { tag.removeFirst(2) }
+            if tag.count >= 2, tag.hasPrefix("\""), tag.hasSuffix("\"") { tag = String(tag.dropFirst().dropLast()) }
+            return tag
+        }
+    }
+}
+
+/// What a check of part of a request found: the value, or the answer refusing the request.
+enum Checked<Value> {
+    case accepted(Value)
+    case refused(Response)
+}
+
+extension RequestMethod {
+    /// The method's token.
+    var name: String {
+        switch self {
+        case .get: "GET"
+        case .head: "HEAD"
+        case .post: "POST"
+        case .put: "PUT"
+        case .delete: "DELETE"
+        case .other: "OTHER"
+        }
+    }
+}
