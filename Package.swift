@@ -63,7 +63,7 @@ let package = Package(
             // The admin dashboard, compiled into the binary (no bundle to install beside it).
             resources: [
                 .embedInCode("Admin/Dashboard/dashboard.html"), .embedInCode("Admin/Dashboard/dashboard.css"),
-                .embedInCode("Admin/Dashboard/dashboard.js"),
+                .embedInCode("Admin/Dashboard/dashboard.js"), .embedInCode("API/openapi.json"),
             ],
             swiftSettings: upcomingLanguageFeatures),
         // The only module importing libcurl: the client for outbound HTTPS (ACME, Apple's CDN, Google's API).

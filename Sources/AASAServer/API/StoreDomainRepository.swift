@@ -11,9 +11,12 @@ import Foundation
 /// the change, writes the row (keeping the domain's files: pages are written apart) and its history entry, and
 /// announces the change on ``StoreSchema/channel``: every replica loads it as it loads a push. The connection is
 /// used by one statement sequence at a time (a lock of this object), so give the repository a ``Store`` of its own.
-public final class StoreDomainRepository: DomainRepository {
-    /// The store.
-    public let store: Store
+public final class StoreDomainRepository: DomainRepository, @unchecked Sendable {
+    /// Where to connect again after the connection is lost; `nil` for a repository given its connection.
+    private let uri: String?
+    /// The connection, guarded by ``lock``: made on first use when the repository was given a URI, and made again
+    /// after it broke (a database restarted, a failover), so the API answers again once the store does.
+    private var opened: Store?
     /// One transaction at a time on the connection.
     private let lock = NSLock()
 
@@ -22,11 +25,20 @@ public final class StoreDomainRepository: DomainRepository {
 
     /// The domains of `store`, keeping `historyCapacity` revisions of each.
     public init(store: Store, historyCapacity: Int = domainHistoryCapacity) {
-        self.store = store
+        opened = store
+        uri = nil
         self.historyCapacity = max(1, historyCapacity)
     }
 
-    private var connection: PostgresConnection { store.connection }
+    /// The domains of the store at `uri` (whose schema is this server's), on a connection of the repository's own,
+    /// made when first needed and again after it broke.
+    public init(uri: String, historyCapacity: Int = domainHistoryCapacity) {
+        self.uri = uri
+        self.historyCapacity = max(1, historyCapacity)
+    }
+
+    /// The connection; only inside ``using(_:)``, which made it.
+    private var connection: PostgresConnection { opened!.connection }
 
     public func prospectiveRevision(of siteJSON: [UInt8]) -> String? { nil }
 
@@ -123,10 +135,17 @@ public final class StoreDomainRepository: DomainRepository {
     private func using<Value>(_ body: () throws -> Value) throws -> Value {
         try locked {
             do {
+                if opened == nil, let uri {
+                    opened = try Store(uri: uri, migrating: false, connectTimeout: .seconds(5))
+                }
                 return try body()
             } catch let error as DomainRepositoryError {
                 throw error
             } catch {
+                if uri != nil, let broken = opened?.connection, !broken.isAlive {
+                    broken.close()
+                    opened = nil
+                }
                 throw DomainRepositoryError(.failed, "\(error)")
             }
         }

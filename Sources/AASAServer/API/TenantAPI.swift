@@ -61,6 +61,9 @@ public final class TenantAPI: Sendable {
         idempotency = IdempotencyCache()
     }
 
+    /// Where the OpenAPI 3.1 document of the API is served (`API/openapi.json`, compiled into the binary).
+    public static let openAPIPath = "/api/v1/openapi.json"
+
     /// The route a path names.
     enum Route: Equatable {
         case domains
@@ -82,6 +85,17 @@ public final class TenantAPI: Sendable {
 
     /// Answers one request.
     public func answer(_ request: APIRequest) -> Response {
+        if request.path == Self.openAPIPath {
+            guard request.method.isRead else {
+                return Self.error(
+                    405, "\(request.method.name) is not answered on \(request.path); use GET, HEAD",
+                    headers: [HTTPHeader("Allow", "GET, HEAD")])
+            }
+            return Response(
+                status: 200,
+                headers: [HTTPHeader("Content-Type", "application/json"), HTTPHeader("Cache-Control", "no-cache")],
+                body: PackageResources.openapi_json)
+        }
         let route: Route
         switch Self.route(request.path) {
         case .refused(let refusal): return refusal

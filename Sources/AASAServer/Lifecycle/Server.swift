@@ -390,7 +390,31 @@ public final class Server: Sendable {
                 self?.storeStatus ?? StoreStatus(server: server, replica: store.replica)
             }
         }
+        if !configuration.adminAccess.tokens.isEmpty { live.api = tenantAPI(acme: acmeFigures, cdn: cdnFigures) }
         return live
+    }
+
+    /// The tenant API (`/api/v1/`, docs/api.md) over where the domains are (the store, or the config folder), reading
+    /// each domain's state from the served `/status` with ACME's and the CDN check's live figures.
+    private func tenantAPI(
+        acme: (@Sendable () -> ACMEFigures)?,
+        cdn: (@Sendable () -> [String: (apple: CDNObservation?, google: CDNObservation?)])?
+    ) -> @Sendable (APIRequest) -> Response {
+        let repository: any DomainRepository =
+            configuration.store.map { StoreDomainRepository(uri: $0.uri) }
+            ?? FolderDomainRepository(directory: configuration.configDirectory)
+        let view: @Sendable () -> ServerStatus.LiveView = {
+            var view = ServerStatus.LiveView()
+            view.acme = acme?()
+            view.certificates = view.acme?.statuses ?? [:]
+            view.cdn = cdn?() ?? [:]
+            return view
+        }
+        let api = TenantAPI(
+            repository: repository,
+            states: { [weak self] in self?.status?.tenantStates(live: view()) ?? [:] },
+            status: { [weak self] name in self?.status?.tenantStatus(name, live: view()) }, logger: logger)
+        return { api.answer($0) }
     }
 
     private func makeWatcher() -> ConfigWatcher? {

@@ -1,0 +1,46 @@
+import AASATestSupport
+import Foundation
+import Testing
+
+/// schemathesis (from PyPI, installed by `scripts/setup.sh --test`) against the live server's
+/// `/api/v1/openapi.json` with a write token: every operation, generated requests valid and invalid, no 5xx, every
+/// answer's status, content type, headers and body as the document says.
+@Suite(.serialized) struct TenantAPISchemaTests {
+    /// Runs schemathesis' CLI with `arguments`: `st` when it is on PATH, else through the Python module.
+    static func schemathesis(_ arguments: [String], timeout: TimeInterval) throws -> Command.Output {
+        let script =
+            "import sys\nfrom schemathesis.cli import schemathesis\nsys.argv[0] = 'st'\nsys.exit(schemathesis())\n"
+        return try Command.run("python3", ["-c", script] + arguments, timeout: timeout)
+    }
+
+    @Test func everyOperationAnswersAsItsDocumentSaysAndNeverWithAServerError() throws {
+        let check = try Command.run("python3", ["-c", "import schemathesis"])
+        try #require(check.status == 0, "install schemathesis: scripts/setup.sh --test (\(check.stderr))")
+        let folder = TemporaryDirectory("aasa-api-schema")
+        try folder.copy(RepositoryPaths.siteConfig, to: "site-config")
+        let certificates = try Command.run(
+            RepositoryPaths.executable, ["certs", "dev"], currentDirectory: folder.path, timeout: 60)
+        #expect(certificates.status == 0, "\(certificates.stderr)")
+        let token = String(repeating: "s", count: 40)
+        let tokens = try folder.write("tokens", "ci write \(token)\nviewer read \(String(repeating: "r", count: 40))\n")
+        #expect(chmod(tokens, 0o600) == 0)
+        let serve = try ServeProcess(
+            in: folder.path,
+            arguments: ["--config", "site-config", "--certs", "certs", "--admin-token-file", tokens],
+            errorLog: folder.path + "/serve.log")
+        #expect(serve.waitUntilReady())
+        let run = try Self.schemathesis(
+            [
+                "run", "http://127.0.0.1:\(serve.admin)/api/v1/openapi.json", "--header",
+                "Authorization: Bearer \(token)", "--checks",
+                "not_a_server_error,status_code_conformance,content_type_conformance,response_headers_conformance,"
+                    + "response_schema_conformance",
+                "--max-examples", "40", "--seed", "1", "--workers", "2", "--request-timeout", "10",
+            ], timeout: 600)
+        let log = (try? String(contentsOfFile: folder.path + "/serve.log", encoding: .utf8)) ?? ""
+        #expect(run.status == 0, "\(run.stdout.suffix(6000))\n\(run.stderr.suffix(2000))\nserver: \(log.suffix(2000))")
+        // The server is still up and serves what it served.
+        #expect(serve.waitUntilHealthy())
+        #expect(serve.terminate() == 0)
+    }
+}
