@@ -163,7 +163,7 @@ final class APITransportListener: @unchecked Sendable {
         #expect(AdminRoutes(live: nil).maximumBodyBytes(method: RequestMethod(method), path: path) == cap)
         let listener = try APITransportListener()
         // Over the cap (or any body where there is none), announced and never sent: 413 at once.
-        let client = try AdminRawClient(port: listener.port)
+        let client = try RawClient(port: listener.port)
         client.send(
             "\(method) \(path) HTTP/1.1\r\nHost: localhost\r\n\(Self.write[0])\r\nContent-Length: \(cap + 1)\r\n"
                 + "Expect: 100-continue\r\n\r\n")
@@ -172,12 +172,12 @@ final class APITransportListener: @unchecked Sendable {
         #expect(!answer.contains("100 Continue"))
         if cap > 0 {
             // At the cap the client is told to continue; without a token it is refused, as no body is read for it.
-            let within = try AdminRawClient(port: listener.port)
+            let within = try RawClient(port: listener.port)
             within.send(
                 "\(method) \(path) HTTP/1.1\r\nHost: localhost\r\n\(Self.write[0])\r\nContent-Length: \(cap)\r\n"
                     + "Expect: 100-continue\r\n\r\n")
-            #expect(within.readHead().hasPrefix("HTTP/1.1 100 Continue"))
-            let stranger = try AdminRawClient(port: listener.port)
+            #expect(within.readResponse().hasPrefix("HTTP/1.1 100 Continue"))
+            let stranger = try RawClient(port: listener.port)
             stranger.send(
                 "\(method) \(path) HTTP/1.1\r\nHost: localhost\r\nContent-Length: 5\r\nExpect: 100-continue\r\n\r\n")
             #expect(stranger.readAll().hasPrefix("HTTP/1.1 413 "))

@@ -7,6 +7,18 @@ public enum RequestMethod: Sendable, Hashable {
 
     /// Whether the method only reads (`GET` or `HEAD`): the only methods the public routes answer.
     public var isRead: Bool { self == .get || self == .head }
+
+    /// The method's token (`OTHER` for one the server does not answer).
+    public var name: String {
+        switch self {
+        case .get: "GET"
+        case .head: "HEAD"
+        case .post: "POST"
+        case .put: "PUT"
+        case .delete: "DELETE"
+        case .other: "OTHER"
+        }
+    }
 }
 
 /// What a router may ask of a request while it is being handled.
@@ -37,16 +49,7 @@ public protocol HTTPRequest {
 
 extension HTTPRequest {
     /// The method as text for logs: the real token where the transport knows it.
-    public var methodName: String {
-        switch method {
-        case .get: "GET"
-        case .head: "HEAD"
-        case .post: "POST"
-        case .put: "PUT"
-        case .delete: "DELETE"
-        case .other: "OTHER"
-        }
-    }
+    public var methodName: String { method.name }
 
     /// No body: what every request has unless its transport read one.
     public var body: [UInt8] { [] }

@@ -334,17 +334,3 @@ enum Checked<Value> {
     case accepted(Value)
     case refused(Response)
 }
-
-extension RequestMethod {
-    /// The method's token.
-    var name: String {
-        switch self {
-        case .get: "GET"
-        case .head: "HEAD"
-        case .post: "POST"
-        case .put: "PUT"
-        case .delete: "DELETE"
-        case .other: "OTHER"
-        }
-    }
-}
