@@ -70,7 +70,7 @@ public final class ACMEFront: @unchecked Sendable {
 
     /// What the front counted.
     public struct Stats: Decodable, Sendable {
-        /// New orders forwarded to pebble.
+        /// New orders forwarded to pebble (one pebble refused for its nonce, sent again, counts once).
         public var newOrders: Int
         /// New orders answered 429 `rateLimited` (the bucket or a pause).
         public var rateLimited: Int

@@ -228,9 +228,10 @@ struct ACMEFleetTests {
         // Ten at once, then twenty at one every 6 s: about two minutes, never a burst past the CA's limit.
         #expect(elapsed >= 100 && elapsed <= 280, "\(elapsed) s")
         let stats = try front.stats()
-        // The CA's own count (the front also counts a newOrder pebble refused for its nonce, which is sent again).
+        // The CA's own count.
         #expect(fleet.pebbleCount("Added order") == 30, "\(stats)")
-        #expect(stats.rateLimited <= 3, "\(stats)")
+        // A few at most (a timing edge between the two buckets), never one per queued domain (20 without pacing).
+        #expect(stats.rateLimited <= 5, "\(stats)")
         for serve in replicas { #expect(serve.terminate() == 0) }
     }
 

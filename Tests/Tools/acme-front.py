@@ -6,7 +6,8 @@ builds every URL it returns from `Host`, so its URLs name the front) and pebble'
 
 - `--rate N/SECONDS`: a token bucket on newOrder POSTs (capacity N, refilled continuously at N per SECONDS, like
   Let's Encrypt's limits). Over it: 429 `rateLimited` with `Retry-After` (whole seconds until a token) and a fresh
-  `Replay-Nonce`; the order is not forwarded.
+  `Replay-Nonce`; the order is not forwarded. A newOrder pebble refuses for its nonce (`badNonce`, which the client sends
+  again) gives its token back: the CA checks the nonce before its limits.
 - `--profiles name=description,...`: `meta.profiles` in the directory; a newOrder naming another profile is
   answered 400 `invalidProfile`.
 - management under `/front/` (never forwarded): `GET /front/stats`, `POST /front/pause?seconds=S`,
@@ -63,6 +64,11 @@ class State:
             return None
         return max(1, math.ceil((1.0 - self.tokens) / per_second))
 
+    def give_back_token(self):
+        """Returns the token of a newOrder that made no order."""
+        if self.rate:
+            self.tokens = min(float(self.rate[0]), self.tokens + 1.0)
+
 
 def decode_payload(body):
     """The JSON payload of a flattened JWS, or {} when it is none."""
@@ -118,7 +124,8 @@ class Front(http.server.BaseHTTPRequestHandler):
         state = self.state
         with state.lock:
             state.stats["requests"] += 1
-        if self.command == "POST" and url.path == self.paths.get("newOrder"):
+        is_order = self.command == "POST" and url.path == self.paths.get("newOrder")
+        if is_order:
             if not self.admit_order(body):
                 return
         elif self.command == "POST" and url.path == self.paths.get("newAccount"):
@@ -129,7 +136,15 @@ class Front(http.server.BaseHTTPRequestHandler):
         if delay > 0:
             self.log_message("holding %s for %s s", url.path, delay)
             time.sleep(delay)
-        self.forward(body)
+        status, answer = self.forward(body)
+        if is_order and status == 400 and b"badNonce" in answer:
+            # Pebble rejected the nonce and made no order; the client sends it again. The CA checks the nonce before
+            # its limits, so the token and the count go back.
+            with state.lock:
+                state.give_back_token()
+                state.stats["newOrders"] -= 1
+                state.stats["profiles"].pop()
+                state.stats["replaces"].pop()
 
     def admit_order(self, body):
         """Answers a newOrder the front refuses and returns False, or counts it and returns True."""
@@ -208,7 +223,7 @@ class Front(http.server.BaseHTTPRequestHandler):
             connection.close()
         except OSError as error:
             self.answer(502, {"Content-Type": "text/plain"}, ("pebble did not answer: %s\n" % error).encode())
-            return
+            return 502, b""
         if self.command == "GET" and self.path.split("?")[0] == "/dir" and self.state.profiles is not None:
             try:
                 directory = json.loads(answer)
@@ -217,6 +232,7 @@ class Front(http.server.BaseHTTPRequestHandler):
             except ValueError:
                 pass
         self.answer(response.status, answer_headers, answer, reason=response.reason)
+        return response.status, answer
 
     def manage(self, url, body):
         query = dict(urllib.parse.parse_qsl(url.query))
