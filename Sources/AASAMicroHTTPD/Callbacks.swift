@@ -340,7 +340,7 @@ private func acceptBody(
             else { return }
             _ = gnutls_record_send(OpaquePointer(session), bytes.baseAddress, bytes.count)
         } else {
-            _ = send(state.socket, bytes.baseAddress, bytes.count, Int32(MSG_NOSIGNAL | MSG_DONTWAIT))
+            LingeringClose.sendAtOnce(state.socket, bytes)
         }
     }
     context.observer?.requestAnswered(request, status: 413, bodyBytes: text.utf8.count, prepared: nil)

@@ -64,6 +64,12 @@ final class LingeringClose: Sendable {
         return recv(socket, &byte, 1, Int32(MSG_PEEK | MSG_DONTWAIT)) > 0
     }
 
+    /// Writes `bytes` to the client's plain socket at once, without waiting for room (a refusal written while the
+    /// daemon still reads the request); what does not fit is dropped with the connection.
+    static func sendAtOnce(_ socket: Int32, _ bytes: UnsafeRawBufferPointer) {
+        _ = send(socket, bytes.baseAddress, bytes.count, Int32(MSG_NOSIGNAL | MSG_DONTWAIT))
+    }
+
     /// Whether the client's socket is still open for reading: it has unread bytes or may send more (it has not
     /// closed its side).
     static func clientMaySend(_ socket: Int32) -> Bool {
