@@ -103,6 +103,8 @@ public final class ACMEManager: Service, Sendable {
         schedule = RenewalSchedule(
             renewBefore: settings.renewBefore, minimumRetry: settings.minimumRetry, maximumRetry: settings.maximumRetry)
         pacer = OrderPacer(rate: settings.orderRate)
+        // Made once: every reload's routes answer with it.
+        thumbprint = try? JSONWebKey(publicKeyOf: client.account.key).thumbprint
         queue = DueQueue(
             threadNames: (0..<max(1, settings.concurrency)).map { "acme-\($0)" }, logger: logger, due: \.dueForWorker,
             claim: { _, domain, now in domain.claim(at: now) })
@@ -175,7 +177,7 @@ public final class ACMEManager: Service, Sendable {
 
     /// The thumbprint of the account key: the second half of every http-01 answer, whichever replica ordered
     /// (``StatelessChallenges``).
-    public var thumbprint: String? { try? JSONWebKey(publicKeyOf: client.account.key).thumbprint }
+    public let thumbprint: String?
 
     /// The directory URLs the server orders from: the primary CA's, then the fallback's.
     var directories: [String] { [client.directoryURL] + (fallback.map { [$0.directoryURL] } ?? []) }

@@ -125,11 +125,22 @@ final class StoreACMEStorage: ACMEStorage, @unchecked Sendable {
             let connection = store.connection
             let head = try store.lastChange()
             let rows = try connection.execute(
-                "SELECT name, acme_json FROM certificates WHERE change_id > $1::bigint", [.integer(known ?? 0)])
+                """
+                SELECT name, CASE WHEN octet_length(acme_json) <= $2::integer THEN acme_json END,
+                    acme_json IS NULL
+                FROM certificates WHERE change_id > $1::bigint
+                """, [.integer(known ?? 0), .integer(CertificateDirectory.cap(of: .acmeRecord))])
             var records: [String: CertificateRecord?] = [:]
             for row in 0..<rows.rowCount {
                 guard let name = rows.text(row, 0) else { continue }
-                records[name] = rows.bytes(row, 1).map { CertificateRecord(bytes: $0) } ?? .some(nil)
+                // No record is the operator's certificate; one over the record's cap (never read) or unreadable is
+                // still the server's, as a folder's unreadable acme.json is.
+                let operators = rows.text(row, 2) == "t"
+                records[name] =
+                    operators
+                    ? .some(nil)
+                    : rows.bytes(row, 1).flatMap { CertificateRecord(bytes: $0) }
+                        ?? CertificateRecord(directoryURL: "", issued: .distantPast, names: [name])
             }
             var removed: [String] = []
             if let known {
