@@ -39,6 +39,15 @@ import Testing
         let body = TemporaryDirectory("aasa-api-body")
 
         #expect(try Curl.request(base + "/shop.example").status == 401)
+        // Each token learns its name and scope (the dashboard's editor decides from it whether it can save).
+        let callerURL = "http://127.0.0.1:\(listener.port)/api/v1/caller"
+        #expect(try Curl.request(callerURL).status == 401)
+        let reader = try JSONSerialization.jsonObject(
+            with: Data(try Curl.request(callerURL, headers: [read]).text.utf8))
+        #expect(reader as? [String: String] == ["name": "dashboard", "scope": "read"])
+        let writer = try JSONSerialization.jsonObject(
+            with: Data(try Curl.request(callerURL, headers: [write]).text.utf8))
+        #expect(writer as? [String: String] == ["name": "ci-deploy", "scope": "write"])
         let current = try Curl.request(base + "/shop.example", headers: [read])
         #expect(current.status == 200)
         let tag = try #require(current.headers["etag"])

@@ -7,10 +7,13 @@ import Testing
 /// answer's status, content type, headers and body as the document says.
 @Suite(.serialized) struct TenantAPISchemaTests {
     /// Runs schemathesis' CLI with `arguments`: `st` when it is on PATH, else through the Python module.
-    static func schemathesis(_ arguments: [String], timeout: TimeInterval) throws -> Command.Output {
+    /// It runs in `directory`, where it keeps its `.schemathesis` cache.
+    static func schemathesis(_ arguments: [String], in directory: String, timeout: TimeInterval) throws
+        -> Command.Output
+    {
         let script =
             "import sys\nfrom schemathesis.cli import schemathesis\nsys.argv[0] = 'st'\nsys.exit(schemathesis())\n"
-        return try Command.run("python3", ["-c", script] + arguments, timeout: timeout)
+        return try Command.run("python3", ["-c", script] + arguments, currentDirectory: directory, timeout: timeout)
     }
 
     @Test func everyOperationAnswersAsItsDocumentSaysAndNeverWithAServerError() throws {
@@ -39,7 +42,7 @@ import Testing
                 // One worker: CPython 3.11's ast.parse, which hypothesis calls to describe its filters, is not safe
                 // on several threads at once ("AST constructor recursion depth mismatch").
                 "--workers", "1",
-            ], timeout: 600)
+            ], in: folder.path, timeout: 600)
         let log = (try? String(contentsOfFile: folder.path + "/serve.log", encoding: .utf8)) ?? ""
         #expect(run.status == 0, "\(run.stdout.suffix(6000))\n\(run.stderr.suffix(2000))\nserver: \(log.suffix(2000))")
         // The server is still up and serves what it served.

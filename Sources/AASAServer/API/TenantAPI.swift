@@ -66,6 +66,8 @@ public final class TenantAPI: Sendable {
 
     /// The route a path names.
     enum Route: Equatable {
+        /// `/api/v1/caller`: who the token is and what it may do.
+        case caller
         case domains
         case domain(String)
         case status(String)
@@ -76,7 +78,7 @@ public final class TenantAPI: Sendable {
         /// The methods it answers.
         var methods: [RequestMethod] {
             switch self {
-            case .domains, .status, .history, .revision: [.get, .head]
+            case .caller, .domains, .status, .history, .revision: [.get, .head]
             case .domain: [.get, .head, .put, .delete]
             case .restore: [.post]
             }
@@ -132,6 +134,7 @@ public final class TenantAPI: Sendable {
         guard path.hasPrefix(prefix) else { return .refused(error(404, "not found: \(path)")) }
         let parts = path.dropFirst(prefix.count).split(separator: "/", omittingEmptySubsequences: false).map(
             String.init)
+        if parts == ["caller"] { return .accepted(.caller) }
         guard parts.first == "domains" else { return .refused(error(404, "not found: \(path)")) }
         if parts.count == 1 { return .accepted(.domains) }
         let name = parts[1]
@@ -156,6 +159,12 @@ public final class TenantAPI: Sendable {
 
     private func read(_ route: Route, _ request: APIRequest) throws -> Response {
         switch route {
+        case .caller:
+            return Self.json(
+                200,
+                .members([
+                    ("name", .string(request.caller.name)), ("scope", .string(request.caller.scope.rawValue)),
+                ]))
         case .domains: return try list(request.rawQuery)
         case .domain(let name):
             guard let document = try repository.read(name) else { return Self.noDomain(name) }
