@@ -1,6 +1,6 @@
 import AASACore
 import AASAOpenSSL
-public import Foundation
+import Foundation
 import Logging
 import Synchronization
 

@@ -1,3 +1,4 @@
+public import AASACore
 public import Foundation
 
 /// Where the tenant API reads and writes each domain's site.json and its history: the config folder
@@ -24,9 +25,10 @@ public protocol DomainRepository: Sendable {
     func siteJSON(_ name: String, revision: String) throws -> [UInt8]?
     /// The revision a write of `siteJSON` would get, when the repository can tell before writing.
     func prospectiveRevision(of siteJSON: [UInt8]) -> String?
-    /// The folder whose files (`pages/`, templates) a new site.json of `name` is checked with, as `check` checks
-    /// it; `nil` when the domain's files are not in a folder.
-    func domainFolder(_ name: String) -> String?
+    /// What `load` makes of a new site.json of `name` beside the domain's stored files (`pages/`, templates), as
+    /// `check` and a server's load read them: `load` gets the folder holding those files (`nil`: the domain has none
+    /// beside site.json), and every finding names the domain's own files, never a folder made to read them.
+    func checking(_ name: String, _ load: (_ folder: String?) -> LoadedDomain) throws -> LoadedDomain
 }
 
 /// The revisions a history keeps per domain; older ones are dropped as new ones are written.

@@ -1,4 +1,4 @@
-import AASACore
+public import AASACore
 import AASAOpenSSL
 import Foundation
 
@@ -47,7 +47,10 @@ public final class FolderDomainRepository: DomainRepository {
 
     public func prospectiveRevision(of siteJSON: [UInt8]) -> String? { Self.revision(of: siteJSON) }
 
-    public func domainFolder(_ name: String) -> String? { directory + "/" + name }
+    /// The domain's folder in the config folder, as it is (a new domain's does not exist yet).
+    public func checking(_ name: String, _ load: (_ folder: String?) -> LoadedDomain) throws -> LoadedDomain {
+        load(directory + "/" + name)
+    }
 
     public func list(after: String?, limit: Int, matching: (String) -> Bool) throws -> [DomainListing] {
         guard let names = DirectoryListing.names(in: directory) else {

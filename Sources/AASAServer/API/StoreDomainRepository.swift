@@ -1,6 +1,6 @@
-import AASACore
+public import AASACore
 import AASAPostgres
-import Foundation
+public import Foundation
 
 /// The domains of the store: the `domains` rows read and written through ``Store``'s connection, and their history
 /// in `domain_revisions` (schema version 4).
@@ -22,19 +22,27 @@ public final class StoreDomainRepository: DomainRepository, @unchecked Sendable 
 
     /// The revisions kept per domain.
     public let historyCapacity: Int
+    /// Where a domain's stored files are written to check a new site.json with them (``checking(_:_:)``).
+    public let workFolder: String
 
     /// The domains of `store`, keeping `historyCapacity` revisions of each.
-    public init(store: Store, historyCapacity: Int = domainHistoryCapacity) {
+    public init(
+        store: Store, historyCapacity: Int = domainHistoryCapacity, workFolder: String = NSTemporaryDirectory()
+    ) {
         opened = store
         uri = nil
         self.historyCapacity = max(1, historyCapacity)
+        self.workFolder = workFolder
     }
 
     /// The domains of the store at `uri` (whose schema is this server's), on a connection of the repository's own,
     /// made when first needed and again after it broke.
-    public init(uri: String, historyCapacity: Int = domainHistoryCapacity) {
+    public init(
+        uri: String, historyCapacity: Int = domainHistoryCapacity, workFolder: String = NSTemporaryDirectory()
+    ) {
         self.uri = uri
         self.historyCapacity = max(1, historyCapacity)
+        self.workFolder = workFolder
     }
 
     /// The connection; only inside ``using(_:)``, which made it.
@@ -42,8 +50,24 @@ public final class StoreDomainRepository: DomainRepository, @unchecked Sendable 
 
     public func prospectiveRevision(of siteJSON: [UInt8]) -> String? { nil }
 
-    /// `nil`: a domain's pages are rows of `domain_files`, checked when a replica loads the domain.
-    public func domainFolder(_ name: String) -> String? { nil }
+    /// The domain's `domain_files` rows (within the caps of a domain folder, ``Store/domain(_:)``) written to a
+    /// folder of their own below ``workFolder``, read as a replica reads them, then deleted.
+    public func checking(_ name: String, _ load: (_ folder: String?) -> LoadedDomain) throws -> LoadedDomain {
+        guard let stored = try using({ try opened!.domain(name) }), !stored.files.isEmpty else { return load(nil) }
+        let folder = workFolder + "/aasa-api-check-" + UUID().uuidString
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        do {
+            try FileManager.default.createDirectory(
+                atPath: folder, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+            try StoreFolder.write(stored, to: folder, modified: Date())
+        } catch {
+            throw DomainRepositoryError(
+                .failed,
+                "cannot write the stored files of \(name) to '\(folder)' to check the site.json with them: \(error); "
+                    + "fix: set --store-cache (or TMPDIR) to a folder the server's user can write")
+        }
+        return StoreSource.placed(load(folder), from: folder, as: name)
+    }
 
     public func list(after: String?, limit: Int, matching: (String) -> Bool) throws -> [DomainListing] {
         try using {

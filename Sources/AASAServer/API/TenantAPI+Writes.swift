@@ -74,6 +74,18 @@ extension TenantAPI {
         }
     }
 
+    /// `body` loaded as the site.json of `name` beside the domain's stored files, then signed as the server's load
+    /// signs it: the findings `check` gives the same file in the domain's folder, and the same verdict a load
+    /// gives it (a domain whose signature cannot be made is not published).
+    func check(_ name: String, _ body: [UInt8]) throws -> LoadedDomain {
+        let loaded = try repository.checking(name) { folder in
+            loader.loadDomain(
+                domain: name, source: SourceText(name: name + "/" + SiteConfigLoader.fileName, bytes: body),
+                folder: folder)
+        }
+        return sign([loaded]).first ?? loaded
+    }
+
     /// Checks `body` as `check` checks a site.json, compares it with the current version and writes it.
     private func put(_ name: String, _ body: [UInt8], _ request: APIRequest, dryRun: Bool, restoring: String?)
         throws -> Response
@@ -82,9 +94,7 @@ extension TenantAPI {
         if let ifNoneMatch = request.ifNoneMatch, Self.entityTags(ifNoneMatch) != ["*"] {
             return Self.error(400, "If-None-Match on a write takes only * (create, never replace)")
         }
-        let loaded = loader.loadDomain(
-            domain: name, source: SourceText(name: name + "/" + SiteConfigLoader.fileName, bytes: body),
-            folder: repository.domainFolder(name))
+        let loaded = try check(name, body)
         if loaded.diagnostics.hasErrors {
             return Self.json(
                 422,

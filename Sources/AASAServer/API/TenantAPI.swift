@@ -43,20 +43,25 @@ public final class TenantAPI: Sendable {
     public let repository: any DomainRepository
     private let states: @Sendable () -> [String: DomainState]
     private let status: @Sendable (String) -> JSONValue?
+    /// The server's signing of a loaded domain (its identity's findings), as its load signs it.
+    let sign: @Sendable ([LoadedDomain]) -> [LoadedDomain]
     let logger: Logger
     let idempotency: IdempotencyCache
     let loader = SiteConfigLoader()
 
     /// The API over `repository`; `states` gives each loaded domain's state for the listing, `status` one domain's
-    /// `/status` entry (`nil` when the server has none); each write is logged to `logger` with its caller.
+    /// `/status` entry (`nil` when the server has none), `sign` signs a new site.json as the server's load would
+    /// (the findings of its signing identity); each write is logged to `logger` with its caller.
     public init(
         repository: any DomainRepository, states: @escaping @Sendable () -> [String: DomainState] = { [:] },
         status: @escaping @Sendable (String) -> JSONValue? = { _ in nil },
+        sign: @escaping @Sendable ([LoadedDomain]) -> [LoadedDomain] = { $0 },
         logger: Logger = Logger(label: "aasa-server.api")
     ) {
         self.repository = repository
         self.states = states
         self.status = status
+        self.sign = sign
         self.logger = logger
         idempotency = IdempotencyCache()
     }

@@ -247,7 +247,6 @@ public struct CertificateDirectory: Sendable {
         mayHaveStaple: Bool, diagnostics: inout [Diagnostic]
     ) -> (certificate: DomainCertificate, chain: [[UInt8]])? {
         let chainPath = CertificateFile.chain.path(in: folder)
-        let keyPath = CertificateFile.privateKey.path(in: folder)
         /// A file the folder must have: its bytes, or `nil` with the finding (missing, or refused by the reader).
         func required(_ file: CertificateFile, missing hint: String) -> [UInt8]? {
             let path = file.path(in: folder)

@@ -401,8 +401,9 @@ public final class Server: Sendable {
         cdn: (@Sendable () -> [String: (apple: CDNObservation?, google: CDNObservation?)])?
     ) -> @Sendable (APIRequest) -> Response {
         let repository: any DomainRepository =
-            configuration.store.map { StoreDomainRepository(uri: $0.uri) }
-            ?? FolderDomainRepository(directory: configuration.configDirectory)
+            configuration.store.map {
+                StoreDomainRepository(uri: $0.uri, workFolder: $0.cacheFolder ?? NSTemporaryDirectory())
+            } ?? FolderDomainRepository(directory: configuration.configDirectory)
         let view: @Sendable () -> ServerStatus.LiveView = {
             var view = ServerStatus.LiveView()
             view.acme = acme?()
@@ -413,8 +414,17 @@ public final class Server: Sendable {
         let api = TenantAPI(
             repository: repository,
             states: { [weak self] in self?.status?.tenantStates(live: view()) ?? [:] },
-            status: { [weak self] name in self?.status?.tenantStatus(name, live: view()) }, logger: logger)
+            status: { [weak self] name in self?.status?.tenantStatus(name, live: view()) },
+            sign: { [weak self] loaded in self?.sign(loaded) ?? loaded }, logger: logger)
         return { api.answer($0) }
+    }
+
+    /// `loaded` signed by the source the server loads from, with the certificates it serves: what a load of the
+    /// same site.json would find of its signing identity.
+    private func sign(_ loaded: [LoadedDomain]) -> [LoadedDomain] {
+        let from: any ConfigSource = running.withLock { $0.replica }?.source ?? source
+        let served = configuration.httpsPort == nil ? nil : catalog.certificates
+        return from.sign(loaded, now: Date(), certificates: served)
     }
 
     private func makeWatcher() -> ConfigWatcher? {

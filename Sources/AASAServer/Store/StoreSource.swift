@@ -185,7 +185,7 @@ struct StoreSource: ConfigSource {
 
     /// `loaded` with every path below `folder` named from `name` instead (`shop.example/pages/a.html`), as the store
     /// holds it.
-    private static func placed(_ loaded: LoadedDomain, from folder: String, as name: String) -> LoadedDomain {
+    static func placed(_ loaded: LoadedDomain, from folder: String, as name: String) -> LoadedDomain {
         var placed = loaded
         placed.file = name + "/" + SiteConfigLoader.fileName
         func place(_ text: String) -> String {
