@@ -183,6 +183,18 @@ import Testing
         #expect(pull.status == 0, "\(pull.stderr)")
         #expect(!FileManager.default.fileExists(atPath: directory.path + "/pulled/links.example"))
         #expect(FileManager.default.fileExists(atPath: directory.path + "/pulled/shop.example/site.json"))
+
+        // Each push that changed a domain is in its history (the API's), by `store push`, with the line it printed.
+        let repository = StoreDomainRepository(uri: uri)
+        let shop = try repository.history("shop.example", limit: 10)
+        #expect(shop.map(\.actor) == ["store push", "store push"])
+        #expect(shop.first?.summary.hasPrefix("1 class of URLs change") == true, "\(shop)")
+        #expect(shop.last?.summary.hasPrefix("added") == true, "\(shop)")
+        let current = try #require(try repository.read("shop.example"))
+        #expect(shop.first?.revision == current.revision)
+        #expect(try repository.siteJSON("shop.example", revision: shop[1].revision) != current.siteJSON)
+        let links = try repository.history("links.example", limit: 10)
+        #expect(links.map(\.removed) == [true, false], "\(links)")
     }
 
     @Test func anInvalidDomainIsRefusedWithItsDiagnosticAndTheOthersAreWritten() throws {

@@ -144,7 +144,8 @@ public final class StoreDomainRepository: DomainRepository, @unchecked Sendable 
                 FROM domain_revisions WHERE domain = $1 AND revision = $2::bigint AND site_json IS NOT NULL
                 """, [.text(name), .integer(number), .integer(SiteConfigLoader.maximumConfigBytes)])
             guard result.rowCount == 1 else {
-                // A revision written by `store push` has no history entry; the current one is still readable.
+                // The current revision is readable even without a history entry (a row written by a server that
+                // kept none).
                 let now = try current(name, locking: false)
                 return now?.revision == revision ? now?.siteJSON : nil
             }
@@ -239,17 +240,8 @@ public final class StoreDomainRepository: DomainRepository, @unchecked Sendable 
 
     /// Appends the history entry of `change` and drops the entries beyond ``historyCapacity``.
     private func record(_ name: String, _ change: Int64, actor: String, summary: String, siteJSON: [UInt8]?) throws {
-        try connection.execute(
-            """
-            INSERT INTO domain_revisions (domain, revision, actor, summary, site_json)
-            VALUES ($1, $2::bigint, $3, $4, $5)
-            """, [.text(name), .integer(change), .text(actor), .text(summary), siteJSON.map(PostgresValue.bytes)])
-        try connection.execute(
-            """
-            DELETE FROM domain_revisions WHERE domain = $1 AND revision <= (
-                SELECT revision FROM domain_revisions WHERE domain = $1 ORDER BY revision DESC OFFSET $2::integer
-                LIMIT 1)
-            """, [.text(name), .integer(historyCapacity)])
+        try opened!.recordRevision(
+            name, change, actor: actor, summary: summary, siteJSON: siteJSON, keeping: historyCapacity)
     }
 
     /// Runs `body` holding ``lock``.

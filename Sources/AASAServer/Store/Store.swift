@@ -79,9 +79,13 @@ public final class Store: Sendable {
         return stored
     }
 
-    /// Writes `domain` whole (its site.json and exactly its files) in one transaction; returns the change id.
+    /// The actor of the history entries `store push` writes.
+    public static let pushActor = "store push"
+
+    /// Writes `domain` whole (its site.json and exactly its files) in one transaction, with its history entry
+    /// (``recordRevision(_:_:actor:summary:siteJSON:keeping:)``, by ``pushActor``); returns the change id.
     @discardableResult
-    public func put(_ domain: StoredDomain) throws -> Int64 {
+    public func put(_ domain: StoredDomain, summary: String = "pushed") throws -> Int64 {
         try recordChange(.domain, domain.name) { change in
             try connection.execute(
                 """
@@ -94,15 +98,41 @@ public final class Store: Sendable {
                     "INSERT INTO domain_files (domain, path, bytes) VALUES ($1, $2, $3)",
                     [.text(domain.name), .text(path), .bytes(bytes)])
             }
+            try recordRevision(
+                domain.name, change, actor: Self.pushActor, summary: summary, siteJSON: domain.siteJSON)
         }
     }
 
-    /// Deletes the domain `name` and its files in one transaction; returns the change id.
+    /// Deletes the domain `name` and its files in one transaction, with its history entry; returns the change id.
     @discardableResult
     public func deleteDomain(_ name: String) throws -> Int64 {
-        try recordChange(.domainRemoved, name) { _ in
+        try recordChange(.domainRemoved, name) { change in
             try connection.execute("DELETE FROM domains WHERE name = $1", [.text(name)])
+            try recordRevision(name, change, actor: Self.pushActor, summary: "removed", siteJSON: nil)
         }
+    }
+
+    /// Adds the entry of change `change` to the history of `name` (`domain_revisions`; `siteJSON` `nil` for a
+    /// removal), keeping its newest `keeping` entries. Called inside the change's transaction.
+    func recordRevision(
+        _ name: String, _ change: Int64, actor: String, summary: String, siteJSON: [UInt8]?,
+        keeping: Int = domainHistoryCapacity
+    ) throws {
+        try connection.execute(
+            """
+            INSERT INTO domain_revisions (domain, revision, actor, summary, site_json)
+            VALUES ($1, $2::bigint, $3, $4, $5)
+            """,
+            [
+                .text(name), .integer(change), .text(actor), .text(String(summary.prefix(1_000))),
+                siteJSON.map(PostgresValue.bytes),
+            ])
+        try connection.execute(
+            """
+            DELETE FROM domain_revisions WHERE domain = $1 AND revision <= (
+                SELECT revision FROM domain_revisions WHERE domain = $1 ORDER BY revision DESC OFFSET $2::integer
+                LIMIT 1)
+            """, [.text(name), .integer(keeping)])
     }
 
     // MARK: Certificates

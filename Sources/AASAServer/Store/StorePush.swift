@@ -66,9 +66,10 @@ public struct StorePush {
             }
             let stored = try store.domain(domain.domain)
             guard stored != pushed else { continue }
-            say(Self.summary(stored: stored, pushed: pushed, loaded: domain, dryRun: dryRun))
+            let summary = Self.summary(stored: stored, pushed: pushed, loaded: domain, dryRun: dryRun)
+            say(summary)
             outcome.changed += 1
-            if !dryRun { try store.put(pushed) }
+            if !dryRun { try store.put(pushed, summary: String(summary.dropFirst(pushed.name.count + 2))) }
         }
         if prune {
             let present = Set(folders.map(\.domain))
