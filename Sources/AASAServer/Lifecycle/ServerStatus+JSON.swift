@@ -96,7 +96,7 @@ extension ServerStatus {
 
 extension ServerStatus.DomainState {
     /// The domain's member of `/status`' `domains`.
-    fileprivate func jsonValue(live: ServerStatus.LiveView, date: (Date?) -> JSONValue) -> JSONValue {
+    func jsonValue(live: ServerStatus.LiveView, date: (Date?) -> JSONValue) -> JSONValue {
         var members: [(String, JSONValue)] = [
             ("state", .string(state.rawValue)),
             ("published", .bool(published)),
