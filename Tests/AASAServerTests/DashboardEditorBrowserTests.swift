@@ -241,6 +241,7 @@ import Testing
         #expect(try page.evaluate("document.getElementById('editor-text').value.includes('/mine/*')") as? Bool == true)
         #expect(try session.text("#editor-state").contains("Your edit is kept"))
         try session.expectClean(width: width)
+        try session.screenshot("dashboard-editor-conflict-\(width).png")
 
         // Reload asks first, then takes their version and its ETag.
         try page.evaluate("document.querySelector('#editor-conflict [data-conflict=\"reload\"]').click()")

@@ -1358,7 +1358,7 @@ async function showConflict(revision) {
       ? [`${name} is now at revision `, h('code', { text: now }), entry && [' (', entry.actor, ', ', timeAgo(entry.time), ')'], '.']
       : `${name} was removed.`),
     entry && h('p', { class: 'conflict-summary' }, withCode(entry.summary)),
-    current.status === 200 && [muted(`Their version against revision ${revisionOf(editor.etag)}, which your edit started from (− removed, + added):`),
+    current.status === 200 && [h('p', { class: 'muted', text: `Their version against revision ${revisionOf(editor.etag)}, which your edit started from (− removed, + added):` }),
       lineDiffBlock(editor.base, current.text)],
     h('p', { class: 'muted', text: 'Your edit is still in the editor, not saved.' }),
     h('div', { class: 'field-row' },
