@@ -249,8 +249,10 @@ function onTokenSubmit(event) {
   auth.needed = false;
   runAllPollers();
   if ($('#try-result').dataset.needsToken) runTry($('#try-url').value);
-  editor.caller = null; // another token, maybe another scope
-  if (editor.name && !isDirty()) openEditor(editor.name);
+  if (editor.name && !isDirty()) {
+    editor.caller = null; // another token, maybe another scope
+    openEditor(editor.name);
+  }
 }
 
 // --- Polling: one timer per endpoint, paused while the tab is hidden. A run never overlaps the previous
