@@ -2,18 +2,21 @@ import AASACore
 import Foundation
 
 /// The admin listener's `GET /`: one self-contained page (docs/operations.md, "Dashboard") that reads the same
-/// JSON endpoints a script would (`/status`, `/fetches`, `/traffic`, `/match`) and adds no data path of its own.
+/// JSON endpoints a script would (`/status`, `/fetches`, `/traffic`, `/match`, and the tenant API `/api/v1/` for
+/// its editor) and adds no data path of its own.
 ///
 /// Its stylesheet and script (`Dashboard/dashboard.css`, `dashboard.js`, compiled into the binary) are inlined
-/// into `dashboard.html`, and the Content-Security-Policy allows exactly those two by their SHA-256 and
+/// into `dashboard.html`, each without its comments, indentation and blank lines (``compactScript(_:)``,
+/// ``compactStyle(_:)``, ``compactMarkup(_:)``: what the browser runs is the same, in a page of under 100 KB), and
+/// the Content-Security-Policy allows exactly those two by their SHA-256 and
 /// requests to its own origin only: no other script, style, frame, form target or origin can run or be reached,
 /// even if a tenant's text shown on the page tried.
 enum DashboardPage {
     /// The page and its headers, built once.
     static let response: Response = {
-        let style = String(decoding: PackageResources.dashboard_css, as: UTF8.self)
-        let script = String(decoding: PackageResources.dashboard_js, as: UTF8.self)
-        let page = String(decoding: PackageResources.dashboard_html, as: UTF8.self)
+        let style = compactStyle(String(decoding: PackageResources.dashboard_css, as: UTF8.self))
+        let script = compactScript(String(decoding: PackageResources.dashboard_js, as: UTF8.self))
+        let page = compactMarkup(String(decoding: PackageResources.dashboard_html, as: UTF8.self))
             .replacingOccurrences(of: "{{style}}", with: style)
             .replacingOccurrences(of: "{{script}}", with: script)
         return Response(
@@ -39,5 +42,78 @@ enum DashboardPage {
         }
         return "default-src 'none'; script-src \(hash(script)); style-src \(hash(style)); connect-src 'self'; "
             + "img-src data:; base-uri 'none'; form-action 'none'; frame-ancestors 'none'"
+    }
+
+    /// The script, line by line, without indentation, blank lines, `//` comment lines and `/* … */` comments that
+    /// take whole lines. Line breaks stay (no statement joins another), and nothing inside a line changes; the
+    /// script has no string or template literal spanning lines, whose lines would lose their indentation.
+    static func compactScript(_ script: String) -> String {
+        var lines: [String] = []
+        var inComment = false
+        for line in script.split(separator: "\n") {
+            let text = line.trimmingCharacters(in: .whitespacesAndNewlines)
+            let commentEnd = text.range(of: "*/")?.upperBound
+            if inComment {
+                inComment = commentEnd == nil
+                if let commentEnd, commentEnd != text.endIndex {
+                    lines.append(text[commentEnd...].trimmingCharacters(in: .whitespaces))
+                }
+            } else if text.hasPrefix("/*") {
+                inComment = commentEnd == nil
+                // Code after the comment's end keeps the line, comment and all.
+                if let commentEnd, commentEnd != text.endIndex { lines.append(text) }
+            } else if !text.isEmpty && !text.hasPrefix("//") {
+                lines.append(text)
+            }
+        }
+        return lines.joined(separator: "\n")
+    }
+
+    /// The stylesheet without comments, and without the white space CSS does not read: runs of it become one
+    /// space, none after `{`, `}`, `;`, `,` or `:` nor before `{`, `}`, `;` or `,`. Quoted strings stay as written.
+    static func compactStyle(_ style: String) -> String {
+        let characters = Array(style.unicodeScalars)
+        var output = String.UnicodeScalarView()
+        var quote: Unicode.Scalar?
+        var space = false
+        var index = 0
+        while index < characters.count {
+            let character = characters[index]
+            if let open = quote {
+                output.append(character)
+                if character == open { quote = nil }
+                index += 1
+                continue
+            }
+            if character == "/", index + 1 < characters.count, characters[index + 1] == "*" {
+                var end = index + 2
+                while end + 1 < characters.count, !(characters[end] == "*" && characters[end + 1] == "/") { end += 1 }
+                index = end + 2
+                space = true
+                continue
+            }
+            if character.properties.isWhitespace {
+                space = true
+                index += 1
+                continue
+            }
+            if space, let last = output.last, !"{};,:".unicodeScalars.contains(last),
+                !"{};,".unicodeScalars.contains(character)
+            {
+                output.append(" ")
+            }
+            space = false
+            if character == "\"" || character == "'" { quote = character }
+            output.append(character)
+            index += 1
+        }
+        return String(output)
+    }
+
+    /// The page's lines without indentation and blank lines (it has no `<pre>` or `<textarea>` content, where
+    /// they would show).
+    static func compactMarkup(_ markup: String) -> String {
+        markup.split(separator: "\n").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
+            .joined(separator: "\n")
     }
 }
