@@ -112,7 +112,9 @@ import Testing
         view.api = { api.answer($0) }
         let routes = AdminRoutes(
             live: view,
-            access: AdminAccess(tokens: [AdminToken(name: "ci-deploy", scope: .write, bytes: Array(Self.writeToken.utf8))]))
+            access: AdminAccess(tokens: [
+                AdminToken(name: "ci-deploy", scope: .write, bytes: Array(Self.writeToken.utf8))
+            ]))
         let listener = try HTTPListener(
             configuration: ListenerConfiguration(port: 0, bindAddress: "127.0.0.1", tls: nil, logHandler: { _ in }),
             routes: routes)
@@ -121,7 +123,8 @@ import Testing
         let write = "Authorization: Bearer \(Self.writeToken)"
         let body = TemporaryDirectory("aasa-api-page")
         let html = try body.write(
-            "page.html", "<!doctype html>\n<html><head><title>Written</title></head><body>written-by-api</body></html>\n")
+            "page.html",
+            "<!doctype html>\n<html><head><title>Written</title></head><body>written-by-api</body></html>\n")
 
         #expect(try live.get("shop.example", "/from-api/").status == 404)
         let started = Date()
@@ -162,7 +165,8 @@ import Testing
         let site = try String(contentsOfFile: live.configDirectory + "/shop.example/site.json", encoding: .utf8)
         #expect(site.contains("smartAppBanner"), "site.json is untouched")
 
-        let removed = try Curl.request(base + "/from-api/index.html", method: "DELETE", headers: [write, "If-Match: \(tag)"])
+        let removed = try Curl.request(
+            base + "/from-api/index.html", method: "DELETE", headers: [write, "If-Match: \(tag)"])
         #expect(removed.status == 204, "\(removed.text)")
         let deleted = Date()
         var gone = try live.get("shop.example", "/from-api/")

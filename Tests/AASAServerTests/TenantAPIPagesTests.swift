@@ -10,7 +10,8 @@ extension APIFixture {
     @discardableResult
     func page(
         _ method: RequestMethod, _ path: String, bytes: [UInt8]? = nil, query: String? = nil, ifMatch: String? = nil,
-        ifNoneMatch: String? = nil, key: String? = nil, scope: AdminToken.Scope = .write, domain: String = "shop.example",
+        ifNoneMatch: String? = nil, key: String? = nil, scope: AdminToken.Scope = .write,
+        domain: String = "shop.example",
         on api: TenantAPI? = nil
     ) -> Response {
         (api ?? self.api).answer(
@@ -26,7 +27,8 @@ extension APIFixture {
 
 /// A PEM private key's armour, as a page must never hold one.
 let privateKeyPage = Array(
-    "<html>\n-----BEGIN PRIVATE KEY-----\nMIIBVAIBADANBgkqhkiG9w0BAQEFAASCAT4wggE6AgEAAkEA\n-----END PRIVATE KEY-----\n".utf8)
+    "<html>\n-----BEGIN PRIVATE KEY-----\nMIIBVAIBADANBgkqhkiG9w0BAQEFAASCAT4wggE6AgEAAkEA\n-----END PRIVATE KEY-----\n"
+        .utf8)
 
 /// A PNG header of `width`×`height` (what ``PNGInfo`` reads).
 func pngHeader(_ width: UInt32, _ height: UInt32) -> [UInt8] {
@@ -62,7 +64,8 @@ extension TenantAPITests {
         #expect(fixture.page(.put, "apple-touch-icon.png", bytes: icon).status == 201)
         #expect(fixture.page(.put, "a/b/notes.txt", bytes: Array("notes".utf8)).status == 201)
         if backend == .folder {
-            let onDisk = try Data(contentsOf: URL(fileURLWithPath: fixture.folder.path + "/shop.example/pages/index.html"))
+            let onDisk = try Data(
+                contentsOf: URL(fileURLWithPath: fixture.folder.path + "/shop.example/pages/index.html"))
             #expect(Array(onDisk) == html)
         }
 
@@ -189,7 +192,8 @@ extension TenantAPITests {
         let loaded = SiteConfigLoader().loadDomain(
             domain: "shop.example", file: fixture.folder.path + "/shop.example/site.json")
         let decoded = try #require(RequestPath("/" + path))
-        #expect(loaded.pages?.files[decoded.description] != nil, "\(path) in \(loaded.pages?.files.keys.sorted() ?? [])")
+        #expect(
+            loaded.pages?.files[decoded.description] != nil, "\(path) in \(loaded.pages?.files.keys.sorted() ?? [])")
     }
 
     /// A page holding a private key, a touch icon that is not a square PNG, a broken landing template: 422 naming
@@ -242,7 +246,8 @@ extension TenantAPITests {
         let total = fixture.page(.put, "c.txt", bytes: Array(repeating: 0x61, count: 21), on: api)
         #expect(total.status == 422, "\(total.text)")
         #expect((total.json["error"] as? String)?.contains("at most 100 bytes") == true, "\(total.text)")
-        let dryTotal = fixture.page(.put, "c.txt", bytes: Array(repeating: 0x61, count: 21), query: "dryRun=true", on: api)
+        let dryTotal = fixture.page(
+            .put, "c.txt", bytes: Array(repeating: 0x61, count: 21), query: "dryRun=true", on: api)
         #expect(dryTotal.status == 422)
         #expect(fixture.page(.put, "c.txt", bytes: Array(repeating: 0x61, count: 20), on: api).status == 201)
         // In place of the old one: a replacement of the same size fits.
@@ -253,5 +258,30 @@ extension TenantAPITests {
         #expect(fixture.page(.get, "c.txt").body.count == 20)
         #expect(fixture.page(.get, "d.txt").status == 404)
         #expect(fixture.page(.get, "big.txt").status == 404)
+    }
+}
+
+extension TenantAPITests {
+    /// No symlink leads a page write or removal anywhere: a link on the way (to a folder outside the domain, or to
+    /// one inside it) is refused, naming it, and nothing is written where it points.
+    @Test(arguments: ["outside", "inside"])
+    func aSymlinkNeverLeadsAPageWrite(_ target: String) throws {
+        let fixture = try APIFixture(.folder)
+        #expect(fixture.call(.put, "/shop.example", body: siteJSON(["/a/*"])).status == 201)
+        let elsewhere = TemporaryDirectory("aasa-api-elsewhere")
+        let pages = fixture.folder.path + "/shop.example/pages"
+        try FileManager.default.createDirectory(atPath: pages + "/real", withIntermediateDirectories: true)
+        let destination = target == "outside" ? elsewhere.path : pages + "/real"
+        try FileManager.default.createSymbolicLink(atPath: pages + "/link", withDestinationPath: destination)
+        let refused = fixture.page(.put, "link/x.html", bytes: Array("x".utf8))
+        #expect(refused.status == 503, "\(refused.text)")
+        #expect((refused.json["error"] as? String)?.contains("pages/link") == true, "\(refused.text)")
+        #expect(DirectoryListing.names(in: destination) == [])
+        // Nor a link as pages/ itself.
+        let other = fixture.folder.path + "/shop.example"
+        try FileManager.default.moveItem(atPath: pages, toPath: other + "/moved")
+        try FileManager.default.createSymbolicLink(atPath: pages, withDestinationPath: elsewhere.path)
+        #expect(fixture.page(.put, "y.html", bytes: Array("y".utf8)).status == 503)
+        #expect(DirectoryListing.names(in: elsewhere.path) == [])
     }
 }

@@ -66,8 +66,10 @@ enum APIPagePath {
     /// `text` with control characters shown as `\u{…}` escapes, for a message.
     private static func printable(_ text: String) -> String {
         String(
-            text.unicodeScalars.map { $0.value < 0x20 || $0.value == 0x7F ? "\\u{\(String($0.value, radix: 16))}" : "\($0)" }
-                .joined().prefix(300))
+            text.unicodeScalars.map {
+                $0.value < 0x20 || $0.value == 0x7F ? "\\u{\(String($0.value, radix: 16))}" : "\($0)"
+            }
+            .joined().prefix(300))
     }
 
     private static func hexValue(_ byte: UInt8) -> UInt8? {

@@ -233,7 +233,8 @@ public final class FolderDomainRepository: DomainRepository {
         }
         let prefix = PageLoader.folderName.count + 1
         return PageLoader().files(of: directory + "/" + name, confinement: confinement).files.map { path, bytes in
-            DomainPage(path: String(path.dropFirst(prefix)), bytes: bytes.count, revision: DomainPage.revision(of: bytes))
+            DomainPage(
+                path: String(path.dropFirst(prefix)), bytes: bytes.count, revision: DomainPage.revision(of: bytes))
         }
         .sorted { $0.path < $1.path }
     }

@@ -182,7 +182,8 @@ public final class StoreDomainRepository: DomainRepository, @unchecked Sendable 
             return PageWrite(revision: "", created: false)
         } write: { _ in
             try connection.execute(
-                "DELETE FROM domain_files WHERE domain = $1 AND path = $2", [.text(name), .text(Self.pagesPrefix + path)])
+                "DELETE FROM domain_files WHERE domain = $1 AND path = $2",
+                [.text(name), .text(Self.pagesPrefix + path)])
         }
     }
 

@@ -75,7 +75,8 @@ extension TenantAPI {
             return Self.error(
                 422,
                 "'\(path)' holds a PEM private key (-----BEGIN … PRIVATE KEY-----); a page never holds one "
-                    + "(private-key-in-page); nothing was written: remove the key, and replace it, as it may have leaked")
+                    + "(private-key-in-page); nothing was written: remove the key, and replace it, as it may have leaked"
+            )
         }
         if let problem = Self.touchIconProblem(path, body, configured: config?.pages.touchIcons) {
             return Self.error(422, "\(problem); nothing was written")
