@@ -165,6 +165,19 @@ import Testing
         let site = try String(contentsOfFile: live.configDirectory + "/shop.example/site.json", encoding: .utf8)
         #expect(site.contains("smartAppBanner"), "site.json is untouched")
 
+        // A domain without pages/ gets the folder with its first page, and the watcher loads it.
+        let text = try Curl.request(
+            base.replacingOccurrences(of: "shop.example", with: "links.example") + "/notes/first.txt", method: "PUT",
+            headers: [write], extra: ["--data-binary", "first-page-of-links"])
+        #expect(text.status == 201, "\(text.text)")
+        var first = try live.get("links.example", "/notes/first.txt")
+        while first.status != 200 && Date().timeIntervalSince(started) < 20 {
+            Thread.sleep(forTimeInterval: 0.05)
+            first = try live.get("links.example", "/notes/first.txt")
+        }
+        #expect(first.text == "first-page-of-links")
+        #expect(first.headers["content-type"] == "text/plain; charset=utf-8")
+
         let removed = try Curl.request(
             base + "/from-api/index.html", method: "DELETE", headers: [write, "If-Match: \(tag)"])
         #expect(removed.status == 204, "\(removed.text)")

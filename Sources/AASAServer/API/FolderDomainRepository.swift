@@ -185,7 +185,9 @@ public final class FolderDomainRepository: DomainRepository {
     ) throws -> PageWrite {
         try exclusively {
             let current = try comparePage(name, path, expecting)
-            if let problem = limits.problem(name, path: path, size: bytes.count, current: try listing(name)) {
+            if let problem = limits.problem(
+                name, path: path, size: bytes.count, current: try listing(name, hashing: false))
+            {
                 throw problem
             }
             if !dryRun { try placePage(name, path: path, bytes: bytes) }
@@ -225,8 +227,9 @@ public final class FolderDomainRepository: DomainRepository {
         }
     }
 
-    /// Every file of the `pages/` of `name` as a load reads it: the same walk, confinement and caps.
-    private func listing(_ name: String) throws -> [DomainPage] {
+    /// Every file of the `pages/` of `name` as a load reads it: the same walk, confinement and caps; revisions
+    /// only when `hashing` (the caps need sizes alone).
+    private func listing(_ name: String, hashing: Bool = true) throws -> [DomainPage] {
         guard let confinement = DomainFolder(domain: name, file: siteFile(name)).confinement else {
             throw DomainRepositoryError(
                 .failed, "\(siteFile(name)): the folder for \(name) leads outside the config folder '\(directory)'")
@@ -234,7 +237,8 @@ public final class FolderDomainRepository: DomainRepository {
         let prefix = PageLoader.folderName.count + 1
         return PageLoader().files(of: directory + "/" + name, confinement: confinement).files.map { path, bytes in
             DomainPage(
-                path: String(path.dropFirst(prefix)), bytes: bytes.count, revision: DomainPage.revision(of: bytes))
+                path: String(path.dropFirst(prefix)), bytes: bytes.count,
+                revision: hashing ? DomainPage.revision(of: bytes) : "")
         }
         .sorted { $0.path < $1.path }
     }

@@ -160,7 +160,7 @@ public final class StoreDomainRepository: DomainRepository, @unchecked Sendable 
     ) throws -> PageWrite {
         try changingPage(name, path, expecting, dryRun: dryRun) { current in
             if let problem = limits.problem(
-                name, path: path, size: bytes.count, current: try listing(name, limit: Int(Int32.max)))
+                name, path: path, size: bytes.count, current: try listing(name, limit: Int(Int32.max), hashing: false))
             {
                 throw problem
             }
@@ -187,14 +187,21 @@ public final class StoreDomainRepository: DomainRepository, @unchecked Sendable 
         }
     }
 
-    /// The pages of `name`, sorted by path, at most `limit`: sizes and revisions computed by the database, no bytes
-    /// fetched.
-    private func listing(_ name: String, limit: Int) throws -> [DomainPage] {
+    /// The pages of `name`, sorted by path, at most `limit`: sizes and (when `hashing`; the caps need none)
+    /// revisions computed by the database, no bytes fetched.
+    private func listing(_ name: String, limit: Int, hashing: Bool = true) throws -> [DomainPage] {
         let result = try connection.execute(
-            """
-            SELECT substr(path, $2::integer), octet_length(bytes), substr(encode(sha256(bytes), 'hex'), 1, 16)
-            FROM domain_files WHERE domain = $1 AND starts_with(path, $3) ORDER BY path COLLATE "C" LIMIT $4::integer
-            """,
+            hashing
+                ? """
+                SELECT substr(path, $2::integer), octet_length(bytes), substr(encode(sha256(bytes), 'hex'), 1, 16)
+                FROM domain_files WHERE domain = $1 AND starts_with(path, $3) ORDER BY path COLLATE "C"
+                LIMIT $4::integer
+                """
+                : """
+                SELECT substr(path, $2::integer), octet_length(bytes), ''
+                FROM domain_files WHERE domain = $1 AND starts_with(path, $3) ORDER BY path COLLATE "C"
+                LIMIT $4::integer
+                """,
             [.text(name), .integer(Self.pagesPrefix.count + 1), .text(Self.pagesPrefix), .integer(Int64(limit))])
         return (0..<result.rowCount).compactMap { row in
             guard let path = result.text(row, 0), let size = result.text(row, 1).flatMap(Int.init),
