@@ -1,6 +1,7 @@
 import AASACore
 import AASATestSupport
 import Foundation
+import Synchronization
 import Testing
 
 @testable import AASAServer
@@ -283,5 +284,26 @@ extension TenantAPITests {
         try FileManager.default.createSymbolicLink(atPath: pages, withDestinationPath: elsewhere.path)
         #expect(fixture.page(.put, "y.html", bytes: Array("y".utf8)).status == 503)
         #expect(DirectoryListing.names(in: elsewhere.path) == [])
+    }
+}
+
+extension TenantAPITests {
+    /// 20 concurrent page writes with one `If-Match`, through five repositories (five connections, five lockers of
+    /// the folder): exactly one is written, the others get 412.
+    @Test(arguments: APIBackend.allCases)
+    func concurrentPageWritesWithOneIfMatchWriteOnce(_ backend: APIBackend) throws {
+        let fixture = try APIFixture(backend)
+        #expect(fixture.call(.put, "/shop.example", body: siteJSON(["/a/*"])).status == 201)
+        let tag = try #require(fixture.page(.put, "race.txt", bytes: Array("start".utf8)).header("ETag"))
+        let apis = try (0..<5).map { _ in TenantAPI(repository: try fixture.another()) }
+        let statuses = Mutex<[Int]>([])
+        DispatchQueue.concurrentPerform(iterations: 20) { index in
+            let answer = fixture.page(
+                .put, "race.txt", bytes: Array("writer \(index)".utf8), ifMatch: tag, on: apis[index % apis.count])
+            statuses.withLock { $0.append(answer.status) }
+        }
+        let all = statuses.withLock { $0 }
+        #expect(all.filter { $0 == 200 }.count == 1, "\(all)")
+        #expect(all.filter { $0 == 412 }.count == 19, "\(all)")
     }
 }
