@@ -155,6 +155,8 @@ final class APITransportListener: @unchecked Sendable {
         ("PUT", "/api/v1/domains/shop.example", SiteConfigLoader.maximumConfigBytes),
         ("PUT", "/api/v1/domains/shop.example/pages/index.html", PageLoader().maximumFileBytes),
         ("PUT", "/api/v1/domains/shop.example/pages/a/b/icon.png", PageLoader().maximumFileBytes),
+        ("PUT", "/api/v1/domains/shop.example/pages/_landing.html", PageLoader().maximumTemplateBytes),
+        ("PUT", "/api/v1/domains/shop.example/pages/a/_landing.html", PageLoader().maximumFileBytes),
         ("POST", "/api/v1/domains/shop.example/history/r1/restore", 0), ("PUT", "/api/v1/domains/", 0),
         ("PUT", "/api/v1/domains/shop.example/pages/", 0), ("PUT", "/api/v1/domains/shop.example/status", 0),
         ("GET", "/api/v1/domains/shop.example", 0), ("PUT", "/status", 0), ("POST", "/acme/retry", 0),

@@ -191,15 +191,16 @@ public struct PageLoader: Sendable {
                     break walking
                 }
                 let path = folder + "/" + name
-                if name.hasPrefix(".") && !(urlFolder == "/" && name == ".well-known") { continue }
                 let urlPath = urlFolder + name
-                guard RequestPath(urlPath) != nil else {
+                switch Self.nameProblem(name, atTop: urlFolder == "/") {
+                case .hidden?: continue
+                case let problem?:
                     diagnostics.append(
                         Diagnostic(
-                            .warning, rule: .pageName,
-                            "'\(urlPath)' is not served: its name cannot be requested safely (it has '%', '\\\\', a control character or invalid UTF-8)",
-                            file: path, hint: "rename it"))
+                            .warning, rule: .pageName, "'\(urlPath)' is not served: \(problem)", file: path,
+                            hint: "rename it"))
                     continue
+                case nil: break
                 }
                 var status = stat()
                 guard lstat(path, &status) == 0 else { continue }
@@ -275,6 +276,54 @@ public struct PageLoader: Sendable {
             }
         }
         return files
+    }
+
+    // MARK: Paths
+
+    /// Why a file of `pages/` is not served for its path alone.
+    public enum PathProblem: Sendable, Equatable, CustomStringConvertible {
+        /// A segment starts with a dot (only a first segment `.well-known` is served, RFC 8615).
+        case hidden(String)
+        /// A segment cannot be requested safely: it holds `%`, `\\`, a control character or invalid UTF-8, or it is
+        /// empty, `.` or `..`.
+        case unsafeName(String)
+        /// More folders than the walk follows (``maximumDepth``).
+        case tooDeep(limit: Int)
+
+        public var description: String {
+            switch self {
+            case .hidden(let segment):
+                "'\(segment)' is hidden (starts with a dot); only a top-level .well-known/ is served"
+            case .unsafeName(let segment):
+                "its name '\(segment)' cannot be requested safely (it has '%', '\\\\', a control character or invalid "
+                    + "UTF-8, or is empty, '.' or '..')"
+            case .tooDeep(let limit): "it is in more than \(limit) nested folders, which are not followed"
+            }
+        }
+    }
+
+    /// Why the file at `path` inside `pages/` (`about/index.html`, no leading slash) would not be loaded for its
+    /// path alone, or `nil` when a load serves it at `/<path>`: the rule of the walk, used by whatever writes pages.
+    public func pathProblem(_ path: String) -> PathProblem? {
+        let segments = path.split(separator: "/", omittingEmptySubsequences: false).map(String.init)
+        for (index, segment) in segments.enumerated() {
+            if let problem = Self.nameProblem(segment, atTop: index == 0) { return problem }
+        }
+        // The walk reads files of folders up to ``maximumDepth`` deep: at most that many folders above a file.
+        if segments.count - 1 > maximumDepth { return .tooDeep(limit: maximumDepth) }
+        return nil
+    }
+
+    /// Why an entry named `name` (in the top of `pages/` when `atTop`) is not served, or `nil` when it is.
+    static func nameProblem(_ name: String, atTop: Bool) -> PathProblem? {
+        if name.hasPrefix(".") && !(atTop && name == ".well-known") {
+            return name == "." || name == ".." ? .unsafeName(name) : .hidden(name)
+        }
+        // A `%` in a file name is decoded by every request for it: such a file could never be asked for by its name.
+        guard !name.isEmpty, !name.contains("%"), !name.contains("/"), RequestPath("/" + name) != nil else {
+            return .unsafeName(name)
+        }
+        return nil
     }
 
     /// The error for a page that does not fit in what is left of the server's ``budget``.

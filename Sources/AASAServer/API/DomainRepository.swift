@@ -29,6 +29,26 @@ public protocol DomainRepository: Sendable {
     /// `check` and a server's load read them: `load` gets the folder holding those files (`nil`: the domain has none
     /// beside site.json), and every finding names the domain's own files, never a folder made to read them.
     func checking(_ name: String, _ load: (_ folder: String?) -> LoadedDomain) throws -> LoadedDomain
+
+    /// The files of the `pages/` of `name`, sorted by path, at most `limit` of them; `nil` when there is no such
+    /// domain (no site.json).
+    func pages(_ name: String, limit: Int) throws -> [DomainPage]?
+    /// The file `path` of the `pages/` of `name` (`about/index.html`) and its revision, or `nil` when there is none.
+    func page(_ name: String, path: String) throws -> PageDocument?
+    /// Writes `bytes` as the file `path` of the `pages/` of `name` when the file's own revision is what `expecting`
+    /// says (`nil`: whatever it is), after checking `limits` with the new file in place of the old one, all under
+    /// the lock the domain's writes take; with `dryRun`, everything but the write. The site.json's revision does not
+    /// change.
+    ///
+    /// - Throws: ``DomainRepositoryError`` with ``DomainRepositoryError/Code/noDomain`` (no site.json),
+    ///   ``DomainRepositoryError/Code/conflict(current:)`` (the page's current revision), or
+    ///   ``DomainRepositoryError/Code/limit`` (a cap of `limits`, named in the description).
+    func writePage(
+        _ name: String, path: String, bytes: [UInt8], expecting: DomainExpectation?, limits: PageLimits, dryRun: Bool
+    ) throws -> PageWrite
+    /// Deletes the file `path` of the `pages/` of `name` when its revision is `expecting`; with `dryRun`, only
+    /// compares.
+    func deletePage(_ name: String, path: String, expecting: String, dryRun: Bool) throws
 }
 
 /// The revisions a history keeps per domain; older ones are dropped as new ones are written.
@@ -101,6 +121,10 @@ public struct DomainRepositoryError: Error, Sendable, CustomStringConvertible, E
         case conflict(current: String?)
         /// The folder or the store failed.
         case failed
+        /// The domain has no site.json (a page needs its domain first).
+        case noDomain
+        /// A cap of a domain's files would be passed; the description names it.
+        case limit
     }
 
     /// What went wrong.

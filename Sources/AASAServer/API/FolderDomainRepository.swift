@@ -154,6 +154,151 @@ public final class FolderDomainRepository: DomainRepository {
         }
     }
 
+    // MARK: Pages
+
+    public func pages(_ name: String, limit: Int) throws -> [DomainPage]? {
+        guard try read(name) != nil else { return nil }
+        return Array(try listing(name).prefix(limit))
+    }
+
+    public func page(_ name: String, path: String) throws -> PageDocument? {
+        let pages = directory + "/" + name + "/" + PageLoader.folderName
+        guard let confinement = DomainFolder(domain: name, file: siteFile(name)).confinement else {
+            throw DomainRepositoryError(
+                .failed, "\(siteFile(name)): the folder for \(name) leads outside the config folder '\(directory)'")
+        }
+        guard let pagesReal = Confinement.realPath(pages), confinement.refusal(of: pagesReal) == nil else { return nil }
+        let file = pages + "/" + path
+        switch ConfinedFile.read(
+            file, within: confinement.narrowed(to: pagesReal), maximumBytes: PageLoader().maximumFileBytes,
+            refusingPrivateKeys: true)
+        {
+        case .success(let contents):
+            return PageDocument(bytes: contents.bytes, revision: DomainPage.revision(of: contents.bytes))
+        case .failure(.unreadable(let reason)):
+            throw DomainRepositoryError(.failed, "cannot read \(file): \(reason)")
+        case .failure:
+            // Missing, or a file a load does not serve (a link out of pages/, a folder, over the cap, a key).
+            return nil
+        }
+    }
+
+    public func writePage(
+        _ name: String, path: String, bytes: [UInt8], expecting: DomainExpectation?, limits: PageLimits, dryRun: Bool
+    ) throws -> PageWrite {
+        try exclusively {
+            let current = try comparePage(name, path, expecting)
+            if let problem = limits.problem(
+                name, path: path, size: bytes.count, current: try listing(name, hashing: false))
+            {
+                throw problem
+            }
+            if !dryRun { try placePage(name, path: path, bytes: bytes) }
+            return PageWrite(revision: DomainPage.revision(of: bytes), created: current == nil)
+        }
+    }
+
+    public func deletePage(_ name: String, path: String, expecting: String, dryRun: Bool) throws {
+        try exclusively {
+            guard try comparePage(name, path, .revision(expecting)) != nil else {
+                throw DomainRepositoryError(.conflict(current: nil), "\(name) has no page '\(path)'")
+            }
+            if dryRun { return }
+            let (folder, file) = try pageFolder(name, path: path, creating: false)
+            defer { close(folder) }
+            guard unlinkat(folder, file, 0) == 0 else {
+                throw DomainRepositoryError(
+                    .failed,
+                    "could not delete \(directory)/\(name)/pages/\(path): \(String(cString: strerror(errno)))")
+            }
+            fsync(folder)
+        }
+    }
+
+    /// The current page `path` of `name` (read again, under the lock), when its revision is what `expecting` says.
+    private func comparePage(_ name: String, _ path: String, _ expecting: DomainExpectation?) throws -> PageDocument? {
+        guard try read(name) != nil else {
+            throw DomainRepositoryError(.noDomain, "\(siteFile(name)) does not exist")
+        }
+        let current = try page(name, path: path)
+        switch expecting {
+        case .absent? where current != nil, .revision? where current?.revision != expecting?.revisionValue:
+            throw DomainRepositoryError(
+                .conflict(current: current?.revision),
+                "\(directory)/\(name)/pages/\(path) is at revision \(current?.revision ?? "none")")
+        default: return current
+        }
+    }
+
+    /// Every file of the `pages/` of `name` as a load reads it: the same walk, confinement and caps; revisions
+    /// only when `hashing` (the caps need sizes alone).
+    private func listing(_ name: String, hashing: Bool = true) throws -> [DomainPage] {
+        guard let confinement = DomainFolder(domain: name, file: siteFile(name)).confinement else {
+            throw DomainRepositoryError(
+                .failed, "\(siteFile(name)): the folder for \(name) leads outside the config folder '\(directory)'")
+        }
+        let prefix = PageLoader.folderName.count + 1
+        return PageLoader().files(of: directory + "/" + name, confinement: confinement).files.map { path, bytes in
+            DomainPage(
+                path: String(path.dropFirst(prefix)), bytes: bytes.count,
+                revision: hashing ? DomainPage.revision(of: bytes) : "")
+        }
+        .sorted { $0.path < $1.path }
+    }
+
+    /// Writes the page with ``AtomicFile`` into its folder, opened by ``pageFolder(_:path:creating:)``.
+    private func placePage(_ name: String, path: String, bytes: [UInt8]) throws {
+        let (folder, file) = try pageFolder(name, path: path, creating: true)
+        defer { close(folder) }
+        // The folder as the descriptor holds it: a link swapped in after the walk leads nowhere else.
+        try atomically(bytes, to: "/proc/self/fd/\(folder)/" + file)
+    }
+
+    /// The open folder the page `path` of `name` lies in, and the file's name in it: walked from the domain's real
+    /// folder one segment at a time with `O_NOFOLLOW` (folders made when `creating`), so no symlink, whatever it
+    /// points at, leads a write or a removal anywhere; the folder's real path is then checked on the descriptor.
+    private func pageFolder(_ name: String, path: String, creating: Bool) throws -> (Int32, String) {
+        guard let confinement = DomainFolder(domain: name, file: siteFile(name)).confinement else {
+            throw DomainRepositoryError(
+                .failed, "\(siteFile(name)): the folder for \(name) leads outside the config folder '\(directory)'")
+        }
+        var segments = [PageLoader.folderName] + path.split(separator: "/").map(String.init)
+        let file = segments.removeLast()
+        var descriptor = open(confinement.folder, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        guard descriptor >= 0 else {
+            throw DomainRepositoryError(
+                .failed, "could not open the folder of \(name): \(String(cString: strerror(errno)))")
+        }
+        var walked = directory + "/" + name
+        for segment in segments {
+            walked += "/" + segment
+            if creating && mkdirat(descriptor, segment, 0o755) != 0 && errno != EEXIST {
+                let reason = String(cString: strerror(errno))
+                close(descriptor)
+                throw DomainRepositoryError(.failed, "could not create the folder '\(walked)': \(reason)")
+            }
+            let next = openat(descriptor, segment, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
+            let reason = String(cString: strerror(errno))
+            close(descriptor)
+            guard next >= 0 else {
+                throw DomainRepositoryError(
+                    .failed,
+                    "'\(walked)' is a symlink or not a folder (\(reason)); the API writes no page through a link: "
+                        + "replace it with a folder")
+            }
+            descriptor = next
+        }
+        var buffer = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
+        let length = readlink("/proc/self/fd/\(descriptor)", &buffer, buffer.count - 1)
+        let real = length > 0 ? String(decoding: buffer[..<length].map { UInt8(bitPattern: $0) }, as: UTF8.self) : ""
+        guard Confinement.path(real, isWithin: confinement.folder) else {
+            close(descriptor)
+            throw DomainRepositoryError(
+                .failed, "'\(walked)' leads to '\(real)', outside the folder of \(name); nothing is written")
+        }
+        return (descriptor, file)
+    }
+
     // MARK: Parts
 
     /// Runs `body` holding this process's lock and the folder's `flock`.

@@ -11,6 +11,14 @@ public import Foundation
 /// the change, writes the row (keeping the domain's files: pages are written apart) and its history entry, and
 /// announces the change on ``StoreSchema/channel``: every replica loads it as it loads a push. The connection is
 /// used by one statement sequence at a time (a lock of this object), so give the repository a ``Store`` of its own.
+///
+/// A domain's pages are its `domain_files` rows whose path starts with `pages/` (as `store push` writes them). A
+/// page's revision is the first 16 hex digits of the SHA-256 of its bytes, as in a folder. A page write or removal
+/// runs in one transaction that takes the change lock, locks the domain's row, compares the page's revision and the
+/// caps, appends a `domain` change, writes the file row and sets `domains.files_change_id` to that change (schema
+/// version 5), and announces it. It never moves `domains.change_id`: that stays the site.json's revision (the ETag
+/// of `GET /api/v1/domains/{name}`), moved only by a site.json write, a removal or a push. A replica loads the
+/// domain at the later of the two changes, so it reloads the domain after a page write as after any other.
 public final class StoreDomainRepository: DomainRepository, @unchecked Sendable {
     /// Where to connect again after the connection is lost; `nil` for a repository given its connection.
     private let uri: String?
@@ -151,6 +159,140 @@ public final class StoreDomainRepository: DomainRepository, @unchecked Sendable 
             }
             guard let bytes = result.bytes(0, 0) else { throw oversized(name, result.text(0, 1)) }
             return bytes
+        }
+    }
+
+    // MARK: Pages
+
+    /// The prefix of a page's path in `domain_files`.
+    static let pagesPrefix = PageLoader.folderName + "/"
+
+    public func pages(_ name: String, limit: Int) throws -> [DomainPage]? {
+        try using {
+            guard try connection.execute("SELECT 1 FROM domains WHERE name = $1", [.text(name)]).rowCount == 1 else {
+                return nil
+            }
+            return try listing(name, limit: limit)
+        }
+    }
+
+    public func page(_ name: String, path: String) throws -> PageDocument? {
+        try using { try currentPage(name, path) }
+    }
+
+    public func writePage(
+        _ name: String, path: String, bytes: [UInt8], expecting: DomainExpectation?, limits: PageLimits, dryRun: Bool
+    ) throws -> PageWrite {
+        try changingPage(name, path, expecting, dryRun: dryRun) { current in
+            if let problem = limits.problem(
+                name, path: path, size: bytes.count, current: try listing(name, limit: Int(Int32.max), hashing: false))
+            {
+                throw problem
+            }
+            return PageWrite(revision: DomainPage.revision(of: bytes), created: current == nil)
+        } write: { change in
+            try connection.execute(
+                """
+                INSERT INTO domain_files (domain, path, bytes) VALUES ($1, $2, $3)
+                ON CONFLICT (domain, path) DO UPDATE SET bytes = excluded.bytes
+                """, [.text(name), .text(Self.pagesPrefix + path), .bytes(bytes)])
+        }
+    }
+
+    public func deletePage(_ name: String, path: String, expecting: String, dryRun: Bool) throws {
+        _ = try changingPage(name, path, .revision(expecting), dryRun: dryRun) { current in
+            guard current != nil else {
+                throw DomainRepositoryError(.conflict(current: nil), "the store has no page '\(path)' of \(name)")
+            }
+            return PageWrite(revision: "", created: false)
+        } write: { _ in
+            try connection.execute(
+                "DELETE FROM domain_files WHERE domain = $1 AND path = $2",
+                [.text(name), .text(Self.pagesPrefix + path)])
+        }
+    }
+
+    /// The pages of `name`, sorted by path, at most `limit`: sizes and (when `hashing`; the caps need none)
+    /// revisions computed by the database, no bytes fetched.
+    private func listing(_ name: String, limit: Int, hashing: Bool = true) throws -> [DomainPage] {
+        let result = try connection.execute(
+            hashing
+                ? """
+                SELECT substr(path, $2::integer), octet_length(bytes), substr(encode(sha256(bytes), 'hex'), 1, 16)
+                FROM domain_files WHERE domain = $1 AND starts_with(path, $3) ORDER BY path COLLATE "C"
+                LIMIT $4::integer
+                """
+                : """
+                SELECT substr(path, $2::integer), octet_length(bytes), ''
+                FROM domain_files WHERE domain = $1 AND starts_with(path, $3) ORDER BY path COLLATE "C"
+                LIMIT $4::integer
+                """,
+            [.text(name), .integer(Self.pagesPrefix.count + 1), .text(Self.pagesPrefix), .integer(Int64(limit))])
+        return (0..<result.rowCount).compactMap { row in
+            guard let path = result.text(row, 0), let size = result.text(row, 1).flatMap(Int.init),
+                let revision = result.text(row, 2)
+            else { return nil }
+            return DomainPage(path: path, bytes: size, revision: revision)
+        }
+    }
+
+    /// The page `path` of `name`; one over the page cap is refused on the size the database reports.
+    private func currentPage(_ name: String, _ path: String) throws -> PageDocument? {
+        let result = try connection.execute(
+            """
+            SELECT CASE WHEN octet_length(bytes) <= $3::integer THEN bytes END, octet_length(bytes)
+            FROM domain_files WHERE domain = $1 AND path = $2
+            """,
+            [.text(name), .text(Self.pagesPrefix + path), .integer(Int64(PageLoader().maximumFileBytes))])
+        guard result.rowCount == 1 else { return nil }
+        guard let bytes = result.bytes(0, 0) else {
+            throw DomainRepositoryError(
+                .failed,
+                "the store at \(connection.server) holds \(result.text(0, 1) ?? "?") bytes for page '\(path)' of "
+                    + "\(name), over the \(PageLoader().maximumFileBytes) a page may have; nothing of it is read; fix: "
+                    + "write the page again")
+        }
+        return PageDocument(bytes: bytes, revision: DomainPage.revision(of: bytes))
+    }
+
+    /// One page transaction: the change lock, the domain's row locked, the page compared with `expecting`,
+    /// `check`ed; then, unless `dryRun`, a `domain` change appended, `write` run with its id, the domain's
+    /// `files_change_id` set to it and the change announced.
+    private func changingPage(
+        _ name: String, _ path: String, _ expecting: DomainExpectation?, dryRun: Bool,
+        check: (PageDocument?) throws -> PageWrite, write: (Int64) throws -> Void
+    ) throws -> PageWrite {
+        try using {
+            try connection.transaction {
+                try connection.execute(
+                    "SELECT pg_advisory_xact_lock($1::bigint)", [.integer(StoreSchema.changeLockKey)])
+                guard
+                    try connection.execute("SELECT 1 FROM domains WHERE name = $1 FOR UPDATE", [.text(name)]).rowCount
+                        == 1
+                else { throw DomainRepositoryError(.noDomain, "the store has no domain \(name)") }
+                let current = try currentPage(name, path)
+                switch expecting {
+                case .absent? where current != nil, .revision? where current?.revision != expecting?.revisionValue:
+                    throw DomainRepositoryError(
+                        .conflict(current: current?.revision),
+                        "page '\(path)' of \(name) in the store at \(connection.server) is at revision "
+                            + "\(current?.revision ?? "none")")
+                default: break
+                }
+                let result = try check(current)
+                if dryRun { return result }
+                let change = try connection.execute(
+                    "INSERT INTO changes (kind, name) VALUES ($1, $2) RETURNING id",
+                    [.text(Store.ChangeKind.domain.rawValue), .text(name)])
+                guard let id = change.text(0, 0).flatMap(Int64.init) else {
+                    throw DomainRepositoryError(.failed, "the store at \(connection.server) returned no change id")
+                }
+                try write(id)
+                try connection.execute(
+                    "UPDATE domains SET files_change_id = $2::bigint WHERE name = $1", [.text(name), .integer(id)])
+                try connection.notify(StoreSchema.channel, payload: String(id))
+                return result
+            }
         }
     }
 

@@ -56,6 +56,9 @@ extension TenantAPI {
         case let other?: return Self.error(400, "dryRun=\(other): use true or false")
         }
         switch route {
+        case .page(let name, let path) where request.method == .delete:
+            return try removePage(name, path, request, dryRun: dryRun)
+        case .page(let name, let path): return try putPage(name, path, request, dryRun: dryRun)
         case .domain(let name) where request.method == .delete: return try remove(name, request, dryRun: dryRun)
         case .domain(let name):
             if let type = request.contentType,

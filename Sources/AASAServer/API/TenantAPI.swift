@@ -48,17 +48,21 @@ public final class TenantAPI: Sendable {
     let logger: Logger
     let idempotency: IdempotencyCache
     let loader = SiteConfigLoader()
+    /// The caps a page write is checked against (those a load of `pages/` applies).
+    let pageLoader: PageLoader
 
     /// The API over `repository`; `states` gives each loaded domain's state for the listing, `status` one domain's
     /// `/status` entry (`nil` when the server has none), `sign` signs a new site.json as the server's load would
-    /// (the findings of its signing identity); each write is logged to `logger` with its caller.
+    /// (the findings of its signing identity); each write is logged to `logger` with its caller. Page writes are
+    /// held to the caps of `pageLoader`.
     public init(
         repository: any DomainRepository, states: @escaping @Sendable () -> [String: DomainState] = { [:] },
         status: @escaping @Sendable (String) -> JSONValue? = { _ in nil },
         sign: @escaping @Sendable ([LoadedDomain]) -> [LoadedDomain] = { $0 },
-        logger: Logger = Logger(label: "aasa-server.api")
+        logger: Logger = Logger(label: "aasa-server.api"), pageLoader: PageLoader = PageLoader()
     ) {
         self.repository = repository
+        self.pageLoader = pageLoader
         self.states = states
         self.status = status
         self.sign = sign
@@ -79,12 +83,16 @@ public final class TenantAPI: Sendable {
         case history(String)
         case revision(String, String)
         case restore(String, String)
+        /// `/api/v1/domains/{name}/pages`: the listing of a domain's pages.
+        case pages(String)
+        /// `/api/v1/domains/{name}/pages/{path}`: one page, its path decoded and checked (``APIPagePath``).
+        case page(String, String)
 
         /// The methods it answers.
         var methods: [RequestMethod] {
             switch self {
-            case .caller, .domains, .status, .history, .revision: [.get, .head]
-            case .domain: [.get, .head, .put, .delete]
+            case .caller, .domains, .status, .history, .revision, .pages: [.get, .head]
+            case .domain, .page: [.get, .head, .put, .delete]
             case .restore: [.post]
             }
         }
@@ -148,6 +156,12 @@ public final class TenantAPI: Sendable {
         case 2: return .accepted(.domain(name))
         case 3 where parts[2] == "status": return .accepted(.status(name))
         case 3 where parts[2] == "history": return .accepted(.history(name))
+        case 3 where parts[2] == "pages": return .accepted(.pages(name))
+        case 4... where parts[2] == "pages":
+            switch APIPagePath.decode(parts[3...].joined(separator: "/")) {
+            case .accepted(let page): return .accepted(.page(name, page))
+            case .refused(let refusal): return .refused(refusal)
+            }
         case 4 where parts[2] == "history", 5 where parts[2] == "history" && parts[4] == "restore":
             guard APIDomainName.isRevision(parts[3]) else {
                 return .refused(
@@ -218,6 +232,8 @@ public final class TenantAPI: Sendable {
                 return Self.error(404, "\(name) has no revision \(revision) in its history")
             }
             return Self.document(bytes, revision: revision)
+        case .pages(let name): return try listPages(name)
+        case .page(let name, let path): return try readPage(name, path, request)
         case .restore: return Self.error(404, "not found")
         }
     }

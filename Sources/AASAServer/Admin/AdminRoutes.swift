@@ -273,8 +273,14 @@ public final class AdminRoutes: RouteTable {
         let pages = Array("/pages/".utf8)
         let tail = rest[slash...]
         guard slash > rest.startIndex, tail.count > pages.count, tail.starts(with: pages) else { return 0 }
-        return Self.pageBytes
+        // The default landing template's cap is known from the path; a configured one's is checked by the API.
+        return tail.elementsEqual(Self.defaultTemplateTail) ? Self.templateBytes : Self.pageBytes
     }
+
+    /// The path of the default landing template below a domain (`/pages/_landing.html`).
+    static let defaultTemplateTail = Array(("/" + PageLoader.defaultTemplate).utf8)
+    /// The largest landing page template.
+    static let templateBytes = PageLoader().maximumTemplateBytes
 
     /// The largest file a `pages/` folder may hold.
     static let pageBytes = PageLoader().maximumFileBytes

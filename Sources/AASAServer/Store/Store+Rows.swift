@@ -25,7 +25,9 @@ extension Store {
     }
 
     /// The domains of `shard` (every one with `nil`), or those of `names` among them, as the listing finds them:
-    /// revisions and sizes, no bytes; a row over a folder's caps carries its refusal.
+    /// revisions and sizes, no bytes; a row over a folder's caps carries its refusal. A domain's revision here is
+    /// the later of the change that wrote its site.json (`change_id`) and the one that last wrote one of its files
+    /// through the tenant API (`files_change_id`), so a page write reloads it on every replica.
     ///
     /// - Throws: ``PostgresError`` when the store fails.
     func listDomains(shard: Shard?, names: Set<String>? = nil) throws -> [Listed] {
@@ -40,12 +42,13 @@ extension Store {
         try list(
             shard: shard, names: names,
             sql: """
-                SELECT d.name, d.change_id, extract(epoch FROM c.at)::float8, octet_length(d.site_json), count(f.path),
+                SELECT d.name, c.id, extract(epoch FROM c.at)::float8, octet_length(d.site_json), count(f.path),
                     coalesce(max(octet_length(f.bytes)), 0), coalesce(sum(octet_length(f.bytes)), 0)
-                FROM domains d JOIN changes c ON c.id = d.change_id LEFT JOIN domain_files f ON f.domain = d.name
+                FROM domains d JOIN changes c ON c.id = greatest(d.change_id, d.files_change_id)
+                    LEFT JOIN domain_files f ON f.domain = d.name
                 WHERE d.name > $1 AND d.shard_hash >= $2::bigint AND d.shard_hash < $3::bigint
                     AND ($5::text[] IS NULL OR d.name = ANY($5::text[]))
-                GROUP BY d.name, d.change_id, c.at ORDER BY d.name LIMIT $4::integer
+                GROUP BY d.name, c.id, c.at ORDER BY d.name LIMIT $4::integer
                 """
         ) { name, changeID, changedAt, result, row in
             let figures = (3..<7).map { Int(result.text(row, $0) ?? "") ?? Int.max }

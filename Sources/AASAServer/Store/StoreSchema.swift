@@ -90,6 +90,11 @@ public enum StoreSchema {
             )
             """
         ],
+        [
+            // The change that last wrote one of the domain's files through the tenant API (``StoreDomainRepository``):
+            // `change_id` stays the site.json's revision, and a replica loads the domain at the greater of the two.
+            "ALTER TABLE domains ADD COLUMN files_change_id bigint"
+        ],
     ]
 
     /// What a version needs done beside its statements, with the server's code: the hashes of rows written before
