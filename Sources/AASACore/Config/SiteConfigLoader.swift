@@ -82,6 +82,7 @@ public struct LoadedDomain: Sendable {
         published.signedAssociationFile = signing == nil ? nil : signedAssociationFile
         published.signedPaths = signing?.paths ?? .root
         published.hsts = config.hsts.flatMap { $0.enabled ? $0.headerValue : nil }
+        published.credentialEndpoints = CredentialEndpoints(config)
         published.detailsSource = generated.detailsSource
         return published
     }
