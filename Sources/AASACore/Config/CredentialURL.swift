@@ -50,7 +50,7 @@ public struct CredentialURL: Sendable, Hashable {
             guard port.isEmpty || Self.isPort(port) else { throw .authority }
         } else if let colon = authority.firstIndex(of: UInt8(ascii: ":")) {
             hostBytes = authority[authority.startIndex..<colon]
-            guard Self.isPort(authority[(colon + 1)...]) else { throw .authority }
+            guard Self.isPort(authority[colon...]) else { throw .authority }
         }
         guard !hostBytes.isEmpty else { throw .authority }
         var host = String(decoding: hostBytes, as: UTF8.self).lowercased()
