@@ -55,4 +55,17 @@ import Testing
     func onTheDomainOrASubdomain(text: String, on: Bool) throws {
         #expect(try CredentialURL(text).isOn("shop.example") == on)
     }
+
+    /// A URL refused for a line break is named escaped: the finding is one line, as every finding is.
+    @Test func aRefusedURLIsNamedEscaped() {
+        let json = #"{"changePassword": "https://shop.example/a\r\nSet-Cookie: x=1"}"#
+        let loaded = SiteConfigLoader().loadDomain(
+            domain: "shop.example", source: SourceText(name: "site.json", bytes: Array(json.utf8)))
+        let finding = loaded.diagnostics.first { $0.rule == .credentialURL }
+        #expect(
+            finding?.message.contains(#"https://shop.example/a\x0d\x0aSet-Cookie: x=1"#) == true,
+            "\(loaded.diagnostics)")
+        #expect(finding.map { !$0.description.contains("\n") && !$0.description.contains("\r") } == true)
+        #expect(loaded.published == nil)
+    }
 }

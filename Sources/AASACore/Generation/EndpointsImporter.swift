@@ -61,7 +61,7 @@ public struct EndpointsImporter: Sendable {
                 diagnostics.append(
                     source.diagnostic(
                         .warning, rule: .endpointsImport,
-                        "\"\(member.key)\" '\(url)' is not a URL aasa-server serves (absolute https, visible ASCII, at most \(CredentialURL.maximumBytes) bytes): left out",
+                        "\"\(member.key)\" '\(LogEscaping.escape(url))' is not a URL aasa-server serves (absolute https, visible ASCII, at most \(CredentialURL.maximumBytes) bytes): left out",
                         at: member.value.offset, keyPath: path.description,
                         hint: "set passkeys.\(member.key) in site.json to the page's absolute https URL"))
                 continue
@@ -99,7 +99,7 @@ public struct EndpointsImporter: Sendable {
             return (
                 nil,
                 warning(
-                    "\(url) redirects to '\(location)', which is not a URL aasa-server serves (absolute https, visible ASCII, at most \(CredentialURL.maximumBytes) bytes): not imported",
+                    "\(url) redirects to '\(LogEscaping.escape(location))', which is not a URL aasa-server serves (absolute https, visible ASCII, at most \(CredentialURL.maximumBytes) bytes): not imported",
                     hint: "set \"changePassword\" in site.json to the page's absolute https URL")
             )
         }

@@ -71,7 +71,8 @@ public struct CredentialEndpointRule: SiteRule {
     private static func diagnostic(_ problem: CredentialURL.Problem, text: String, path: KeyPath, site: SiteContext)
         -> Diagnostic
     {
-        let shown = text.utf8.count > 80 ? String(text.prefix(60)) + "…" : text
+        // Escaped: the value may hold the very line break it is refused for.
+        let shown = LogEscaping.escape(text.utf8.count > 80 ? String(text.prefix(60)) + "…" : text)
         switch problem {
         case .tooLong(let bytes):
             return site.diagnostic(

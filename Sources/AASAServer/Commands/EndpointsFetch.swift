@@ -49,7 +49,7 @@ public struct EndpointsFetch: Sendable {
                 diagnostics.append(
                     Diagnostic(
                         .warning, rule: .endpointsImport,
-                        "\(passkeysURL) redirects to '\(response.header("Location") ?? "")'; aasa-server serves the document itself: not imported",
+                        "\(passkeysURL) redirects to '\(LogEscaping.escape(response.header("Location") ?? ""))'; aasa-server serves the document itself: not imported",
                         file: passkeysURL,
                         hint:
                             "save the document the redirect leads to and import it: aasa-server import FILE --domain \(domain)"
