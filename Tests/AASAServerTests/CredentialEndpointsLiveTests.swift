@@ -152,4 +152,16 @@ import Testing
         #expect(byName["changePassword"]?["old"] as? String == Self.target)
         #expect(byName["changePassword"]?["new"] is NSNull)
     }
+
+    /// No code path can redirect an association file: the one response of a redirect status in the sources is the
+    /// change-password answer, which only its exact path reaches.
+    @Test func theOnlyRedirectInTheSourcesIsChangePassword() throws {
+        let redirect = try Regex(#"status: 3(0[0-35-9]|[1-9][0-9])\b"#)
+        var found: [String] = []
+        for file in try RuleCatalogueTests.swiftFiles() {
+            let text = try String(contentsOfFile: RepositoryPaths.root + "/" + file, encoding: .utf8)
+            found += text.matches(of: redirect).map { "\(file): \(text[$0.range])" }
+        }
+        #expect(found == ["Sources/AASACore/Serving/SiteRoutes.swift: status: 302"])
+    }
 }
