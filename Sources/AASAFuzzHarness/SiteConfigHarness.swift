@@ -5,7 +5,9 @@ import AASACore
 /// Properties checked beyond "no crash, no hang":
 /// - every finding in the file points at a line and column that exist;
 /// - the config, written back as `import` writes it, reads back and writes the same bytes again;
-/// - a publishable domain's served file reads back as the file that was generated, within Apple's size limit.
+/// - a publishable domain's served file reads back as the file that was generated, within Apple's size limit;
+/// - a publishable domain's passkey endpoints document reads back as the URLs of its `passkeys`, and every
+///   credential endpoint URL it serves passes ``CredentialURL`` (nothing unchecked reaches a header).
 enum SiteConfigHarness {
     static let domain = "fuzz.example"
 
@@ -38,6 +40,10 @@ enum SiteConfigHarness {
             )
         }
 
+        if loaded.isPublishable, let endpoints = loaded.published?.credentialEndpoints {
+            try checkEndpoints(endpoints)
+        }
+
         // A domain with only pages or an android section serves `{}`, which `check --aasa` rightly calls empty.
         guard loaded.isPublishable, let generated = loaded.generated, generated.file != AssociationFile() else {
             return
@@ -51,6 +57,24 @@ enum SiteConfigHarness {
                 .siteConfig,
                 "the served bytes do not read back as the generated file: \(diagnostics.errors.first.map(String.init(describing:)) ?? "different content")"
             )
+        }
+    }
+
+    /// The served passkey document holds exactly the configured URLs, and every served URL is a checked one.
+    private static func checkEndpoints(_ endpoints: CredentialEndpoints) throws(InvariantViolation) {
+        if let passkeys = endpoints.passkeys {
+            let served = JSONValue.parse(passkeys.body)
+            let urls = passkeys.urls.map { JSONValue.string($0.url) }
+            guard let served, case .object(let members) = served,
+                members.map(\.key) == passkeys.urls.map(\.member), members.map(\.value.value) == urls
+            else {
+                throw InvariantViolation(.siteConfig, "the passkey endpoints document does not read back as its URLs")
+            }
+        }
+        let urls = (endpoints.passkeys?.urls.map(\.url) ?? []) + (endpoints.changePassword.map { [$0] } ?? [])
+        if let unchecked = urls.first(where: { !CredentialURL.isServable($0) }) {
+            throw InvariantViolation(
+                .siteConfig, "publishable with a credential URL that fails its check: \(unchecked)")
         }
     }
 }

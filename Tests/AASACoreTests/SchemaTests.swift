@@ -82,5 +82,6 @@ import Testing
         #expect(keys(defs["pages"]) == Set(PagesConfig.keys))
         #expect(keys(defs["landingPage"]) == Set(PagesConfig.landingKeys))
         #expect(keys(defs["hsts"]) == Set(HSTSConfig.keys))
+        #expect(keys(defs["passkeys"]) == Set(PasskeyEndpoints.keys))
     }
 }

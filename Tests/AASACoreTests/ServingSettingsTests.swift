@@ -20,6 +20,8 @@ import Testing
         "smartAppBanner": ({ $0.smartAppBanner = BannerConfig(appStoreID: "123456789") }, true),
         "pages": ({ $0.pages.cacheControl = "no-store" }, true),
         "hsts": ({ $0.hsts = HSTSConfig() }, true),
+        "passkeys": ({ $0.passkeys = PasskeyEndpoints(enroll: "https://example.com/passkeys/new") }, true),
+        "changePassword": ({ $0.changePassword = "https://example.com/account/password" }, true),
     ]
 
     @Test func everyFieldIsKeptUnlessListedAsDoneWith() {

@@ -154,6 +154,9 @@ import Testing
             "signedPaths": { $0.signedPaths = .both },
             "pagesStorage": { $0.pages = SitePages(cacheControl: "no-store") },
             "hsts": { $0.hsts = "max-age=1" },
+            "credentialStorage": {
+                $0.credentialEndpoints = CredentialEndpoints(changePassword: "https://shop.example/password")
+            },
             "detailsSource": { $0.detailsSource = [nil, nil] },
         ]
         let fields = Mirror(reflecting: base).children.compactMap(\.label)

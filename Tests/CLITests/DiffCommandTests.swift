@@ -130,6 +130,39 @@ import Testing
         #expect(gated.stderr.contains("not compared: too complex: a change of a kind --fail-on names may exist"))
     }
 
+    /// A passkey page moved, a change-password page added and one removed between two site.json versions: each is a
+    /// settings change, named by its site.json key, in the report and in JSON; no URL class changes, and no
+    /// `--fail-on` gate fires for them.
+    @Test func aMovedPasskeyURLIsASettingsChange() throws {
+        let directory = TemporaryDirectory("aasa-diff-passkeys")
+        let apps = #""webCredentials": ["ABCDE12345.com.example.app"]"#
+        let old = try directory.write(
+            "old/site-config/shop.example/site.json",
+            #"{\#(apps), "passkeys": {"enroll": "https://shop.example/passkeys/new", "manage": "https://shop.example/passkeys"}}"#
+        )
+        let new = try directory.write(
+            "new/site-config/shop.example/site.json",
+            #"{\#(apps), "passkeys": {"enroll": "https://shop.example/account/passkeys/add"}, "changePassword": "https://shop.example/password"}"#
+        )
+        let report = try aasa(["diff", old, new, "--fail-on", "web-to-app,app-to-web,app-to-app"], in: directory.path)
+        #expect(report.status == 0, "\(report.stderr)")
+        #expect(
+            report.stdout == """
+                shop.example: no URL changes its answer
+                  changePassword: (none) -> https://shop.example/password
+                  passkeys.enroll: https://shop.example/passkeys/new -> https://shop.example/account/passkeys/add
+                  passkeys.manage: https://shop.example/passkeys -> (none)
+
+                """, "\(report.stdout)")
+        let json = try aasa(["diff", old, new, "--json"], in: directory.path)
+        #expect(json.stdout.contains(#""status":"changed""#), "\(json.stdout)")
+        #expect(
+            json.stdout.contains(
+                #"{"setting":"passkeys.manage","old":"https://shop.example/passkeys","new":null}"#), "\(json.stdout)")
+        #expect(
+            try aasa(["diff", old, old], in: directory.path).stdout == "shop.example: no URL changes its answer\n")
+    }
+
     @Test func filesOfEachKindAndBadInput() throws {
         let directory = TemporaryDirectory("aasa-diff-files")
         let old = try directory.write(

@@ -278,6 +278,11 @@ import Testing
         // Tools given one file.
         Scenario(rule: "existing-config", run: .tool(["import", "aasa.json", "--domain", domain])),
         Scenario(rule: "write-failed", run: .tool(["import", "aasa.json", "--domain", domain])),
+        Scenario(rule: "endpoints-import", run: .tool(["import", "passkey-endpoints.json", "--domain", domain])),
+        Scenario(
+            rule: "endpoints-fetch",
+            run: .tool(["import", "aasa.json", "--domain", domain, "--site", "https://127.0.0.1:1"]),
+            noPass: "a site that answers is ImportEndpointsTests' real server"),
         Scenario(rule: "signed-file", run: .tool(["check", "--aasa", "aasa"])),
         Scenario(rule: "android-dynamic-rules", run: .tool(["check", "--assetlinks", "assetlinks.json"])),
     ]

@@ -2,7 +2,7 @@ extension SiteConfig {
     static let topKeys = [
         "$schema", "legacyFormat", "cacheControl", "universalLinks", "webCredentials", "appClips", "handoff", "authsrv",
         "tests",
-        "signing", "android", "smartAppBanner", "pages", "hsts",
+        "signing", "android", "smartAppBanner", "pages", "hsts", "passkeys", "changePassword",
     ]
     static let defaultsKeys = ["caseSensitive", "percentEncoded"]
     static let appKeys = ["appIDs", "defaults", "rules", "legacyPaths", "comment"]
@@ -53,6 +53,14 @@ extension SiteConfig {
         }
         if let member = top["hsts"] {
             config.hsts = HSTSConfig.read(member.value, path: .root.key("hsts"), reader: reader)
+        }
+        if let member = top["passkeys"] {
+            config.passkeys = PasskeyEndpoints.read(member.value, path: .root.key("passkeys"), reader: reader)
+        }
+        if let member = top["changePassword"],
+            let url = reader.string(member.value, path: .root.key("changePassword"))
+        {
+            config.changePassword = url
         }
         return config
     }
@@ -198,6 +206,8 @@ extension SiteConfig {
         if let signing { pairs.append(("signing", signing.jsonValue)) }
         if let android { pairs.append(("android", android.jsonValue)) }
         if let hsts { pairs.append(("hsts", hsts.jsonValue)) }
+        if let passkeys { pairs.append(("passkeys", passkeys.jsonValue)) }
+        if let changePassword { pairs.append(("changePassword", .string(changePassword))) }
         return .members(pairs)
     }
 }

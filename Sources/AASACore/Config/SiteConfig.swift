@@ -30,6 +30,11 @@ public struct SiteConfig: Sendable, Hashable {
     public var pages = PagesConfig()
     /// `Strict-Transport-Security` on the domain's HTTPS responses; `nil` or disabled: none (see `HSTSConfig`).
     public var hsts: HSTSConfig?
+    /// `/.well-known/passkey-endpoints` (W3C, Passkey Endpoints); `nil`: not served (see `PasskeyEndpoints`).
+    public var passkeys: PasskeyEndpoints?
+    /// Where `/.well-known/change-password` redirects (W3C, A Well-Known URL for Changing Passwords); `nil`: not
+    /// served.
+    public var changePassword: String?
 
     /// The config as a server keeps it once the domain is loaded (``LoadedDomain/keptBetweenLoads()``): without what
     /// generated the served bytes and what the load checked (the rules and apps, `webcredentials`, `appclips`,

@@ -20,7 +20,7 @@ public struct LoadedDomain: Sendable {
         get { configStorage?.value }
         set { configStorage = newValue.map(OutOfLine.init) }
     }
-    /// Out of line (a config is 368 bytes), and between loads shared by the domains whose kept settings are equal
+    /// Out of line (a config is 432 bytes), and between loads shared by the domains whose kept settings are equal
     /// (``keptBetweenLoads(sharing:)``): a server keeps one result per domain.
     var configStorage: OutOfLine<SiteConfig>?
     /// The generated file, when the config is valid.
@@ -82,6 +82,7 @@ public struct LoadedDomain: Sendable {
         published.signedAssociationFile = signing == nil ? nil : signedAssociationFile
         published.signedPaths = signing?.paths ?? .root
         published.hsts = config.hsts.flatMap { $0.enabled ? $0.headerValue : nil }
+        published.credentialEndpoints = CredentialEndpoints(config)
         published.detailsSource = generated.detailsSource
         return published
     }

@@ -12,6 +12,9 @@ public struct DiffSide: Sendable {
     public var androidApps: [AndroidApp]
     /// Serving settings that change what clients get: `legacy form`, `signing`, `cacheControl`.
     public var settings: [String: String]
+    /// The credential endpoints' URLs by site.json key (``CredentialEndpoints/settings``), each absent where not
+    /// served; `nil` for a side that cannot know them (an Apple-format file).
+    public var endpoints: [String: String]?
 
     /// A side from parts.
     public init(
@@ -44,6 +47,7 @@ public struct DiffSide: Sendable {
             settings: Self.settings(
                 generated.file, signing: domain.config.map { $0.signing?.enabled == true },
                 cacheControl: domain.config?.cacheControl))
+        endpoints = domain.config.map { CredentialEndpoints($0)?.settings ?? [:] }
     }
 
     /// What a published version serves (the server's previous and new versions of a domain). Its Android rules
@@ -54,6 +58,7 @@ public struct DiffSide: Sendable {
             file: file, detailsSource: domain.detailsSource, assetLinks: domain.assetLinks.flatMap(JSONValue.parse),
             settings: Self.settings(
                 file, signing: domain.signedAssociationFile != nil, cacheControl: domain.cacheControl))
+        endpoints = domain.credentialEndpoints?.settings ?? [:]
     }
 
     /// The serving settings a side knows: the legacy form always, signing and `Cache-Control` for a config.

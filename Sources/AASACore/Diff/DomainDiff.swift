@@ -76,6 +76,12 @@ public struct DomainDiff: Sendable {
         where old.settings[name] != new.settings[name] {
             settings.append(SettingChange(name: name, old: old.settings[name], new: new.settings[name]))
         }
+        // A credential endpoint URL added, changed or removed: each side knows them all, absent ones included.
+        if let before = old.endpoints, let after = new.endpoints {
+            for name in Set(before.keys).union(after.keys).sorted() where before[name] != after[name] {
+                settings.append(SettingChange(name: name, old: before[name], new: after[name]))
+            }
+        }
     }
 
     private static func answer(_ result: MatchResult) -> LinkAnswer {
@@ -291,7 +297,8 @@ public struct ServiceChange: Sendable, Hashable {
     }
 }
 
-/// A serving setting that changed (`legacy form`, `signing`, `cacheControl`, a package's dynamic rules block).
+/// A serving setting that changed (`legacy form`, `signing`, `cacheControl`, a package's dynamic rules block, a
+/// credential endpoint's URL such as `passkeys.enroll` or `changePassword`).
 public struct SettingChange: Sendable, Hashable {
     public var name: String
     /// `nil` when the setting is not known on that side.

@@ -11,6 +11,12 @@ public struct ImportPipeline: Sendable {
         public var original: AssociationFile?
         /// Everything found, in the original file (parse, structure) and in the result (validation).
         public var diagnostics: [Diagnostic]
+
+        /// An outcome of `diagnostics` and, when there are no errors, the `config` to write.
+        public init(config: SiteConfig? = nil, diagnostics: [Diagnostic]) {
+            self.config = config
+            self.diagnostics = diagnostics
+        }
     }
 
     /// Creates a pipeline.

@@ -22,6 +22,12 @@ public struct DomainMatchers: Sendable {
         domains[domain]?.servedApps ?? []
     }
 
+    /// The credential endpoints `domain` serves (passkey endpoints, change-password); `nil` for none or a domain not
+    /// served.
+    public func servedEndpoints(of domain: String) -> CredentialEndpoints? {
+        domains[domain]?.credentialEndpoints
+    }
+
     /// The published domain `url` names, its served association file read back, or why there is none.
     public func served(for url: String) -> Result<(PublishedDomain, AssociationFile), MatchLookupError> {
         let parsed: MatchURL

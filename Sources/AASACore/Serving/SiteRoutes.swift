@@ -29,6 +29,13 @@ public struct PublishedDomain: Sendable, Equatable {
     private var pagesStorage: OutOfLine<SitePages>?
     /// `Strict-Transport-Security` value for the domain's HTTPS responses, or `nil` for none.
     public var hsts: String?
+    /// `/.well-known/passkey-endpoints` and `/.well-known/change-password`; `nil` when the domain serves neither.
+    public var credentialEndpoints: CredentialEndpoints? {
+        get { credentialStorage?.value }
+        set { credentialStorage = newValue.map(OutOfLine.init) }
+    }
+    /// Out of line: most domains serve neither, and a server keeps one of these per domain.
+    private var credentialStorage: OutOfLine<CredentialEndpoints>?
     /// For each details entry of the association file, the site.json app it comes from
     /// (``AssociationGenerator/Output/detailsSource``), so what changes between versions is named in site.json
     /// terms.
@@ -64,12 +71,31 @@ public final class SiteRoutes: RouteTable {
     /// Android's Digital Asset Links path (spec §7).
     static let assetLinksPath = Array("/.well-known/assetlinks.json".utf8)
 
+    /// W3C Passkey Endpoints §3: `https://<RP ID>/.well-known/passkey-endpoints`.
+    static let passkeyEndpointsPath = Array("/.well-known/passkey-endpoints".utf8)
+
+    /// W3C A Well-Known URL for Changing Passwords §2: the one path the server answers with a redirect.
+    static let changePasswordPath = Array("/.well-known/change-password".utf8)
+
+    /// The credential endpoints of a domain that serves any: one pointer in ``DomainRoutes`` for the many that
+    /// serve none.
+    final class CredentialRoutes: Sendable {
+        let passkeyEndpoints: StaticResource?
+        let changePassword: PreparedResponse?
+
+        init(passkeyEndpoints: StaticResource?, changePassword: PreparedResponse?) {
+            self.passkeyEndpoints = passkeyEndpoints
+            self.changePassword = changePassword
+        }
+    }
+
     /// A class, so the per-request lookup retains one object instead of copying every field.
     final class DomainRoutes: Sendable {
         let association: StaticResource
         /// The resource for the legacy root path: the signed file when signing is on (spec §4).
         let rootAssociation: StaticResource
         let assetLinks: StaticResource?
+        let credentials: CredentialRoutes?
         let methodNotAllowed: PreparedResponse
         let notFound: PreparedResponse
         /// Out of line: most domains serve no pages, and the routes inline would be 450 bytes larger for each.
@@ -77,11 +103,13 @@ public final class SiteRoutes: RouteTable {
 
         init(
             association: StaticResource, rootAssociation: StaticResource, assetLinks: StaticResource?,
-            methodNotAllowed: PreparedResponse, notFound: PreparedResponse, pages: PageRoutes?
+            credentials: CredentialRoutes?, methodNotAllowed: PreparedResponse, notFound: PreparedResponse,
+            pages: PageRoutes?
         ) {
             self.association = association
             self.rootAssociation = rootAssociation
             self.assetLinks = assetLinks
+            self.credentials = credentials
             self.methodNotAllowed = methodNotAllowed
             self.notFound = notFound
             self.pages = pages.map(OutOfLine.init)
@@ -193,6 +221,9 @@ public final class SiteRoutes: RouteTable {
                 StaticResource(
                     body: $0, contentType: "application/json", cacheControl: domain.cacheControl, builder: &builder)
             },
+            credentials: domain.credentialEndpoints.flatMap {
+                credentialRoutes($0, cacheControl: domain.cacheControl, builder: &builder)
+            },
             // A domain with HSTS sends it on its 404 and 405 too: those are its own.
             methodNotAllowed: domain.hsts == nil
                 ? shared.methodNotAllowed : builder.prepare(methodNotAllowed, common: true),
@@ -203,7 +234,38 @@ public final class SiteRoutes: RouteTable {
             })
     }
 
-    /// Routes by Host (SNI when there is no Host), then by exact path; never redirects (spec §3.3).
+    /// The passkey endpoints document (W3C Passkey Endpoints §3.1.1: 200, `application/json`, with the domain's
+    /// ETag and `Cache-Control` like its other files) and the change-password redirect (a `302` with `Location`,
+    /// `no-store` so a target changed on reload is followed at once); `nil` when neither is served. A URL that is
+    /// not ``CredentialURL/isServable(_:)`` is not served, whatever the load let through: nothing but a checked
+    /// URL reaches a header.
+    private static func credentialRoutes(
+        _ endpoints: CredentialEndpoints, cacheControl: String, builder: inout PreparedResponseBuilder
+    ) -> CredentialRoutes? {
+        let passkeys = endpoints.passkeys.flatMap { passkeys in
+            passkeys.urls.allSatisfy { CredentialURL.isServable($0.url) } ? passkeys : nil
+        }
+        let target = endpoints.changePassword.flatMap { CredentialURL.isServable($0) ? $0 : nil }
+        guard passkeys != nil || target != nil else { return nil }
+        return CredentialRoutes(
+            passkeyEndpoints: passkeys.map {
+                StaticResource(
+                    body: $0.body, contentType: "application/json", cacheControl: cacheControl, builder: &builder)
+            },
+            changePassword: target.map {
+                builder.prepare(
+                    Response(
+                        status: 302,
+                        headers: [
+                            HTTPHeader("Location", $0), HTTPHeader("Content-Type", "text/plain; charset=utf-8"),
+                            HTTPHeader("Cache-Control", "no-store"), HTTPHeader("X-Content-Type-Options", "nosniff"),
+                        ],
+                        body: Array("change your password at \($0)\n".utf8)))
+            })
+    }
+
+    /// Routes by Host (SNI when there is no Host), then by exact path. Only `/.well-known/change-password` is
+    /// ever redirected, and only where the domain configures it; the association files never are (spec §3.3).
     ///
     /// A request whose Host names a configured domain other than the connection's SNI gets 421: it was
     /// sent on a connection whose certificate was chosen for another name (RFC 9110 §15.5.20).
@@ -225,23 +287,31 @@ public final class SiteRoutes: RouteTable {
             if equals(Self.associationPaths[0]) { return .association }
             if equals(Self.associationPaths[1]) { return .rootAssociation }
             if equals(Self.assetLinksPath) && site.assetLinks != nil { return .assetLinks }
+            if let credentials = site.credentials {
+                if equals(Self.passkeyEndpointsPath) && credentials.passkeyEndpoints != nil { return .passkeyEndpoints }
+                if equals(Self.changePasswordPath) && credentials.changePassword != nil { return .changePassword }
+            }
             return nil
         }
         // The association files keep priority over pages (a pages/ file can never shadow them).
         guard let which else { return site.pages?.value.route(request) ?? .prepared(site.notFound) }
         guard request.method.isRead else { return .prepared(site.methodNotAllowed) }
+        // A redirect has no validator: If-None-Match does not apply to it.
+        if which == .changePassword { return .prepared(site.credentials!.changePassword!) }
         return .prepared(
             request.withHeader("If-None-Match") { ifNoneMatch in
                 switch which {
                 case .association: site.association.answer(ifNoneMatch: ifNoneMatch)
                 case .rootAssociation: site.rootAssociation.answer(ifNoneMatch: ifNoneMatch)
                 case .assetLinks: site.assetLinks!.answer(ifNoneMatch: ifNoneMatch)
+                case .passkeyEndpoints: site.credentials!.passkeyEndpoints!.answer(ifNoneMatch: ifNoneMatch)
+                case .changePassword: site.credentials!.changePassword!
                 }
             })
     }
 
     private enum FixedResource {
-        case association, rootAssociation, assetLinks
+        case association, rootAssociation, assetLinks, passkeyEndpoints, changePassword
     }
 
     private enum HostLookup {

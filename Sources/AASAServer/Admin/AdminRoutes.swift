@@ -161,6 +161,7 @@ public final class AdminRoutes: RouteTable {
             view.reloads = live?.reloadHistory() ?? []
             view.store = live?.store?()
             view.apps = { [matchers] in matchers.servedApps(of: $0) }
+            view.endpoints = { [matchers] in matchers.servedEndpoints(of: $0) }
             return .dynamic(Self.json(bytes: serverStatus.json(query: query, live: view)))
         case .match: return .dynamic(matchers.answer(rawQuery: request.rawQuery))
         case .metrics:

@@ -94,13 +94,14 @@ struct Catalog: Sendable {
 
     /// The new versions of domains to compare with the versions they replace (``DomainChange``), by the
     /// server's ``ChangeComparer`` once the load is published: only domains whose association file,
-    /// assetlinks.json or their serving settings changed.
+    /// assetlinks.json, credential endpoints or their serving settings changed.
     private static func toCompare(_ replaced: [(PublishedDomain, PublishedDomain)], at now: Date)
         -> [ChangeComparer.Job]
     {
         replaced.filter { previous, version in
             previous.associationFile != version.associationFile || previous.assetLinks != version.assetLinks
                 || previous.cacheControl != version.cacheControl
+                || previous.credentialEndpoints != version.credentialEndpoints
                 || (previous.signedAssociationFile == nil) != (version.signedAssociationFile == nil)
         }.map { ChangeComparer.Job(old: $0.0, new: $0.1, time: now) }
     }

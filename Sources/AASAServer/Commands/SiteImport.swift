@@ -26,6 +26,8 @@ public struct SiteImport: Sendable {
         case association
         /// Android's assetlinks.json.
         case assetLinks
+        /// A passkey endpoints document (what `/.well-known/passkey-endpoints` serves).
+        case passkeyEndpoints
     }
 
     /// The file to import.
@@ -38,6 +40,11 @@ public struct SiteImport: Sendable {
     public var sign: Bool
     /// When set, the domain's pages get a Smart App Banner for this App Store ID.
     public var appStoreID: String?
+    /// When set (`import --site`), the origin whose `/.well-known/passkey-endpoints` and
+    /// `/.well-known/change-password` are read into `passkeys` and `changePassword` (``EndpointsFetch``).
+    public var site: String?
+    /// With ``site``, a PEM file of the only certificates to trust (`--cacert`).
+    public var trustAnchors: String?
 
     /// Creates an import.
     public init(file: String, domain: String, configDirectory: String, sign: Bool = false, appStoreID: String? = nil) {
@@ -77,17 +84,48 @@ public struct SiteImport: Sendable {
             existing = config
         }
         let source = SourceText(name: file, bytes: Array(data))
-        // The kind is decided by content: a JSON array is Android's statement list (spec §7).
-        let kind: Kind = AssetLinksImporter.looksLikeAssetLinks(source) ? .assetLinks : .association
-        let output =
-            kind == .assetLinks
-            ? AssetLinksImportPipeline().run(source, domain: domain, existing: existing)
-            : ImportPipeline().run(source, domain: domain, existing: existing, appStoreID: appStoreID)
+        // The kind is decided by content: a JSON array is Android's statement list (spec §7); an object of the
+        // passkey draft's members and no Apple service is a passkey endpoints document.
+        let kind: Kind =
+            AssetLinksImporter.looksLikeAssetLinks(source)
+            ? .assetLinks : EndpointsImporter.looksLikePasskeyEndpoints(source) ? .passkeyEndpoints : .association
+        var output: ImportPipeline.Output
+        switch kind {
+        case .assetLinks: output = AssetLinksImportPipeline().run(source, domain: domain, existing: existing)
+        case .association:
+            output = ImportPipeline().run(source, domain: domain, existing: existing, appStoreID: appStoreID)
+        case .passkeyEndpoints:
+            let read = EndpointsImporter().passkeys(source)
+            output = ImportPipeline.Output(diagnostics: read.diagnostics)
+            if let passkeys = read.passkeys, !read.diagnostics.hasErrors {
+                var config = existing ?? SiteConfig()
+                config.passkeys = passkeys
+                output.config = config
+            }
+        }
         guard var config = output.config else { throw DiagnosticsError(output.diagnostics) }
         if sign {
             var signing = config.signing ?? SigningConfig()
             signing.enabled = true
             config.signing = signing
+        }
+        if let site {
+            let fetched = EndpointsFetch(site: site, domain: domain, trustAnchors: trustAnchors).run()
+            output.diagnostics += fetched.diagnostics
+            guard !fetched.diagnostics.hasErrors else { throw DiagnosticsError(output.diagnostics) }
+            if let passkeys = fetched.passkeys { config.passkeys = passkeys }
+            if let changePassword = fetched.changePassword { config.changePassword = changePassword }
+        }
+        if kind == .passkeyEndpoints || site != nil {
+            // The endpoints' own checks on what is written (`passkeys` without `webCredentials`, a host elsewhere),
+            // as the server will run them on the first load.
+            let found = CredentialEndpointRule().check(SiteContext(domain: domain, config: config))
+            output.diagnostics += found.map { finding in
+                var finding = finding
+                finding.file = target
+                return finding
+            }
+            guard !found.hasErrors else { throw DiagnosticsError(output.diagnostics) }
         }
 
         // $schema is relative to the domain folder, so it only works when the docs are where we expect.

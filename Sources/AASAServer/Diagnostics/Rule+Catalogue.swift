@@ -10,7 +10,8 @@ extension Rule {
     public static let all: [Rule] =
         folderRules + startRules + jsonRules + siteKeyRules + siteMeaningRules + generationRules + patternRules
         + linkRules + pageRules + certificateRules + signingRules + androidAppRules + appleFileRules + importRules
-        + hstsRules + serveRules + assetLinksImportRules
+        + hstsRules + credentialEndpointRules + serveRules + assetLinksImportRules + endpointsImportRules
+        + endpointsFetchRules
 
     /// The rule with `id`, or `nil` when no rule has it.
     public static func named(_ id: String) -> Rule? { byID[id] }

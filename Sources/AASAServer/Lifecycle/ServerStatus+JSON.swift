@@ -1,4 +1,4 @@
-import AASACore
+public import AASACore
 public import Foundation
 
 extension ServerStatus {
@@ -15,6 +15,9 @@ extension ServerStatus {
         /// The apps each domain's served files name (``PublishedDomain/servedApps``), asked only for the domains
         /// listed: each one's `services` member.
         public var apps: @Sendable (String) -> [(service: String, apps: [String])] = { _ in [] }
+        /// The credential endpoints each domain serves (``PublishedDomain/credentialEndpoints``), asked only for
+        /// the domains listed: each one's `endpoints` member.
+        public var endpoints: @Sendable (String) -> CredentialEndpoints? = { _ in nil }
         /// What the replica knows of its store (`serve --store`): the `store` member; `nil` without a store.
         public var store: StoreStatus?
         /// The time certificate expiry is counted from.
@@ -119,6 +122,7 @@ extension ServerStatus.DomainState {
         if let certificateFolder { members.append(("certificateFolder", .string(certificateFolder))) }
         let apps = live.apps(domain)
         if !apps.isEmpty { members.append(("services", .members(apps.map { ($0.service, .strings($0.apps)) }))) }
+        if let endpoints = live.endpoints(domain) { members.append(("endpoints", endpoints.jsonValue)) }
         if let pair = live.cdn[domain] {
             members.append(
                 (

@@ -12,13 +12,18 @@ struct Import: ParsableCommand {
             replaces only its Apple services and keeps every other setting.
 
             An Android assetlinks.json (a JSON array) is recognised by its content and replaces only the \
-            domain's android section. With --app-store-id, every HTML page of the domain \
+            domain's android section; so is a passkey endpoints document (a JSON object with enroll, manage or \
+            prfUsageDetails), which replaces only its passkeys section. With --site, the live site's \
+            /.well-known/passkey-endpoints and /.well-known/change-password are read too (HTTPS, certificates \
+            verified, no redirect followed) and kept as passkeys and changePassword; what cannot be represented \
+            is named (endpoints-import), and an answer that cannot be read writes nothing (endpoints-fetch). With --app-store-id, every HTML page of the domain \
             (site-config/<domain>/pages/) and the landing page for URLs the app claims get a Smart App Banner.
 
             Examples:
               aasa-server import apple-app-site-association --domain shop.example --sign
               aasa-server import apple-app-site-association --domain shop.example --app-store-id 640199958
               aasa-server import assetlinks.json --domain shop.example
+              aasa-server import apple-app-site-association --domain shop.example --site https://shop.example
             """)
 
     @Argument(help: ArgumentHelp("The apple-app-site-association file to import.", valueName: "file"))
@@ -35,9 +40,22 @@ struct Import: ParsableCommand {
         help: ArgumentHelp("Set up the Smart App Banner for this App Store ID (digits).", valueName: "id"))
     var appStoreID: String?
 
+    @Option(
+        help: ArgumentHelp(
+            "Also read the site's /.well-known/passkey-endpoints and /.well-known/change-password from this origin.",
+            valueName: "url"))
+    var site: String?
+
+    @Option(help: ArgumentHelp("With --site, trust only the certificates in this PEM file.", valueName: "file"))
+    var cacert: String?
+
     @OptionGroup var configOptions: ConfigOptions
 
     func validate() throws {
+        if let site, !site.lowercased().hasPrefix("https://") || site.count <= "https://".count {
+            throw ValidationError("--site '\(site)' is not an https origin: write e.g. https://shop.example")
+        }
+        if cacert != nil && site == nil { throw ValidationError("--cacert is only used with --site") }
         if let appStoreID, appStoreID.isEmpty || !appStoreID.allSatisfy({ $0.isASCII && $0.isNumber }) {
             throw ValidationError(
                 "--app-store-id '\(appStoreID)' is not an App Store ID: use the digits after 'id' in the app's App Store link"
@@ -47,10 +65,12 @@ struct Import: ParsableCommand {
 
     func run() throws {
         do {
-            let outcome = try SiteImport(
+            var siteImport = SiteImport(
                 file: file, domain: domain.lowercased(), configDirectory: configOptions.config, sign: sign,
-                appStoreID: appStoreID
-            ).run()
+                appStoreID: appStoreID)
+            siteImport.site = site
+            siteImport.trustAnchors = cacert
+            let outcome = try siteImport.run()
             DiagnosticPrinter.print(outcome.diagnostics)
             if let appStoreID {
                 print(
@@ -62,6 +82,15 @@ struct Import: ParsableCommand {
                 print(
                     "\(outcome.updatedExisting ? "updated" : "wrote") \(outcome.writtenFile): \(android.apps.count) Android app\(android.apps.count == 1 ? "" : "s"), \(fingerprints) fingerprint\(fingerprints == 1 ? "" : "s")"
                 )
+                return
+            }
+            if let endpoints = CredentialEndpoints(outcome.config), site != nil || outcome.imported == .passkeyEndpoints
+            {
+                let settings = endpoints.settings.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }
+                print("credential endpoints: " + settings.joined(separator: ", "))
+            }
+            if outcome.imported == .passkeyEndpoints {
+                print("\(outcome.updatedExisting ? "updated" : "wrote") \(outcome.writtenFile): passkeys")
                 return
             }
             let apps = outcome.config.universalLinks?.apps ?? []
