@@ -17,12 +17,16 @@ import Testing
         + "/.build/screenshots/dashboard"
     static let path = "/.well-known/apple-app-site-association"
 
-    /// The sample's two domains, `soon.example` with a nine-day certificate, and `broken.example`, which fails.
+    /// The sample's two domains, `soon.example` with a nine-day certificate and its passkey and change-password
+    /// pages, and `broken.example`, which fails.
     static func server(configure: (inout ServerConfiguration) -> Void = { _ in }) throws -> LiveServer {
         let live = try LiveServer(
             extraDomains: [
                 "soon.example": """
-                {"universalLinks": {"apps": [{"appIDs": ["ABCDE12345.com.example.soon"], "rules": [{"path": "/*"}]}]}}
+                {"universalLinks": {"apps": [{"appIDs": ["ABCDE12345.com.example.soon"], "rules": [{"path": "/*"}]}]},
+                 "webCredentials": ["ABCDE12345.com.example.soon"],
+                 "passkeys": {"enroll": "https://soon.example/passkeys/new", "manage": "https://soon.example/passkeys"},
+                 "changePassword": "https://accounts.soon.example/password"}
                 """
             ],
             configure: {
@@ -68,6 +72,20 @@ import Testing
             "document.querySelector('#domains tr[data-domain=\"soon.example\"] .cert-soon .cert-expiry')?.textContent ?? ''"
         )
         #expect((soon as? String)?.contains(/\b[89]\sdays\b/) == true, "\(soon ?? "")")
+        // Its credential endpoints beside its services: the passkey pages it names, where change-password leads.
+        let endpoints = try page.evaluate(
+            "[...document.querySelectorAll('#domains tr[data-domain=\"soon.example\"] li.endpoint')].map(item => `${item.dataset.endpoint}=${item.innerText}|${item.title}`).join('\\n')"
+        )
+        #expect(
+            endpoints as? String == """
+                passkeys=passkeys enroll, manage|enroll: https://soon.example/passkeys/new
+                manage: https://soon.example/passkeys
+                change-password=change-password accounts.soon.example|change-password → https://accounts.soon.example/password
+                """, "\(endpoints ?? "")")
+        #expect(
+            try page.evaluate(
+                "document.querySelectorAll('#domains tr[data-domain=\"shop.example\"] li.endpoint').length") as? Int
+                == 0)
         // The domains with a year's certificate are not highlighted; the broken one, which no certificate covers, is.
         let highlighted = try page.evaluate(
             "[...document.querySelectorAll('#domains tr[data-domain]:has(.cert-soon, .cert-bad)')].map(row => row.dataset.domain).sort().join()"

@@ -455,7 +455,7 @@ function domainRows(name, domain, certificate) {
     h('td', { class: 'cell-state', 'data-label': 'State' }, badge(domain.state, STATE_ICONS[domain.state]),
       domain.removedSince && h('div', { class: 'cell-sub' }, 'folder gone ', timeAgo(domain.removedSince))),
     h('td', { 'data-label': 'Loaded' }, timeAgo(domain.lastGoodLoad, 'never')),
-    h('td', { 'data-label': 'Services' }, servicesList(domain.services)),
+    h('td', { 'data-label': 'Services' }, servicesList(domain.services, domain.endpoints)),
     certificateCell(name, domain, certificate),
     h('td', { class: 'col-cdn', 'data-label': 'CDN' }, cdnList(domain.cdn)),
     h('td', { class: 'cell-change', 'data-label': 'Last change' }, lastChange(name, domain.lastChange)),
@@ -470,16 +470,24 @@ function domainRows(name, domain, certificate) {
   return [row, problems];
 }
 
-/** Each service the domain's files serve with its apps (two shown, all in the title). */
-function servicesList(services = {}) {
+/** Each service the domain's files serve with its apps (two shown, all in the title), then the credential
+ * endpoints it serves: its passkey endpoints and its change-password page. */
+function servicesList(services = {}, endpoints = {}) {
   const names = Object.keys(services).filter((name) => services[name]?.length);
-  if (!names.length) return muted('none');
+  const passkeys = endpoints.passkeyEndpoints && Object.entries(endpoints.passkeyEndpoints);
+  if (!names.length && !passkeys && !endpoints.changePassword) return muted('none');
   names.sort((a, b) => rank(SERVICE_ORDER, a) - rank(SERVICE_ORDER, b));
   return h('ul', { class: 'services' }, names.map((name) => {
     const apps = services[name];
     return h('li', { title: `${name}: ${apps.join(', ')}` }, h('span', { class: 'service', text: name }), ' ',
       h('span', { class: 'mono' }, breakAtDots(apps.slice(0, 2).join(', '))), apps.length > 2 && muted(` +${apps.length - 2}`));
-  }));
+  }), passkeys && h('li', {
+    class: 'endpoint', data: { endpoint: 'passkeys' },
+    title: passkeys.length ? passkeys.map(([key, url]) => `${key}: ${url}`).join('\n') : 'passkey-endpoints: {} (passkeys supported)',
+  }, h('span', { class: 'service', text: 'passkeys' }), ' ', passkeys.length ? passkeys.map(([key]) => key).join(', ') : muted('supported')),
+  endpoints.changePassword && h('li', {
+    class: 'endpoint', data: { endpoint: 'change-password' }, title: `change-password → ${endpoints.changePassword}`,
+  }, h('span', { class: 'service', text: 'change-password' }), ' ', h('span', { class: 'mono' }, breakAtDots(hostName(endpoints.changePassword)))));
 }
 
 /** Expiry as text, the certificate's names, and for ACME its state, next order, place in the queue, issuer and
@@ -509,7 +517,7 @@ function certificateCell(name, domain, certificate) {
     cell.append(h('div', { class: 'cell-sub' }, h('span', { class: 'source', text: 'ACME' }), ' ', badge(info.state),
       !waiting && info.nextRenewal && [next, timeAgo(info.nextRenewal)]));
     if (waiting) cell.append(queuePlace(info));
-    if (info.issuer) cell.append(h('div', { class: 'cell-sub issuer', title: info.issuer, text: `issued by ${issuerName(info.issuer)}` }));
+    if (info.issuer) cell.append(h('div', { class: 'cell-sub issuer', title: info.issuer, text: `issued by ${hostName(info.issuer)}` }));
     if (waiting || info.state === 'failed' || info.state === 'pending') cell.append(retryControl(name));
   } else if (info?.state === 'failed') {
     cell.append(h('div', { class: 'cell-sub' }, badge('failed')));
@@ -524,8 +532,8 @@ function queuePlace(info) {
     info.eta && [', expected ', h('time', { datetime: info.eta, title: info.eta, text: left > 0 ? `in ${aboutText(left)}` : 'now' })]);
 }
 
-/** The CA's name: its directory URL's host. */
-function issuerName(url) {
+/** A URL's host name (a CA's name: its directory URL's host), or the URL when it does not parse. */
+function hostName(url) {
   try {
     return new URL(url).hostname;
   } catch {
