@@ -1,5 +1,6 @@
 import AASATestSupport
 import Foundation
+import Testing
 
 /// `aasa-server serve` run as a real process on free ports, as a user or a container would run it.
 final class ServeProcess {
@@ -71,5 +72,23 @@ final class ServeProcess {
         let deadline = Date().addingTimeInterval(seconds)
         while process.isRunning && Date() < deadline { usleep(50_000) }
         return process.isRunning ? nil : process.terminationStatus
+    }
+}
+
+extension ServeProcess {
+    /// `serve` in `folder` of a copy of the repository's site-config/ with dev certificates and an admin token file
+    /// holding `tokens` (lines `NAME read|write TOKEN`), its standard error in `serve.log`; started, not yet waited
+    /// for.
+    static func withTokens(_ tokens: String, in folder: TemporaryDirectory) throws -> ServeProcess {
+        try folder.copy(RepositoryPaths.siteConfig, to: "site-config")
+        let certificates = try Command.run(
+            RepositoryPaths.executable, ["certs", "dev"], currentDirectory: folder.path, timeout: 60)
+        #expect(certificates.status == 0, "\(certificates.stderr)")
+        let file = try folder.write("tokens", tokens)
+        #expect(chmod(file, 0o600) == 0)
+        return try ServeProcess(
+            in: folder.path,
+            arguments: ["--config", "site-config", "--certs", "certs", "--admin-token-file", file],
+            errorLog: folder.path + "/serve.log")
     }
 }

@@ -20,17 +20,9 @@ import Testing
         let check = try Command.run("python3", ["-c", "import schemathesis"])
         try #require(check.status == 0, "install schemathesis: scripts/setup.sh --test (\(check.stderr))")
         let folder = TemporaryDirectory("aasa-api-schema")
-        try folder.copy(RepositoryPaths.siteConfig, to: "site-config")
-        let certificates = try Command.run(
-            RepositoryPaths.executable, ["certs", "dev"], currentDirectory: folder.path, timeout: 60)
-        #expect(certificates.status == 0, "\(certificates.stderr)")
         let token = String(repeating: "s", count: 40)
-        let tokens = try folder.write("tokens", "ci write \(token)\nviewer read \(String(repeating: "r", count: 40))\n")
-        #expect(chmod(tokens, 0o600) == 0)
-        let serve = try ServeProcess(
-            in: folder.path,
-            arguments: ["--config", "site-config", "--certs", "certs", "--admin-token-file", tokens],
-            errorLog: folder.path + "/serve.log")
+        let serve = try ServeProcess.withTokens(
+            "ci write \(token)\nviewer read \(String(repeating: "r", count: 40))\n", in: folder)
         #expect(serve.waitUntilReady())
         let run = try Self.schemathesis(
             [

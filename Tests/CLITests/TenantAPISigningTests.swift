@@ -20,16 +20,7 @@ import Testing
 
     @Test func aSiteJSONWhoseSignatureCannotBeMadeIsRefusedAndOneThatCanIsServedSigned() throws {
         let folder = TemporaryDirectory("aasa-api-signing")
-        try folder.copy(RepositoryPaths.siteConfig, to: "site-config")
-        let certificates = try Command.run(
-            RepositoryPaths.executable, ["certs", "dev"], currentDirectory: folder.path, timeout: 60)
-        #expect(certificates.status == 0, "\(certificates.stderr)")
-        let tokens = try folder.write("tokens", "signer write \(Self.token)\n")
-        #expect(chmod(tokens, 0o600) == 0)
-        let serve = try ServeProcess(
-            in: folder.path,
-            arguments: ["--config", "site-config", "--certs", "certs", "--admin-token-file", tokens],
-            errorLog: folder.path + "/serve.log")
+        let serve = try ServeProcess.withTokens("signer write \(Self.token)\n", in: folder)
         #expect(serve.waitUntilReady())
         let api = "http://127.0.0.1:\(serve.admin)/api/v1/domains/"
         func put(_ name: String, _ body: String, _ precondition: String) throws -> CurlResponse {

@@ -94,7 +94,8 @@ public struct RequestPath: Sendable, Hashable, CustomStringConvertible {
         return [joined, joined + "/index.html"]
     }
 
-    private static func hexValue(_ byte: UInt8) -> UInt8? {
+    /// The value of one hex digit of a percent-escape (either case), or `nil` for any other byte.
+    public static func hexValue(_ byte: UInt8) -> UInt8? {
         switch byte {
         case UInt8(ascii: "0")...UInt8(ascii: "9"): byte - UInt8(ascii: "0")
         case UInt8(ascii: "a")...UInt8(ascii: "f"): byte - UInt8(ascii: "a") + 10

@@ -25,7 +25,7 @@ enum APIPagePath {
             var byte = bytes[index]
             if byte == UInt8(ascii: "%") {
                 guard index + 2 < bytes.count,
-                    let high = hexValue(bytes[index + 1]), let low = hexValue(bytes[index + 2])
+                    let high = RequestPath.hexValue(bytes[index + 1]), let low = RequestPath.hexValue(bytes[index + 2])
                 else {
                     return refused("has a '%' not followed by two hex digits; percent-encode a '%' in a name as %25")
                 }
@@ -70,14 +70,5 @@ enum APIPagePath {
                 $0.value < 0x20 || $0.value == 0x7F ? "\\u{\(String($0.value, radix: 16))}" : "\($0)"
             }
             .joined().prefix(300))
-    }
-
-    private static func hexValue(_ byte: UInt8) -> UInt8? {
-        switch byte {
-        case UInt8(ascii: "0")...UInt8(ascii: "9"): byte - UInt8(ascii: "0")
-        case UInt8(ascii: "a")...UInt8(ascii: "f"): byte - UInt8(ascii: "a") + 10
-        case UInt8(ascii: "A")...UInt8(ascii: "F"): byte - UInt8(ascii: "A") + 10
-        default: nil
-        }
     }
 }
