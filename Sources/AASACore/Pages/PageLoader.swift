@@ -494,7 +494,7 @@ extension Rule {
     /// Reported by `PageLoader`; also by `PagesRule`.
     public static let landingTemplate = Rule(
         "landing-template", .error,
-        "A landing page without `smartAppBanner`, a control character in its title, a template path outside the domain folder, an unreadable template, an unknown `{{placeholder}}`, or `{{url}}` used more than 16 times."
+        "A landing page without `smartAppBanner`, a control character in its title, a template path outside the domain folder, an unreadable template, an unknown `{{placeholder}}`, `{{url}}` used more than 16 times, or `{{qrCode}}` more than once."
     )
 
     /// Reported by `PageLoader`.
