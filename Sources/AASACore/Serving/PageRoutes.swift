@@ -191,11 +191,13 @@ public struct PageRoutes: Sendable {
             // campaign's or a session's, not the page's).
             let url = URLText.encode(PageRequest(domain: domain, path: path, query: nil).url, encodeCommas: false)
             if let svg = qrCode.draw(String(decoding: url, as: UTF8.self)) {
-                values.qrCode = PageQRCode.block(svg: svg, floating: false)
-                values.floatingQRCode = PageQRCode.block(svg: svg, floating: true)
+                if page.slots.contains(.qrCode) { values.qrCode = PageQRCode.block(svg: svg, floating: false) }
+                if page.slots.contains(.floatingQRCode) {
+                    values.floatingQRCode = PageQRCode.block(svg: svg, floating: true)
+                }
             }
             // The desktop variant's own tag, with or without a code (a URL over the cap has none).
-            tag += "-desktop-" + Self.fnv1a(values.qrCode)
+            tag += "-desktop-" + Self.fnv1a(values.qrCode + values.floatingQRCode)
         }
         tag += "\""
         let etag = HTTPHeader("ETag", tag)
