@@ -3,9 +3,9 @@ import PackageDescription
 
 /// aasa-server: generates and serves Apple's apple-app-site-association for many domains.
 ///
-/// Dependencies point one way: executable → AASAServer → (AASAOpenSSL, AASAMicroHTTPD, AASACurl, AASAPostgres) → AASACore, and the
-/// three wrappers → C targets. Only AASAOpenSSL imports OpenSSL; only AASAMicroHTTPD imports libmicrohttpd and GnuTLS;
-/// only AASACurl imports libcurl; only AASAPostgres imports libpq.
+/// Dependencies point one way: executable → AASAServer → (AASAOpenSSL, AASAMicroHTTPD, AASACurl, AASAPostgres, AASAQRCode) →
+/// AASACore, and the wrappers → C targets. Only AASAOpenSSL imports OpenSSL; only AASAMicroHTTPD imports libmicrohttpd and
+/// GnuTLS; only AASACurl imports libcurl; only AASAPostgres imports libpq; only AASAQRCode imports libqrencode.
 /// The language features every Swift target is built with, tests included: `any` spelled out for existentials,
 /// imports internal unless declared `public import` (so a C or dependency type never leaks into API by accident),
 /// and a module's members visible only in files that import it.
@@ -43,6 +43,8 @@ let package = Package(
             providers: [.apt(["libcurl4-openssl-dev"]), .brew(["curl"])]),
         .systemLibrary(
             name: "CLibPQ", pkgConfig: "libpq", providers: [.apt(["libpq-dev"]), .brew(["libpq"])]),
+        .systemLibrary(
+            name: "CQREncode", pkgConfig: "libqrencode", providers: [.apt(["libqrencode-dev"]), .brew(["qrencode"])]),
         .target(name: "CShims", dependencies: ["CMicroHTTPD", "CGnuTLS", "COpenSSL", "CCurl"]),
 
         // MARK: Swift modules
@@ -57,7 +59,7 @@ let package = Package(
         .target(
             name: "AASAServer",
             dependencies: [
-                "AASACore", "AASAOpenSSL", "AASAMicroHTTPD", "AASACurl", "AASAPostgres",
+                "AASACore", "AASAOpenSSL", "AASAMicroHTTPD", "AASACurl", "AASAPostgres", "AASAQRCode",
                 .product(name: "Logging", package: "swift-log"),
             ],
             // The admin dashboard, compiled into the binary (no bundle to install beside it).
@@ -71,6 +73,9 @@ let package = Package(
             name: "AASACurl", dependencies: ["AASACore", "CCurl", "CShims"], swiftSettings: upcomingLanguageFeatures),
         // The only module importing libpq: a blocking PostgreSQL client (parameterised statements, LISTEN/NOTIFY).
         .target(name: "AASAPostgres", dependencies: ["CLibPQ"], swiftSettings: upcomingLanguageFeatures),
+        // The only module importing libqrencode: QR codes of page URLs for desktop visitors, drawn as SVG.
+        .target(
+            name: "AASAQRCode", dependencies: ["AASACore", "CQREncode"], swiftSettings: upcomingLanguageFeatures),
         // What the fuzz targets do with one input; pure Swift, so tests replay found inputs (docs/fuzzing.md).
         .target(name: "AASAFuzzHarness", dependencies: ["AASACore"], swiftSettings: upcomingLanguageFeatures),
         .executableTarget(
@@ -99,7 +104,12 @@ let package = Package(
             swiftSettings: upcomingLanguageFeatures),
         .testTarget(
             name: "AASAServerTests",
-            dependencies: ["AASAServer", "AASACore", "AASAOpenSSL", "AASACurl", "AASAMicroHTTPD", "AASATestSupport"],
+            dependencies: [
+                "AASAServer", "AASACore", "AASAOpenSSL", "AASACurl", "AASAMicroHTTPD", "AASAQRCode", "AASATestSupport",
+            ],
+            swiftSettings: upcomingLanguageFeatures),
+        .testTarget(
+            name: "AASAQRCodeTests", dependencies: ["AASAQRCode", "AASACore", "AASATestSupport"],
             swiftSettings: upcomingLanguageFeatures),
         .testTarget(
             name: "AASAPostgresTests", dependencies: ["AASAPostgres", "AASATestSupport"],

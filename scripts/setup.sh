@@ -4,12 +4,13 @@
 #        scripts/setup.sh --test     plus what the tests use (curl, openssl CLI, headless Chromium, testssl.sh,
 #                                    pebble and pebble-challtestsrv for ACME, nginx with its stream
 #                                    module as the shard router, PostgreSQL for the throwaway clusters the store's
-#                                    tests start, Python jsonschema and cryptography)
+#                                    tests start, Python jsonschema and cryptography, zbarimg to read the
+#                                    pages' QR codes back)
 set -euo pipefail
 
-packages=(libmicrohttpd-dev libgnutls28-dev libssl-dev libcurl4-openssl-dev libpq-dev pkg-config)
+packages=(libmicrohttpd-dev libgnutls28-dev libssl-dev libcurl4-openssl-dev libpq-dev libqrencode-dev pkg-config)
 if [[ "${1:-}" == "--test" ]]; then
-    packages+=(curl openssl python3 iproute2 chromium testssl.sh pebble nginx libnginx-mod-stream postgresql python3-cryptography)
+    packages+=(curl openssl python3 iproute2 chromium testssl.sh pebble nginx libnginx-mod-stream postgresql python3-cryptography zbar-tools)
 fi
 
 missing=()

@@ -233,6 +233,11 @@ public final class DevTools {
                 ["width": width, "height": height, "deviceScaleFactor": 1, "mobile": width < 600])
         }
 
+        /// The `User-Agent` the tab sends (and `navigator.userAgent`), from the next request on.
+        public func setUserAgent(_ userAgent: String) throws {
+            try send("Emulation.setUserAgentOverride", ["userAgent": userAgent])
+        }
+
         /// `prefers-color-scheme`.
         public func colourScheme(dark: Bool) throws {
             try send(

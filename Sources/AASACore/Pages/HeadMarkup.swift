@@ -79,8 +79,41 @@ public struct HeadMarkup: Sendable {
     ///
     /// - Parameters:
     ///   - withBanner: `false` for a page the banner is excluded from.
-    ///   - request: for a static template, the banner is rendered once here (`nil` request: no request data).
-    public func inject(into page: [UInt8], withBanner: Bool) -> SplicedPage {
+    ///   - floatingQRCode: when the banner is injected, also a ``SplicedPage/Slot/floatingQRCode`` before the
+    ///     page's last `</body>` (at its end when it has none): the QR code desktop visitors get.
+    public func inject(into page: [UInt8], withBanner: Bool, floatingQRCode: Bool = false) -> SplicedPage {
+        let injected = injectHead(into: page, withBanner: withBanner)
+        guard floatingQRCode, injected.banner else { return injected.page }
+        // The body's end is after the head's insertion point, so it lies in the last chunk, at the same distance
+        // from its end as in the page.
+        let end = Self.lastBodyEnd(page, notBefore: injected.insertionOffset) ?? page.count
+        var chunks = injected.page.chunks
+        let last = chunks.removeLast()
+        let split = last.count - (page.count - end)
+        chunks += [Array(last[..<split]), Array(last[split...])]
+        return SplicedPage(chunks: chunks, slots: injected.page.slots + [.floatingQRCode])
+    }
+
+    /// Where the last `</body` (ASCII case-insensitive) starts, if at or after `notBefore`.
+    static func lastBodyEnd(_ page: [UInt8], notBefore: Int) -> Int? {
+        let needle = Array("</body".utf8)
+        guard page.count >= needle.count else { return nil }
+        var start = page.count - needle.count
+        while start >= notBefore {
+            if page[start] == needle[0]
+                && zip(page[start..<(start + needle.count)], needle).allSatisfy({ ($0 | 0x20) == ($1 | 0x20) })
+            {
+                return start
+            }
+            start -= 1
+        }
+        return nil
+    }
+
+    /// `page` with the head tags it lacks; whether the banner was among them, and where they went.
+    private func injectHead(into page: [UInt8], withBanner: Bool) -> (
+        page: SplicedPage, banner: Bool, insertionOffset: Int
+    ) {
         let scan = HTMLHeadScan(page)
         var before = ""
         var slot = false
@@ -101,10 +134,18 @@ public struct HeadMarkup: Sendable {
         if !scan.hasTouchIcon { after += iconLinks }
         let head = Array(page[..<scan.insertionOffset])
         let tail = Array(page[scan.insertionOffset...])
+        let banner = !before.isEmpty
         if slot {
-            return SplicedPage(chunks: [head + Array(before.utf8), Array(after.utf8) + tail], slots: [.appArgument])
+            return (
+                SplicedPage(chunks: [head + Array(before.utf8), Array(after.utf8) + tail], slots: [.appArgument]),
+                banner, scan.insertionOffset
+            )
         }
-        guard !(before + after).isEmpty else { return SplicedPage(chunks: [page], slots: []) }
-        return SplicedPage(chunks: [head + Array((before + after).utf8) + tail], slots: [])
+        guard !(before + after).isEmpty else {
+            return (SplicedPage(chunks: [page], slots: []), banner, scan.insertionOffset)
+        }
+        return (
+            SplicedPage(chunks: [head + Array((before + after).utf8) + tail], slots: []), banner, scan.insertionOffset
+        )
     }
 }

@@ -5,10 +5,16 @@
 #endif
 
 /// The fallback landing page's template: `{{placeholder}}`s filled in at load (all HTML-escaped), except
-/// `{{url}}`, which is the request's URL and is spliced in per request.
+/// `{{url}}`, which is the request's URL and is spliced in per request, and `{{qrCode}}`, where a desktop visitor
+/// gets a QR code of the page's URL (nothing for anyone else).
 public struct LandingTemplate: Sendable {
     /// The placeholders a template may use.
-    public static let placeholders = ["title", "description", "appStoreURL", "appStoreID", "image", "domain", "url"]
+    public static let placeholders = [
+        "title", "description", "appStoreURL", "appStoreID", "image", "domain", "url", "qrCode",
+    ]
+
+    /// How many times a template may use `{{qrCode}}`: one code per page (each use is a few KB per desktop rendering).
+    public static let maximumQRCodeUses = 1
 
     /// The values of a landing page.
     public struct Values: Sendable {
@@ -49,6 +55,10 @@ public struct LandingTemplate: Sendable {
             }
             rest = rest[close.upperBound...]
         }
+        let qrUses = uses(of: "qrCode")
+        if qrUses > Self.maximumQRCodeUses {
+            found.append("{{qrCode}} used \(qrUses) times (at most \(Self.maximumQRCodeUses): one QR code per page)")
+        }
         return found
     }
 
@@ -58,11 +68,13 @@ public struct LandingTemplate: Sendable {
     public static let maximumURLUses = 16
 
     /// How many times the template uses `{{url}}`.
-    public var urlUses: Int {
+    public var urlUses: Int { uses(of: "url") }
+
+    private func uses(of placeholder: String) -> Int {
         var uses = 0
         var rest = Substring(text)
         while let open = rest.firstRange(of: "{{"), let close = rest[open.upperBound...].firstRange(of: "}}") {
-            if rest[open.upperBound..<close.lowerBound].trimmedSpaces == "url" { uses += 1 }
+            if rest[open.upperBound..<close.lowerBound].trimmedSpaces == placeholder { uses += 1 }
             rest = rest[close.upperBound...]
         }
         return uses
@@ -70,8 +82,11 @@ public struct LandingTemplate: Sendable {
 
     /// The marker `{{url}}` becomes before it is split out as a per-request slot.
     static let urlMarker = Array("\u{1}aasa-url\u{1}".utf8)
+    /// The marker `{{qrCode}}` becomes before it is split out as a per-request slot.
+    static let qrCodeMarker = Array("\u{1}aasa-qr-code\u{1}".utf8)
 
-    /// The page with every value but `{{url}}` filled in (escaped); `{{url}}` is left as ``urlMarker``.
+    /// The page with every value but `{{url}}` and `{{qrCode}}` filled in (escaped); they are left as ``urlMarker``
+    /// and ``qrCodeMarker``.
     public func fill(_ values: Values) -> [UInt8] {
         let table = [
             "title": values.title, "description": values.description, "appStoreURL": values.appStoreURL,
@@ -84,6 +99,8 @@ public struct LandingTemplate: Sendable {
             let name = rest[open.upperBound..<close.lowerBound].trimmedSpaces
             if name == "url" {
                 out += Self.urlMarker
+            } else if name == "qrCode" {
+                out += Self.qrCodeMarker
             } else {
                 out += Array(HTMLEscape.escape(table[name] ?? "").utf8)
             }
@@ -127,7 +144,7 @@ public struct LandingTemplate: Sendable {
                 <h1>{{title}}</h1>
                 <p>{{description}}</p>
                 <a class="cta" href="{{appStoreURL}}">Open in the app / Get it on the App Store</a>
-                <small>Already have the app? Tap “Open” in the banner above.</small>
+                <small>Already have the app? Tap “Open” in the banner above.</small>{{qrCode}}
                 </main>
                 </body>
                 </html>

@@ -120,7 +120,7 @@ public struct PageLoader: Sendable {
                 let pagePath =
                     file.path.hasSuffix("/index.html") ? String(file.path.dropLast("index.html".count)) : file.path
                 let excluded = pages.bannerExcluded(pagePath) || pages.bannerExcluded(file.path)
-                page = markup.inject(into: file.bytes, withBanner: !excluded)
+                page = markup.inject(into: file.bytes, withBanner: !excluded, floatingQRCode: true)
                 modified = max(modified, configModified, iconModified)
             }
             pages.files[file.path] = PageFile(
@@ -475,9 +475,11 @@ public struct PageLoader: Sendable {
                 appStoreURL: banner.appStoreURL, appStoreID: banner.appStoreID, image: image, domain: site.domain))
         return LandingPage(
             withBanner: markup.inject(into: filled, withBanner: true).splitting(
-                LandingTemplate.urlMarker, into: .pageURL),
+                LandingTemplate.urlMarker, into: .pageURL
+            ).splitting(LandingTemplate.qrCodeMarker, into: .qrCode),
             withoutBanner: markup.inject(into: filled, withBanner: false).splitting(
-                LandingTemplate.urlMarker, into: .pageURL),
+                LandingTemplate.urlMarker, into: .pageURL
+            ).splitting(LandingTemplate.qrCodeMarker, into: .qrCode),
             lastModified: lastModified)
     }
 }
@@ -492,7 +494,7 @@ extension Rule {
     /// Reported by `PageLoader`; also by `PagesRule`.
     public static let landingTemplate = Rule(
         "landing-template", .error,
-        "A landing page without `smartAppBanner`, a control character in its title, a template path outside the domain folder, an unreadable template, an unknown `{{placeholder}}`, or `{{url}}` used more than 16 times."
+        "A landing page without `smartAppBanner`, a control character in its title, a template path outside the domain folder, an unreadable template, an unknown `{{placeholder}}`, `{{url}}` used more than 16 times, or `{{qrCode}}` more than once."
     )
 
     /// Reported by `PageLoader`.

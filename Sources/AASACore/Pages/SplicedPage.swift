@@ -6,6 +6,40 @@ public struct SplicedPage: Sendable, Hashable {
         case appArgument
         /// The request's URL, encoded and escaped (landing page `{{url}}`).
         case pageURL
+        /// The QR code of the page's URL for a desktop visitor, empty for anyone else (landing page `{{qrCode}}`).
+        case qrCode
+        /// The same QR code kept in the window's corner: put before `</body>` of a hosted page with the banner.
+        case floatingQRCode
+    }
+
+    /// What fills the slots for one request.
+    public struct Values: Sendable {
+        /// ``Slot/appArgument``.
+        public var appArgument: [UInt8]
+        /// ``Slot/pageURL``.
+        public var pageURL: [UInt8]
+        /// ``Slot/qrCode``.
+        public var qrCode: [UInt8]
+        /// ``Slot/floatingQRCode``.
+        public var floatingQRCode: [UInt8]
+
+        /// Creates the values; the QR code's are empty unless given.
+        public init(appArgument: [UInt8], pageURL: [UInt8], qrCode: [UInt8] = [], floatingQRCode: [UInt8] = []) {
+            self.appArgument = appArgument
+            self.pageURL = pageURL
+            self.qrCode = qrCode
+            self.floatingQRCode = floatingQRCode
+        }
+
+        /// The value of `slot`.
+        public subscript(slot: Slot) -> [UInt8] {
+            switch slot {
+            case .appArgument: appArgument
+            case .pageURL: pageURL
+            case .qrCode: qrCode
+            case .floatingQRCode: floatingQRCode
+            }
+        }
     }
 
     /// The fixed bytes: one more than `slots`.
@@ -26,15 +60,21 @@ public struct SplicedPage: Sendable, Hashable {
     /// The bytes of a page without slots, or of every fixed part joined (for hashing).
     public var fixedBytes: [UInt8] { chunks.count == 1 ? chunks[0] : Array(chunks.joined()) }
 
+    /// Whether the page shows a QR code to desktop visitors, so it differs by `User-Agent`.
+    public var hasQRCode: Bool { slots.contains { $0 == .qrCode || $0 == .floatingQRCode } }
+
     /// The page for one request, in one array.
     public func render(appArgument: [UInt8], pageURL: [UInt8]) -> [UInt8] {
+        render(Values(appArgument: appArgument, pageURL: pageURL))
+    }
+
+    /// The page for one request, in one array.
+    public func render(_ values: Values) -> [UInt8] {
         var out: [UInt8] = []
-        out.reserveCapacity(chunks.reduce(0) { $0 + $1.count } + slots.count * max(appArgument.count, pageURL.count))
+        out.reserveCapacity(slots.reduce(chunks.reduce(0) { $0 + $1.count }) { $0 + values[$1].count })
         for (index, chunk) in chunks.enumerated() {
             out += chunk
-            if index < slots.count {
-                out += slots[index] == .appArgument ? appArgument : pageURL
-            }
+            if index < slots.count { out += values[slots[index]] }
         }
         return out
     }
@@ -51,21 +91,21 @@ public struct SplicedPage: Sendable, Hashable {
     /// with this page (no byte copied), between the request's values: its own bytes are those values only, so
     /// rendering and sending it costs the same per connection whatever the page's size.
     public func parts(appArgument: [UInt8], pageURL: [UInt8]) -> (parts: [[UInt8]], ownBytes: Int) {
-        let size = slots.reduce(chunks.reduce(0) { $0 + $1.count }) {
-            $0 + ($1 == .appArgument ? appArgument.count : pageURL.count)
-        }
-        guard size > Self.joinedUpTo else {
-            return ([render(appArgument: appArgument, pageURL: pageURL)], size)
-        }
+        parts(Values(appArgument: appArgument, pageURL: pageURL))
+    }
+
+    /// The page for one request as body parts; see ``parts(appArgument:pageURL:)``.
+    public func parts(_ values: Values) -> (parts: [[UInt8]], ownBytes: Int) {
+        let size = slots.reduce(chunks.reduce(0) { $0 + $1.count }) { $0 + values[$1].count }
+        guard size > Self.joinedUpTo else { return ([render(values)], size) }
         var parts: [[UInt8]] = []
         parts.reserveCapacity(chunks.count + slots.count)
         for (index, chunk) in chunks.enumerated() {
             parts.append(chunk)
-            if index < slots.count { parts.append(slots[index] == .appArgument ? appArgument : pageURL) }
+            if index < slots.count { parts.append(values[slots[index]]) }
         }
         // Each value is one array, however often the page repeats it.
-        let ownBytes =
-            (slots.contains(.appArgument) ? appArgument.count : 0) + (slots.contains(.pageURL) ? pageURL.count : 0)
+        let ownBytes = Set(slots).reduce(0) { $0 + values[$1].count }
         return (parts.filter { !$0.isEmpty }, ownBytes)
     }
 

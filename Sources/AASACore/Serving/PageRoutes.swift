@@ -36,6 +36,8 @@ public struct PageRoutes: Sendable {
     private let rendered: RenderedPages
     /// Whether any resource is spliced per URL, so ``rendered`` is worth asking.
     private let hasSplicedPages: Bool
+    /// Whether any resource shows desktop visitors a QR code, so the `User-Agent` is worth reading.
+    private let hasQRCodePages: Bool
 
     /// Prepares every fixed response of `pages` for `domain`, whose served association file is `file`; pages
     /// spliced per request are kept in `rendered` once rendered.
@@ -53,6 +55,7 @@ public struct PageRoutes: Sendable {
         domainID = builder.domainID
         self.rendered = rendered
         httpsOnlyHeaders = builder.httpsOnlyHeaders
+        let qrCodes = rendered.qrCode != nil
         banner = pages.banner
         icons = pages.icons
         exclusions = SitePages(banner: pages.banner)
@@ -60,7 +63,8 @@ public struct PageRoutes: Sendable {
         for (path, page) in pages.files {
             files[path] = Self.resource(
                 page.page, contentType: page.contentType, contentTag: page.contentTag,
-                lastModified: page.lastModified, cacheControl: pages.cacheControl, builder: &builder)
+                lastModified: page.lastModified, cacheControl: pages.cacheControl, qrCodes: qrCodes,
+                builder: &builder)
         }
         self.files = files
         if let landing = pages.landing {
@@ -68,7 +72,7 @@ public struct PageRoutes: Sendable {
                 Self.resource(
                     page, contentType: "text/html; charset=utf-8",
                     contentTag: PageLoader.tag(page), lastModified: landing.lastModified,
-                    cacheControl: pages.cacheControl, builder: &builder)
+                    cacheControl: pages.cacheControl, qrCodes: qrCodes, builder: &builder)
             }
             self.landing = (resources[0], resources[1])
             matcher = URLMatcher(file: file, mode: .modern)
@@ -76,19 +80,25 @@ public struct PageRoutes: Sendable {
             self.landing = nil
             matcher = nil
         }
-        hasSplicedPages =
-            (Array(files.values) + [self.landing?.withBanner, self.landing?.withoutBanner].compactMap { $0 }).contains {
-                if case .spliced = $0 { true } else { false }
-            }
+        let resources = Array(files.values) + [self.landing?.withBanner, self.landing?.withoutBanner].compactMap { $0 }
+        hasSplicedPages = resources.contains {
+            if case .spliced = $0 { true } else { false }
+        }
+        hasQRCodePages = resources.contains {
+            if case .spliced(let page, _, _, _) = $0 { qrCodes && page.hasQRCode } else { false }
+        }
     }
 
+    /// `qrCodes`: whether desktop visitors get a page's QR code, so a page with one varies by `User-Agent`.
     private static func resource(
         _ page: SplicedPage, contentType: String, contentTag: String, lastModified: Int, cacheControl: String,
-        builder: inout PreparedResponseBuilder
+        qrCodes: Bool, builder: inout PreparedResponseBuilder
     ) -> Resource {
-        let shared = [
+        var shared = [
             HTTPHeader("Cache-Control", cacheControl), HTTPHeader("Last-Modified", HTTPDate.format(lastModified)),
         ]
+        // A cache must never give one visitor's variant to another (a 304 included, RFC 9110 §15.4.5).
+        if qrCodes && page.hasQRCode { shared.append(HTTPHeader("Vary", "User-Agent")) }
         let headers =
             [HTTPHeader("Content-Type", contentType)] + shared + [HTTPHeader("X-Content-Type-Options", "nosniff")]
         guard page.isStatic else {
@@ -141,7 +151,7 @@ public struct PageRoutes: Sendable {
             let key = key ?? renderingKey(request)
             let rendering = render(
                 page, headers: headers, contentTag: contentTag, lastModified: lastModified, path: key.path,
-                query: key.query)
+                query: key.query, desktop: key.desktop)
             rendered.keep(rendering, for: key)
             return answer(rendering, request)
         }
@@ -154,26 +164,44 @@ public struct PageRoutes: Sendable {
                 ? rendering.notModified : rendering.ok)
     }
 
-    /// What a spliced page depends on: this version of this domain's pages, the raw path and the query. Nothing
-    /// of the `Host` header: the page names the domain's canonical origin.
+    /// What a spliced page depends on: this version of this domain's pages, the raw path, the query, and whether
+    /// the visitor is on a desktop (when a page shows those a QR code). Nothing of the `Host` header: the page
+    /// names the domain's canonical origin.
     private func renderingKey(_ request: some HTTPRequest) -> RenderedPages.Key {
-        RenderedPages.Key(version: version, path: request.withPath { Array($0) }, query: request.rawQuery)
+        let desktop = hasQRCodePages && request.withHeader("User-Agent") { VisitorDevice(userAgent: $0) } == .desktop
+        return RenderedPages.Key(
+            version: version, path: request.withPath { Array($0) }, query: request.rawQuery, desktop: desktop)
     }
 
-    /// `page` as served at one URL: the banner's `app-argument` and the page URL spliced in, and an ETag that
-    /// tells this URL's variant apart. A large page's body shares the page's fixed chunks
-    /// (``SplicedPage/parts(appArgument:pageURL:)``).
+    /// `page` as served at one URL: the banner's `app-argument` and the page URL spliced in (and for a desktop
+    /// visitor the QR code of the page's URL), and an ETag that tells this URL's variant apart. A large page's body
+    /// shares the page's fixed chunks (``SplicedPage/parts(appArgument:pageURL:)``).
     private func render(
         _ page: SplicedPage, headers: [HTTPHeader], contentTag: String, lastModified: Int, path: [UInt8],
-        query: String?
+        query: String?, desktop: Bool
     ) -> RenderedPages.Rendering {
         let pageRequest = PageRequest(domain: domain, path: path, query: query)
         let argument = banner.flatMap { HeadMarkup.appArgument($0.appArgument, for: pageRequest) } ?? []
         let pageURL = HTMLEscape.escape(URLText.encode(pageRequest.url, encodeCommas: false))
+        var values = SplicedPage.Values(appArgument: argument, pageURL: pageURL)
         // The representation depends on the URL, so the tag does too.
-        let tag = "\"" + contentTag + "-" + Self.fnv1a(argument + [0] + pageURL) + "\""
+        var tag = "\"" + contentTag + "-" + Self.fnv1a(argument + [0] + pageURL)
+        if desktop, page.hasQRCode, let qrCode = rendered.qrCode {
+            // The page's own URL without its query: the page a phone opens is the same one (a query is often a
+            // campaign's or a session's, not the page's).
+            let url = URLText.encode(PageRequest(domain: domain, path: path, query: nil).url, encodeCommas: false)
+            if let svg = qrCode.draw(String(decoding: url, as: UTF8.self)) {
+                if page.slots.contains(.qrCode) { values.qrCode = PageQRCode.block(svg: svg, floating: false) }
+                if page.slots.contains(.floatingQRCode) {
+                    values.floatingQRCode = PageQRCode.block(svg: svg, floating: true)
+                }
+            }
+            // The desktop variant's own tag, with or without a code (a URL over the cap has none).
+            tag += "-desktop-" + Self.fnv1a(values.qrCode + values.floatingQRCode)
+        }
+        tag += "\""
         let etag = HTTPHeader("ETag", tag)
-        let body = page.parts(appArgument: argument, pageURL: pageURL)
+        let body = page.parts(values)
         let ok = Response(
             status: 200, headers: [etag] + headers, bodyParts: body.parts, httpsOnlyHeaders: httpsOnlyHeaders)
         let notModified = Response(

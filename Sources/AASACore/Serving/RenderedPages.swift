@@ -21,6 +21,8 @@ public final class RenderedPages: Sendable {
         /// The raw request path, before normalisation.
         let path: [UInt8]
         let query: String?
+        /// Whether this is the desktop variant (with the QR code), for a page with one.
+        var desktop = false
     }
 
     /// The 200 and 304 answers for one URL, and the ETag they carry. Kept responses, so the transport builds
@@ -38,11 +40,16 @@ public final class RenderedPages: Sendable {
 
     /// Body bytes kept at most.
     public let budget: Int
+    /// Draws the QR code desktop visitors get on pages with the banner and the landing page; without it every
+    /// visitor gets the page without one.
+    public let qrCode: PageQRCode?
     private let state = Mutex<(pages: [Key: Rendering], bytes: Int)>(([:], 0))
 
-    /// A cache keeping at most `budget` bytes of page bodies (8 MiB: thousands of typical pages).
-    public init(budget: Int = 8 << 20) {
+    /// A cache keeping at most `budget` bytes of page bodies (8 MiB: thousands of typical pages), whose desktop
+    /// variants show the QR code `qrCode` draws.
+    public init(budget: Int = 8 << 20, qrCode: PageQRCode? = nil) {
         self.budget = budget
+        self.qrCode = qrCode
     }
 
     /// The rendering kept for `key`, if any.

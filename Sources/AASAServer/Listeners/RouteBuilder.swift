@@ -1,5 +1,6 @@
 import AASACore
 import AASAMicroHTTPD
+import AASAQRCode
 
 /// The public routes of a catalog's published domains and the snapshot the public listeners serve them from, kept
 /// between reloads so the next one rebuilds only the domains that changed.
@@ -34,7 +35,9 @@ struct RouteBuilder: Sendable {
         if let changed, let previous {
             site = previous.site.updating(changed.map { ($0, catalog.published[$0]) })
         } else {
-            site = SiteRoutes(catalog.published.values, domainIDs: recorder.domainIDs)
+            // Desktop visitors of the landing page and of pages with the banner get a QR code of the page's URL.
+            site = SiteRoutes(
+                catalog.published.values, rendered: RenderedPages(qrCode: .libqrencode), domainIDs: recorder.domainIDs)
         }
         let snapshot = try RouteSnapshot(site, previous: previous?.snapshot)
         // The challenge routes wrap the site's without preparing anything of their own for each domain.
