@@ -67,10 +67,16 @@ import Testing
         let before = Mutex<Set<Int>>([])
         let after = Mutex<Set<Int>>([])
         let released = Atomic<Bool>(false)
+        // On a loaded machine the helpers may be scheduled late: once released, the caller waits (up to a bound far
+        // above any scheduling delay) for a helper's first item, so it cannot take every item before they start.
+        let deadline = Date().addingTimeInterval(30)
         let results = Array(0..<2000).concurrentMap(helpersAfter: other) { item in
             let thread = Thread.current.hashValue
             if released.load(ordering: .relaxed) {
                 after.withLock { _ = $0.insert(thread) }
+                while thread == caller, after.withLock({ $0.subtracting([caller]).isEmpty }), Date() < deadline {
+                    usleep(1_000)
+                }
             } else {
                 before.withLock { _ = $0.insert(thread) }
             }

@@ -1,4 +1,4 @@
-public import Foundation
+import Foundation
 
 /// Decodes QR codes in an image file with Debian's `zbarimg` (package zbar-tools): a real reader, independent of
 /// the encoder under test.
