@@ -27,7 +27,8 @@ import Testing
         #expect(loaded.config?.smartAppBanner == BannerConfig(appStoreID: "640199958", exclude: ["/checkout/*"]))
         #expect(loaded.config?.pages.cacheControl == "no-cache")
         let index = try #require(loaded.pages?.files["/index.html"])
-        #expect(index.page.slots == [.appArgument])
+        // The banner's app-argument, and the slot of a desktop visitor's QR code (a page with the banner has one).
+        #expect(index.page.slots == [.appArgument, .floatingQRCode])
         #expect(
             String(decoding: index.page.chunks[0], as: UTF8.self).contains("content=\"app-id=640199958, app-argument="))
     }
