@@ -75,4 +75,34 @@ import Testing
             }
         }
     }
+
+    /// A hosted page whose banner has no per-URL `app-argument` is the same for every visitor not on a desktop: the
+    /// one answer prepared at load (its tag the page's own, the same for every URL and query), `Vary: User-Agent`
+    /// included; only a desktop visitor's answer is rendered per URL, with the code.
+    @Test func aPageWhoseOnlyPerURLPartIsTheCodeIsPreparedOnceForPhones() throws {
+        let live = try LiveServer(prepare: { config in
+            let file = config + "/shop.example/site.json"
+            let text = try String(contentsOfFile: file, encoding: .utf8).replacingOccurrences(
+                of: #"{ "appStoreID": "640199958" }"#, with: #"{ "appStoreID": "640199958", "appArgument": false }"#)
+            try text.write(toFile: file, atomically: true, encoding: .utf8)
+        })
+        var tags: Set<String> = []
+        for path in ["/", "/?utm_source=a", "/index.html?b=2"] {
+            let page = try live.get("shop.example", path, headers: [Self.iPhone])
+            #expect(page.status == 200)
+            #expect(page.headers["vary"] == "User-Agent")
+            #expect(page.text.contains("app-id=640199958") && !page.text.contains("<svg"), "\(page.text)")
+            tags.insert(try #require(page.headers["etag"]))
+        }
+        // One prepared answer: its tag is the page's content tag alone, never a per-URL variant's.
+        #expect(tags.count == 1, "\(tags)")
+        let tag = try #require(tags.first)
+        #expect(tag.wholeMatch(of: /"[0-9a-f]+"/) != nil, "\(tag)")
+        #expect(try live.get("shop.example", "/?c=3", headers: [Self.iPhone, "If-None-Match: \(tag)"]).status == 304)
+
+        let desktop = try live.get("shop.example", "/?utm_source=a", headers: [Self.desktop])
+        #expect(desktop.headers["vary"] == "User-Agent")
+        #expect(desktop.headers["etag"]?.contains("-desktop-") == true, "\(desktop.headers)")
+        #expect(try ZBar.decode(svg: try #require(Self.qrSVG(desktop.text))) == ["https://shop.example/"])
+    }
 }

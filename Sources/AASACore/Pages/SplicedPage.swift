@@ -63,6 +63,21 @@ public struct SplicedPage: Sendable, Hashable {
     /// Whether the page shows a QR code to desktop visitors, so it differs by `User-Agent`.
     public var hasQRCode: Bool { slots.contains { $0 == .qrCode || $0 == .floatingQRCode } }
 
+    /// The page as every visitor but a desktop one gets it: the QR code's slots left out and the chunks around each
+    /// joined, so a page whose only per-request value is the code is static for them.
+    public var withoutQRCode: SplicedPage {
+        var page = SplicedPage(chunks: [chunks[0]], slots: [])
+        for (index, slot) in slots.enumerated() {
+            if slot == .qrCode || slot == .floatingQRCode {
+                page.chunks[page.chunks.count - 1] += chunks[index + 1]
+            } else {
+                page.slots.append(slot)
+                page.chunks.append(chunks[index + 1])
+            }
+        }
+        return page
+    }
+
     /// The page for one request, in one array.
     public func render(appArgument: [UInt8], pageURL: [UInt8]) -> [UInt8] {
         render(Values(appArgument: appArgument, pageURL: pageURL))

@@ -13,6 +13,23 @@ public struct PageRoutes: Sendable {
         case fixed(ok: PreparedResponse, notModified: PreparedResponse, etag: [UInt8], lastModified: Int)
         /// HTML spliced per request around the banner's `app-argument` (and the landing page's URL).
         case spliced(SplicedPage, headers: [HTTPHeader], contentTag: String, lastModified: Int)
+        /// A page that shows desktop visitors a QR code: `other` for every other visitor (fixed unless something
+        /// else of the page is per URL), and `desktop`, spliced per URL, for them.
+        indirect case byDevice(other: Resource, desktop: Resource)
+
+        /// Whether a visitor not on a desktop gets an answer spliced per URL.
+        var isSpliced: Bool {
+            switch self {
+            case .fixed: false
+            case .spliced: true
+            case .byDevice(let other, _): other.isSpliced
+            }
+        }
+
+        /// Whether a desktop visitor gets an answer of its own.
+        var isByDevice: Bool {
+            if case .byDevice = self { true } else { false }
+        }
     }
 
     private let domain: String
@@ -34,7 +51,8 @@ public struct PageRoutes: Sendable {
     private let httpsOnlyHeaders: [HTTPHeader]
     /// Spliced pages already rendered, shared by every domain of the snapshot.
     private let rendered: RenderedPages
-    /// Whether any resource is spliced per URL, so ``rendered`` is worth asking.
+    /// Whether any resource is spliced per URL for a visitor not on a desktop, so ``rendered`` is worth asking for
+    /// every request.
     private let hasSplicedPages: Bool
     /// Whether any resource shows desktop visitors a QR code, so the `User-Agent` is worth reading.
     private let hasQRCodePages: Bool
@@ -81,24 +99,38 @@ public struct PageRoutes: Sendable {
             matcher = nil
         }
         let resources = Array(files.values) + [self.landing?.withBanner, self.landing?.withoutBanner].compactMap { $0 }
-        hasSplicedPages = resources.contains {
-            if case .spliced = $0 { true } else { false }
-        }
-        hasQRCodePages = resources.contains {
-            if case .spliced(let page, _, _, _) = $0 { qrCodes && page.hasQRCode } else { false }
-        }
+        hasSplicedPages = resources.contains(where: \.isSpliced)
+        hasQRCodePages = resources.contains(where: \.isByDevice)
     }
 
-    /// `qrCodes`: whether desktop visitors get a page's QR code, so a page with one varies by `User-Agent`.
+    /// `page`'s resource. With `qrCodes` (desktop visitors get a page's QR code), a page with the code's slots is
+    /// answered by device, and both answers say `Vary: User-Agent`; everyone else gets the page without the slots,
+    /// prepared once when nothing else of it is per URL.
     private static func resource(
         _ page: SplicedPage, contentType: String, contentTag: String, lastModified: Int, cacheControl: String,
         qrCodes: Bool, builder: inout PreparedResponseBuilder
+    ) -> Resource {
+        let byDevice = qrCodes && page.hasQRCode
+        let other = resource(
+            page.withoutQRCode, contentType: contentType, contentTag: contentTag, lastModified: lastModified,
+            cacheControl: cacheControl, varies: byDevice, builder: &builder)
+        guard byDevice else { return other }
+        let desktop = resource(
+            page, contentType: contentType, contentTag: contentTag, lastModified: lastModified,
+            cacheControl: cacheControl, varies: true, builder: &builder)
+        return .byDevice(other: other, desktop: desktop)
+    }
+
+    /// `page`'s resource: prepared when it is static, else spliced per URL; `varies` adds `Vary: User-Agent`.
+    private static func resource(
+        _ page: SplicedPage, contentType: String, contentTag: String, lastModified: Int, cacheControl: String,
+        varies: Bool, builder: inout PreparedResponseBuilder
     ) -> Resource {
         var shared = [
             HTTPHeader("Cache-Control", cacheControl), HTTPHeader("Last-Modified", HTTPDate.format(lastModified)),
         ]
         // A cache must never give one visitor's variant to another (a 304 included, RFC 9110 §15.4.5).
-        if qrCodes && page.hasQRCode { shared.append(HTTPHeader("Vary", "User-Agent")) }
+        if varies { shared.append(HTTPHeader("Vary", "User-Agent")) }
         let headers =
             [HTTPHeader("Content-Type", contentType)] + shared + [HTTPHeader("X-Content-Type-Options", "nosniff")]
         guard page.isStatic else {
@@ -116,7 +148,9 @@ public struct PageRoutes: Sendable {
     public func route(_ request: some HTTPRequest) -> RouteDecision {
         // A URL whose page was rendered before is answered before its path is even normalised: the same URL
         // always routes to the same page (files, probes and the landing page's claims are fixed per snapshot).
-        let key = hasSplicedPages ? renderingKey(request) : nil
+        // A desktop visitor's page with a QR code is rendered per URL; every other visitor's only when spliced.
+        let desktop = hasQRCodePages && request.withHeader("User-Agent") { VisitorDevice(userAgent: $0) } == .desktop
+        let key = hasSplicedPages || desktop ? renderingKey(request, desktop: desktop) : nil
         if let key, request.method.isRead, let kept = rendered.kept(key) { return answer(kept, request) }
         guard let path = request.withPath({ RequestPath(raw: $0) }) else { return .prepared(notFound) }
         for file in path.lookupKeys {
@@ -148,12 +182,15 @@ public struct PageRoutes: Sendable {
         case .fixed(let ok, let notModified, let etag, let lastModified):
             return .prepared(Self.isNotModified(request, etag: etag, lastModified: lastModified) ? notModified : ok)
         case .spliced(let page, let headers, let contentTag, let lastModified):
-            let key = key ?? renderingKey(request)
+            // ``route(_:)`` makes a key whenever this visitor's answer may be spliced.
+            let key = key ?? renderingKey(request, desktop: false)
             let rendering = render(
                 page, headers: headers, contentTag: contentTag, lastModified: lastModified, path: key.path,
                 query: key.query, desktop: key.desktop)
             rendered.keep(rendering, for: key)
             return answer(rendering, request)
+        case .byDevice(let other, let desktop):
+            return answer(key?.desktop == true ? desktop : other, request, key: key)
         }
     }
 
@@ -167,9 +204,8 @@ public struct PageRoutes: Sendable {
     /// What a spliced page depends on: this version of this domain's pages, the raw path, the query, and whether
     /// the visitor is on a desktop (when a page shows those a QR code). Nothing of the `Host` header: the page
     /// names the domain's canonical origin.
-    private func renderingKey(_ request: some HTTPRequest) -> RenderedPages.Key {
-        let desktop = hasQRCodePages && request.withHeader("User-Agent") { VisitorDevice(userAgent: $0) } == .desktop
-        return RenderedPages.Key(
+    private func renderingKey(_ request: some HTTPRequest, desktop: Bool) -> RenderedPages.Key {
+        RenderedPages.Key(
             version: version, path: request.withPath { Array($0) }, query: request.rawQuery, desktop: desktop)
     }
 
