@@ -20,7 +20,8 @@ public struct DomainPage: Sendable, Equatable {
         self.revision = revision
     }
 
-    /// The revision of a page holding `bytes`.
+    /// The revision naming `bytes`: the first 16 hex digits of their SHA-256. A page's in both stores, and a
+    /// site.json's in a config folder (``FolderDomainRepository``), so the same bytes always have the same revision.
     public static func revision(of bytes: [UInt8]) -> String {
         String(SHA256.hex(bytes).prefix(16))
     }

@@ -1,5 +1,4 @@
 public import AASACore
-import AASAOpenSSL
 import Foundation
 
 #if canImport(Glibc)
@@ -40,10 +39,8 @@ public final class FolderDomainRepository: DomainRepository {
 
     private func siteFile(_ name: String) -> String { directory + "/" + name + "/" + SiteConfigLoader.fileName }
 
-    /// The revision of `bytes`.
-    public static func revision(of bytes: [UInt8]) -> String {
-        SHA256Fingerprint(der: bytes).bytes.prefix(8).map { String(format: "%02x", $0) }.joined()
-    }
+    /// The revision of `bytes` (``DomainPage/revision(of:)``).
+    public static func revision(of bytes: [UInt8]) -> String { DomainPage.revision(of: bytes) }
 
     public func prospectiveRevision(of siteJSON: [UInt8]) -> String? { Self.revision(of: siteJSON) }
 
