@@ -400,6 +400,23 @@ func siteJSON(_ paths: [String], app: String = "ABCDE12345.com.example.shop") ->
         #expect(cache.lookup("a", caller: "other", digest: [1], now: start) == .miss)
         #expect(cache.lookup("a", caller: "t", digest: [1], now: start.addingTimeInterval(61)) == .miss)
     }
+
+    /// The cache holds at most its bytes of answers, dropping the least recently used keys to fit a new one, and
+    /// keeps no answer over a tenth of them.
+    @Test func theIdempotencyCacheIsBoundedInBytes() {
+        let cache = IdempotencyCache(capacity: 1_000, maximumBytes: 10_000, lifetime: 60)
+        let start = Date(timeIntervalSince1970: 1_000_000)
+        let answer = Response(status: 200, body: [UInt8](repeating: 0x61, count: 900))
+        let size = IdempotencyCache.size(of: answer)
+        for index in 0..<50 { cache.store("k\(index)", caller: "t", digest: [1], answer: answer, now: start) }
+        #expect(cache.bytes <= 10_000 && cache.bytes == cache.count * size, "\(cache.bytes) bytes, \(cache.count) keys")
+        #expect(cache.count == 10_000 / size)
+        #expect(cache.lookup("k49", caller: "t", digest: [1], now: start) == .replay(answer))
+        #expect(cache.lookup("k0", caller: "t", digest: [1], now: start) == .miss)
+        let large = Response(status: 200, body: [UInt8](repeating: 0x62, count: 1_001))
+        cache.store("large", caller: "t", digest: [1], answer: large, now: start)
+        #expect(cache.lookup("large", caller: "t", digest: [1], now: start) == .miss)
+    }
 }
 
 /// The closures the server gives the API, read from a real load's `/status`.
