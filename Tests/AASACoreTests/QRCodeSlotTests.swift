@@ -15,8 +15,8 @@ import Testing
         ("<p>no structure", "<p>no structure", ""),
     ])
     func aHostedPageWithTheBannerGetsTheCodeBeforeItsLastBodyEnd(page: String, before: String, after: String) {
-        let spliced = Self.markup.inject(into: Array(page.utf8), withBanner: true, floatingQRCode: true)
-        #expect(spliced.slots == [.appArgument, .floatingQRCode])
+        let spliced = Self.markup.inject(into: Array(page.utf8), withBanner: true, visitorSlots: true)
+        #expect(spliced.slots == [.appArgument, .openInBrowser, .floatingQRCode])
         #expect(spliced.hasQRCode)
         let rendered = String(
             decoding: spliced.render(
@@ -29,16 +29,18 @@ import Testing
 
     @Test func aPageWithoutTheBannerGetsNoCode() {
         let page = Array("<html><head></head><body>x</body></html>".utf8)
-        #expect(!Self.markup.inject(into: page, withBanner: false, floatingQRCode: true).hasQRCode)
+        #expect(!Self.markup.inject(into: page, withBanner: false, visitorSlots: true).hasQRCode)
         let ownBanner = Array("<head><meta name=\"apple-itunes-app\" content=\"app-id=1\"></head><body></body>".utf8)
-        #expect(!Self.markup.inject(into: ownBanner, withBanner: true, floatingQRCode: true).hasQRCode)
+        #expect(!Self.markup.inject(into: ownBanner, withBanner: true, visitorSlots: true).hasQRCode)
         #expect(
-            !HeadMarkup(banner: nil, icons: []).inject(into: page, withBanner: true, floatingQRCode: true).hasQRCode)
+            !HeadMarkup(banner: nil, icons: []).inject(into: page, withBanner: true, visitorSlots: true).hasQRCode)
     }
 
     @Test(arguments: [
         ("<p>{{qrCode}}</p>", [String]()), ("<p>{{ qrCode }}</p>", []),
-        ("{{qrCode}}{{qrCode}}", ["{{qrCode}} used 2 times (at most 1: one QR code per page)"]),
+        ("{{qrCode}}{{qrCode}}", ["{{qrCode}} used 2 times (at most once: one per page)"]),
+        ("{{appButtons}}{{openInBrowser}}{{appButtons}}", ["{{appButtons}} used 2 times (at most once: one per page)"]),
+        ("<p>\u{1}aasa-url\u{1}</p>", ["a U+0001 control character"]),
         (
             "{{qrcode}}",
             ["unknown placeholder {{qrcode}} (known: " + LandingTemplate.placeholders.joined(separator: ", ") + ")"]
@@ -48,18 +50,19 @@ import Testing
         #expect(LandingTemplate(text: text).problems == problems)
     }
 
-    @Test func theBuiltInLandingPageHasOneQRCodeSlotInItsMain() {
+    @Test func theBuiltInLandingPageHasTheWayOutAtTheTopAndTheButtonsAndCodeInItsMain() {
         let template = LandingTemplate.builtIn(hasImage: false)
         #expect(template.problems.isEmpty)
         let values = LandingTemplate.Values(
             title: "T", description: "D", appStoreURL: "https://apps.apple.com/app/id1", appStoreID: "1", image: "",
             domain: "shop.example")
-        let page = SplicedPage(chunks: [template.fill(values)], slots: []).splitting(
-            LandingTemplate.qrCodeMarker, into: .qrCode)
-        #expect(page.slots == [.qrCode])
-        let text = String(
-            decoding: page.render(SplicedPage.Values(appArgument: [], pageURL: [], qrCode: Array("[QR]".utf8))),
-            as: UTF8.self)
-        #expect(text.contains("</small>[QR]\n</main>"))
+        let page = LandingTemplate.splitMarkers(SplicedPage(chunks: [template.fill(values)], slots: []))
+        #expect(page.slots == [.pageURL, .pageURL, .openInBrowser, .appButtons, .qrCode])
+        var values2 = SplicedPage.Values(appArgument: [], pageURL: [], qrCode: Array("[QR]".utf8))
+        values2.openInBrowser = Array("[OPEN]".utf8)
+        values2.appButtons = Array("[BUTTONS]".utf8)
+        let text = String(decoding: page.render(values2), as: UTF8.self)
+        #expect(text.contains("<body>[OPEN]\n<main>"))
+        #expect(text.contains("[BUTTONS][QR]\n</main>"))
     }
 }

@@ -2,7 +2,7 @@ extension SiteConfig {
     static let topKeys = [
         "$schema", "legacyFormat", "cacheControl", "universalLinks", "webCredentials", "appClips", "handoff", "authsrv",
         "tests",
-        "signing", "android", "smartAppBanner", "pages", "hsts", "passkeys", "changePassword",
+        "signing", "android", "smartAppBanner", "pages", "hsts", "passkeys", "changePassword", "fallback",
     ]
     static let defaultsKeys = ["caseSensitive", "percentEncoded"]
     static let appKeys = ["appIDs", "defaults", "rules", "legacyPaths", "comment"]
@@ -61,6 +61,9 @@ extension SiteConfig {
             let url = reader.string(member.value, path: .root.key("changePassword"))
         {
             config.changePassword = url
+        }
+        if let member = top["fallback"] {
+            config.fallback = AppFallback.read(member.value, path: .root.key("fallback"), reader: reader)
         }
         return config
     }
@@ -208,6 +211,7 @@ extension SiteConfig {
         if let hsts { pairs.append(("hsts", hsts.jsonValue)) }
         if let passkeys { pairs.append(("passkeys", passkeys.jsonValue)) }
         if let changePassword { pairs.append(("changePassword", .string(changePassword))) }
+        if let fallback { pairs.append(("fallback", fallback.jsonValue)) }
         return .members(pairs)
     }
 }

@@ -35,6 +35,9 @@ public struct SiteConfig: Sendable, Hashable {
     /// Where `/.well-known/change-password` redirects (W3C, A Well-Known URL for Changing Passwords); `nil`: not
     /// served.
     public var changePassword: String?
+    /// Where the landing page's button sends a visitor whose phone does not open the app; `nil`: the store on each
+    /// platform (see `AppFallback`).
+    public var fallback: AppFallback?
 
     /// The config as a server keeps it once the domain is loaded (``LoadedDomain/keptBetweenLoads()``): without what
     /// generated the served bytes and what the load checked (the rules and apps, `webcredentials`, `appclips`,

@@ -79,19 +79,71 @@ public struct HeadMarkup: Sendable {
     ///
     /// - Parameters:
     ///   - withBanner: `false` for a page the banner is excluded from.
-    ///   - floatingQRCode: when the banner is injected, also a ``SplicedPage/Slot/floatingQRCode`` before the
-    ///     page's last `</body>` (at its end when it has none): the QR code desktop visitors get.
-    public func inject(into page: [UInt8], withBanner: Bool, floatingQRCode: Bool = false) -> SplicedPage {
+    ///   - visitorSlots: when the banner is injected, also the slots of what a visitor gets of their own: an
+    ///     ``SplicedPage/Slot/openInBrowser`` at the top of the body (after the `<body>` tag) and a
+    ///     ``SplicedPage/Slot/floatingQRCode`` before the page's last `</body>` (at its end when it has none).
+    ///   - openInBrowser: an ``SplicedPage/Slot/openInBrowser`` at the top of the body whether or not the banner is
+    ///     injected (the landing page, whose template does not place it).
+    public func inject(into page: [UInt8], withBanner: Bool, visitorSlots: Bool = false, openInBrowser: Bool = false)
+        -> SplicedPage
+    {
         let injected = injectHead(into: page, withBanner: withBanner)
-        guard floatingQRCode, injected.banner else { return injected.page }
-        // The body's end is after the head's insertion point, so it lies in the last chunk, at the same distance
-        // from its end as in the page.
-        let end = Self.lastBodyEnd(page, notBefore: injected.insertionOffset) ?? page.count
-        var chunks = injected.page.chunks
+        let floating = visitorSlots && injected.banner
+        guard openInBrowser || floating else { return injected.page }
+        // Both places are after the head's insertion point, so they lie in the last chunk, at the same distance
+        // from its end as in the page; the top first, so the body's end (never before it) is then in the new last
+        // chunk.
+        let start = Self.bodyStart(page, notBefore: injected.insertionOffset) ?? injected.insertionOffset
+        let result = Self.split(injected.page, atDistanceFromEnd: page.count - start, slot: .openInBrowser)
+        guard floating else { return result }
+        let end = max(start, Self.lastBodyEnd(page, notBefore: injected.insertionOffset) ?? page.count)
+        return Self.split(result, atDistanceFromEnd: page.count - end, slot: .floatingQRCode)
+    }
+
+    /// `page` with `slot` inserted into its last chunk, `distance` bytes before the chunk's end.
+    private static func split(_ page: SplicedPage, atDistanceFromEnd distance: Int, slot: SplicedPage.Slot)
+        -> SplicedPage
+    {
+        var chunks = page.chunks
         let last = chunks.removeLast()
-        let split = last.count - (page.count - end)
+        let split = last.count - distance
         chunks += [Array(last[..<split]), Array(last[split...])]
-        return SplicedPage(chunks: chunks, slots: injected.page.slots + [.floatingQRCode])
+        return SplicedPage(chunks: chunks, slots: page.slots + [slot])
+    }
+
+    /// Where the body's content starts: after the first `<body …>` tag (ASCII case-insensitive, its attributes'
+    /// quoted values skipped) at or after `notBefore`, else after the first `</head>` there; `nil` when neither is.
+    static func bodyStart(_ page: [UInt8], notBefore: Int) -> Int? {
+        for (name, isEnd) in [(Array("<body".utf8), false), (Array("</head".utf8), true)] {
+            var index = notBefore
+            while index + name.count < page.count {
+                defer { index += 1 }
+                guard page[index] == UInt8(ascii: "<"),
+                    zip(page[index..<(index + name.count)], name).allSatisfy({ ($0 | 0x20) == ($1 | 0x20) })
+                else { continue }
+                let next = page[index + name.count]
+                guard
+                    next == UInt8(ascii: ">") || next == UInt8(ascii: "/") || next == 0x20
+                        || (0x09...0x0D).contains(next)
+                else { continue }
+                // The tag ends at the first `>` outside a quoted attribute value.
+                var quote: UInt8?
+                var position = index + name.count
+                while position < page.count {
+                    let byte = page[position]
+                    if let open = quote {
+                        if byte == open { quote = nil }
+                    } else if byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "'") {
+                        quote = isEnd ? nil : byte
+                    } else if byte == UInt8(ascii: ">") {
+                        return position + 1
+                    }
+                    position += 1
+                }
+                return nil
+            }
+        }
+        return nil
     }
 
     /// Where the last `</body` (ASCII case-insensitive) starts, if at or after `notBefore`.

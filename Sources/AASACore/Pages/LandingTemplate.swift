@@ -4,17 +4,21 @@
     import Foundation
 #endif
 
-/// The fallback landing page's template: `{{placeholder}}`s filled in at load (all HTML-escaped), except
-/// `{{url}}`, which is the request's URL and is spliced in per request, and `{{qrCode}}`, where a desktop visitor
-/// gets a QR code of the page's URL (nothing for anyone else).
+/// The fallback landing page's template: `{{placeholder}}`s filled in at load (all HTML-escaped), except those
+/// spliced in per request: `{{url}}`, the request's URL; `{{qrCode}}`, where a desktop visitor gets a QR code of the
+/// page's URL (nothing for anyone else); `{{openInBrowser}}`, where an in-app browser's visitor gets the
+/// `open-in-browser` element (after `<body>` when the template does not place it); and `{{appButtons}}`, the buttons
+/// for the visitor's platform (``AppButtons``).
 public struct LandingTemplate: Sendable {
     /// The placeholders a template may use.
     public static let placeholders = [
-        "title", "description", "appStoreURL", "appStoreID", "image", "domain", "url", "qrCode",
+        "title", "description", "appStoreURL", "appStoreID", "image", "domain", "url", "qrCode", "openInBrowser",
+        "appButtons",
     ]
 
-    /// How many times a template may use `{{qrCode}}`: one code per page (each use is a few KB per desktop rendering).
-    public static let maximumQRCodeUses = 1
+    /// The placeholders a template may use once only: each is a block of a few KB per visitor's rendering, and a
+    /// page has one of each.
+    public static let singleUsePlaceholders = ["qrCode", "openInBrowser", "appButtons"]
 
     /// The values of a landing page.
     public struct Values: Sendable {
@@ -55,10 +59,13 @@ public struct LandingTemplate: Sendable {
             }
             rest = rest[close.upperBound...]
         }
-        let qrUses = uses(of: "qrCode")
-        if qrUses > Self.maximumQRCodeUses {
-            found.append("{{qrCode}} used \(qrUses) times (at most \(Self.maximumQRCodeUses): one QR code per page)")
+        for name in Self.singleUsePlaceholders {
+            let count = uses(of: name)
+            if count > 1 { found.append("{{\(name)}} used \(count) times (at most once: one per page)") }
         }
+        // The markers the spliced placeholders become start with U+0001: a template holding one itself would
+        // splice the request's values in where no placeholder is counted.
+        if text.utf8.contains(0x01) { found.append("a U+0001 control character") }
         return found
     }
 
@@ -70,7 +77,8 @@ public struct LandingTemplate: Sendable {
     /// How many times the template uses `{{url}}`.
     public var urlUses: Int { uses(of: "url") }
 
-    private func uses(of placeholder: String) -> Int {
+    /// How many times the template uses `{{placeholder}}`.
+    public func uses(of placeholder: String) -> Int {
         var uses = 0
         var rest = Substring(text)
         while let open = rest.firstRange(of: "{{"), let close = rest[open.upperBound...].firstRange(of: "}}") {
@@ -84,9 +92,25 @@ public struct LandingTemplate: Sendable {
     static let urlMarker = Array("\u{1}aasa-url\u{1}".utf8)
     /// The marker `{{qrCode}}` becomes before it is split out as a per-request slot.
     static let qrCodeMarker = Array("\u{1}aasa-qr-code\u{1}".utf8)
+    /// The marker `{{openInBrowser}}` becomes before it is split out as a per-request slot.
+    static let openInBrowserMarker = Array("\u{1}aasa-open-in-browser\u{1}".utf8)
+    /// The marker `{{appButtons}}` becomes before it is split out as a per-request slot.
+    static let appButtonsMarker = Array("\u{1}aasa-app-buttons\u{1}".utf8)
 
-    /// The page with every value but `{{url}}` and `{{qrCode}}` filled in (escaped); they are left as ``urlMarker``
-    /// and ``qrCodeMarker``.
+    /// Each spliced placeholder, its marker and its slot.
+    static let splicedPlaceholders: [(name: String, marker: [UInt8], slot: SplicedPage.Slot)] = [
+        ("url", urlMarker, .pageURL), ("qrCode", qrCodeMarker, .qrCode),
+        ("openInBrowser", openInBrowserMarker, .openInBrowser), ("appButtons", appButtonsMarker, .appButtons),
+    ]
+
+    /// `page` (a filled template, with the banner injected) with each spliced placeholder's marker split out as its
+    /// slot.
+    static func splitMarkers(_ page: SplicedPage) -> SplicedPage {
+        splicedPlaceholders.reduce(page) { $0.splitting($1.marker, into: $1.slot) }
+    }
+
+    /// The page with every value but the spliced placeholders' filled in (escaped); those are left as their markers
+    /// (``splicedPlaceholders``).
     public func fill(_ values: Values) -> [UInt8] {
         let table = [
             "title": values.title, "description": values.description, "appStoreURL": values.appStoreURL,
@@ -97,10 +121,8 @@ public struct LandingTemplate: Sendable {
         while let open = rest.firstRange(of: "{{"), let close = rest[open.upperBound...].firstRange(of: "}}") {
             out += Array(rest[..<open.lowerBound].utf8)
             let name = rest[open.upperBound..<close.lowerBound].trimmedSpaces
-            if name == "url" {
-                out += Self.urlMarker
-            } else if name == "qrCode" {
-                out += Self.qrCodeMarker
+            if let spliced = Self.splicedPlaceholders.first(where: { $0.name == name }) {
+                out += spliced.marker
             } else {
                 out += Array(HTMLEscape.escape(table[name] ?? "").utf8)
             }
@@ -110,7 +132,8 @@ public struct LandingTemplate: Sendable {
         return out
     }
 
-    /// The built-in page: title, description, Open Graph tags and a call to action to the App Store.
+    /// The built-in page: title, description, Open Graph tags, the visitor's buttons and, for an in-app browser's
+    /// visitor, the way out of it at the top.
     public static func builtIn(hasImage: Bool) -> LandingTemplate {
         let image =
             hasImage
@@ -135,16 +158,13 @@ public struct LandingTemplate: Sendable {
                 main{max-width:32rem;margin:0 auto;padding:4rem 1.5rem;text-align:center}
                 h1{font-size:2rem;line-height:1.2;margin:0 0 .75rem}
                 p{margin:0 0 2rem;color:#424245}
-                a.cta{display:inline-block;padding:.8rem 1.6rem;border-radius:980px;background:#0071e3;color:#fff;text-decoration:none;font-weight:600}
-                small{display:block;margin-top:1.5rem;color:#6e6e73}
-                </style>
+                                </style>
                 </head>
-                <body>
+                <body>{{openInBrowser}}
                 <main>
                 <h1>{{title}}</h1>
                 <p>{{description}}</p>
-                <a class="cta" href="{{appStoreURL}}">Open in the app / Get it on the App Store</a>
-                <small>Already have the app? Tap “Open” in the banner above.</small>{{qrCode}}
+                {{appButtons}}{{qrCode}}
                 </main>
                 </body>
                 </html>

@@ -120,7 +120,7 @@ public struct PageLoader: Sendable {
                 let pagePath =
                     file.path.hasSuffix("/index.html") ? String(file.path.dropLast("index.html".count)) : file.path
                 let excluded = pages.bannerExcluded(pagePath) || pages.bannerExcluded(file.path)
-                page = markup.inject(into: file.bytes, withBanner: !excluded, floatingQRCode: true)
+                page = markup.inject(into: file.bytes, withBanner: !excluded, visitorSlots: true)
                 modified = max(modified, configModified, iconModified)
             }
             pages.files[file.path] = PageFile(
@@ -473,13 +473,14 @@ public struct PageLoader: Sendable {
                 title: settings.title ?? site.domain,
                 description: settings.description ?? "Open this page in the app, or get the app on the App Store.",
                 appStoreURL: banner.appStoreURL, appStoreID: banner.appStoreID, image: image, domain: site.domain))
+        // A template that does not place the in-app browser's element gets it at the top of its body.
+        let placesOpenInBrowser = template.uses(of: "openInBrowser") > 0
         return LandingPage(
-            withBanner: markup.inject(into: filled, withBanner: true).splitting(
-                LandingTemplate.urlMarker, into: .pageURL
-            ).splitting(LandingTemplate.qrCodeMarker, into: .qrCode),
-            withoutBanner: markup.inject(into: filled, withBanner: false).splitting(
-                LandingTemplate.urlMarker, into: .pageURL
-            ).splitting(LandingTemplate.qrCodeMarker, into: .qrCode),
+            withBanner: LandingTemplate.splitMarkers(
+                markup.inject(into: filled, withBanner: true, openInBrowser: !placesOpenInBrowser)),
+            withoutBanner: LandingTemplate.splitMarkers(
+                markup.inject(into: filled, withBanner: false, openInBrowser: !placesOpenInBrowser)),
+            buttons: AppButtons(domain: site.domain, config: site.config, banner: banner),
             lastModified: lastModified)
     }
 }
@@ -494,7 +495,7 @@ extension Rule {
     /// Reported by `PageLoader`; also by `PagesRule`.
     public static let landingTemplate = Rule(
         "landing-template", .error,
-        "A landing page without `smartAppBanner`, a control character in its title, a template path outside the domain folder, an unreadable template, an unknown `{{placeholder}}`, `{{url}}` used more than 16 times, or `{{qrCode}}` more than once."
+        "A landing page without `smartAppBanner`, a control character in its title, a template path outside the domain folder, an unreadable template, an unknown `{{placeholder}}`, `{{url}}` used more than 16 times, `{{qrCode}}`, `{{openInBrowser}}` or `{{appButtons}}` used more than once, or a U+0001 character in the template."
     )
 
     /// Reported by `PageLoader`.

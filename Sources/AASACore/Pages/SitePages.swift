@@ -19,6 +19,8 @@ public struct LandingPage: Sendable, Hashable {
     public var withBanner: SplicedPage
     /// For paths excluded from the banner.
     public var withoutBanner: SplicedPage
+    /// The buttons `{{appButtons}}` shows each visitor.
+    public var buttons: AppButtons
     /// Seconds since 1970 of the newest of site.json, the template and the icons.
     public var lastModified: Int
 }

@@ -10,6 +10,19 @@ public struct SplicedPage: Sendable, Hashable {
         case qrCode
         /// The same QR code kept in the window's corner: put before `</body>` of a hosted page with the banner.
         case floatingQRCode
+        /// The `open-in-browser` element for a visitor in an in-app browser, empty for anyone else: after `<body>`
+        /// of a page with the banner (landing page `{{openInBrowser}}`).
+        case openInBrowser
+        /// The landing page's buttons for the visitor's platform (landing page `{{appButtons}}`).
+        case appButtons
+
+        /// Whether the slot's value depends on who the visitor is.
+        public var isPerVisitor: Bool {
+            switch self {
+            case .appArgument, .pageURL: false
+            case .qrCode, .floatingQRCode, .openInBrowser, .appButtons: true
+            }
+        }
     }
 
     /// What fills the slots for one request.
@@ -22,14 +35,21 @@ public struct SplicedPage: Sendable, Hashable {
         public var qrCode: [UInt8]
         /// ``Slot/floatingQRCode``.
         public var floatingQRCode: [UInt8]
+        /// ``Slot/openInBrowser``.
+        public var openInBrowser: [UInt8] = []
+        /// ``Slot/appButtons``.
+        public var appButtons: [UInt8] = []
 
-        /// Creates the values; the QR code's are empty unless given.
+        /// Creates the values; the visitor's are empty unless given.
         public init(appArgument: [UInt8], pageURL: [UInt8], qrCode: [UInt8] = [], floatingQRCode: [UInt8] = []) {
             self.appArgument = appArgument
             self.pageURL = pageURL
             self.qrCode = qrCode
             self.floatingQRCode = floatingQRCode
         }
+
+        /// Every value that depends on the visitor, joined (for the rendering's tag).
+        var perVisitor: [UInt8] { qrCode + [0] + floatingQRCode + [0] + openInBrowser + [0] + appButtons }
 
         /// The value of `slot`.
         public subscript(slot: Slot) -> [UInt8] {
@@ -38,6 +58,8 @@ public struct SplicedPage: Sendable, Hashable {
             case .pageURL: pageURL
             case .qrCode: qrCode
             case .floatingQRCode: floatingQRCode
+            case .openInBrowser: openInBrowser
+            case .appButtons: appButtons
             }
         }
     }
@@ -60,15 +82,34 @@ public struct SplicedPage: Sendable, Hashable {
     /// The bytes of a page without slots, or of every fixed part joined (for hashing).
     public var fixedBytes: [UInt8] { chunks.count == 1 ? chunks[0] : Array(chunks.joined()) }
 
-    /// Whether the page shows a QR code to desktop visitors, so it differs by `User-Agent`.
+    /// Whether the page shows a QR code to desktop visitors.
     public var hasQRCode: Bool { slots.contains { $0 == .qrCode || $0 == .floatingQRCode } }
 
-    /// The page as every visitor but a desktop one gets it: the QR code's slots left out and the chunks around each
-    /// joined, so a page whose only per-request value is the code is static for them.
-    public var withoutQRCode: SplicedPage {
+    /// Whether the page differs by who the visitor is, so it differs by `User-Agent`.
+    public var isPerVisitor: Bool { slots.contains(where: \.isPerVisitor) }
+
+    /// Whether `visitor` gets a page of their own, rather than ``forEveryone(appButtons:)``: a desktop visitor
+    /// when the page shows a QR code and `qrCodes` are drawn, an in-app browser's visitor when the page has the
+    /// `open-in-browser` element, and an iPhone's or Android phone's when it has the landing page's buttons.
+    public func differs(for visitor: Visitor, qrCodes: Bool) -> Bool {
+        slots.contains { slot in
+            switch slot {
+            case .qrCode, .floatingQRCode: qrCodes && visitor.platform == .desktop
+            case .openInBrowser: visitor.inAppBrowser != nil
+            case .appButtons: visitor.platform == .iOS || visitor.platform == .android
+            case .appArgument, .pageURL: false
+            }
+        }
+    }
+
+    /// The page as every visitor gets it who has no page of their own (``differs(for:qrCodes:)``): the buttons
+    /// `appButtons` in their slot, every other per-visitor slot left out, and the chunks around each joined, so a
+    /// page whose only per-request values are the visitor's is static for them.
+    public func forEveryone(appButtons: [UInt8]) -> SplicedPage {
         var page = SplicedPage(chunks: [chunks[0]], slots: [])
         for (index, slot) in slots.enumerated() {
-            if slot == .qrCode || slot == .floatingQRCode {
+            if slot.isPerVisitor {
+                if slot == .appButtons { page.chunks[page.chunks.count - 1] += appButtons }
                 page.chunks[page.chunks.count - 1] += chunks[index + 1]
             } else {
                 page.slots.append(slot)

@@ -28,6 +28,24 @@ public enum URLText {
         return out
     }
 
+    /// `bytes` as one component of a URL (a query parameter's value, an Android intent's extra): every byte but
+    /// the unreserved ones (`A`–`Z`, `a`–`z`, `0`–`9`, `-`, `.`, `_`, `~`) percent-encoded, `%` included.
+    public static func encodeComponent(_ bytes: some Collection<UInt8>) -> [UInt8] {
+        let hex = Array("0123456789ABCDEF".utf8)
+        var out: [UInt8] = []
+        out.reserveCapacity(bytes.count * 3)
+        for byte in bytes {
+            switch byte {
+            case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"),
+                UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "-"), UInt8(ascii: "."), UInt8(ascii: "_"),
+                UInt8(ascii: "~"):
+                out.append(byte)
+            default: out += [UInt8(ascii: "%"), hex[Int(byte >> 4)], hex[Int(byte & 0xF)]]
+            }
+        }
+        return out
+    }
+
     private static func isHex(_ byte: UInt8) -> Bool {
         (byte >= 0x30 && byte <= 0x39) || ((byte | 0x20) >= 0x61 && (byte | 0x20) <= 0x66)
     }

@@ -13,22 +13,24 @@ public struct PageRoutes: Sendable {
         case fixed(ok: PreparedResponse, notModified: PreparedResponse, etag: [UInt8], lastModified: Int)
         /// HTML spliced per request around the banner's `app-argument` (and the landing page's URL).
         case spliced(SplicedPage, headers: [HTTPHeader], contentTag: String, lastModified: Int)
-        /// A page that shows desktop visitors a QR code: `other` for every other visitor (fixed unless something
-        /// else of the page is per URL), and `desktop`, spliced per URL, for them.
-        indirect case byDevice(other: Resource, desktop: Resource)
+        /// A page that differs by visitor (``SplicedPage/differs(for:qrCodes:)``): `own`, spliced per URL, for a
+        /// visitor it differs for, and `everyone` for the rest (fixed unless something else of it is per URL).
+        indirect case byVisitor(
+            everyone: Resource, own: SplicedPage, headers: [HTTPHeader], contentTag: String,
+            lastModified: Int)
 
-        /// Whether a visitor not on a desktop gets an answer spliced per URL.
+        /// Whether a visitor without a page of their own gets an answer spliced per URL.
         var isSpliced: Bool {
             switch self {
             case .fixed: false
             case .spliced: true
-            case .byDevice(let other, _): other.isSpliced
+            case .byVisitor(let everyone, _, _, _, _): everyone.isSpliced
             }
         }
 
-        /// Whether a desktop visitor gets an answer of its own.
-        var isByDevice: Bool {
-            if case .byDevice = self { true } else { false }
+        /// The page a visitor may get of their own, if any.
+        var perVisitorPage: SplicedPage? {
+            if case .byVisitor(_, let own, _, _, _) = self { own } else { nil }
         }
     }
 
@@ -54,8 +56,10 @@ public struct PageRoutes: Sendable {
     /// Whether any resource is spliced per URL for a visitor not on a desktop, so ``rendered`` is worth asking for
     /// every request.
     private let hasSplicedPages: Bool
-    /// Whether any resource shows desktop visitors a QR code, so the `User-Agent` is worth reading.
-    private let hasQRCodePages: Bool
+    /// Which visitors any of the domain's pages differs for, so the `User-Agent` is worth reading, and how far.
+    private let visitorKinds: VisitorKinds
+    /// The landing page's buttons.
+    private let buttons: AppButtons?
 
     /// Prepares every fixed response of `pages` for `domain`, whose served association file is `file`; pages
     /// spliced per request are kept in `rendered` once rendered.
@@ -81,7 +85,7 @@ public struct PageRoutes: Sendable {
         for (path, page) in pages.files {
             files[path] = Self.resource(
                 page.page, contentType: page.contentType, contentTag: page.contentTag,
-                lastModified: page.lastModified, cacheControl: pages.cacheControl, qrCodes: qrCodes,
+                lastModified: page.lastModified, cacheControl: pages.cacheControl, qrCodes: qrCodes, buttons: [],
                 builder: &builder)
         }
         self.files = files
@@ -90,7 +94,8 @@ public struct PageRoutes: Sendable {
                 Self.resource(
                     page, contentType: "text/html; charset=utf-8",
                     contentTag: PageLoader.tag(page), lastModified: landing.lastModified,
-                    cacheControl: pages.cacheControl, qrCodes: qrCodes, builder: &builder)
+                    cacheControl: pages.cacheControl, qrCodes: qrCodes, buttons: landing.buttons.everyone,
+                    builder: &builder)
             }
             self.landing = (resources[0], resources[1])
             matcher = URLMatcher(file: file, mode: .modern)
@@ -98,27 +103,30 @@ public struct PageRoutes: Sendable {
             self.landing = nil
             matcher = nil
         }
+        buttons = pages.landing?.buttons
         let resources = Array(files.values) + [self.landing?.withBanner, self.landing?.withoutBanner].compactMap { $0 }
         hasSplicedPages = resources.contains(where: \.isSpliced)
-        hasQRCodePages = resources.contains(where: \.isByDevice)
+        visitorKinds = VisitorKinds(pages: resources.compactMap(\.perVisitorPage), qrCodes: qrCodes)
     }
 
-    /// `page`'s resource. With `qrCodes` (desktop visitors get a page's QR code), a page with the code's slots is
-    /// answered by device, and both answers say `Vary: User-Agent`; everyone else gets the page without the slots,
-    /// prepared once when nothing else of it is per URL.
+    /// `page`'s resource. A page that differs by visitor is answered by visitor, and both answers say
+    /// `Vary: User-Agent`; every visitor without a page of their own gets it with `buttons` in its buttons' slot and
+    /// no other visitor's slot, prepared once when nothing else of it is per URL.
     private static func resource(
         _ page: SplicedPage, contentType: String, contentTag: String, lastModified: Int, cacheControl: String,
-        qrCodes: Bool, builder: inout PreparedResponseBuilder
+        qrCodes: Bool, buttons: [UInt8], builder: inout PreparedResponseBuilder
     ) -> Resource {
-        let byDevice = qrCodes && page.hasQRCode
-        let other = resource(
-            page.withoutQRCode, contentType: contentType, contentTag: contentTag, lastModified: lastModified,
-            cacheControl: cacheControl, varies: byDevice, builder: &builder)
-        guard byDevice else { return other }
-        let desktop = resource(
+        let byVisitor = page.slots.contains { $0.isPerVisitor && (qrCodes || ($0 != .qrCode && $0 != .floatingQRCode)) }
+        let everyone = resource(
+            page.forEveryone(appButtons: buttons), contentType: contentType, contentTag: contentTag,
+            lastModified: lastModified, cacheControl: cacheControl, varies: byVisitor, builder: &builder)
+        guard byVisitor else { return everyone }
+        let own = resource(
             page, contentType: contentType, contentTag: contentTag, lastModified: lastModified,
             cacheControl: cacheControl, varies: true, builder: &builder)
-        return .byDevice(other: other, desktop: desktop)
+        guard case .spliced(_, let headers, _, _) = own else { return everyone }
+        return .byVisitor(
+            everyone: everyone, own: page, headers: headers, contentTag: contentTag, lastModified: lastModified)
     }
 
     /// `page`'s resource: prepared when it is static, else spliced per URL; `varies` adds `Vary: User-Agent`.
@@ -148,9 +156,11 @@ public struct PageRoutes: Sendable {
     public func route(_ request: some HTTPRequest) -> RouteDecision {
         // A URL whose page was rendered before is answered before its path is even normalised: the same URL
         // always routes to the same page (files, probes and the landing page's claims are fixed per snapshot).
-        // A desktop visitor's page with a QR code is rendered per URL; every other visitor's only when spliced.
-        let desktop = hasQRCodePages && request.withHeader("User-Agent") { VisitorDevice(userAgent: $0) } == .desktop
-        let key = hasSplicedPages || desktop ? renderingKey(request, desktop: desktop) : nil
+        // A visitor's own page is rendered per URL; the page everyone else gets only when spliced.
+        let visitor =
+            visitorKinds.isEmpty
+            ? .other : visitorKinds.relevant(request.withHeader("User-Agent") { Visitor(userAgent: $0) })
+        let key = hasSplicedPages || visitor != .other ? renderingKey(request, visitor: visitor) : nil
         if let key, request.method.isRead, let kept = rendered.kept(key) { return answer(kept, request) }
         guard let path = request.withPath({ RequestPath(raw: $0) }) else { return .prepared(notFound) }
         for file in path.lookupKeys {
@@ -183,15 +193,28 @@ public struct PageRoutes: Sendable {
             return .prepared(Self.isNotModified(request, etag: etag, lastModified: lastModified) ? notModified : ok)
         case .spliced(let page, let headers, let contentTag, let lastModified):
             // ``route(_:)`` makes a key whenever this visitor's answer may be spliced.
-            let key = key ?? renderingKey(request, desktop: false)
-            let rendering = render(
-                page, headers: headers, contentTag: contentTag, lastModified: lastModified, path: key.path,
-                query: key.query, desktop: key.desktop)
-            rendered.keep(rendering, for: key)
-            return answer(rendering, request)
-        case .byDevice(let other, let desktop):
-            return answer(key?.desktop == true ? desktop : other, request, key: key)
+            return answer(
+                page, headers: headers, contentTag: contentTag, lastModified: lastModified,
+                key: key ?? renderingKey(request, visitor: .other), request)
+        case .byVisitor(let everyone, let own, let headers, let contentTag, let lastModified):
+            guard let key, own.differs(for: key.visitor, qrCodes: rendered.qrCode != nil) else {
+                return answer(everyone, request, key: key)
+            }
+            return answer(
+                own, headers: headers, contentTag: contentTag, lastModified: lastModified, key: key, request)
         }
+    }
+
+    /// `page` rendered for the URL and visitor of `key`, kept for the next request with the same key.
+    private func answer(
+        _ page: SplicedPage, headers: [HTTPHeader], contentTag: String, lastModified: Int,
+        key: RenderedPages.Key, _ request: some HTTPRequest
+    ) -> RouteDecision {
+        let rendering = render(
+            page, headers: headers, contentTag: contentTag, lastModified: lastModified, path: key.path,
+            query: key.query, visitor: key.visitor)
+        rendered.keep(rendering, for: key)
+        return answer(rendering, request)
     }
 
     /// A page rendered for the request's URL: its 304 when the client has it, else its 200.
@@ -201,20 +224,22 @@ public struct PageRoutes: Sendable {
                 ? rendering.notModified : rendering.ok)
     }
 
-    /// What a spliced page depends on: this version of this domain's pages, the raw path, the query, and whether
-    /// the visitor is on a desktop (when a page shows those a QR code). Nothing of the `Host` header: the page
+    /// What a spliced page depends on: this version of this domain's pages, the raw path, the query, and who the
+    /// visitor is as far as any of the domain's pages differs for them. Nothing of the `Host` header: the page
     /// names the domain's canonical origin.
-    private func renderingKey(_ request: some HTTPRequest, desktop: Bool) -> RenderedPages.Key {
+    private func renderingKey(_ request: some HTTPRequest, visitor: Visitor) -> RenderedPages.Key {
         RenderedPages.Key(
-            version: version, path: request.withPath { Array($0) }, query: request.rawQuery, desktop: desktop)
+            version: version, path: request.withPath { Array($0) }, query: request.rawQuery, visitor: visitor)
     }
 
-    /// `page` as served at one URL: the banner's `app-argument` and the page URL spliced in (and for a desktop
-    /// visitor the QR code of the page's URL), and an ETag that tells this URL's variant apart. A large page's body
-    /// shares the page's fixed chunks (``SplicedPage/parts(appArgument:pageURL:)``).
+    /// `page` as served at one URL to `visitor`: the banner's `app-argument` and the page URL spliced in, and what
+    /// the visitor gets of their own (a desktop visitor the QR code of the page's URL, an in-app browser's visitor
+    /// the way out of it, a phone the landing page's buttons for its platform), and an ETag that tells this URL's
+    /// and this visitor's variant apart. A large page's body shares the page's fixed chunks
+    /// (``SplicedPage/parts(appArgument:pageURL:)``).
     private func render(
         _ page: SplicedPage, headers: [HTTPHeader], contentTag: String, lastModified: Int, path: [UInt8],
-        query: String?, desktop: Bool
+        query: String?, visitor: Visitor
     ) -> RenderedPages.Rendering {
         let pageRequest = PageRequest(domain: domain, path: path, query: query)
         let argument = banner.flatMap { HeadMarkup.appArgument($0.appArgument, for: pageRequest) } ?? []
@@ -222,7 +247,7 @@ public struct PageRoutes: Sendable {
         var values = SplicedPage.Values(appArgument: argument, pageURL: pageURL)
         // The representation depends on the URL, so the tag does too.
         var tag = "\"" + contentTag + "-" + Self.fnv1a(argument + [0] + pageURL)
-        if desktop, page.hasQRCode, let qrCode = rendered.qrCode {
+        if visitor.platform == .desktop, page.hasQRCode, let qrCode = rendered.qrCode {
             // The page's own URL without its query: the page a phone opens is the same one (a query is often a
             // campaign's or a session's, not the page's).
             let url = URLText.encode(PageRequest(domain: domain, path: path, query: nil).url, encodeCommas: false)
@@ -232,8 +257,16 @@ public struct PageRoutes: Sendable {
                     values.floatingQRCode = PageQRCode.block(svg: svg, floating: true)
                 }
             }
-            // The desktop variant's own tag, with or without a code (a URL over the cap has none).
-            tag += "-desktop-" + Self.fnv1a(values.qrCode + values.floatingQRCode)
+        }
+        if let browser = visitor.inAppBrowser, page.slots.contains(.openInBrowser) {
+            values.openInBrowser = OpenInBrowser.block(browser, platform: visitor.platform, request: pageRequest)
+        }
+        if let buttons, page.slots.contains(.appButtons) {
+            values.appButtons = buttons.block(for: visitor, request: pageRequest)
+        }
+        // A visitor's own variant has a tag of its own, whatever it holds (a URL over the QR code's cap has no code).
+        if page.differs(for: visitor, qrCodes: rendered.qrCode != nil) {
+            tag += "-" + visitor.tag + "-" + Self.fnv1a(values.perVisitor)
         }
         tag += "\""
         let etag = HTTPHeader("ETag", tag)

@@ -21,8 +21,8 @@ public final class RenderedPages: Sendable {
         /// The raw request path, before normalisation.
         let path: [UInt8]
         let query: String?
-        /// Whether this is the desktop variant (with the QR code), for a page with one.
-        var desktop = false
+        /// Who the variant is for, as far as the domain's pages differ by visitor (``Visitor/other`` for everyone).
+        var visitor = Visitor.other
     }
 
     /// The 200 and 304 answers for one URL, and the ETag they carry. Kept responses, so the transport builds

@@ -40,7 +40,10 @@ public struct CredentialEndpointRule: SiteRule {
             do {
                 url = try CredentialURL(text)
             } catch {
-                found.append(Self.diagnostic(error, text: text, path: path, site: site))
+                found.append(
+                    Self.diagnostic(
+                        error, text: text, path: path, site: site, rule: .credentialURL,
+                        lengthRule: .credentialURLLength))
                 continue
             }
             // The draft forbids the change-password page at the well-known URL itself (RFC 8615 §1.1).
@@ -68,29 +71,30 @@ public struct CredentialEndpointRule: SiteRule {
         return found
     }
 
-    private static func diagnostic(_ problem: CredentialURL.Problem, text: String, path: KeyPath, site: SiteContext)
-        -> Diagnostic
-    {
+    /// Why `text`, at `path`, is not a URL that is served: `rule`, or `lengthRule` for one too long.
+    static func diagnostic(
+        _ problem: CredentialURL.Problem, text: String, path: KeyPath, site: SiteContext, rule: Rule, lengthRule: Rule
+    ) -> Diagnostic {
         // Escaped: the value may hold the very line break it is refused for.
         let shown = LogEscaping.escape(text.utf8.count > 80 ? String(text.prefix(60)) + "…" : text)
         switch problem {
         case .tooLong(let bytes):
             return site.diagnostic(
-                .error, rule: .credentialURLLength,
+                .error, rule: lengthRule,
                 "the URL is \(bytes) bytes, over the limit of \(CredentialURL.maximumBytes)", at: path,
                 hint: "use a shorter URL for the page (a path on the domain, without tracking parameters)")
         case .character(let what):
             return site.diagnostic(
-                .error, rule: .credentialURL,
+                .error, rule: rule,
                 "'\(shown)' has a character a URL cannot hold as written (\(what)): spaces, line breaks, backslashes and non-ASCII must be percent-encoded",
                 at: path, hint: "percent-encode it, e.g. a space as %20")
         case .scheme:
             return site.diagnostic(
-                .error, rule: .credentialURL, "'\(shown)' is not an absolute https URL", at: path,
+                .error, rule: rule, "'\(shown)' is not an absolute https URL", at: path,
                 hint: "write the full URL, e.g. \"https://\(site.domain)/account\"")
         case .authority:
             return site.diagnostic(
-                .error, rule: .credentialURL,
+                .error, rule: rule,
                 "'\(shown)' has no host, or a user name or password before the host", at: path,
                 hint: "write https://host/path, e.g. \"https://\(site.domain)/account\"")
         }

@@ -40,7 +40,7 @@ public struct SiteConfigValidator: Sendable {
     public static let standard = SiteConfigValidator(rules: [
         TestAppIDRule(), AppEntryRule(), VariableRule(), CacheControlRule(), HSTSRule(), SigningIdentityRule(),
         AndroidAppRule(), AndroidPatternLimitRule(),
-        BannerRule(), BannerExcludeLimitRule(), PagesRule(), CredentialEndpointRule(),
+        BannerRule(), BannerExcludeLimitRule(), PagesRule(), CredentialEndpointRule(), FallbackRule(),
     ])
 
     /// Creates a validator from rules.

@@ -10,7 +10,8 @@ extension Rule {
     public static let all: [Rule] =
         folderRules + startRules + jsonRules + siteKeyRules + siteMeaningRules + generationRules + patternRules
         + linkRules + pageRules + certificateRules + signingRules + androidAppRules + appleFileRules + importRules
-        + hstsRules + credentialEndpointRules + serveRules + assetLinksImportRules + endpointsImportRules
+        + hstsRules + credentialEndpointRules + fallbackRules + serveRules + assetLinksImportRules
+        + endpointsImportRules
         + endpointsFetchRules
 
     /// The rule with `id`, or `nil` when no rule has it.
