@@ -1,3 +1,4 @@
+import AASATestSupport
 import Foundation
 import Testing
 
@@ -6,18 +7,12 @@ import Testing
 /// What each visitor gets of a domain's pages, routed without sockets: the `open-in-browser` element for an in-app
 /// browser, the landing page's buttons for the visitor's platform, and the variants' headers.
 @Suite struct VisitorPageTests {
-    static let iPhoneSafari =
-        "Mozilla/5.0 (iPhone; CPU iPhone OS 18_0 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) "
-        + "Version/18.0 Mobile/15E148 Safari/604.1"
-    static let androidChrome =
-        "Mozilla/5.0 (Linux; Android 14; Pixel 8) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0.0.0 "
-        + "Mobile Safari/537.36"
-    static let desktop =
-        "Mozilla/5.0 (Macintosh; Intel Mac OS X 10_15_7) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0.0.0 "
-        + "Safari/537.36"
-    static let googlebot = "Mozilla/5.0 (compatible; Googlebot/2.1; +http://www.google.com/bot.html)"
+    static let iPhoneSafari = UserAgents.iPhoneSafari
+    static let androidChrome = UserAgents.androidChrome
+    static let desktop = UserAgents.desktop
+    static let googlebot = UserAgents.googlebot
     static func userAgent(_ id: String, _ platform: Visitor.Platform) -> String {
-        VisitorTests.inAppBrowsers.first { $0.id == id && $0.platform == platform }!.userAgent
+        UserAgents.inApp(id, platform == .iOS ? "ios" : "android")
     }
 
     static func site(fallback: String = "") -> String {
