@@ -83,5 +83,6 @@ import Testing
         #expect(keys(defs["landingPage"]) == Set(PagesConfig.landingKeys))
         #expect(keys(defs["hsts"]) == Set(HSTSConfig.keys))
         #expect(keys(defs["passkeys"]) == Set(PasskeyEndpoints.keys))
+        #expect(keys((schema["properties"] as? [String: Any])?["fallback"]) == Set(AppFallback.keys))
     }
 }

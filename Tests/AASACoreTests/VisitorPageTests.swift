@@ -207,6 +207,18 @@ import Testing
         )
     }
 
+    @Test func theButtonsEveryoneGetsAreInTheLandingPagesTag() throws {
+        // Only the Android app differs: the page's bytes do not hold it, its buttons do.
+        let before = try Self.routes().get("/buy/x", headers: ["User-Agent": Self.googlebot])
+        let after = try Self.routes(
+            Self.site().replacingOccurrences(
+                of: "\"package\": \"com.example.shop\"", with: "\"package\": \"com.example.shop2\"")
+        )
+        .get("/buy/x", headers: ["User-Agent": Self.googlebot])
+        #expect(after.text.contains("details?id=com.example.shop2\""))
+        #expect(before.header("ETag") != after.header("ETag"))
+    }
+
     @Test func aTemplateThatDoesNotPlaceTheWayOutGetsItAtTheTopOfItsBody() throws {
         let fixture = try PagesFixture(
             siteJSON: Self.site(),

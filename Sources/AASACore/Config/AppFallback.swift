@@ -67,3 +67,11 @@ public struct AppFallback: Sendable, Hashable {
         return .members(members)
     }
 }
+
+extension Rule {
+    /// Reported by `AppFallback` when a value is none of the forms.
+    public static let fallbackTarget = Rule(
+        "fallback-target", .error,
+        "A [`fallback`](#fallback) value that is not `\"appStore\"` (iOS), `\"play\"` (Android), `\"web\"` or an `https` URL."
+    )
+}

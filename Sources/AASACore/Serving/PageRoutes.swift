@@ -93,7 +93,9 @@ public struct PageRoutes: Sendable {
             let resources = [landing.withBanner, landing.withoutBanner].map { page in
                 Self.resource(
                     page, contentType: "text/html; charset=utf-8",
-                    contentTag: PageLoader.tag(page), lastModified: landing.lastModified,
+                    // The buttons everyone gets are the config's, not the page's: a changed app is a new tag.
+                    contentTag: PageLoader.tag(page) + "-" + Self.fnv1a(landing.buttons.everyone),
+                    lastModified: landing.lastModified,
                     cacheControl: pages.cacheControl, qrCodes: qrCodes, buttons: landing.buttons.everyone,
                     builder: &builder)
             }

@@ -43,12 +43,6 @@ public struct FallbackRule: SiteRule {
 }
 
 extension Rule {
-    /// Reported by `AppFallback` when a value is none of the forms.
-    public static let fallbackTarget = Rule(
-        "fallback-target", .error,
-        "A [`fallback`](#fallback) value that is not `\"appStore\"` (iOS), `\"play\"` (Android), `\"web\"` or an `https` URL."
-    )
-
     /// Reported by `FallbackRule`.
     public static let fallbackURL = Rule(
         "fallback-url", .error,
