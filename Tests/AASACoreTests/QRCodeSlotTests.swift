@@ -27,6 +27,25 @@ import Testing
         #expect(spliced.render(appArgument: [], pageURL: []) == plain.render(appArgument: [], pageURL: []))
     }
 
+    @Test(arguments: [
+        ("<html><head></head><body class=\"a>b\" data-x='>'><p>x</p></body></html>", "data-x='>'>", "<p>x</p>"),
+        ("<HTML><HEAD></HEAD><BODY>\n<p>x</p></BODY></HTML>", "<BODY>", "\n<p>x</p>"),
+        // `<bodyguard>` is not the body; without a body tag, right after `</head>`.
+        ("<html><head><bodyguard></bodyguard></head ><p>x</p></html>", "</head >", "<p>x</p>"),
+        // Neither: right after what the head gets.
+        ("<p>no structure</p>", "/apple-touch-icon.png\">", "<p>no structure</p>"),
+    ])
+    func anInAppBrowsersWayOutGoesFirstInTheBody(page: String, before: String, after: String) {
+        let markup = HeadMarkup(
+            banner: BannerConfig(appStoreID: "640199958"),
+            icons: [TouchIcon(path: "/apple-touch-icon.png", size: 180)])
+        let spliced = markup.inject(into: Array(page.utf8), withBanner: true, visitorSlots: true)
+        var values = SplicedPage.Values(appArgument: [], pageURL: [])
+        values.openInBrowser = Array("[OPEN]".utf8)
+        let rendered = String(decoding: spliced.render(values), as: UTF8.self)
+        #expect(rendered.contains(before + "[OPEN]" + after), "\(rendered)")
+    }
+
     @Test func aPageWithoutTheBannerGetsNoCode() {
         let page = Array("<html><head></head><body>x</body></html>".utf8)
         #expect(!Self.markup.inject(into: page, withBanner: false, visitorSlots: true).hasQRCode)
