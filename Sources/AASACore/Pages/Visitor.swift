@@ -69,13 +69,13 @@ public struct Visitor: Sendable, Hashable {
         self = .other
         guard let userAgent, userAgent.count <= Self.maximumUserAgentBytes, userAgent.starts(with: Self.mozilla)
         else { return }
-        let agent = UserAgentText(bytes: userAgent)
-        if Self.crawlerBytes.contains(where: { agent.contains($0, ignoringCase: true) }) { return }
-        if Self.iOSBytes.contains(where: { agent.contains($0) }) {
-            self = Visitor(platform: .iOS, inAppBrowser: InAppBrowser.detect(in: agent, platform: .iOS))
-        } else if agent.contains(Self.androidBytes) {
-            self = Visitor(platform: .android, inAppBrowser: InAppBrowser.detect(in: agent, platform: .android))
-        } else if !agent.contains(Self.mobileBytes, ignoringCase: true) {
+        let found = Self.scanner.scan(userAgent)
+        guard found & Self.crawlerMask == 0 else { return }
+        if found & Self.iOSMask != 0 {
+            self = Visitor(platform: .iOS, inAppBrowser: InAppBrowser.detect(found, platform: .iOS))
+        } else if found & Self.androidMask != 0 {
+            self = Visitor(platform: .android, inAppBrowser: InAppBrowser.detect(found, platform: .android))
+        } else if found & Self.mobileMask == 0 {
             self = Visitor(platform: .desktop)
         }
     }
@@ -91,28 +91,22 @@ public struct Visitor: Sendable, Hashable {
     }
 
     private static let mozilla = Array("Mozilla/".utf8)
-    private static let crawlerBytes = crawlerTokens.map { Array($0.utf8) }
-    private static let iOSBytes = iOSTokens.map { Array($0.utf8) }
-    private static let androidBytes = Array(androidToken.utf8)
-    private static let mobileBytes = Array(mobileToken.utf8)
-}
 
-/// A `User-Agent`'s bytes, searched for tokens.
-struct UserAgentText {
-    let bytes: UnsafeRawBufferPointer
-
-    /// Whether the text contains `needle`, exactly or (with `ignoringCase`, `needle` in lowercase ASCII) ignoring
-    /// ASCII case.
-    func contains(_ needle: [UInt8], ignoringCase: Bool = false) -> Bool {
-        guard !needle.isEmpty, bytes.count >= needle.count else { return needle.isEmpty }
-        outer: for start in 0...(bytes.count - needle.count) {
-            for (offset, byte) in needle.enumerated() {
-                var candidate = bytes[start + offset]
-                if ignoringCase && candidate >= 0x41 && candidate <= 0x5A { candidate |= 0x20 }
-                if candidate != byte { continue outer }
-            }
-            return true
-        }
-        return false
-    }
+    /// Every token a `User-Agent` is scanned for, in one pass: the crawlers', the platforms', then the in-app
+    /// browsers' (``InAppBrowser/scannedTokens``).
+    static let tokens: [TokenScanner.Token] =
+        crawlerTokens.map { TokenScanner.Token(bytes: Array($0.utf8), ignoringCase: true) }
+        + iOSTokens.map { TokenScanner.Token(bytes: Array($0.utf8), ignoringCase: false) }
+        + [
+            TokenScanner.Token(bytes: Array(androidToken.utf8), ignoringCase: false),
+            TokenScanner.Token(bytes: Array(mobileToken.utf8), ignoringCase: true),
+        ] + InAppBrowser.scannedTokens
+    private static let scanner = TokenScanner(tokens)
+    private static let crawlerMask = TokenScanner.mask(0..<crawlerTokens.count)
+    private static let iOSMask = TokenScanner.mask(crawlerTokens.count..<(crawlerTokens.count + iOSTokens.count))
+    private static let androidMask = TokenScanner.mask(
+        (crawlerTokens.count + iOSTokens.count)..<(crawlerTokens.count + iOSTokens.count + 1))
+    private static let mobileMask = androidMask << 1
+    /// Where the in-app browsers' tokens start in ``tokens``.
+    static let inAppTokensStart = crawlerTokens.count + iOSTokens.count + 2
 }
