@@ -13,9 +13,12 @@ public enum OpenInBrowser {
             browser.tokens.isEmpty
             ? "This page is open inside an app, where links do not open other apps."
             : "This page is open in \(browser.name)’s browser, where links do not open apps."
+        // Each paragraph inherits the box's colour by its own inline style: a page's rule for `p` (the built-in
+        // landing template's grey) would otherwise draw it dark on the dark box.
         var html =
             "<div id=\"\(elementID)\" role=\"region\" aria-label=\"Open in your browser\" data-in-app-browser=\""
-            + browser.id + "\" style=\"" + boxStyle + "\"><p style=\"margin:0 0 .6rem\">" + HTMLEscape.escape(what)
+            + browser.id + "\" style=\"" + boxStyle + "\"><p style=\"margin:0 0 .6rem;color:inherit\">"
+            + HTMLEscape.escape(what)
             + "</p>"
         if let link = link(behaviour.escape, platform: platform, url: url) {
             html +=
@@ -23,11 +26,11 @@ public enum OpenInBrowser {
                 + buttonStyle + "\">" + HTMLEscape.escape(link.label) + "</a>"
             if !behaviour.steps.isEmpty {
                 html +=
-                    "<p style=\"margin:.6rem 0 0;font-size:14px\">If nothing happens: "
+                    "<p style=\"margin:.6rem 0 0;font-size:14px;color:inherit\">If nothing happens: "
                     + HTMLEscape.escape(behaviour.steps) + "</p>"
             }
         } else {
-            html += "<p style=\"margin:0;font-weight:600\">" + HTMLEscape.escape(behaviour.steps) + "</p>"
+            html += "<p style=\"margin:0;font-weight:600;color:inherit\">" + HTMLEscape.escape(behaviour.steps) + "</p>"
         }
         return Array((html + "</div>").utf8)
     }
