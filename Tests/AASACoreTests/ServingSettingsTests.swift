@@ -22,6 +22,7 @@ import Testing
         "hsts": ({ $0.hsts = HSTSConfig() }, true),
         "passkeys": ({ $0.passkeys = PasskeyEndpoints(enroll: "https://example.com/passkeys/new") }, true),
         "changePassword": ({ $0.changePassword = "https://example.com/account/password" }, true),
+        "fallback": ({ $0.fallback = AppFallback(ios: .web) }, true),
     ]
 
     @Test func everyFieldIsKeptUnlessListedAsDoneWith() {

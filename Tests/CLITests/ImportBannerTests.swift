@@ -27,8 +27,9 @@ import Testing
         #expect(loaded.config?.smartAppBanner == BannerConfig(appStoreID: "640199958", exclude: ["/checkout/*"]))
         #expect(loaded.config?.pages.cacheControl == "no-cache")
         let index = try #require(loaded.pages?.files["/index.html"])
-        // The banner's app-argument, and the slot of a desktop visitor's QR code (a page with the banner has one).
-        #expect(index.page.slots == [.appArgument, .floatingQRCode])
+        // The banner's app-argument, and the slots of what a visitor gets of their own (a page with the banner has
+        // them): an in-app browser's way out at the top, a desktop's QR code at the end.
+        #expect(index.page.slots == [.appArgument, .openInBrowser, .floatingQRCode])
         #expect(
             String(decoding: index.page.chunks[0], as: UTF8.self).contains("content=\"app-id=640199958, app-argument="))
     }
