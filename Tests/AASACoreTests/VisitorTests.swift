@@ -69,11 +69,14 @@ import Testing
     }
 
     @Test func tokensAreMatchedExactlySoWordsThatHoldThemAreNotApps() {
-        // "Online/" holds "line/" and "MicroMessenger" holds "Messenger": neither is LINE's or Messenger's token.
-        let online = Visitor(
-            userAgent: "Mozilla/5.0 (iPhone; CPU iPhone OS 18_0 like Mac OS X) AppleWebKit/605.1.15 Version/18.0 "
-                + "Mobile/15E148 Safari/604.1 Online/1.0")
-        #expect(online.inAppBrowser == nil)
+        // LINE's token is " Line/" with its space: another app's "HotLine/" or "Online/" is not LINE. (WeChat's
+        // "MicroMessenger" holding "Messenger" is the WeChat rows of `eachInAppBrowserIsToldFromItsUserAgent`.)
+        for word in ["HotLine/2.1", "Online/1.0", "line/1.0"] {
+            let agent = Visitor(
+                userAgent: "Mozilla/5.0 (iPhone; CPU iPhone OS 18_0 like Mac OS X) AppleWebKit/605.1.15 Version/18.0 "
+                    + "Mobile/15E148 Safari/604.1 " + word)
+            #expect(agent == Visitor(platform: .iOS), "\(word)")
+        }
     }
 
     @Test func theTableNamesEachAppOnceWithTokensAndStepsForBothPlatforms() {

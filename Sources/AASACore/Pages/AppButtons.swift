@@ -35,10 +35,10 @@ public struct AppButtons: Sendable, Hashable {
         self.android = android == .store && androidPackage == nil ? .web : android
     }
 
-    /// The package of the first Android app that opens the domain's links (`appLinks`), when it is one an intent
-    /// can name.
+    /// The package of the first Android app that opens the domain's links (`appLinks`), when it is a package name
+    /// (`android-package`), which an intent's syntax can hold as it is.
     public static func androidPackage(_ config: SiteConfig) -> String? {
-        config.android?.apps.first { $0.appLinks && IntentURL.isPackage($0.package) }?.package
+        config.android?.apps.first { $0.appLinks && AndroidAppRule.packageProblem($0.package) == nil }?.package
     }
 
     /// The Google Play page of `package`.

@@ -111,32 +111,4 @@ public struct InAppBrowser: Sendable, Hashable {
         iOS: Behaviour(escape: .steps, steps: ""),
         android: Behaviour(
             escape: .browserIntent, steps: "Open this page in your browser: copy its address and paste it there."))
-
-    /// The tokens ``Visitor`` scans for: each of ``all``'s, in order, then `Safari/` and the Android web view's.
-    static let scannedTokens: [TokenScanner.Token] =
-        (all.flatMap(\.tokens) + ["Safari/"] + androidWebView.tokens).map {
-            TokenScanner.Token(bytes: Array($0.utf8), ignoringCase: false)
-        }
-
-    /// Each of ``all``'s tokens' bits in what ``Visitor`` scans for, then `Safari/`'s and the Android web view's.
-    private static let masks:
-        (browsers: [TokenScanner.Found], safari: TokenScanner.Found, webView: TokenScanner.Found) = {
-            var next = Visitor.inAppTokensStart
-            let browsers = all.map { browser in
-                defer { next += browser.tokens.count }
-                return TokenScanner.mask(next..<(next + browser.tokens.count))
-            }
-            return (browsers, TokenScanner.mask(next..<(next + 1)), TokenScanner.mask((next + 1)..<(next + 2)))
-        }()
-
-    /// The in-app browser of a `User-Agent` of `platform` whose tokens are `found`, if any: the first of ``all``
-    /// it carries a token of, else an app's own web view.
-    static func detect(_ found: TokenScanner.Found, platform: Visitor.Platform) -> InAppBrowser? {
-        if let index = masks.browsers.firstIndex(where: { found & $0 != 0 }) { return all[index] }
-        switch platform {
-        case .iOS: return found & masks.safari != 0 ? nil : iOSWebView
-        case .android: return found & masks.webView != 0 ? androidWebView : nil
-        default: return nil
-        }
-    }
 }

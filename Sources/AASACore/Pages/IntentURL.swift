@@ -17,12 +17,4 @@ public enum IntentURL {
         }
         return url + Array("end".utf8)
     }
-
-    /// Whether `package` is an Android application ID (letters, digits, `_` and `.`), safe in an intent's syntax.
-    public static func isPackage(_ package: String) -> Bool {
-        !package.isEmpty
-            && package.utf8.allSatisfy {
-                ($0 >= 0x30 && $0 <= 0x39) || (($0 | 0x20) >= 0x61 && ($0 | 0x20) <= 0x7A) || $0 == 0x5F || $0 == 0x2E
-            }
-    }
 }

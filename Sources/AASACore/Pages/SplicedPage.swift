@@ -82,27 +82,7 @@ public struct SplicedPage: Sendable, Hashable {
     /// The bytes of a page without slots, or of every fixed part joined (for hashing).
     public var fixedBytes: [UInt8] { chunks.count == 1 ? chunks[0] : Array(chunks.joined()) }
 
-    /// Whether the page shows a QR code to desktop visitors.
-    public var hasQRCode: Bool { slots.contains { $0 == .qrCode || $0 == .floatingQRCode } }
-
-    /// Whether the page differs by who the visitor is, so it differs by `User-Agent`.
-    public var isPerVisitor: Bool { slots.contains(where: \.isPerVisitor) }
-
-    /// Whether `visitor` gets a page of their own, rather than ``forEveryone(appButtons:)``: a desktop visitor
-    /// when the page shows a QR code and `qrCodes` are drawn, an in-app browser's visitor when the page has the
-    /// `open-in-browser` element, and an iPhone's or Android phone's when it has the landing page's buttons.
-    public func differs(for visitor: Visitor, qrCodes: Bool) -> Bool {
-        slots.contains { slot in
-            switch slot {
-            case .qrCode, .floatingQRCode: qrCodes && visitor.platform == .desktop
-            case .openInBrowser: visitor.inAppBrowser != nil
-            case .appButtons: visitor.platform == .iOS || visitor.platform == .android
-            case .appArgument, .pageURL: false
-            }
-        }
-    }
-
-    /// The page as every visitor gets it who has no page of their own (``differs(for:qrCodes:)``): the buttons
+    /// The page as every visitor gets it who has no page of their own (`VisitorKinds`): the buttons
     /// `appButtons` in their slot, every other per-visitor slot left out, and the chunks around each joined, so a
     /// page whose only per-request values are the visitor's is static for them.
     public func forEveryone(appButtons: [UInt8]) -> SplicedPage {

@@ -1,5 +1,5 @@
-/// Finds which of a fixed list of tokens occur in a text, in one pass over it: each byte is compared only with the
-/// tokens that start with it, so a `User-Agent` is read once however many tokens the visitor table has.
+/// Finds which groups of tokens occur in a text, in one pass over it: each byte is compared only with the tokens that
+/// start with it, so a `User-Agent` is read once however many tokens the visitor table has.
 struct TokenScanner: Sendable {
     /// A token to find.
     struct Token: Sendable {
@@ -7,42 +7,45 @@ struct TokenScanner: Sendable {
         let bytes: [UInt8]
         /// Whether ASCII case is ignored.
         let ignoringCase: Bool
+
+        /// `text`'s bytes, found as written.
+        init(_ text: String, ignoringCase: Bool = false) {
+            bytes = Array(text.utf8)
+            self.ignoringCase = ignoringCase
+        }
     }
 
-    /// Which tokens were found: bit `i` for token `i`.
+    /// Which groups were found: bit `i` for group `i`.
     typealias Found = UInt64
 
-    private let tokens: [Token]
+    /// Every token, with the group it belongs to.
+    private let tokens: [(token: Token, group: Int)]
     /// The tokens that may start at a byte, by that byte.
     private let starting: [[Int]]
 
-    /// A scanner for `tokens` (at most 64, none empty).
-    init(_ tokens: [Token]) {
-        precondition(tokens.count <= Found.bitWidth && tokens.allSatisfy { !$0.bytes.isEmpty })
-        self.tokens = tokens
+    /// A scanner for `groups` (at most 64), each a list of tokens any one of which finds the group.
+    init(groups: [[Token]]) {
+        precondition(groups.count <= Found.bitWidth && groups.joined().allSatisfy { !$0.bytes.isEmpty })
+        tokens = groups.enumerated().flatMap { group, tokens in tokens.map { ($0, group) } }
         var starting = [[Int]](repeating: [], count: 256)
-        for (index, token) in tokens.enumerated() {
-            let first = token.bytes[0]
+        for (index, entry) in tokens.enumerated() {
+            let first = entry.token.bytes[0]
             starting[Int(first)].append(index)
-            if token.ignoringCase, first >= 0x61, first <= 0x7A { starting[Int(first - 0x20)].append(index) }
+            if entry.token.ignoringCase, first >= 0x61, first <= 0x7A { starting[Int(first - 0x20)].append(index) }
         }
         self.starting = starting
     }
 
-    /// The tokens found in `text`.
+    /// The groups found in `text`.
     func scan(_ text: UnsafeRawBufferPointer) -> Found {
         var found: Found = 0
         for start in 0..<text.count {
-            for index in starting[Int(text[start])] where found & (1 << index) == 0 {
-                if matches(tokens[index], text, at: start) { found |= 1 << index }
+            for index in starting[Int(text[start])] {
+                let (token, group) = tokens[index]
+                if found & (1 << group) == 0 && matches(token, text, at: start) { found |= 1 << group }
             }
         }
         return found
-    }
-
-    /// The bits of the tokens at `indices`.
-    static func mask(_ indices: Range<Int>) -> Found {
-        indices.reduce(0) { $0 | (1 << $1) }
     }
 
     private func matches(_ token: Token, _ text: UnsafeRawBufferPointer, at start: Int) -> Bool {

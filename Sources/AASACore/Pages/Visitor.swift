@@ -70,12 +70,14 @@ public struct Visitor: Sendable, Hashable {
         guard let userAgent, userAgent.count <= Self.maximumUserAgentBytes, userAgent.starts(with: Self.mozilla)
         else { return }
         let found = Self.scanner.scan(userAgent)
-        guard found & Self.crawlerMask == 0 else { return }
-        if found & Self.iOSMask != 0 {
-            self = Visitor(platform: .iOS, inAppBrowser: InAppBrowser.detect(found, platform: .iOS))
-        } else if found & Self.androidMask != 0 {
-            self = Visitor(platform: .android, inAppBrowser: InAppBrowser.detect(found, platform: .android))
-        } else if found & Self.mobileMask == 0 {
+        func has(_ group: Group) -> Bool { found & (1 << group.rawValue) != 0 }
+        guard !has(.crawler) else { return }
+        if has(.iOS) {
+            self = Visitor(platform: .iOS, inAppBrowser: Self.inAppBrowser(found) ?? (has(.safari) ? nil : .iOSWebView))
+        } else if has(.android) {
+            self = Visitor(
+                platform: .android, inAppBrowser: Self.inAppBrowser(found) ?? (has(.webView) ? .androidWebView : nil))
+        } else if !has(.mobile) {
             self = Visitor(platform: .desktop)
         }
     }
@@ -92,21 +94,26 @@ public struct Visitor: Sendable, Hashable {
 
     private static let mozilla = Array("Mozilla/".utf8)
 
-    /// Every token a `User-Agent` is scanned for, in one pass: the crawlers', the platforms', then the in-app
-    /// browsers' (``InAppBrowser/scannedTokens``).
-    static let tokens: [TokenScanner.Token] =
-        crawlerTokens.map { TokenScanner.Token(bytes: Array($0.utf8), ignoringCase: true) }
-        + iOSTokens.map { TokenScanner.Token(bytes: Array($0.utf8), ignoringCase: false) }
-        + [
-            TokenScanner.Token(bytes: Array(androidToken.utf8), ignoringCase: false),
-            TokenScanner.Token(bytes: Array(mobileToken.utf8), ignoringCase: true),
-        ] + InAppBrowser.scannedTokens
-    private static let scanner = TokenScanner(tokens)
-    private static let crawlerMask = TokenScanner.mask(0..<crawlerTokens.count)
-    private static let iOSMask = TokenScanner.mask(crawlerTokens.count..<(crawlerTokens.count + iOSTokens.count))
-    private static let androidMask = TokenScanner.mask(
-        (crawlerTokens.count + iOSTokens.count)..<(crawlerTokens.count + iOSTokens.count + 1))
-    private static let mobileMask = androidMask << 1
-    /// Where the in-app browsers' tokens start in ``tokens``.
-    static let inAppTokensStart = crawlerTokens.count + iOSTokens.count + 2
+    /// The groups of tokens a `User-Agent` is scanned for, in one pass, by their place in ``scanner``; each of
+    /// ``InAppBrowser/all`` is a group of its own after these.
+    private enum Group: Int, CaseIterable {
+        case crawler, iOS, android, mobile
+        /// Safari's `Safari/`, which every iOS browser sends and an app's own web view does not.
+        case safari
+        /// An Android `WebView`'s `; wv)`.
+        case webView
+    }
+
+    private static let scanner = TokenScanner(
+        groups: [
+            crawlerTokens.map { TokenScanner.Token($0, ignoringCase: true) }, iOSTokens.map { TokenScanner.Token($0) },
+            [TokenScanner.Token(androidToken)], [TokenScanner.Token(mobileToken, ignoringCase: true)],
+            [TokenScanner.Token("Safari/")], InAppBrowser.androidWebView.tokens.map { TokenScanner.Token($0) },
+        ] + InAppBrowser.all.map { $0.tokens.map { TokenScanner.Token($0) } })
+
+    /// The first of ``InAppBrowser/all`` that `found` has a token of.
+    private static func inAppBrowser(_ found: TokenScanner.Found) -> InAppBrowser? {
+        let browsers = found >> Group.allCases.count
+        return browsers == 0 ? nil : InAppBrowser.all[browsers.trailingZeroBitCount]
+    }
 }

@@ -7,30 +7,39 @@ import Synchronization
 /// serves its `index.html`), then Safari's touch-icon probe paths, then the landing page for URLs an app
 /// claims, else 404. Nothing redirects.
 public struct PageRoutes: Sendable {
+    /// A page spliced per request, and what its answers say.
+    struct Spliced: Sendable {
+        let page: SplicedPage
+        let headers: [HTTPHeader]
+        let contentTag: String
+        let lastModified: Int
+        /// Who the page has values of their own for (none for a page everyone gets alike).
+        let kinds: VisitorKinds
+    }
+
     /// A resource and how it is answered.
     enum Resource: Sendable {
         /// The same bytes for every request: prepared 200 and 304.
         case fixed(ok: PreparedResponse, notModified: PreparedResponse, etag: [UInt8], lastModified: Int)
         /// HTML spliced per request around the banner's `app-argument` (and the landing page's URL).
-        case spliced(SplicedPage, headers: [HTTPHeader], contentTag: String, lastModified: Int)
-        /// A page that differs by visitor (``SplicedPage/differs(for:qrCodes:)``): `own`, spliced per URL, for a
-        /// visitor it differs for, and `everyone` for the rest (fixed unless something else of it is per URL).
-        indirect case byVisitor(
-            everyone: Resource, own: SplicedPage, headers: [HTTPHeader], contentTag: String,
-            lastModified: Int)
+        case spliced(Spliced)
+        /// A page that differs by visitor: `own`, spliced per URL, for a visitor it differs for
+        /// (``VisitorKinds/differs(for:)``), and `everyone` for the rest (fixed unless something else of it is per
+        /// URL).
+        indirect case byVisitor(everyone: Resource, own: Spliced)
 
         /// Whether a visitor without a page of their own gets an answer spliced per URL.
         var isSpliced: Bool {
             switch self {
             case .fixed: false
             case .spliced: true
-            case .byVisitor(let everyone, _, _, _, _): everyone.isSpliced
+            case .byVisitor(let everyone, _): everyone.isSpliced
             }
         }
 
-        /// The page a visitor may get of their own, if any.
-        var perVisitorPage: SplicedPage? {
-            if case .byVisitor(_, let own, _, _, _) = self { own } else { nil }
+        /// Who a visitor may get a page of their own as.
+        var kinds: VisitorKinds {
+            if case .byVisitor(_, let own) = self { own.kinds } else { VisitorKinds() }
         }
     }
 
@@ -90,14 +99,13 @@ public struct PageRoutes: Sendable {
         }
         self.files = files
         if let landing = pages.landing {
+            let everyone = landing.buttons.everyone
             let resources = [landing.withBanner, landing.withoutBanner].map { page in
                 Self.resource(
                     page, contentType: "text/html; charset=utf-8",
                     // The buttons everyone gets are the config's, not the page's: a changed app is a new tag.
-                    contentTag: PageLoader.tag(page) + "-" + Self.fnv1a(landing.buttons.everyone),
-                    lastModified: landing.lastModified,
-                    cacheControl: pages.cacheControl, qrCodes: qrCodes, buttons: landing.buttons.everyone,
-                    builder: &builder)
+                    contentTag: PageLoader.tag(page) + "-" + Self.fnv1a(everyone), lastModified: landing.lastModified,
+                    cacheControl: pages.cacheControl, qrCodes: qrCodes, buttons: everyone, builder: &builder)
             }
             self.landing = (resources[0], resources[1])
             matcher = URLMatcher(file: file, mode: .modern)
@@ -108,7 +116,7 @@ public struct PageRoutes: Sendable {
         buttons = pages.landing?.buttons
         let resources = Array(files.values) + [self.landing?.withBanner, self.landing?.withoutBanner].compactMap { $0 }
         hasSplicedPages = resources.contains(where: \.isSpliced)
-        visitorKinds = VisitorKinds(pages: resources.compactMap(\.perVisitorPage), qrCodes: qrCodes)
+        visitorKinds = resources.reduce(VisitorKinds()) { $0.union($1.kinds) }
     }
 
     /// `page`'s resource. A page that differs by visitor is answered by visitor, and both answers say
@@ -118,17 +126,16 @@ public struct PageRoutes: Sendable {
         _ page: SplicedPage, contentType: String, contentTag: String, lastModified: Int, cacheControl: String,
         qrCodes: Bool, buttons: [UInt8], builder: inout PreparedResponseBuilder
     ) -> Resource {
-        let byVisitor = page.slots.contains { $0.isPerVisitor && (qrCodes || ($0 != .qrCode && $0 != .floatingQRCode)) }
+        let kinds = VisitorKinds(page, qrCodes: qrCodes)
         let everyone = resource(
             page.forEveryone(appButtons: buttons), contentType: contentType, contentTag: contentTag,
-            lastModified: lastModified, cacheControl: cacheControl, varies: byVisitor, builder: &builder)
-        guard byVisitor else { return everyone }
-        let own = resource(
-            page, contentType: contentType, contentTag: contentTag, lastModified: lastModified,
-            cacheControl: cacheControl, varies: true, builder: &builder)
-        guard case .spliced(_, let headers, _, _) = own else { return everyone }
+            lastModified: lastModified, cacheControl: cacheControl, varies: !kinds.isEmpty, builder: &builder)
+        guard !kinds.isEmpty else { return everyone }
+        let headers = Self.headers(contentType: contentType, cacheControl: cacheControl, lastModified: lastModified)
         return .byVisitor(
-            everyone: everyone, own: page, headers: headers, contentTag: contentTag, lastModified: lastModified)
+            everyone: everyone,
+            own: Spliced(
+                page: page, headers: headers.all, contentTag: contentTag, lastModified: lastModified, kinds: kinds))
     }
 
     /// `page`'s resource: prepared when it is static, else spliced per URL; `varies` adds `Vary: User-Agent`.
@@ -136,15 +143,13 @@ public struct PageRoutes: Sendable {
         _ page: SplicedPage, contentType: String, contentTag: String, lastModified: Int, cacheControl: String,
         varies: Bool, builder: inout PreparedResponseBuilder
     ) -> Resource {
-        var shared = [
-            HTTPHeader("Cache-Control", cacheControl), HTTPHeader("Last-Modified", HTTPDate.format(lastModified)),
-        ]
-        // A cache must never give one visitor's variant to another (a 304 included, RFC 9110 §15.4.5).
-        if varies { shared.append(HTTPHeader("Vary", "User-Agent")) }
-        let headers =
-            [HTTPHeader("Content-Type", contentType)] + shared + [HTTPHeader("X-Content-Type-Options", "nosniff")]
+        let (headers, shared) = Self.headers(
+            contentType: contentType, cacheControl: cacheControl, lastModified: lastModified, varies: varies)
         guard page.isStatic else {
-            return .spliced(page, headers: headers, contentTag: contentTag, lastModified: lastModified)
+            return .spliced(
+                Spliced(
+                    page: page, headers: headers, contentTag: contentTag, lastModified: lastModified,
+                    kinds: VisitorKinds()))
         }
         let tag = "\"" + contentTag + "\""
         return .fixed(
@@ -152,6 +157,22 @@ public struct PageRoutes: Sendable {
                 Response(status: 200, headers: [HTTPHeader("ETag", tag)] + headers, body: page.fixedBytes)),
             notModified: builder.prepare(Response(status: 304, headers: [HTTPHeader("ETag", tag)] + shared)),
             etag: Array(tag.utf8), lastModified: lastModified)
+    }
+
+    /// A page's headers: `all` for its 200, `shared` (without the body's) for its 304. `varies` adds
+    /// `Vary: User-Agent`: a cache must never give one visitor's variant to another (a 304 included, RFC 9110
+    /// §15.4.5).
+    private static func headers(contentType: String, cacheControl: String, lastModified: Int, varies: Bool = true)
+        -> (all: [HTTPHeader], shared: [HTTPHeader])
+    {
+        var shared = [
+            HTTPHeader("Cache-Control", cacheControl), HTTPHeader("Last-Modified", HTTPDate.format(lastModified)),
+        ]
+        if varies { shared.append(HTTPHeader("Vary", "User-Agent")) }
+        return (
+            [HTTPHeader("Content-Type", contentType)] + shared + [HTTPHeader("X-Content-Type-Options", "nosniff")],
+            shared
+        )
     }
 
     /// The answer for a request that is not for the association file.
@@ -193,28 +214,18 @@ public struct PageRoutes: Sendable {
         switch resource {
         case .fixed(let ok, let notModified, let etag, let lastModified):
             return .prepared(Self.isNotModified(request, etag: etag, lastModified: lastModified) ? notModified : ok)
-        case .spliced(let page, let headers, let contentTag, let lastModified):
+        case .spliced(let spliced):
             // ``route(_:)`` makes a key whenever this visitor's answer may be spliced.
-            return answer(
-                page, headers: headers, contentTag: contentTag, lastModified: lastModified,
-                key: key ?? renderingKey(request, visitor: .other), request)
-        case .byVisitor(let everyone, let own, let headers, let contentTag, let lastModified):
-            guard let key, own.differs(for: key.visitor, qrCodes: rendered.qrCode != nil) else {
-                return answer(everyone, request, key: key)
-            }
-            return answer(
-                own, headers: headers, contentTag: contentTag, lastModified: lastModified, key: key, request)
+            return answer(spliced, key: key ?? renderingKey(request, visitor: .other), request)
+        case .byVisitor(let everyone, let own):
+            guard let key, own.kinds.differs(for: key.visitor) else { return answer(everyone, request, key: key) }
+            return answer(own, key: key, request)
         }
     }
 
-    /// `page` rendered for the URL and visitor of `key`, kept for the next request with the same key.
-    private func answer(
-        _ page: SplicedPage, headers: [HTTPHeader], contentTag: String, lastModified: Int,
-        key: RenderedPages.Key, _ request: some HTTPRequest
-    ) -> RouteDecision {
-        let rendering = render(
-            page, headers: headers, contentTag: contentTag, lastModified: lastModified, path: key.path,
-            query: key.query, visitor: key.visitor)
+    /// `spliced` rendered for the URL and visitor of `key`, kept for the next request with the same key.
+    private func answer(_ spliced: Spliced, key: RenderedPages.Key, _ request: some HTTPRequest) -> RouteDecision {
+        let rendering = render(spliced, path: key.path, query: key.query, visitor: key.visitor)
         rendered.keep(rendering, for: key)
         return answer(rendering, request)
     }
@@ -239,17 +250,46 @@ public struct PageRoutes: Sendable {
     /// the way out of it, a phone the landing page's buttons for its platform), and an ETag that tells this URL's
     /// and this visitor's variant apart. A large page's body shares the page's fixed chunks
     /// (``SplicedPage/parts(appArgument:pageURL:)``).
-    private func render(
-        _ page: SplicedPage, headers: [HTTPHeader], contentTag: String, lastModified: Int, path: [UInt8],
-        query: String?, visitor: Visitor
-    ) -> RenderedPages.Rendering {
+    private func render(_ spliced: Spliced, path: [UInt8], query: String?, visitor: Visitor)
+        -> RenderedPages.Rendering
+    {
+        let page = spliced.page
         let pageRequest = PageRequest(domain: domain, path: path, query: query)
         let argument = banner.flatMap { HeadMarkup.appArgument($0.appArgument, for: pageRequest) } ?? []
         let pageURL = HTMLEscape.escape(URLText.encode(pageRequest.url, encodeCommas: false))
         var values = SplicedPage.Values(appArgument: argument, pageURL: pageURL)
         // The representation depends on the URL, so the tag does too.
-        var tag = "\"" + contentTag + "-" + Self.fnv1a(argument + [0] + pageURL)
-        if visitor.platform == .desktop, page.hasQRCode, let qrCode = rendered.qrCode {
+        var tag = "\"" + spliced.contentTag + "-" + Self.fnv1a(argument + [0] + pageURL)
+        if spliced.kinds.differs(for: visitor) {
+            values = visitorValues(values, page: page, request: pageRequest, visitor: visitor)
+            // A visitor's own variant has a tag of its own, whatever it holds (a URL over the QR code's cap has no
+            // code).
+            tag += "-" + visitor.tag + "-" + Self.fnv1a(values.perVisitor)
+        }
+        tag += "\""
+        let etag = HTTPHeader("ETag", tag)
+        let body = page.parts(values)
+        let ok = Response(
+            status: 200, headers: [etag] + spliced.headers, bodyParts: body.parts, httpsOnlyHeaders: httpsOnlyHeaders)
+        let notModified = Response(
+            status: 304,
+            headers: [etag]
+                + spliced.headers.filter { $0.name != "Content-Type" && $0.name != "X-Content-Type-Options" },
+            httpsOnlyHeaders: httpsOnlyHeaders)
+        return RenderedPages.Rendering(
+            ok: PreparedResponse(ok, domainID: domainID),
+            notModified: PreparedResponse(notModified, domainID: domainID),
+            etag: Array(tag.utf8), lastModified: spliced.lastModified, ownBytes: body.ownBytes)
+    }
+
+    /// `values` with what `visitor` gets of their own in `page`'s slots: a desktop visitor the QR code of the page's
+    /// URL, an in-app browser's visitor the way out of it, a phone the landing page's buttons for its platform.
+    private func visitorValues(
+        _ values: SplicedPage.Values, page: SplicedPage, request pageRequest: PageRequest, visitor: Visitor
+    ) -> SplicedPage.Values {
+        var values = values
+        let path = pageRequest.path
+        if visitor.platform == .desktop, let qrCode = rendered.qrCode {
             // The page's own URL without its query: the page a phone opens is the same one (a query is often a
             // campaign's or a session's, not the page's).
             let url = URLText.encode(PageRequest(domain: domain, path: path, query: nil).url, encodeCommas: false)
@@ -266,23 +306,7 @@ public struct PageRoutes: Sendable {
         if let buttons, page.slots.contains(.appButtons) {
             values.appButtons = buttons.block(for: visitor, request: pageRequest)
         }
-        // A visitor's own variant has a tag of its own, whatever it holds (a URL over the QR code's cap has no code).
-        if page.differs(for: visitor, qrCodes: rendered.qrCode != nil) {
-            tag += "-" + visitor.tag + "-" + Self.fnv1a(values.perVisitor)
-        }
-        tag += "\""
-        let etag = HTTPHeader("ETag", tag)
-        let body = page.parts(values)
-        let ok = Response(
-            status: 200, headers: [etag] + headers, bodyParts: body.parts, httpsOnlyHeaders: httpsOnlyHeaders)
-        let notModified = Response(
-            status: 304,
-            headers: [etag] + headers.filter { $0.name != "Content-Type" && $0.name != "X-Content-Type-Options" },
-            httpsOnlyHeaders: httpsOnlyHeaders)
-        return RenderedPages.Rendering(
-            ok: PreparedResponse(ok, domainID: domainID),
-            notModified: PreparedResponse(notModified, domainID: domainID),
-            etag: Array(tag.utf8), lastModified: lastModified, ownBytes: body.ownBytes)
+        return values
     }
 
     /// RFC 9110 §13.2.2: `If-None-Match` decides when present; otherwise `If-Modified-Since`.
