@@ -82,6 +82,45 @@ import Testing
         #expect(!written.contains("changePassword") && !written.contains("recover"), "\(written)")
     }
 
+    /// A site that answers both paths with its own pages (an HTML page that is no JSON, a page over the 64 KiB read):
+    /// neither is a document nor a redirect, each is named and left out, and the import goes on.
+    @Test func pagesAtTheWellKnownPathsAreLeftOutNotFailures() throws {
+        let (site, serve) = try Self.site([
+            "site.json": #"{"webCredentials": ["ABCDE12345.com.example.shop"]}"#,
+            "pages/.well-known/passkey-endpoints": "<!doctype html><title>Not found</title><p>Try the home page.",
+            "pages/.well-known/change-password":
+                "<!doctype html><title>Account</title>" + String(repeating: "<p>Change your password here.\n", count: 3_000),
+        ])
+        let directory = TemporaryDirectory("aasa-import-endpoints")
+        try directory.write("aasa.json", Self.appleFile)
+        let origin = "https://localhost:\(serve.port)"
+        let output = try aasa(
+            [
+                "import", "aasa.json", "--domain", "shop.example", "--site", origin, "--cacert",
+                site.path + "/certs/dev-ca/ca.pem",
+            ], in: directory.path)
+        #expect(output.status == 0, "\(output.stderr)")
+        for expected in [
+            "warning: [endpoints-import] \(origin)/.well-known/passkey-endpoints is not a passkey endpoints document: not imported (not JSON)",
+            "warning: [endpoints-import] \(origin)/.well-known/change-password answered with over 64 KiB, a page rather than what aasa-server serves there: not imported",
+        ] {
+            #expect(output.stderr.contains(expected), "\(expected)\n\(output.stderr)")
+        }
+        #expect(!output.stderr.contains("error"), "\(output.stderr)")
+        let written = try String(
+            contentsOfFile: directory.path + "/site-config/shop.example/site.json", encoding: .utf8)
+        #expect(!written.contains("passkeys") && !written.contains("changePassword"), "\(written)")
+    }
+
+    @Test(arguments: ["https://shop.example/app", "https://shop.example?x=1", "http://shop.example", "https://"])
+    func siteIsAnHTTPSOrigin(site: String) throws {
+        let directory = TemporaryDirectory("aasa-import-endpoints")
+        try directory.write("aasa.json", Self.appleFile)
+        let output = try aasa(["import", "aasa.json", "--domain", "shop.example", "--site", site], in: directory.path)
+        #expect(output.status != 0)
+        #expect(output.stderr.contains("--site '\(site)' is not an https origin"), "\(output.stderr)")
+    }
+
     /// A site that cannot be read writes nothing.
     @Test func aSiteThatCannotBeReadWritesNothing() throws {
         let directory = TemporaryDirectory("aasa-import-endpoints")

@@ -43,7 +43,7 @@ public struct AppFallback: Sendable, Hashable {
             default:
                 reader.report(
                     .error, rule: .fallbackTarget,
-                    "\"\(LogEscaping.escape(String(text.prefix(60))))\" is not a fallback for \(key)",
+                    "\"\(LogEscaping.excerpt(text))\" is not a fallback for \(key)",
                     at: member.value.offset, path: path.key(key),
                     hint: "use \"\(store)\", \"web\" or an https URL such as \"https://example.com/get-the-app\"")
             }

@@ -18,20 +18,23 @@ public struct PasskeyEndpoints: Sendable, Hashable {
         self.prfUsageDetails = prfUsageDetails
     }
 
-    /// The members the draft defines, in the order they are served.
-    static let members = ["enroll", "manage", "prfUsageDetails"]
+    /// The members the draft defines, in the order they are served, and where each is kept: every list of them
+    /// (the served document, the site.json keys, what `import` reads) is this one.
+    static let fields: [(member: String, keyPath: any WritableKeyPath<PasskeyEndpoints, String?> & Sendable)] = [
+        ("enroll", \.enroll), ("manage", \.manage), ("prfUsageDetails", \.prfUsageDetails),
+    ]
+    /// The members' names.
+    static let members = fields.map(\.member)
     /// The keys of the site.json object.
     static let keys = members + ["comment"]
 
     /// The URLs set, by member name, in the served order.
     public var urls: [(member: String, url: String)] {
-        [("enroll", enroll), ("manage", manage), ("prfUsageDetails", prfUsageDetails)].compactMap { member, url in
-            url.map { (member, $0) }
-        }
+        Self.fields.compactMap { field in self[keyPath: field.keyPath].map { (field.member, $0) } }
     }
 
     /// Whether no member is set (served as `{}`).
-    public var isEmpty: Bool { enroll == nil && manage == nil && prfUsageDetails == nil }
+    public var isEmpty: Bool { urls.isEmpty }
 
     /// The served document: a JSON object of the members set (§3.1.1).
     public var jsonValue: JSONValue {
@@ -45,11 +48,9 @@ public struct PasskeyEndpoints: Sendable, Hashable {
     static func read(_ node: JSONNode, path: KeyPath, reader: JSONReader) -> PasskeyEndpoints? {
         guard let object = reader.object(node, path: path, known: keys) else { return nil }
         var endpoints = PasskeyEndpoints()
-        for (key, keyPath) in [
-            ("enroll", \PasskeyEndpoints.enroll), ("manage", \.manage), ("prfUsageDetails", \.prfUsageDetails),
-        ] {
-            if let member = object[key], let url = reader.string(member.value, path: path.key(key)) {
-                endpoints[keyPath: keyPath] = url
+        for field in fields {
+            if let member = object[field.member], let url = reader.string(member.value, path: path.key(field.member)) {
+                endpoints[keyPath: field.keyPath] = url
             }
         }
         if let member = object["comment"] { _ = reader.string(member.value, path: path.key("comment")) }

@@ -14,6 +14,12 @@ public enum LogEscaping {
         } ?? text
     }
 
+    /// `text` escaped, and cut to its first 60 characters and `…` when it has over `limit` bytes: a value echoed in a
+    /// finding (a config's, a remote site's) never makes the line longer than that, whatever its size.
+    public static func excerpt(_ text: String, limit: Int = 80) -> String {
+        escape(text.utf8.count > limit ? String(text.prefix(60)) + "…" : text)
+    }
+
     /// `bytes` (UTF-8, invalid sequences replaced) with its control characters and backslashes escaped.
     public static func escape(_ bytes: UnsafeRawBufferPointer) -> String {
         escape(String(decoding: bytes, as: UTF8.self))

@@ -16,61 +16,54 @@ public struct EndpointsImporter: Sendable {
     }
 
     /// The `passkeys` section a passkey endpoints document (draft §3.1.1) gives, with a warning for each member it
-    /// leaves out (an unknown member, a value that is not a string or not a URL the server serves); `nil` with an
-    /// error when the document is not a JSON object.
+    /// leaves out (an unknown member, a value that is not a string or not a URL the server serves); `nil` with a
+    /// warning when the answer is not a JSON object (a site's page served at the path, say): nothing to import.
     public func passkeys(_ source: SourceText) -> (passkeys: PasskeyEndpoints?, diagnostics: [Diagnostic]) {
-        let parsed: JSONParser.Result
-        do {
-            parsed = try JSONParser().parse(source)
-        } catch {
-            return (nil, [error])
+        let notADocument =
+            "is not a passkey endpoints document: not imported"
+        let hint = "import the body /.well-known/passkey-endpoints answers, e.g. {\"enroll\": \"https://…\"}"
+        guard let parsed = try? JSONParser().parse(source) else {
+            return (nil, [Diagnostic(.warning, rule: .endpointsImport, "\(source.name) \(notADocument) (not JSON)", file: source.name, hint: hint)])
         }
         var diagnostics = parsed.diagnostics
         guard case .object(let members) = parsed.root.value else {
             diagnostics.append(
                 source.diagnostic(
-                    .error, rule: .endpointsImport,
-                    "a passkey endpoints document is a JSON object, found \(parsed.root.value.typeName)",
-                    at: parsed.root.offset, keyPath: "",
-                    hint: "import the body /.well-known/passkey-endpoints answers, e.g. {\"enroll\": \"https://…\"}"))
+                    .warning, rule: .endpointsImport,
+                    "\(source.name) \(notADocument) (a JSON \(parsed.root.value.typeName), not an object)",
+                    at: parsed.root.offset, keyPath: "", hint: hint))
             return (nil, diagnostics)
+        }
+        func leftOut(_ message: String, at offset: Int, _ member: String, hint: String) {
+            diagnostics.append(
+                source.diagnostic(
+                    .warning, rule: .endpointsImport, message + ": left out", at: offset,
+                    keyPath: KeyPath.root.key(member).description, hint: hint))
         }
         var passkeys = PasskeyEndpoints()
         var seen: Set<String> = []
         for member in members where seen.insert(member.key).inserted {
-            let path = KeyPath.root.key(member.key)
-            guard PasskeyEndpoints.members.contains(member.key) else {
-                diagnostics.append(
-                    source.diagnostic(
-                        .warning, rule: .endpointsImport,
-                        "\"\(member.key)\" is not a member aasa-server serves (enroll, manage, prfUsageDetails): left out",
-                        at: member.keyOffset, keyPath: path.description,
-                        hint: "if the draft has added it, serve the document from elsewhere"))
+            guard let field = PasskeyEndpoints.fields.first(where: { $0.member == member.key }) else {
+                leftOut(
+                    "\"\(LogEscaping.excerpt(member.key))\" is not a member aasa-server serves ("
+                        + PasskeyEndpoints.members.joined(separator: ", ") + ")",
+                    at: member.keyOffset, member.key, hint: "if the draft has added it, serve the document from elsewhere")
                 continue
             }
             guard case .string(let url) = member.value.value else {
-                diagnostics.append(
-                    source.diagnostic(
-                        .warning, rule: .endpointsImport,
-                        "\"\(member.key)\" is \(member.value.value.typeName), not a URL: left out",
-                        at: member.value.offset, keyPath: path.description,
-                        hint: "set passkeys.\(member.key) in site.json to the page's https URL"))
+                leftOut(
+                    "\"\(member.key)\" is \(member.value.value.typeName), not a URL", at: member.value.offset, member.key,
+                    hint: "set passkeys.\(member.key) in site.json to the page's https URL")
                 continue
             }
             guard CredentialURL.isServable(url) else {
-                diagnostics.append(
-                    source.diagnostic(
-                        .warning, rule: .endpointsImport,
-                        "\"\(member.key)\" '\(LogEscaping.escape(url))' is not a URL aasa-server serves (absolute https, visible ASCII, at most \(CredentialURL.maximumBytes) bytes): left out",
-                        at: member.value.offset, keyPath: path.description,
-                        hint: "set passkeys.\(member.key) in site.json to the page's absolute https URL"))
+                leftOut(
+                    "\"\(member.key)\" '\(LogEscaping.excerpt(url))' is not a URL aasa-server serves (absolute https, visible ASCII, at most \(CredentialURL.maximumBytes) bytes)",
+                    at: member.value.offset, member.key,
+                    hint: "set passkeys.\(member.key) in site.json to the page's absolute https URL")
                 continue
             }
-            switch member.key {
-            case "enroll": passkeys.enroll = url
-            case "manage": passkeys.manage = url
-            default: passkeys.prfUsageDetails = url
-            }
+            passkeys[keyPath: field.keyPath] = url
         }
         return (passkeys, diagnostics)
     }
@@ -99,7 +92,7 @@ public struct EndpointsImporter: Sendable {
             return (
                 nil,
                 warning(
-                    "\(url) redirects to '\(LogEscaping.escape(location))', which is not a URL aasa-server serves (absolute https, visible ASCII, at most \(CredentialURL.maximumBytes) bytes): not imported",
+                    "\(url) redirects to '\(LogEscaping.excerpt(location))', which is not a URL aasa-server serves (absolute https, visible ASCII, at most \(CredentialURL.maximumBytes) bytes): not imported",
                     hint: "set \"changePassword\" in site.json to the page's absolute https URL")
             )
         }

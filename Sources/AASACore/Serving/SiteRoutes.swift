@@ -296,8 +296,6 @@ public final class SiteRoutes: RouteTable {
         // The association files keep priority over pages (a pages/ file can never shadow them).
         guard let which else { return site.pages?.value.route(request) ?? .prepared(site.notFound) }
         guard request.method.isRead else { return .prepared(site.methodNotAllowed) }
-        // A redirect has no validator: If-None-Match does not apply to it.
-        if which == .changePassword { return .prepared(site.credentials!.changePassword!) }
         return .prepared(
             request.withHeader("If-None-Match") { ifNoneMatch in
                 switch which {
@@ -305,6 +303,7 @@ public final class SiteRoutes: RouteTable {
                 case .rootAssociation: site.rootAssociation.answer(ifNoneMatch: ifNoneMatch)
                 case .assetLinks: site.assetLinks!.answer(ifNoneMatch: ifNoneMatch)
                 case .passkeyEndpoints: site.credentials!.passkeyEndpoints!.answer(ifNoneMatch: ifNoneMatch)
+                // A redirect has no validator: If-None-Match does not apply to it.
                 case .changePassword: site.credentials!.changePassword!
                 }
             })

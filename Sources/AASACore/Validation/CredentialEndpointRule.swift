@@ -76,7 +76,7 @@ public struct CredentialEndpointRule: SiteRule {
         _ problem: CredentialURL.Problem, text: String, path: KeyPath, site: SiteContext, rule: Rule, lengthRule: Rule
     ) -> Diagnostic {
         // Escaped: the value may hold the very line break it is refused for.
-        let shown = LogEscaping.escape(text.utf8.count > 80 ? String(text.prefix(60)) + "…" : text)
+        let shown = LogEscaping.excerpt(text)
         switch problem {
         case .tooLong(let bytes):
             return site.diagnostic(

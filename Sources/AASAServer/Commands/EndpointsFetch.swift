@@ -49,7 +49,7 @@ public struct EndpointsFetch: Sendable {
                 diagnostics.append(
                     Diagnostic(
                         .warning, rule: .endpointsImport,
-                        "\(passkeysURL) redirects to '\(LogEscaping.escape(response.header("Location") ?? ""))'; aasa-server serves the document itself: not imported",
+                        "\(passkeysURL) redirects to '\(LogEscaping.excerpt(response.header("Location") ?? ""))'; aasa-server serves the document itself: not imported",
                         file: passkeysURL,
                         hint:
                             "save the document the redirect leads to and import it: aasa-server import FILE --domain \(domain)"
@@ -75,9 +75,20 @@ public struct EndpointsFetch: Sendable {
         return (passkeys, changePassword, diagnostics)
     }
 
+    /// The answer at `url`, or `nil` with why: an answer over ``maximumResponseBytes`` is no document and no
+    /// redirect the server could keep (a site's own page at the path, say), so it is left out like one
+    /// (`endpoints-import`); an answer that cannot be read at all is an error.
     private func fetch(_ url: String, client: HTTPClient, diagnostics: inout [Diagnostic]) -> HTTPClientResponse? {
         do {
             return try client.send(HTTPClientRequest(.get, url: url))
+        } catch where error.code == .tooLarge {
+            diagnostics.append(
+                Diagnostic(
+                    .warning, rule: .endpointsImport,
+                    "\(url) answered with over \(Self.maximumResponseBytes >> 10) KiB, a page rather than what aasa-server serves there: not imported",
+                    file: url,
+                    hint: "set \"passkeys\" and \"changePassword\" in site.json to the pages' https URLs"))
+            return nil
         } catch {
             diagnostics.append(Self.unreadable(url, error.reason))
             return nil
@@ -97,7 +108,7 @@ extension Rule {
     /// Reported by `EndpointsFetch`.
     public static let endpointsFetch = Rule(
         "endpoints-fetch", .error,
-        "`import --site` could not read `/.well-known/passkey-endpoints` or `/.well-known/change-password` (connection, TLS, timeout, an answer over 64 KiB, a status other than 200, a redirect, 404 or 410); nothing is written."
+        "`import --site` could not read `/.well-known/passkey-endpoints` or `/.well-known/change-password` (connection, TLS, timeout, a status other than 200, a redirect, 404 or 410); nothing is written."
     )
 
     /// The rules of reading a live site's credential endpoints, in the order of the docs table: their part of

@@ -52,7 +52,8 @@ struct Import: ParsableCommand {
     @OptionGroup var configOptions: ConfigOptions
 
     func validate() throws {
-        if let site, !site.lowercased().hasPrefix("https://") || site.count <= "https://".count {
+        // An origin: the well-known paths are appended to it, so a path, query or fragment would change what is read.
+        if let site, (try? CredentialURL(site)).map({ $0.path == "/" && !site.contains("?") && !site.contains("#") }) != true {
             throw ValidationError("--site '\(site)' is not an https origin: write e.g. https://shop.example")
         }
         if cacert != nil && site == nil { throw ValidationError("--cacert is only used with --site") }

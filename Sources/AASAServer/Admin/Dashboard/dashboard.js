@@ -1469,6 +1469,8 @@ async function onHistoryClick(event) {
 
 async function onEditorClose() {
   if (await keepEdit(`Your edit of ${editor.name} is not saved. Close and drop it?`)) return;
+  // A dry run still waiting for typing to stop would otherwise go out for no domain.
+  clearTimeout(editor.check.timer);
   editor.generation++;
   editor.name = editor.base = editorText().value = '';
   $('#editor').hidden = true;
