@@ -52,8 +52,8 @@ extension TenantAPITests {
 
         let created = fixture.page(.put, "index.html", bytes: html)
         #expect(created.status == 201, "\(created.text)")
-        let revision = DomainPage.revision(of: html)
-        #expect(revision.count == 16)
+        // The first 16 hex digits of the page's SHA-256 (`sha256sum`), in both stores.
+        let revision = "72d471b287cf4e29"
         #expect(created.json["revision"] as? String == revision)
         #expect(created.json["created"] as? Bool == true)
         #expect(created.json["dryRun"] as? Bool == false)
@@ -217,6 +217,26 @@ extension TenantAPITests {
         }
         #expect((fixture.call(.get, "/shop.example/pages").json["pages"] as? [Any])?.isEmpty == true)
         #expect(fixture.page(.put, "apple-touch-icon-120x120.png", bytes: pngHeader(120, 120)).status == 201)
+    }
+
+    /// The landing template is the one the config names: with `pages/t/landing.html` configured, that file is checked
+    /// as a template, and `_landing.html` is a page like any other (served by a load, so checked and counted as one).
+    @Test(arguments: APIBackend.allCases)
+    func theLandingTemplateIsTheOneTheConfigNames(_ backend: APIBackend) throws {
+        let fixture = try APIFixture(backend)
+        let banner = #"{ "smartAppBanner": { "appStoreID": "640199958" }, "#
+        let site = siteJSON(["/a/*"]).replacingOccurrences(of: "{\n", with: banner, options: .anchored)
+        #expect(fixture.call(.put, "/shop.example", body: site).status == 201, "\(site)")
+        #expect(fixture.page(.put, "t/landing.html", bytes: Array("<html>{{title}}</html>".utf8)).status == 201)
+        let configured = site.replacingOccurrences(
+            of: banner, with: banner + #""pages": { "landingPage": { "template": "pages/t/landing.html" } }, "#)
+        let tag = try #require(fixture.siteTag())
+        #expect(fixture.call(.put, "/shop.example", body: configured, ifMatch: tag).status == 200)
+        let broken = Array("<html>{{nope}}</html>".utf8)
+        let template = fixture.page(.put, "t/landing.html", bytes: broken)
+        #expect(template.status == 422, "\(template.text)")
+        #expect((template.json["error"] as? String)?.contains("landing-template") == true, "\(template.text)")
+        #expect(fixture.page(.put, "_landing.html", bytes: broken).status == 201)
     }
 
     /// The caps are decided before anything is written: a page over the file cap and a landing template over its

@@ -89,7 +89,8 @@ import Testing
             "site.json": #"{"webCredentials": ["ABCDE12345.com.example.shop"]}"#,
             "pages/.well-known/passkey-endpoints": "<!doctype html><title>Not found</title><p>Try the home page.",
             "pages/.well-known/change-password":
-                "<!doctype html><title>Account</title>" + String(repeating: "<p>Change your password here.\n", count: 3_000),
+                "<!doctype html><title>Account</title>"
+                + String(repeating: "<p>Change your password here.\n", count: 3_000),
         ])
         let directory = TemporaryDirectory("aasa-import-endpoints")
         try directory.write("aasa.json", Self.appleFile)

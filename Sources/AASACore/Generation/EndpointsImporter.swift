@@ -23,7 +23,14 @@ public struct EndpointsImporter: Sendable {
             "is not a passkey endpoints document: not imported"
         let hint = "import the body /.well-known/passkey-endpoints answers, e.g. {\"enroll\": \"https://…\"}"
         guard let parsed = try? JSONParser().parse(source) else {
-            return (nil, [Diagnostic(.warning, rule: .endpointsImport, "\(source.name) \(notADocument) (not JSON)", file: source.name, hint: hint)])
+            return (
+                nil,
+                [
+                    Diagnostic(
+                        .warning, rule: .endpointsImport, "\(source.name) \(notADocument) (not JSON)",
+                        file: source.name, hint: hint)
+                ]
+            )
         }
         var diagnostics = parsed.diagnostics
         guard case .object(let members) = parsed.root.value else {
@@ -47,12 +54,14 @@ public struct EndpointsImporter: Sendable {
                 leftOut(
                     "\"\(LogEscaping.excerpt(member.key))\" is not a member aasa-server serves ("
                         + PasskeyEndpoints.members.joined(separator: ", ") + ")",
-                    at: member.keyOffset, member.key, hint: "if the draft has added it, serve the document from elsewhere")
+                    at: member.keyOffset, member.key,
+                    hint: "if the draft has added it, serve the document from elsewhere")
                 continue
             }
             guard case .string(let url) = member.value.value else {
                 leftOut(
-                    "\"\(member.key)\" is \(member.value.value.typeName), not a URL", at: member.value.offset, member.key,
+                    "\"\(member.key)\" is \(member.value.value.typeName), not a URL", at: member.value.offset,
+                    member.key,
                     hint: "set passkeys.\(member.key) in site.json to the page's https URL")
                 continue
             }

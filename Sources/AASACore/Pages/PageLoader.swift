@@ -23,6 +23,12 @@ public struct PageLoader: Sendable {
     /// The landing template used when `pages/_landing.html` exists and none is configured.
     public static let defaultTemplate = "pages/_landing.html"
 
+    /// The path of `config`'s landing template in the domain folder: the configured one, else ``defaultTemplate``.
+    /// A load reads it (when it is there) and never serves it; any other file of `pages/` is a page.
+    public static func templatePath(_ config: SiteConfig) -> String {
+        config.pages.landingPage.template ?? defaultTemplate
+    }
+
     /// Largest file loaded.
     public var maximumFileBytes = 16 << 20
     /// Largest total of a domain's files.

@@ -200,11 +200,9 @@ public final class StoreDomainRepository: DomainRepository, @unchecked Sendable 
     }
 
     public func deletePage(_ name: String, path: String, expecting: String, dryRun: Bool) throws {
-        _ = try changingPage(name, path, .revision(expecting), dryRun: dryRun) { current in
-            guard current != nil else {
-                throw DomainRepositoryError(.conflict(current: nil), "the store has no page '\(path)' of \(name)")
-            }
-            return PageWrite(revision: "", created: false)
+        // The revision compared is one the page has, so a missing page is a conflict there.
+        _ = try changingPage(name, path, .revision(expecting), dryRun: dryRun) { _ in
+            PageWrite(revision: "", created: false)
         } write: { _ in
             try connection.execute(
                 "DELETE FROM domain_files WHERE domain = $1 AND path = $2",
@@ -255,12 +253,20 @@ public final class StoreDomainRepository: DomainRepository, @unchecked Sendable 
         return PageDocument(bytes: bytes, revision: DomainPage.revision(of: bytes))
     }
 
-    /// One page transaction: the change lock, the domain's row locked, the page compared with `expecting`,
-    /// `check`ed; then, unless `dryRun`, a `domain` change appended, `write` run with its id, the domain's
+    /// The revision of page `path` of `name`, computed by the database: no byte of the page is fetched.
+    private func currentRevision(_ name: String, _ path: String) throws -> String? {
+        let result = try connection.execute(
+            "SELECT substr(encode(sha256(bytes), 'hex'), 1, 16) FROM domain_files WHERE domain = $1 AND path = $2",
+            [.text(name), .text(Self.pagesPrefix + path)])
+        return result.rowCount == 1 ? result.text(0, 0) : nil
+    }
+
+    /// One page transaction: the change lock, the domain's row locked, the page's revision (`nil`: no page)
+    /// compared with `expecting` and `check`ed, no byte of it fetched; then, unless `dryRun`, a `domain` change appended, `write` run with its id, the domain's
     /// `files_change_id` set to it and the change announced.
     private func changingPage(
         _ name: String, _ path: String, _ expecting: DomainExpectation?, dryRun: Bool,
-        check: (PageDocument?) throws -> PageWrite, write: (Int64) throws -> Void
+        check: (String?) throws -> PageWrite, write: (Int64) throws -> Void
     ) throws -> PageWrite {
         try using {
             try connection.transaction {
@@ -270,13 +276,13 @@ public final class StoreDomainRepository: DomainRepository, @unchecked Sendable 
                     try connection.execute("SELECT 1 FROM domains WHERE name = $1 FOR UPDATE", [.text(name)]).rowCount
                         == 1
                 else { throw DomainRepositoryError(.noDomain, "the store has no domain \(name)") }
-                let current = try currentPage(name, path)
+                let current = try currentRevision(name, path)
                 switch expecting {
-                case .absent? where current != nil, .revision? where current?.revision != expecting?.revisionValue:
+                case .absent? where current != nil, .revision? where current != expecting?.revisionValue:
                     throw DomainRepositoryError(
-                        .conflict(current: current?.revision),
+                        .conflict(current: current),
                         "page '\(path)' of \(name) in the store at \(connection.server) is at revision "
-                            + "\(current?.revision ?? "none")")
+                            + "\(current ?? "none")")
                 default: break
                 }
                 let result = try check(current)

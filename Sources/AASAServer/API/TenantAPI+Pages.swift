@@ -57,12 +57,11 @@ extension TenantAPI {
             domain: name, source: SourceText(name: name + "/" + SiteConfigLoader.fileName, bytes: document.siteJSON)
         ).config
         let limits = pageLoader
+        // The one template a load reads and does not serve, when it is in pages/: every other file is a page.
         let prefix = PageLoader.folderName + "/"
-        let configured = config?.pages.landingPage.template.flatMap {
-            $0.hasPrefix(prefix) ? String($0.dropFirst(prefix.count)) : nil
-        }
-        let defaultTemplate = String(PageLoader.defaultTemplate.dropFirst(prefix.count))
-        let isTemplate = path == defaultTemplate || path == configured
+        let template = config.map(PageLoader.templatePath) ?? PageLoader.defaultTemplate
+        let templateInPages = template.hasPrefix(prefix) ? String(template.dropFirst(prefix.count)) : nil
+        let isTemplate = path == templateInPages
         let body = request.body
         let cap = isTemplate ? limits.maximumTemplateBytes : limits.maximumFileBytes
         guard body.count <= cap else {
@@ -96,7 +95,10 @@ extension TenantAPI {
         let ifMatch = request.ifMatch.map(Self.entityTags)
         var expecting: DomainExpectation?
         if request.ifNoneMatch != nil { expecting = .absent }
-        if let ifMatch {
+        if let ifMatch, ifMatch.count == 1, let tag = ifMatch.first, tag != "*" {
+            // One revision: the repository compares it under its lock, without the page read here first.
+            expecting = .revision(tag)
+        } else if let ifMatch {
             let current = try repository.page(name, path: path)
             guard let current, ifMatch.contains("*") || ifMatch.contains(current.revision) else {
                 return Self.pageConflict(name, path, current: current?.revision)
@@ -107,7 +109,7 @@ extension TenantAPI {
         do {
             written = try repository.writePage(
                 name, path: path, bytes: body, expecting: expecting,
-                limits: PageLimits(limits, templates: Set([configured ?? defaultTemplate])), dryRun: dryRun)
+                limits: PageLimits(limits, templates: Set([templateInPages].compactMap { $0 })), dryRun: dryRun)
         } catch let error as DomainRepositoryError {
             switch error.code {
             case .conflict(let now):

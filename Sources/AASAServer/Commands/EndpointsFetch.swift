@@ -81,7 +81,7 @@ public struct EndpointsFetch: Sendable {
     private func fetch(_ url: String, client: HTTPClient, diagnostics: inout [Diagnostic]) -> HTTPClientResponse? {
         do {
             return try client.send(HTTPClientRequest(.get, url: url))
-        } catch where error.code == .tooLarge {
+        } catch  where error.code == .tooLarge {
             diagnostics.append(
                 Diagnostic(
                     .warning, rule: .endpointsImport,

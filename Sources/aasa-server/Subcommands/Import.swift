@@ -53,7 +53,9 @@ struct Import: ParsableCommand {
 
     func validate() throws {
         // An origin: the well-known paths are appended to it, so a path, query or fragment would change what is read.
-        if let site, (try? CredentialURL(site)).map({ $0.path == "/" && !site.contains("?") && !site.contains("#") }) != true {
+        if let site,
+            (try? CredentialURL(site)).map({ $0.path == "/" && !site.contains("?") && !site.contains("#") }) != true
+        {
             throw ValidationError("--site '\(site)' is not an https origin: write e.g. https://shop.example")
         }
         if cacert != nil && site == nil { throw ValidationError("--cacert is only used with --site") }
