@@ -56,6 +56,36 @@ import Testing
         #expect(try CredentialURL(text).isOn("shop.example") == on)
     }
 
+    /// The draft forbids the change-password page at the well-known URL itself: a redirect to itself is an error.
+    @Test func aChangePasswordRedirectToItselfIsRefused() {
+        for target in ["https://shop.example/.well-known/change-password", "https://accounts.shop.example/pw"] {
+            let json = #"{"changePassword": "\#(target)"}"#
+            let loaded = SiteConfigLoader().loadDomain(
+                domain: "shop.example", source: SourceText(name: "site.json", bytes: Array(json.utf8)))
+            let refused = loaded.diagnostics.contains { $0.rule == .credentialURL && $0.message.contains("to itself") }
+            #expect(refused == target.hasSuffix("change-password"), "\(target): \(loaded.diagnostics)")
+        }
+    }
+
+    /// Whatever a published domain holds, only a URL that parses reaches a header: one with a line break is not
+    /// served at all (404, no `Location`), and the passkey document with it is not either.
+    @Test func anUnservableURLNeverReachesAnAnswer() throws {
+        let json = #"{"changePassword": "https://shop.example/pw"}"#
+        let loaded = SiteConfigLoader().loadDomain(
+            domain: "shop.example", source: SourceText(name: "site.json", bytes: Array(json.utf8)))
+        var published = try #require(loaded.published)
+        #expect(
+            SiteRoutes([published]).get("/.well-known/change-password").header("Location") == "https://shop.example/pw")
+        published.credentialEndpoints = CredentialEndpoints(
+            passkeys: PasskeyEndpoints(enroll: "https://shop.example/p\r\nSet-Cookie: y=1"),
+            changePassword: "https://shop.example/a\r\nSet-Cookie: x=1")
+        let routes = SiteRoutes([published])
+        for path in ["/.well-known/change-password", "/.well-known/passkey-endpoints"] {
+            let answer = routes.get(path)
+            #expect(answer.status == 404 && answer.header("Location") == nil, "\(path): \(answer.status)")
+        }
+    }
+
     /// A URL refused for a line break is named escaped: the finding is one line, as every finding is.
     @Test func aRefusedURLIsNamedEscaped() {
         let json = #"{"changePassword": "https://shop.example/a\r\nSet-Cookie: x=1"}"#

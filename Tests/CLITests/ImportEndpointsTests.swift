@@ -113,6 +113,24 @@ import Testing
         #expect(!written.contains("passkeys") && !written.contains("changePassword"), "\(written)")
     }
 
+    /// A finding on what the domain already had (a change-password page on another host) is said once, not once by
+    /// the import's load and again by the endpoints' check after `--site`.
+    @Test func aFindingOnWhatTheDomainHadIsSaidOnce() throws {
+        let (site, serve) = try Self.site(["site.json": #"{"webCredentials": ["ABCDE12345.com.example.shop"]}"#])
+        let directory = TemporaryDirectory("aasa-import-endpoints")
+        try directory.write("aasa.json", Self.appleFile)
+        try directory.write(
+            "site-config/shop.example/site.json",
+            #"{"webCredentials": ["ABCDE12345.com.example.shop"], "changePassword": "https://login.example.net/pw"}"#)
+        let output = try aasa(
+            [
+                "import", "aasa.json", "--domain", "shop.example", "--site", "https://localhost:\(serve.port)",
+                "--cacert", site.path + "/certs/dev-ca/ca.pem",
+            ], in: directory.path)
+        #expect(output.status == 0, "\(output.stderr)")
+        #expect(output.stderr.components(separatedBy: "[credential-url-host]").count == 2, "\(output.stderr)")
+    }
+
     @Test(arguments: ["https://shop.example/app", "https://shop.example?x=1", "http://shop.example", "https://"])
     func siteIsAnHTTPSOrigin(site: String) throws {
         let directory = TemporaryDirectory("aasa-import-endpoints")

@@ -118,8 +118,11 @@ public struct SiteImport: Sendable {
         }
         if kind == .passkeyEndpoints || site != nil {
             // The endpoints' own checks on what is written (`passkeys` without `webCredentials`, a host elsewhere),
-            // as the server will run them on the first load.
-            let found = CredentialEndpointRule().check(SiteContext(domain: domain, config: config))
+            // as the server will run them on the first load; a finding the import's own load already reported (on
+            // what the domain had) is said once.
+            let found = CredentialEndpointRule().check(SiteContext(domain: domain, config: config)).filter { finding in
+                !output.diagnostics.contains { $0.rule == finding.rule && $0.message == finding.message }
+            }
             output.diagnostics += found.map { finding in
                 var finding = finding
                 finding.file = target
