@@ -6,8 +6,9 @@ import AASACore
 /// control byte, a backslash (raw or `%5C`), an encoded slash (`%2F`: a page's folders are real slashes) or a `%`
 /// not followed by two hex digits; it is then decoded once and refused when it is not UTF-8, holds a decoded
 /// control byte or `%` (a name holding `%` is never served: a request for it is decoded again), has an empty
-/// segment (`//`) or a `.` or `..` segment; last, it must be a path ``PageLoader/pathProblem(_:)`` accepts, the rule
-/// a load of `pages/` serves files by, so the API writes no file a load would not serve.
+/// segment (`//`) or a `.` or `..` segment; it must be a path ``PageLoader/pathProblem(_:)`` accepts, the rule a load
+/// of `pages/` serves files by, and last, one ``RequestPath`` (the decoder requests are served by) reads the same, so
+/// the API writes no file a load would not serve or no request would reach.
 enum APIPagePath {
     /// The decoded path inside `pages/` (`about/index.html`), or the 400 answer naming the problem and the fix.
     static func decode(_ raw: String) -> Checked<String> {
@@ -59,6 +60,11 @@ enum APIPagePath {
         }
         if let problem = PageLoader().pathProblem(path) {
             return refused("is not one a load of pages/ serves: \(problem); rename it")
+        }
+        // The checks above name the problem; the request decoder, the one that serves the page, has the last word,
+        // so the API never writes a page no request reaches.
+        guard RequestPath("/" + raw)?.description == "/" + path else {
+            return refused("is not a path a request reaches once decoded; rename it")
         }
         return .accepted(path)
     }
