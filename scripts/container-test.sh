@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Builds the runtime image with podman (no Docker engine here) and proves it: it serves the sample
 # domains over HTTPS from mounted config and certificates as a non-root user, reports healthy, and stops
-# within five seconds with exit status 0. Follows ../shared/notes/container-testing.md: the base image is
+# within five seconds with exit status 0. The base image is
 # made locally with debootstrap, and the build stage's output is supplied as a build context (the Swift
 # image cannot be pulled here); real users run plain `docker build .`.
 #

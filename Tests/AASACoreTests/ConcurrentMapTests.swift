@@ -1,3 +1,4 @@
+import AASATestSupport
 import Dispatch
 import Foundation
 import Synchronization
@@ -69,7 +70,7 @@ import Testing
         let released = Atomic<Bool>(false)
         // On a loaded machine the helpers may be scheduled late: once released, the caller waits (up to a bound far
         // above any scheduling delay) for a helper's first item, so it cannot take every item before they start.
-        let deadline = Date().addingTimeInterval(30)
+        let deadline = TestTime.deadline(30)
         let results = Array(0..<2000).concurrentMap(helpersAfter: other) { item in
             let thread = Thread.current.hashValue
             if released.load(ordering: .relaxed) {

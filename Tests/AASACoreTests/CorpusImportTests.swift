@@ -4,7 +4,7 @@ import Testing
 
 @testable import AASACore
 
-/// Every real-world file in `../shared/corpus/aasa/` either imports and regenerates with the same apps
+/// Every real-world file in `Tests/Corpus/aasa/` either imports and regenerates with the same apps
 /// and rules, or is refused with a precise error. None may crash or hang the importer.
 @Suite struct CorpusImportTests {
     static let files: [String] = {

@@ -34,7 +34,7 @@ import Testing
         process.standardError = pipe
         try process.run()
         // Read before waiting: a full pipe would block the script forever.
-        let output = String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        let output = String(decoding: ChildPipe.readToEnd(pipe.fileHandleForReading), as: UTF8.self)
         process.waitUntilExit()
         #expect(process.terminationStatus == 0, "scripts/validate-schemas.py failed:\n\(output)")
         #expect(output.contains(" passed, 0 failed"), "\(output)")

@@ -188,7 +188,7 @@ private func peerCommonName(_ result: ToolResult) -> String? {
         client.standardOutput = output
         client.standardError = FileHandle.nullDevice
         try client.run()
-        input.fileHandleForWriting.write(Data("GET /hello HTTP/1.1\r\nHost: a.test\r\n\r\n".utf8))
+        ChildPipe.write(Data("GET /hello HTTP/1.1\r\nHost: a.test\r\n\r\n".utf8), to: input.fileHandleForWriting)
         Thread.sleep(forTimeInterval: 0.5)
 
         // Swap in a table where a.test has a new certificate.
@@ -197,9 +197,11 @@ private func peerCommonName(_ result: ToolResult) -> String? {
         #expect(renewed.certificate.sha256Fingerprint != fixture.a.certificate.sha256Fingerprint)
 
         // The open connection still works...
-        input.fileHandleForWriting.write(Data("GET /hello HTTP/1.1\r\nHost: a.test\r\nConnection: close\r\n\r\n".utf8))
+        ChildPipe.write(
+            Data("GET /hello HTTP/1.1\r\nHost: a.test\r\nConnection: close\r\n\r\n".utf8),
+            to: input.fileHandleForWriting)
         try input.fileHandleForWriting.close()
-        let transcript = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        let transcript = String(decoding: ChildPipe.readToEnd(output.fileHandleForReading), as: UTF8.self)
         client.waitUntilExit()
         #expect(transcript.components(separatedBy: "HTTP/1.1 200").count == 3, "\(transcript)")
 
@@ -269,7 +271,7 @@ private func peerCommonName(_ result: ToolResult) -> String? {
         #expect(peerCommonName(handshake) == "b.test")
         try listener.replaceCertificates(fixture.table())
         // ...until libmicrohttpd has closed that connection; then nothing holds it.
-        let deadline = Date().addingTimeInterval(3)
+        let deadline = TestTime.deadline(3)
         while replaced != nil && Date() < deadline { Thread.sleep(forTimeInterval: 0.05) }
         #expect(replaced == nil)
         #expect(

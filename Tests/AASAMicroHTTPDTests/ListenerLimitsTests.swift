@@ -117,7 +117,7 @@ import Testing
                 result.output.hasSuffix("\(status)"), "attempt \(attempt): \(result.output.suffix(40)) \(result.error)")
         }
         // Each client closed after reading: nothing lingers on.
-        let deadline = Date().addingTimeInterval(3)
+        let deadline = TestTime.deadline(3)
         while listener.lingeringConnections > 0 && Date() < deadline { Thread.sleep(forTimeInterval: 0.05) }
         #expect(listener.lingeringConnections == 0)
     }
@@ -157,7 +157,7 @@ import Testing
         let listener = try listener()
         let client = try RawClient(port: listener.port)
         client.send("GET /hello HTTP/1.1\r\nHost: a\r\nX-Big: " + String(repeating: "a", count: 20_000))
-        let deadline = Date().addingTimeInterval(10)
+        let deadline = TestTime.deadline(10)
         while (listener.lingeringConnections == 0 || listener.lingeringThreadID == 0) && Date() < deadline {
             _ = client.send(String(repeating: "a", count: 100))
             usleep(20_000)
@@ -273,7 +273,7 @@ import Testing
             _ = try rawExchange(
                 port: listener.port, request: "GET /hello HTTP/1.1\r\nHost: a\r\nConnection: close\r\n\r\n")
         }
-        let deadline = Date().addingTimeInterval(3)
+        let deadline = TestTime.deadline(3)
         while listener.openConnections > 0 && Date() < deadline { Thread.sleep(forTimeInterval: 0.05) }
         #expect(listener.trackedConnections == 0)
     }

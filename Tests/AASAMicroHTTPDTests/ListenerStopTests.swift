@@ -47,7 +47,7 @@ import Testing
         // wait in the queue, their requests sent.
         let holder = try RawClient(port: port)
         holder.send("GET /hold HTTP/1.1\r\nHost: a\r\nConnection: close\r\n\r\n")
-        for _ in 0..<500 where !routes.holding { usleep(10_000) }
+        for _ in 0..<TestTime.tries(500) where !routes.holding { usleep(10_000) }
         #expect(routes.holding)
         let waiting = try (0..<queued).map { index in
             let client = try RawClient(port: port)
@@ -61,7 +61,7 @@ import Testing
             listener.stop(timeout: .seconds(10))
             stopped.store(true, ordering: .relaxed)
         }.start()
-        for _ in 0..<500 where !Self.refuses(port) { usleep(10_000) }
+        for _ in 0..<TestTime.tries(500) where !Self.refuses(port) { usleep(10_000) }
         #expect(Self.refuses(port), "the listening socket is closed")
         routes.release()
 
@@ -71,7 +71,7 @@ import Testing
             #expect(answer.hasPrefix("HTTP/1.1 200 "), "queued connection \(index): \(answer.prefix(80))")
             #expect(answer.hasSuffix("served /queued-\(index)\n"), "\(answer.suffix(40))")
         }
-        for _ in 0..<1000 where !stopped.load(ordering: .relaxed) { usleep(10_000) }
+        for _ in 0..<TestTime.tries(1000) where !stopped.load(ordering: .relaxed) { usleep(10_000) }
         let ended = stopped.load(ordering: .relaxed)
         #expect(ended, "the stop ends once they are served")
         #expect(listener.openConnections == 0)

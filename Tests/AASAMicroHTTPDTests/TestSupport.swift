@@ -79,7 +79,7 @@ extension Thread {
 
     static func detachNewThreadReadAll(_ handle: FileHandle) -> PendingRead {
         let pending = PendingRead()
-        Thread.detachNewThread { pending.finish(handle.readDataToEndOfFile()) }
+        Thread.detachNewThread { pending.finish(ChildPipe.readToEnd(handle)) }
         return pending
     }
 }

@@ -60,7 +60,7 @@ final class ACMELiveServer: @unchecked Sendable {
     func waitFor(
         _ domain: String, seconds: Double = 60, until condition: (DomainCertificateStatus) -> Bool
     ) throws -> DomainCertificateStatus {
-        let deadline = Date().addingTimeInterval(seconds)
+        let deadline = TestTime.deadline(seconds)
         var last: DomainCertificateStatus?
         while Date() < deadline {
             last = server?.acme?.statuses[domain]
@@ -74,7 +74,7 @@ final class ACMELiveServer: @unchecked Sendable {
 
     /// Waits until `domain` has an issued certificate that the server serves.
     func waitUntilIssued(_ domain: String, replacing fingerprint: String? = nil) throws -> String {
-        let deadline = Date().addingTimeInterval(60)
+        let deadline = TestTime.deadline(60)
         while Date() < deadline {
             if server?.acme?.statuses[domain]?.state == .valid, let served = try? servedFingerprint(domain),
                 served == (try? fileFingerprint(domain)), served != fingerprint

@@ -273,7 +273,7 @@ final class FakeEndpoint: @unchecked Sendable {
         fake.set("/a/v1/shop.example", .init(body: String(decoding: shop, as: UTF8.self), delay: 0.3))
         fake.set("/a/v1/links.example", .init(body: Self.older, delay: 0.3))
         var status: [String: Any] = [:]
-        let deadline = Date().addingTimeInterval(20)
+        let deadline = TestTime.deadline(20)
         var served = 0
         repeat {
             #expect(try live.fetch("links.example").status == 200)
@@ -307,7 +307,7 @@ final class FakeEndpoint: @unchecked Sendable {
         let reloaded = try HTTPProbe.get(port: live.admin, host: "127.0.0.1", path: "/metrics").text
         #expect(!reloaded.contains(#"aasa_apple_cdn_state{domain="links.example""#), "\(reloaded)")
         var newState: String?
-        let newDeadline = Date().addingTimeInterval(20)
+        let newDeadline = TestTime.deadline(20)
         repeat {
             let domains = try live.status()["domains"] as? [String: Any]
             newState =

@@ -1,4 +1,5 @@
 import AASACore
+import AASATestSupport
 import Foundation
 import Synchronization
 import Testing
@@ -45,7 +46,7 @@ import Testing
                 old: Self.version("b.example", "/a/*"), new: Self.version("b.example", "/c/*"), time: now)
         ])
         goOn.signal()
-        let deadline = Date().addingTimeInterval(30)
+        let deadline = TestTime.deadline(30)
         while recorded.withLock({ $0.count }) < 2 && Date() < deadline { usleep(10_000) }
         usleep(200_000)
         let results = recorded.withLock { $0 }

@@ -131,7 +131,7 @@ import Testing
 
         let formatter = ServerStatus.makeFormatter()
         var settings: [[String: Any]] = []
-        let deadline = Date().addingTimeInterval(30)
+        let deadline = TestTime.deadline(30)
         while Date() < deadline {
             if let change = try domainStatus(Self.domain)["lastChange"] as? [String: Any],
                 let time = (change["time"] as? String).flatMap(formatter.date(from:)),

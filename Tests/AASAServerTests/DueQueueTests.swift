@@ -1,3 +1,4 @@
+import AASATestSupport
 import Foundation
 import Logging
 import Synchronization
@@ -21,7 +22,7 @@ import Testing
     }
 
     static func waitFor(_ seconds: Double, _ condition: () -> Bool) -> Bool {
-        let deadline = Date().addingTimeInterval(seconds)
+        let deadline = TestTime.deadline(seconds)
         while !condition() {
             if Date() > deadline { return false }
             usleep(5_000)

@@ -331,7 +331,7 @@ final class OpenTLSConnection {
         try process.run()
         let marker = Data("Verify return code: 0 (ok)".utf8)
         while received.range(of: marker) == nil {
-            let chunk = output.fileHandleForReading.availableData
+            let chunk = ChildPipe.readAvailable(output.fileHandleForReading)
             guard !chunk.isEmpty else { throw HTTPProbe.Failure(description: "s_client ended before the handshake") }
             received += chunk
         }
@@ -342,10 +342,11 @@ final class OpenTLSConnection {
         if process.isRunning { process.terminate() }
     }
 
-    /// Sends `request` and returns the HTTP response, read until the server closes the connection.
+    /// Sends `request` and returns the HTTP response, read until the server closes the connection; empty when
+    /// s_client has already ended (the connection is gone), which the caller's expectations then name.
     func request(_ request: String) throws -> String {
-        input.fileHandleForWriting.write(Data(request.utf8))
-        received += output.fileHandleForReading.readDataToEndOfFile()
+        ChildPipe.write(Data(request.utf8), to: input.fileHandleForWriting)
+        received += ChildPipe.readToEnd(output.fileHandleForReading)
         try? input.fileHandleForWriting.close()
         process.waitUntilExit()
         let text = String(decoding: received, as: UTF8.self)

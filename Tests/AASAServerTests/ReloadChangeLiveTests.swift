@@ -15,7 +15,7 @@ import Testing
     /// published), within 30 s.
     static func change(_ live: LiveServer, after reload: Date) throws -> [String: Any] {
         let formatter = ServerStatus.makeFormatter()
-        let deadline = Date().addingTimeInterval(30)
+        let deadline = TestTime.deadline(30)
         while Date() < deadline {
             if let change = try status(live)["lastChange"] as? [String: Any],
                 let time = (change["time"] as? String).flatMap(formatter.date(from:)),

@@ -156,11 +156,12 @@ final class Traffic: Sendable {
     }
 }
 
-/// Polls `condition` every 20 ms until it holds or `seconds` have passed since `start`; returns how long it took.
+/// Polls `condition` every 20 ms until it holds or `seconds` (of a fast machine, scaled by ``TestTime``) have passed
+/// since `start`; returns how long it took.
 func waitUntil(
     _ seconds: Double, since start: ContinuousClock.Instant = .now, _ condition: () throws -> Bool
 ) rethrows -> Duration? {
-    let deadline = start + .milliseconds(Int(seconds * 1000))
+    let deadline = start + .milliseconds(Int(TestTime.seconds(seconds) * 1000))
     while true {
         if try condition() { return start.duration(to: .now) }
         if ContinuousClock.now >= deadline { return nil }

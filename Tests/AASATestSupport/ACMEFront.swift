@@ -46,7 +46,7 @@ public final class ACMEFront: @unchecked Sendable {
         process.standardError = FileHandle(forWritingAtPath: logFile)
         try process.run()
         self.process = process
-        for _ in 0..<200 {
+        for _ in 0..<TestTime.tries(200) {
             if (try? Curl.request("https://127.0.0.1:\(port)/front/stats", caFile: caFile))?.status == 200 { return }
             guard process.isRunning else { break }
             usleep(50_000)

@@ -14,7 +14,8 @@ public enum Command {
         public var stdoutBytes: [UInt8]
     }
 
-    /// Runs `executable` with `arguments` to completion (bounded by `timeout` seconds), feeding `input`.
+    /// Runs `executable` with `arguments` to completion (bounded by `timeout` seconds of a fast machine, scaled by
+    /// ``TestTime``), feeding `input`.
     @discardableResult
     public static func run(
         _ executable: String, _ arguments: [String], input: [UInt8]? = nil, currentDirectory: String? = nil,
@@ -32,21 +33,21 @@ public enum Command {
         process.standardError = stderr
         process.standardInput = stdin
         try process.run()
-        if let input { stdin.fileHandleForWriting.write(Data(input)) }
-        try? stdin.fileHandleForWriting.close()
+        // Written beside the reads: a program that exits or writes much before reading all of it blocks nothing.
+        ChildPipe.feed(input ?? [], to: stdin.fileHandleForWriting)
         // Read both pipes concurrently so a chatty program never blocks on a full pipe.
         let group = DispatchGroup()
         nonisolated(unsafe) var outData = Data()
         nonisolated(unsafe) var errData = Data()
         group.enter()
         DispatchQueue.global().async {
-            outData = stdout.fileHandleForReading.readDataToEndOfFile(); group.leave()
+            outData = ChildPipe.readToEnd(stdout.fileHandleForReading); group.leave()
         }
         group.enter()
         DispatchQueue.global().async {
-            errData = stderr.fileHandleForReading.readDataToEndOfFile(); group.leave()
+            errData = ChildPipe.readToEnd(stderr.fileHandleForReading); group.leave()
         }
-        let deadline = Date().addingTimeInterval(timeout)
+        let deadline = TestTime.deadline(timeout)
         while process.isRunning && Date() < deadline { usleep(10_000) }
         if process.isRunning {
             process.terminate()

@@ -123,7 +123,7 @@ public final class DevTools {
             guard count > 0 else { throw Failure(description: "\(method): the browser closed its pipe") }
             written += count
         }
-        let deadline = Date().addingTimeInterval(timeout)
+        let deadline = TestTime.deadline(timeout)
         while true {
             let answer = try nextMessage(until: deadline, waitingFor: method)
             guard answer["id"] as? Int == id else { continue }
@@ -138,7 +138,7 @@ public final class DevTools {
     public func waitForEvent(
         _ method: String, session: String? = nil, after: Int = 0, timeout: TimeInterval = 30
     ) throws -> [String: Any] {
-        let deadline = Date().addingTimeInterval(timeout)
+        let deadline = TestTime.deadline(timeout)
         var seen = after
         while true {
             for event in events[seen...]
@@ -281,7 +281,7 @@ public final class DevTools {
         /// Waits until `expression` is truthy, evaluating it every 100 ms, and returns its value.
         @discardableResult
         public func wait(for expression: String, timeout: TimeInterval = 20) throws -> Any {
-            let deadline = Date().addingTimeInterval(timeout)
+            let deadline = TestTime.deadline(timeout)
             while true {
                 if let value = try evaluate(expression), Self.truthy(value) { return value }
                 guard Date() < deadline else { throw Failure(description: "timed out waiting for: \(expression)") }

@@ -29,7 +29,7 @@ public final class NginxRouter: @unchecked Sendable {
         process.standardOutput = FileHandle(forWritingAtPath: logFile)
         process.standardError = FileHandle(forWritingAtPath: logFile)
         try process.run()
-        for _ in 0..<200 {
+        for _ in 0..<TestTime.tries(200) {
             if Self.accepts(port: port) { return }
             guard process.isRunning else { break }
             usleep(50_000)

@@ -85,7 +85,7 @@ public final class Pebble: @unchecked Sendable {
         process.standardError = FileHandle(forWritingAtPath: log)
         try process.run()
         pebble = process
-        for _ in 0..<100 {
+        for _ in 0..<TestTime.tries(100) {
             if (try? Curl.request(directoryURL, caFile: caFile))?.status == 200 { return }
             usleep(100_000)
         }

@@ -117,7 +117,7 @@ public final class PostgresCluster: @unchecked Sendable {
         var pid: pid_t = 0
         let spawned = posix_spawn(&pid, argv[0], &actions, nil, cArguments, environ)
         guard spawned == 0 else { throw Failure(description: "could not run \(arguments[0]): error \(spawned)") }
-        let deadline = Date().addingTimeInterval(timeout)
+        let deadline = TestTime.deadline(timeout)
         var status: Int32 = 0
         while waitpid(pid, &status, WNOHANG) == 0 {
             if Date() > deadline {

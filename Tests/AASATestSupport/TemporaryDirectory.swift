@@ -37,8 +37,9 @@ public enum RepositoryPaths {
         .deletingLastPathComponent().path
     /// The sample config folder.
     public static let siteConfig = root + "/site-config"
-    /// The shared corpus beside the repository.
-    public static let corpus = (root as NSString).deletingLastPathComponent + "/shared/corpus"
+    /// The real-world AASA and assetlinks files the corpus tests read (Tests/Corpus/README.md says where each
+    /// came from).
+    public static let corpus = root + "/Tests/Corpus"
     /// The core tests' fixtures.
     public static let fixtures = root + "/Tests/AASACoreTests/Fixtures"
 

@@ -35,7 +35,7 @@ import Testing
 
         /// Each domain's `certificate` member of `/status`, once every domain is valid (polled up to a minute).
         func certificates(_ serve: ServeProcess) throws -> [String: [String: Any]]? {
-            let deadline = Date().addingTimeInterval(60)
+            let deadline = TestTime.deadline(60)
             while Date() < deadline {
                 let answer = try Curl.request("http://127.0.0.1:\(serve.admin)/status")
                 let status = try? JSONSerialization.jsonObject(with: Data(answer.body)) as? [String: Any]

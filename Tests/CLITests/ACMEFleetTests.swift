@@ -104,10 +104,11 @@ struct ACMEFleetTests {
         /// What pebble logged of `marker` (one `Added order` per new order, `set INVALID` per failed validation).
         func pebbleCount(_ marker: String) -> Int { pebble.log.components(separatedBy: marker).count - 1 }
 
-        /// Polls `condition` every 200 ms for up to `seconds`; returns how long it took, or `nil`.
+        /// Polls `condition` every 200 ms for up to `seconds` (of a fast machine, scaled by ``TestTime``); returns
+        /// how long it took, or `nil`.
         func waitFor(_ seconds: Double, _ condition: () -> Bool) -> Double? {
             let started = Date()
-            while Date().timeIntervalSince(started) < seconds {
+            while Date().timeIntervalSince(started) < TestTime.seconds(seconds) {
                 if condition() { return Date().timeIntervalSince(started) }
                 usleep(200_000)
             }

@@ -51,7 +51,7 @@ import Testing
         /// Whether a handshake for `domain` verifies against pebble's root (polled up to `seconds`).
         func servesTrusted(_ domain: String, port: UInt16, seconds: Double = 60) throws -> Bool {
             let root = try pebble.rootFile()
-            let deadline = Date().addingTimeInterval(seconds)
+            let deadline = TestTime.deadline(seconds)
             while Date() < deadline {
                 let handshake = try Command.run(
                     "openssl",
@@ -117,7 +117,7 @@ import Testing
         let serve = try setup.serve(["--acme-eab-kid", "kid-1", "--acme-eab-hmac-key-file", keyFile])
         #expect(serve.waitUntilHealthy())
         var status = ""
-        let deadline = Date().addingTimeInterval(60)
+        let deadline = TestTime.deadline(60)
         while Date() < deadline {
             status = try setup.status(serve)
             if status.contains("--acme-eab-hmac-key-file") { break }

@@ -34,7 +34,7 @@ import Testing
         let bearer = ["Authorization: Bearer \(Self.token)"]
 
         // The daemon orders both certificates from pebble; /status carries the queue meanwhile and after.
-        let deadline = Date().addingTimeInterval(90)
+        let deadline = TestTime.deadline(90)
         var status = try Self.status(serve)
         while Date() < deadline && Self.certificateState(status, "shop.example") != "valid" {
             usleep(200_000)

@@ -75,7 +75,7 @@ import Testing
         let http = freePort()
         let serve = try ServeProcess(
             in: directory.path, arguments: ["--dev", "--no-watch", "--http-port", "\(http)"])
-        #expect(serve.waitUntilHealthy())
+        #expect(serve.waitUntilHealthy(seconds: 30))
         let caFile = directory.path + "/certs/dev-ca/ca.pem"
         let origin = tls ? "https://shop.example:\(serve.port)" : "http://shop.example:\(http)"
         func get(_ path: String, method: String = "GET", headers: [String] = []) throws -> CurlResponse {

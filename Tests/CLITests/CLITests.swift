@@ -130,7 +130,7 @@ import Testing
         let serve = try ServeProcess(in: directory.path, arguments: ["--dev", "--no-watch"])
         func status() -> String { (try? Curl.request("http://127.0.0.1:\(serve.admin)/status"))?.text ?? "" }
         var started = false
-        for _ in 0..<100 where !started {
+        for _ in 0..<TestTime.tries(100) where !started {
             usleep(100_000)
             started = status().contains(#""trigger": "start""#)
         }
@@ -139,7 +139,7 @@ import Testing
             "site-config/shop.example/site.json", #"{"webCredentials": ["ABCDE12345.com.example.signal"]}"#)
         kill(serve.process.processIdentifier, SIGHUP)
         var reloaded = false
-        for _ in 0..<100 where !reloaded {
+        for _ in 0..<TestTime.tries(100) where !reloaded {
             usleep(50_000)
             reloaded = status().contains(#""trigger": "signal""#)
         }
@@ -358,7 +358,7 @@ import Testing
                 "AASA_SERVER_ACCESS_LOG": "common",
             ], output: try FileHandle(forWritingTo: URL(fileURLWithPath: output)))
         var healthy = false
-        for _ in 0..<100 where !healthy {
+        for _ in 0..<TestTime.tries(100) where !healthy {
             usleep(100_000)
             healthy = (try? Curl.request("http://127.0.0.1:\(admin)/healthz"))?.status == 200
         }

@@ -26,7 +26,7 @@ import Testing
         #expect(serve.waitUntilHealthy())
         serve.reload()
         var log = ""
-        for _ in 0..<200 {
+        for _ in 0..<TestTime.tries(200) {
             log = (try? String(contentsOfFile: logPath, encoding: .utf8)) ?? ""
             if log.components(separatedBy: "more like it").count == 3 { break }
             usleep(100_000)

@@ -91,7 +91,7 @@ import Testing
 
         // The hostile version is published, and its comparison says it stopped.
         var summary: String?
-        let deadline = Date().addingTimeInterval(60)
+        let deadline = TestTime.deadline(60)
         while summary?.hasPrefix("not compared") != true && Date() < deadline {
             let status = (try? Curl.request("http://127.0.0.1:\(serve.admin)/status"))?.body ?? []
             let object = try? JSONSerialization.jsonObject(with: Data(status)) as? [String: Any]

@@ -112,7 +112,7 @@ import Testing
         try Self.chmod(key, 0o600)
         strict.reload()
         var loaded = false
-        for _ in 0..<50 where !loaded {
+        for _ in 0..<TestTime.tries(50) where !loaded {
             usleep(100_000)
             loaded = (try? Self.certificate(strict, "b.example"))?["serving"] as? Bool == true
         }
@@ -122,7 +122,7 @@ import Testing
         try Self.chmod(key, 0o644)
         strict.reload()
         var kept: [String: Any] = [:]
-        for _ in 0..<50 where (kept["errors"] as? [String])?.isEmpty != false {
+        for _ in 0..<TestTime.tries(50) where (kept["errors"] as? [String])?.isEmpty != false {
             usleep(100_000)
             kept = (try? Self.certificate(strict, "b.example")) ?? [:]
         }

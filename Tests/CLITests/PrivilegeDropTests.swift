@@ -40,7 +40,7 @@ import Testing
             in: directory.path, arguments: ["--user", "nobody", "--no-watch"],
             environment: ["AASA_SERVER_HTTPS_PORT": "\(port)", "AASA_SERVER_ADMIN_PORT": "\(admin)"])
         var healthy = false
-        for _ in 0..<100 where !healthy {
+        for _ in 0..<TestTime.tries(100) where !healthy {
             healthy = (try? Curl.request("http://127.0.0.1:\(admin)/healthz"))?.status == 200
             if !healthy { usleep(100_000) }
         }

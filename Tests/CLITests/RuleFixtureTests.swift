@@ -374,7 +374,7 @@ import Testing
                 in: directory.path, arguments: ["--no-watch", "--threads", "1"] + arguments,
                 environment: environment ?? [:], errorOutput: try FileHandle(forWritingTo: URL(fileURLWithPath: log)))
             // Up to ten seconds: healthy, or exited with its error.
-            for _ in 0..<100 where process.process.isRunning {
+            for _ in 0..<TestTime.tries(100) where process.process.isRunning {
                 if (try? Curl.request("http://127.0.0.1:\(process.admin)/healthz"))?.status == 200 { break }
                 usleep(100_000)
             }

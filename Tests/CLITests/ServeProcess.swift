@@ -41,24 +41,31 @@ final class ServeProcess {
 
     deinit { if process.isRunning { process.terminate() } }
 
-    /// Waits (up to ten seconds) until the admin listener answers `/healthz`.
-    func waitUntilHealthy() -> Bool {
-        for _ in 0..<100 {
-            if (try? Curl.request("http://127.0.0.1:\(admin)/healthz"))?.status == 200 { return true }
-            usleep(100_000)
-        }
-        return false
+    /// Waits (up to ten seconds of a fast machine, scaled by ``TestTime``) until the admin listener answers
+    /// `/healthz`; one that runs out records what the probe saw last.
+    func waitUntilHealthy(seconds: Double = 10, sourceLocation: SourceLocation = #_sourceLocation) -> Bool {
+        waitForProbe("/healthz", seconds: seconds, sourceLocation: sourceLocation)
     }
 
-    /// Waits (up to `seconds`) until the admin listener answers `/readyz` with 200: the first load is served (a
-    /// replica of a store answers `/healthz` while it waits for the store).
-    func waitUntilReady(seconds: Double = 30) -> Bool {
-        let deadline = Date().addingTimeInterval(seconds)
-        while Date() < deadline {
-            if (try? Curl.request("http://127.0.0.1:\(admin)/readyz"))?.status == 200 { return true }
-            usleep(50_000)
-        }
-        return false
+    /// Waits (up to `seconds` of a fast machine, scaled by ``TestTime``) until the admin listener answers `/readyz`
+    /// with 200: the first load is served (a replica of a store answers `/healthz` while it waits for the store).
+    func waitUntilReady(seconds: Double = 30, sourceLocation: SourceLocation = #_sourceLocation) -> Bool {
+        waitForProbe("/readyz", seconds: seconds, sourceLocation: sourceLocation)
+    }
+
+    /// Polls the admin listener's `path` until it answers 200, saying what it answered last (or that the process
+    /// has exited) when time runs out.
+    private func waitForProbe(_ path: String, seconds: Double, sourceLocation: SourceLocation) -> Bool {
+        let url = "http://127.0.0.1:\(admin)\(path)"
+        return Wait.until("\(url) to answer 200", seconds: seconds, sourceLocation: sourceLocation) {
+            guard process.isRunning else { return "the server exited with status \(process.terminationStatus)" }
+            do {
+                let answer = try Curl.request(url)
+                return answer.status == 200 ? nil : "\(answer.status) \(answer.text.prefix(200))"
+            } catch {
+                return "\(error)"
+            }
+        } != nil
     }
 
     /// Sends SIGHUP: reload the config and certificate folders.
@@ -66,10 +73,11 @@ final class ServeProcess {
         kill(process.processIdentifier, SIGHUP)
     }
 
-    /// Sends SIGTERM and returns the exit status, or `nil` if the process is still running after `seconds`.
+    /// Sends SIGTERM and returns the exit status, or `nil` if the process is still running after `seconds` (of a
+    /// fast machine, scaled by ``TestTime``).
     func terminate(within seconds: TimeInterval = 5) -> Int32? {
         process.terminate()
-        let deadline = Date().addingTimeInterval(seconds)
+        let deadline = TestTime.deadline(seconds)
         while process.isRunning && Date() < deadline { usleep(50_000) }
         return process.isRunning ? nil : process.terminationStatus
     }

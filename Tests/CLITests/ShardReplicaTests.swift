@@ -139,14 +139,14 @@ struct ShardReplicaTests {
                 ], errorOutput: handle, ports: ports[shard][replica])
         }
 
-        /// Waits (up to 20 s) until replica `replica` of shard `shard` answers `/readyz` with 200.
+        /// Waits (up to 20 s of a fast machine, scaled by ``TestTime``) until replica `replica` of shard `shard`
+        /// answers `/readyz` with 200.
         func waitUntilReady(_ shard: Int, _ replica: Int) -> Bool {
-            let admin = ports[shard][replica].admin
-            for _ in 0..<200 {
-                if (try? Curl.request("http://127.0.0.1:\(admin)/readyz"))?.status == 200 { return true }
-                usleep(100_000)
-            }
-            return false
+            let url = "http://127.0.0.1:\(ports[shard][replica].admin)/readyz"
+            return Wait.until("shard \(shard) replica \(replica) at \(url) to answer 200", seconds: 20, interval: 0.1) {
+                let answer = try? Curl.request(url)
+                return answer?.status == 200 ? nil : answer.map { "\($0.status) \($0.text.prefix(200))" } ?? "no answer"
+            } != nil
         }
 
         func log(_ shard: Int, _ replica: Int) -> String {

@@ -32,10 +32,11 @@ import Testing
         try #require(try status(serve)["store"] as? [String: Any])
     }
 
-    /// Polls `condition` every 20 ms for up to `seconds`; returns how long it took, or `nil`.
+    /// Polls `condition` every 20 ms for up to `seconds` (of a fast machine, scaled by ``TestTime``); returns how
+    /// long it took, or `nil`.
     func waitFor(_ seconds: Double, _ condition: () throws -> Bool) rethrows -> Double? {
         let started = Date()
-        while Date().timeIntervalSince(started) < seconds {
+        while Date().timeIntervalSince(started) < TestTime.seconds(seconds) {
             if try condition() { return Date().timeIntervalSince(started) }
             usleep(20_000)
         }

@@ -98,7 +98,7 @@ import Testing
                 server.waitUntilExit()
             }
             var listening = false
-            for _ in 0..<50 where !listening {
+            for _ in 0..<TestTime.tries(50) where !listening {
                 usleep(100_000)
                 listening =
                     (try? Command.run("openssl", ["s_client", "-connect", "127.0.0.1:\(port)"], timeout: 5))?

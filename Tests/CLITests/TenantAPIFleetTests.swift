@@ -103,7 +103,7 @@ import Testing
         #expect(created.status == 201, "\(created.text)")
         let newTag = try #require(created.headers["etag"])
         for serve in replicas {
-            let deadline = Date().addingTimeInterval(15)
+            let deadline = TestTime.deadline(15)
             while Date() < deadline, try state(serve, "new.example") != "published" {
                 Thread.sleep(forTimeInterval: 0.02)
             }
@@ -112,7 +112,7 @@ import Testing
         let removed = try call(replicas[2], "DELETE", "new.example", headers: ["If-Match: \(newTag)"])
         #expect(removed.status == 204, "\(removed.text)")
         for serve in replicas {
-            let deadline = Date().addingTimeInterval(15)
+            let deadline = TestTime.deadline(15)
             while Date() < deadline, try state(serve, "new.example") == "published" {
                 Thread.sleep(forTimeInterval: 0.02)
             }
@@ -178,7 +178,7 @@ import Testing
                 }
             }
         }
-        let deadline = Date().addingTimeInterval(30)
+        let deadline = TestTime.deadline(30)
         while answered.load(ordering: .relaxed) < 40 && Date() < deadline { Thread.sleep(forTimeInterval: 0.01) }
         // Somewhere inside the next writes.
         Thread.sleep(forTimeInterval: Double.random(in: 0...0.05))

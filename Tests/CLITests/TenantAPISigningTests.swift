@@ -48,7 +48,7 @@ import Testing
         // The domain's dev certificate signs it: written, and the signed file is served.
         let signed = try put("shop.example", Self.site(signing: "true"), "If-Match: \(tag)")
         #expect(signed.status == 200, "\(signed.text)")
-        let deadline = Date().addingTimeInterval(20)
+        let deadline = TestTime.deadline(20)
         var served: CurlResponse?
         while Date() < deadline {
             served = try Curl.request(
