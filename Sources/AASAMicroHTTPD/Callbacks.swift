@@ -110,27 +110,36 @@ let accessHandler: MHD_AccessHandlerCallback = {
     var request = MHDRequest(
         connection: connection, url: url, method: MHDRequest.method(method), methodText: method, query: query,
         isTLS: context.isTLS)
-    if let state = ConnectionState.of(connection), state.readsBody {
+    let connectionState = ConnectionState.of(connection)
+    if let state = connectionState, state.readsBody {
         // The whole body has arrived: no deadline until the response is sent.
         state.requestHeadReceived()
         request.body = state.body
     }
     if !context.trustedProxies.isEmpty {
         request.forwardedClient = ForwardedClient.address(of: connection, trusting: context.trustedProxies)
+    }
+    let decision: RouteDecision
+    if let answer = connectionState?.takeDeferredAnswer() {
+        // Resumed: deferred work built this request's answer (admitted and routed on the call that suspended it).
+        context.deferredPending.subtract(1, ordering: .relaxed)
+        decision = .dynamic(answer)
+    } else {
         if let client = request.forwardedClient, let limiter = context.forwardedClients {
             guard limiter.admit(client) else {
                 let refused = context.tooManyRequests.queue(on: connection)
                 context.observer?.requestAnswered(request, status: 429, bodyBytes: 0, prepared: nil)
                 return refused
             }
-            ConnectionState.of(connection)?.forwardedClient = client
+            connectionState?.forwardedClient = client
         }
+        decision = snapshot.table.route(request)
     }
     let status: Int
     let bodyBytes: Int
     let result: MHD_Result
     var preparedAnswer: PreparedResponse?
-    switch snapshot.table.route(request) {
+    switch decision {
     case .prepared(let prepared):
         // Read from the prepared response itself, not its Response (whose arrays are further cache misses).
         status = prepared.status
@@ -148,12 +157,49 @@ let accessHandler: MHD_AccessHandlerCallback = {
         bodyBytes = response.bodyByteCount
         if context.isTLS { TLSCork.cork(connection, bodyBytes: bodyBytes) }
         result = queueDynamic(response, on: connection, context: context)
+    case .deferred(let work):
+        guard let pool = context.deferredWork, let state = connectionState else {
+            let response = work.build()
+            status = response.status
+            bodyBytes = response.bodyByteCount
+            if context.isTLS { TLSCork.cork(connection, bodyBytes: bodyBytes) }
+            result = queueDynamic(response, on: connection, context: context)
+            break
+        }
+        context.deferredPending.add(1, ordering: .relaxed)
+        defer_(work, on: connection, state: state, pool: pool, busy: context.busy)
+        // Told when the answer is sent, on the call that follows the resume.
+        return .YES
     }
     if let observer = context.observer {
         observer.requestAnswered(
             request, status: status, bodyBytes: request.method == .head ? 0 : bodyBytes, prepared: preparedAnswer)
     }
     return result
+}
+
+/// Builds a deferred answer on `pool`: the connection is suspended (libmicrohttpd stops reading and timing it) before
+/// the work is handed over, so the worker's resume always follows the suspend; the worker keeps the answer in the
+/// connection's state and resumes it, and libmicrohttpd then calls ``accessHandler`` again, which sends it. Work the
+/// pool refuses (every worker busy, the queue full, or the listener stopping) is answered with `busy` the same way,
+/// at once. ``HTTPListener/stop(timeout:)`` joins the pool before it stops the daemons, so no connection is left
+/// suspended.
+private func defer_(
+    _ work: DeferredWork, on connection: OpaquePointer, state: ConnectionState, pool: WorkerPool, busy: Response
+) {
+    struct Suspended: @unchecked Sendable {
+        let connection: OpaquePointer
+    }
+    let suspended = Suspended(connection: connection)
+    MHD_suspend_connection(connection)
+    let taken = pool.submit {
+        state.keepDeferredAnswer(work.build())
+        MHD_resume_connection(suspended.connection)
+    }
+    if !taken {
+        state.keepDeferredAnswer(busy)
+        MHD_resume_connection(connection)
+    }
 }
 
 /// The first handler call of a request: its head is complete, so its connection's deadline stops.
@@ -183,9 +229,14 @@ private func headComplete(
         let request = MHDRequest(
             connection: connection, url: url, method: MHDRequest.method(method), methodText: method, query: query,
             isTLS: context.isTLS)
+        let table = context.routes.withLock { $0 }.table
         // A transfer coding other than chunked has no length libmicrohttpd can find: it is never taken.
-        let limit = announced == .unsupported ? 0 : context.routes.withLock { $0 }.table.maximumBodyBytes(for: request)
-        if limit <= 0 || state == nil {
+        let limit = announced == .unsupported ? 0 : table.maximumBodyBytes(for: request)
+        if limit <= 0, let refused = table.refusal(for: request) {
+            // Refused on its head (no token, a cross-site caller): that is the answer, whatever its body.
+            let closing = try? ListenerContext.closingResponse(refused.response)
+            refusal = (closing ?? context.payloadTooLarge, closing == nil ? 413 : refused.status)
+        } else if limit <= 0 || state == nil {
             refusal = (context.payloadTooLarge, 413)
         } else if case .length(let length) = announced, length > UInt64(limit) {
             let text = "request body of \(length) bytes is over the \(limit) bytes \(request.methodName) accepts here\n"

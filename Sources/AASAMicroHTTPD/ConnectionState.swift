@@ -51,6 +51,22 @@ final class ConnectionState: @unchecked Sendable {
     var bodyLimit = 0
     /// The body of the request in progress, as read so far.
     var body: [UInt8] = []
+    /// The answer deferred work built for the request in progress, handed from the worker that built it to the
+    /// listener's thread, which sends it when the connection is resumed.
+    private let deferredAnswer = Mutex<Response?>(nil)
+
+    /// Keeps `response` for the request in progress (from a deferred worker's thread).
+    func keepDeferredAnswer(_ response: Response) {
+        deferredAnswer.withLock { $0 = response }
+    }
+
+    /// The answer kept by ``keepDeferredAnswer(_:)``, once.
+    func takeDeferredAnswer() -> Response? {
+        deferredAnswer.withLock { answer in
+            defer { answer = nil }
+            return answer
+        }
+    }
 
     init(certificates: CertificateTable?, socket: Int32, headerDeadline: UInt64) {
         self.certificates = certificates

@@ -49,12 +49,30 @@ public final class HTTPListener: Sendable {
     public init(configuration: ListenerConfiguration, snapshot: RouteSnapshot) throws {
         _ = ignoreSIGPIPE
         self.configuration = configuration
-        let context = try ListenerContext(
-            routes: snapshot, certificates: configuration.tls?.certificates,
-            sessionTicketLifetime: configuration.tls?.sessionTicketLifetime,
-            logHandler: configuration.logHandler, observer: configuration.observer,
-            headerTimeout: configuration.headerTimeout, trustedProxies: configuration.trustedProxies,
-            forwardedClientLimit: configuration.forwardedClientLimit)
+        // Deferred answers are built at a lower priority: a burst of heavy ones slows them, not the listener.
+        let pool: WorkerPool?
+        do {
+            pool =
+                configuration.deferredWorkers > 0
+                ? try WorkerPool(
+                    name: "deferred", workers: configuration.deferredWorkers,
+                    queueLimit: configuration.deferredQueueLimit, niceness: 5)
+                : nil
+        } catch {
+            throw HTTPListenerError(.startFailed, error.description)
+        }
+        let context: ListenerContext
+        do {
+            context = try ListenerContext(
+                routes: snapshot, certificates: configuration.tls?.certificates,
+                sessionTicketLifetime: configuration.tls?.sessionTicketLifetime,
+                logHandler: configuration.logHandler, observer: configuration.observer,
+                headerTimeout: configuration.headerTimeout, trustedProxies: configuration.trustedProxies,
+                forwardedClientLimit: configuration.forwardedClientLimit, deferredWork: pool)
+        } catch {
+            pool?.stop()
+            throw error
+        }
         self.context = context
 
         var flags =
@@ -63,9 +81,12 @@ public final class HTTPListener: Sendable {
         // Not MHD_USE_TURBO: its optimistic reads spin through a TLS handshake (40 recv and 25 epoll_wait
         // calls per new connection against 15 and 6 without), and its keep-alive gain was within noise.
         if configuration.tls != nil { flags |= MHD_USE_TLS.rawValue }
+        // Deferred answers suspend their connection while a worker builds them.
+        if pool != nil { flags |= MHD_ALLOW_SUSPEND_RESUME.rawValue }
         var bind: SocketAddress.Bind? = nil
         if let address = configuration.bindAddress {
             guard let parsed = SocketAddress.bind(address, port: configuration.port) else {
+                pool?.stop()
                 throw HTTPListenerError(
                     .invalidBindAddress,
                     "bind address '\(address)' is not an IPv4 or IPv6 literal (e.g. 127.0.0.1, ::1)")
@@ -83,6 +104,7 @@ public final class HTTPListener: Sendable {
         if bound == nil, count > 1, configuration.port != 0,
             !Self.portIsFree(configuration.port, bind: bind, flags: flags)
         {
+            pool?.stop()
             throw Self.startError(configuration, errno: EADDRINUSE, messages: [])
         }
         // The one retain handed to libmicrohttpd for all daemons; released in stop() after the last
@@ -112,6 +134,7 @@ public final class HTTPListener: Sendable {
         }
         let messages = context.finishStartup()
         if let failure {
+            pool?.stop()
             for daemon in started { MHD_stop_daemon(daemon) }
             context.lingeringClose.stop()
             Unmanaged<ListenerContext>.fromOpaque(cls).release()
@@ -222,6 +245,19 @@ public final class HTTPListener: Sendable {
         {
             usleep(10_000)
         }
+        // Every deferred answer is built and its connection resumed (libmicrohttpd must not stop with one suspended),
+        // and the answers are sent before the daemons close their connections.
+        if let pool = context.deferredWork {
+            let waiting = context.deferredPending.load(ordering: .relaxed) > 0
+            pool.stop()
+            let sent = ContinuousClock.now + Self.deferredAnswerGrace
+            while waiting, ContinuousClock.now < sent,
+                context.deferredPending.load(ordering: .relaxed) > 0
+                    || handles.contains(where: { Self.connections(of: $0) > 0 })
+            {
+                usleep(10_000)
+            }
+        }
         for handle in handles { MHD_stop_daemon(handle.pointer) }
         // No callback can adopt a socket any more: the last lingering ones close, and their thread is joined.
         context.lingeringClose.stop()
@@ -229,6 +265,8 @@ public final class HTTPListener: Sendable {
         Unmanaged.passUnretained(context).release()
     }
 
+    /// How long ``stop(timeout:)`` gives the daemons' threads to send the deferred answers built during the stop.
+    static let deferredAnswerGrace: Duration = .seconds(2)
     /// How long ``stop(timeout:)`` gives the daemons' threads to take the connections it handed over.
     static let handOverSettle: Duration = .milliseconds(250)
     /// How long ``stop(timeout:)`` lets handshakes under way complete before it takes the queue: a round trip

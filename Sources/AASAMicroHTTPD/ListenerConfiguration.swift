@@ -43,6 +43,13 @@ public struct ListenerConfiguration: Sendable {
     /// a client); beyond it, 429. `0`: no limit. ``perIPConnectionLimit`` cannot tell such clients apart, as all
     /// of them reach the listener from the proxy's address.
     public var forwardedClientLimit: Int = 0
+    /// Threads that build the answers routes defer (``AASACore/RouteDecision/deferred(_:)``: work that may wait for a
+    /// database or take much CPU), apart from the worker threads, so such work never holds a thread that answers
+    /// other requests. `0`: deferred answers are built on the worker thread like any other.
+    public var deferredWorkers: Int = 0
+    /// Deferred answers that may wait for one of the ``deferredWorkers``; a request that finds every worker busy and
+    /// the queue full is answered 503 with `Retry-After` at once.
+    public var deferredQueueLimit: Int = 0
     /// Listen backlog passed to `listen(2)`.
     public var listenBacklog: Int
     /// How each worker thread waits for its sockets; `nil` picks ``EventLoop/poll`` for TLS and

@@ -37,13 +37,29 @@ final class ListenerContext: Sendable {
     let forwardedClients: ForwardedClientLimiter?
     /// The 429 sent to a forwarded client over its limit (built once; the proxy's connection stays open).
     let tooManyRequests: NativeResponse
+    /// Where ``AASACore/RouteDecision/deferred(_:)`` answers are built, or `nil` to build them on the listener's own
+    /// threads (``ListenerConfiguration/deferredWorkers``).
+    let deferredWork: WorkerPool?
+    /// The 503 for deferred work that finds every worker busy and the queue full.
+    let busy: Response
+    /// Requests suspended for a deferred answer that has not been queued yet.
+    let deferredPending = Atomic<Int>(0)
 
     init(
         routes: RouteSnapshot, certificates: CertificateTable?, sessionTicketLifetime: Duration? = nil,
         logHandler: @escaping @Sendable (String) -> Void,
         observer: (any RequestObserver)? = nil, headerTimeout: Duration = .zero, trustedProxies: [IPNetwork] = [],
-        forwardedClientLimit: Int = 0
+        forwardedClientLimit: Int = 0, deferredWork: WorkerPool? = nil
     ) throws {
+        self.deferredWork = deferredWork
+        let workers = deferredWork.map { "\($0.workers) workers and \($0.queueLimit) queue places" } ?? ""
+        self.busy = Response(
+            status: 503,
+            headers: [
+                HTTPHeader("Content-Type", "text/plain; charset=utf-8"), HTTPHeader("Cache-Control", "no-store"),
+                HTTPHeader("Retry-After", "1"),
+            ],
+            body: Array("busy: all \(workers) for this kind of request are taken; retry after 1 s\n".utf8))
         self.trustedProxies = trustedProxies
         self.forwardedClients =
             trustedProxies.isEmpty || forwardedClientLimit <= 0
@@ -71,14 +87,20 @@ final class ListenerContext: Sendable {
 
     /// A plain-text refusal that also closes the connection (what follows on it cannot be trusted).
     static func closingResponse(_ status: Int, _ text: String) throws -> NativeResponse {
-        try NativeResponse(
+        try closingResponse(
             Response(
                 status: status,
                 headers: [
                     HTTPHeader("Content-Type", "text/plain; charset=utf-8"), HTTPHeader("Cache-Control", "no-store"),
-                    HTTPHeader("Connection", "close"),
                 ],
                 body: Array(text.utf8)))
+    }
+
+    /// `response` sent with `Connection: close`: the request's body, announced but not read, cannot be skipped.
+    static func closingResponse(_ response: Response) throws -> NativeResponse {
+        var response = response
+        response.headers.append(HTTPHeader("Connection", "close"))
+        return try NativeResponse(response)
     }
 
     /// Forwards a libmicrohttpd diagnostic, also keeping it while the daemon is starting.

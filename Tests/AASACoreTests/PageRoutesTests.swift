@@ -69,10 +69,7 @@ extension SiteRoutes {
     func answer(_ request: FakeRequest) -> Response {
         var request = request
         request.headers["Host"] = request.headers["Host"] ?? "shop.example"
-        switch route(request) {
-        case .prepared(let prepared): return prepared.response
-        case .dynamic(let response): return response
-        }
+        return route(request).response
     }
 
     func get(_ path: String, query: String? = nil, headers: [String: String] = [:]) -> Response {

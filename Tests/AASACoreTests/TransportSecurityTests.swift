@@ -20,10 +20,7 @@ import Testing
     ) -> Response {
         var request = FakeRequest(path: path, tlsServerName: sni)
         if let host { request.headers["Host"] = host }
-        switch routes.route(request) {
-        case .prepared(let prepared): return prepared.response
-        case .dynamic(let response): return response
-        }
+        return routes.route(request).response
     }
 
     // MARK: 421 Misdirected Request

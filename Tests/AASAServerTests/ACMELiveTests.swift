@@ -44,6 +44,10 @@ final class ACMELiveServer: @unchecked Sendable {
         configuration.httpPort = httpPort
         configuration.adminPort = 0
         configuration.threadPoolSize = 2
+        // A connection a test keeps open across an order (OpenTLSConnection) sends its request only after the order,
+        // which takes longer than the slowloris deadline and the idle timeout on a slow machine.
+        configuration.headerTimeout = .seconds(600)
+        configuration.idleTimeoutSeconds = 600
         configuration.acme = settings
         let server = Server(configuration: configuration, logger: Logger(label: "test"))
         try server.start()

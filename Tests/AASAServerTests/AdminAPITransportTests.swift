@@ -173,7 +173,8 @@ final class APITransportListener: @unchecked Sendable {
         #expect(answer.hasPrefix("HTTP/1.1 413 "), "\(answer)")
         #expect(!answer.contains("100 Continue"))
         if cap > 0 {
-            // At the cap the client is told to continue; without a token it is refused, as no body is read for it.
+            // At the cap the client is told to continue; without a token it is told so (401), before its body's size
+            // is considered and without reading a byte of it; a cross-site caller likewise (403).
             let within = try RawClient(port: listener.port)
             within.send(
                 "\(method) \(path) HTTP/1.1\r\nHost: localhost\r\n\(Self.write[0])\r\nContent-Length: \(cap)\r\n"
@@ -182,7 +183,18 @@ final class APITransportListener: @unchecked Sendable {
             let stranger = try RawClient(port: listener.port)
             stranger.send(
                 "\(method) \(path) HTTP/1.1\r\nHost: localhost\r\nContent-Length: 5\r\nExpect: 100-continue\r\n\r\n")
-            #expect(stranger.readAll().hasPrefix("HTTP/1.1 413 "))
+            let refused = stranger.readAll()
+            #expect(refused.hasPrefix("HTTP/1.1 401 "), "\(refused)")
+            #expect(refused.contains("WWW-Authenticate: Bearer") && !refused.contains("100 Continue"), "\(refused)")
+            let oversized = try RawClient(port: listener.port)
+            oversized.send(
+                "\(method) \(path) HTTP/1.1\r\nHost: localhost\r\nContent-Length: \(cap + 1)\r\n\r\n")
+            #expect(oversized.readAll().hasPrefix("HTTP/1.1 401 "), "no token: 401 whatever the body's size")
+            let crossSite = try RawClient(port: listener.port)
+            crossSite.send(
+                "\(method) \(path) HTTP/1.1\r\nHost: localhost\r\n\(Self.write[0])\r\nSec-Fetch-Site: cross-site\r\n"
+                    + "Content-Length: 5\r\n\r\n")
+            #expect(crossSite.readAll().hasPrefix("HTTP/1.1 403 "), "a cross-site caller: 403 before its body")
         }
         #expect(listener.handled == 0)
     }

@@ -61,6 +61,30 @@ public enum RouteDecision: Sendable {
     case prepared(PreparedResponse)
     /// Send a response built for this request.
     case dynamic(Response)
+    /// Send the response `work` builds, built off the transport's threads: for an answer that may wait (a database)
+    /// or take much CPU, so that it never holds a thread that answers other requests, probes among them.
+    case deferred(DeferredWork)
+
+    /// The response, building a deferred one on the calling thread (for callers without threads of their own).
+    public var response: Response {
+        switch self {
+        case .prepared(let prepared): prepared.response
+        case .dynamic(let response): response
+        case .deferred(let work): work.build()
+        }
+    }
+}
+
+/// A response to build later, on another thread: what it needs of its request was copied into it, since the request
+/// is only borrowed while it is routed.
+public struct DeferredWork: Sendable {
+    /// Builds the response.
+    public let build: @Sendable () -> Response
+
+    /// Work that builds its response with `build`.
+    public init(_ build: @escaping @Sendable () -> Response) {
+        self.build = build
+    }
 }
 
 /// Maps requests to responses. Implementations are immutable snapshots: a reload builds a new one.
@@ -79,11 +103,18 @@ public protocol RouteTable: Sendable {
     /// read (so a table can also weigh its headers, such as who is calling); defaults to
     /// ``maximumBodyBytes(method:path:)``. ``HTTPRequest/body`` is empty while this is asked.
     func maximumBodyBytes(for request: some HTTPRequest) -> Int
+    /// The answer to a request refused on its head alone (a missing or wrong token, a cross-site caller, a Host the
+    /// table does not answer), asked before its body is considered, so that such a caller learns why it is refused
+    /// rather than that its body is too large; `nil` (the default): nothing refuses it before routing.
+    func refusal(for request: some HTTPRequest) -> PreparedResponse?
 }
 
 extension RouteTable {
     /// No request body anywhere: every table but the admin listener's.
     public func maximumBodyBytes(method: RequestMethod, path: String) -> Int { 0 }
+
+    /// No refusal before routing.
+    public func refusal(for request: some HTTPRequest) -> PreparedResponse? { nil }
 
     /// The cap of the request's method and path.
     public func maximumBodyBytes(for request: some HTTPRequest) -> Int {

@@ -121,6 +121,8 @@ public struct DomainRepositoryError: Error, Sendable, CustomStringConvertible, E
         case conflict(current: String?)
         /// The folder or the store failed.
         case failed
+        /// The store is slow, locked or away: the call gave up after the API's store timeout, and may succeed later.
+        case unavailable
         /// The domain has no site.json (a page needs its domain first).
         case noDomain
         /// A cap of a domain's files would be passed; the description names it.

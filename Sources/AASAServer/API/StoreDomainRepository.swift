@@ -9,8 +9,10 @@ public import Foundation
 /// a new revision too. A write or a removal runs in one transaction that takes ``StoreSchema/changeLockKey`` (as
 /// every write of the store does), locks the domain's row (`SELECT … FOR UPDATE`), compares its revision, appends
 /// the change, writes the row (keeping the domain's files: pages are written apart) and its history entry, and
-/// announces the change on ``StoreSchema/channel``: every replica loads it as it loads a push. The connection is
-/// used by one statement sequence at a time (a lock of this object), so give the repository a ``Store`` of its own.
+/// announces the change on ``StoreSchema/channel``: every replica loads it as it loads a push. Each call runs on a
+/// connection of its own (``StoreConnections``), so a read never waits behind another caller's write, and every
+/// statement and lock wait is bounded by the API's store timeout: a locked table or a slow database answers the
+/// caller ``DomainRepositoryError/Code/unavailable`` in seconds.
 ///
 /// A domain's pages are its `domain_files` rows whose path starts with `pages/` (as `store push` writes them). A
 /// page's revision is the first 16 hex digits of the SHA-256 of its bytes, as in a folder. A page write or removal
@@ -20,38 +22,42 @@ public import Foundation
 /// of `GET /api/v1/domains/{name}`), moved only by a site.json write, a removal or a push. A replica loads the
 /// domain at the later of the two changes, so it reloads the domain after a page write as after any other.
 public final class StoreDomainRepository: DomainRepository, @unchecked Sendable {
-    /// Where to connect again after the connection is lost; `nil` for a repository given its connection.
-    private let uri: String?
-    /// The connection, guarded by ``lock``: made on first use when the repository was given a URI, and made again
-    /// after it broke (a database restarted, a failover), so the API answers again once the store does.
-    private var opened: Store?
-    /// One transaction at a time on the connection.
-    private let lock = NSLock()
+    /// The connections calls run on: made when first needed and again after one broke (a database restarted, a
+    /// failover), so the API answers again once the store does.
+    private let connections: StoreConnections
+    /// The connection of the call in progress on this thread, bound by ``using(_:)``.
+    @TaskLocal private static var bound: Store?
+    /// The connection of the call in progress; only inside ``using(_:)``.
+    private var opened: Store? { Self.bound }
 
     /// The revisions kept per domain.
     public let historyCapacity: Int
     /// Where a domain's stored files are written to check a new site.json with them (``checking(_:_:)``).
     public let workFolder: String
 
-    /// The domains of `store`, keeping `historyCapacity` revisions of each.
+    /// The domains of `store`, keeping `historyCapacity` revisions of each: calls take turns on its one connection.
     public init(
-        store: Store, historyCapacity: Int = domainHistoryCapacity, workFolder: String = NSTemporaryDirectory()
+        store: Store, historyCapacity: Int = domainHistoryCapacity, workFolder: String = NSTemporaryDirectory(),
+        timeout: Duration = StoreDomainRepository.defaultTimeout
     ) {
-        opened = store
-        uri = nil
+        connections = StoreConnections(store: store, timeout: timeout)
         self.historyCapacity = max(1, historyCapacity)
         self.workFolder = workFolder
     }
 
-    /// The domains of the store at `uri` (whose schema is this server's), on a connection of the repository's own,
-    /// made when first needed and again after it broke.
+    /// The domains of the store at `uri` (whose schema is this server's), on at most `connections` connections of
+    /// the repository's own, each statement and lock wait bounded by `timeout`.
     public init(
-        uri: String, historyCapacity: Int = domainHistoryCapacity, workFolder: String = NSTemporaryDirectory()
+        uri: String, historyCapacity: Int = domainHistoryCapacity, workFolder: String = NSTemporaryDirectory(),
+        connections: Int = 4, timeout: Duration = StoreDomainRepository.defaultTimeout
     ) {
-        self.uri = uri
+        self.connections = StoreConnections(uri: uri, maximum: connections, timeout: timeout)
         self.historyCapacity = max(1, historyCapacity)
         self.workFolder = workFolder
     }
+
+    /// The bound of each API statement and lock wait unless one is given (`--api-store-timeout`).
+    public static let defaultTimeout: Duration = .seconds(5)
 
     /// The connection; only inside ``using(_:)``, which made it.
     private var connection: PostgresConnection { opened!.connection }
@@ -305,22 +311,16 @@ public final class StoreDomainRepository: DomainRepository, @unchecked Sendable 
     // MARK: Parts
 
     /// Runs `body` alone on the connection, its store errors made repository errors.
+    /// Runs `body` on a connection of its own (``opened`` and ``connection`` inside it); a store that is slow, locked or
+    /// away is ``DomainRepositoryError/Code/unavailable``, any other failure ``DomainRepositoryError/Code/failed``.
     private func using<Value>(_ body: () throws -> Value) throws -> Value {
-        try locked {
-            do {
-                if opened == nil, let uri {
-                    opened = try Store(uri: uri, migrating: false, connectTimeout: .seconds(5))
-                }
-                return try body()
-            } catch let error as DomainRepositoryError {
-                throw error
-            } catch {
-                if uri != nil, let broken = opened?.connection, !broken.isAlive {
-                    broken.close()
-                    opened = nil
-                }
-                throw DomainRepositoryError(.failed, "\(error)")
-            }
+        do {
+            return try connections.using { store in try Self.$bound.withValue(store) { try body() } }
+        } catch let error as DomainRepositoryError {
+            throw error
+        } catch {
+            if let reason = connections.unavailable(error) { throw DomainRepositoryError(.unavailable, reason) }
+            throw DomainRepositoryError(.failed, "\(error)")
         }
     }
 
@@ -390,12 +390,5 @@ public final class StoreDomainRepository: DomainRepository, @unchecked Sendable 
     private func record(_ name: String, _ change: Int64, actor: String, summary: String, siteJSON: [UInt8]?) throws {
         try opened!.recordRevision(
             name, change, actor: actor, summary: summary, siteJSON: siteJSON, keeping: historyCapacity)
-    }
-
-    /// Runs `body` holding ``lock``.
-    private func locked<Value>(_ body: () throws -> Value) throws -> Value {
-        lock.lock()
-        defer { lock.unlock() }
-        return try body()
     }
 }

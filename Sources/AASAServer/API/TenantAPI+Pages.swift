@@ -116,7 +116,7 @@ extension TenantAPI {
                 return Self.pageConflict(name, path, current: now, exists: request.ifNoneMatch != nil && now != nil)
             case .noDomain: return Self.noDomain(name)
             case .limit: return Self.error(422, error.description + "; nothing was written")
-            case .failed: throw error
+            case .failed, .unavailable: throw error
             }
         }
         if !dryRun {
@@ -156,7 +156,7 @@ extension TenantAPI {
             switch error.code {
             case .conflict(let now): return Self.pageConflict(name, path, current: now)
             case .noDomain: return Self.noDomain(name)
-            case .limit, .failed: throw error
+            case .limit, .failed, .unavailable: throw error
             }
         }
         if !dryRun {

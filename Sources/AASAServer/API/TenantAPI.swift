@@ -134,12 +134,16 @@ public final class TenantAPI: Sendable {
             return try read(route, request)
         } catch let error as DomainRepositoryError {
             logger.error("API: \(error.description)", metadata: ["path": "\(request.path)"])
-            return Self.error(503, "the domains could not be read or written: \(error.description)")
+            return Self.error(
+                503, "the domains could not be read or written: \(error.description)", headers: Self.retryLater)
         } catch {
             logger.error("API: \(error)", metadata: ["path": "\(request.path)"])
-            return Self.error(503, "the domains could not be read or written: \(error)")
+            return Self.error(503, "the domains could not be read or written: \(error)", headers: Self.retryLater)
         }
     }
+
+    /// What a 503 of a store or folder that failed says of when to try again.
+    static let retryLater = [HTTPHeader("Retry-After", "5")]
 
     /// The route of `path`, or the 400 or 404 answer: the domain name is checked before anything else.
     static func route(_ path: String) -> Checked<Route> {

@@ -154,16 +154,22 @@ public final class AdminRoutes: RouteTable {
             } catch {
                 return .dynamic(Self.json(status: 400, .members([("error", .string(error.description))])))
             }
-            var view = ServerStatus.LiveView()
-            view.acme = live?.acme?()
-            view.certificates = view.acme?.statuses ?? [:]
-            view.cdn = live?.cdn?() ?? [:]
-            view.reloads = live?.reloadHistory() ?? []
-            view.store = live?.store?()
-            view.apps = { [matchers] in matchers.servedApps(of: $0) }
-            view.endpoints = { [matchers] in matchers.servedEndpoints(of: $0) }
-            return .dynamic(Self.json(bytes: serverStatus.json(query: query, live: view)))
-        case .match: return .dynamic(matchers.answer(rawQuery: request.rawQuery))
+            // Rendered off the listener's threads: with many domains it takes CPU a probe must not wait behind.
+            return .deferred(
+                DeferredWork { [live, matchers] in
+                    var view = ServerStatus.LiveView()
+                    view.acme = live?.acme?()
+                    view.certificates = view.acme?.statuses ?? [:]
+                    view.cdn = live?.cdn?() ?? [:]
+                    view.reloads = live?.reloadHistory() ?? []
+                    view.store = live?.store?()
+                    view.apps = { matchers.servedApps(of: $0) }
+                    view.endpoints = { matchers.servedEndpoints(of: $0) }
+                    return Self.json(bytes: serverStatus.json(query: query, live: view))
+                })
+        case .match:
+            let query = request.rawQuery
+            return .deferred(DeferredWork { [matchers] in matchers.answer(rawQuery: query) })
         case .metrics:
             guard let live else { return .prepared(notFound) }
             let text = Metrics.render(recorder: live.recorder, gauges: gauges(live))
@@ -202,7 +208,10 @@ public final class AdminRoutes: RouteTable {
         case .api:
             // The API always needs a token: without any configured (caller nil), or without a handler, it is 404.
             guard let caller, let api = live?.api else { return .prepared(notFound) }
-            return .dynamic(Self.withoutBrowserHeaders(api(Self.apiRequest(request, path: path, caller: caller))))
+            // Off the listener's threads, on its bounded pool: a call that waits for the store or checks a large
+            // site.json never holds a thread that answers /healthz and /readyz.
+            let apiRequest = Self.apiRequest(request, path: path, caller: caller)
+            return .deferred(DeferredWork { Self.withoutBrowserHeaders(api(apiRequest)) })
         }
     }
 
@@ -251,6 +260,18 @@ public final class AdminRoutes: RouteTable {
     /// `PUT /api/v1/domains/{name}/pages/{path}` (``PageLoader/maximumFileBytes``, 16 MiB); nothing anywhere else.
     public func maximumBodyBytes(method: RequestMethod, path: String) -> Int {
         Self.apiBodyLimit(method: method, path: path)
+    }
+
+    /// The answer to a request whose Host, cross-site headers or token do not pass, decided on its head alone: such a
+    /// caller is told that (421, 403 or 401) before its body's size is considered.
+    public func refusal(for request: some HTTPRequest) -> PreparedResponse? {
+        let path = request.withPath { String(decoding: $0, as: UTF8.self) }
+        switch decide(request, path: path).verdict {
+        case .allowed: return nil
+        case .misdirected: return misdirected
+        case .unauthorized: return unauthorized
+        case .crossSite: return crossSite
+        }
     }
 
     /// ``maximumBodyBytes(method:path:)`` for a request whose token, Host and cross-site headers pass and whose API

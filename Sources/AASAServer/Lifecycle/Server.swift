@@ -402,7 +402,9 @@ public final class Server: Sendable {
     ) -> @Sendable (APIRequest) -> Response {
         let repository: any DomainRepository =
             configuration.store.map {
-                StoreDomainRepository(uri: $0.uri, workFolder: $0.cacheFolder ?? NSTemporaryDirectory())
+                StoreDomainRepository(
+                    uri: $0.uri, workFolder: $0.cacheFolder ?? NSTemporaryDirectory(),
+                    connections: configuration.apiWorkers, timeout: configuration.apiStoreTimeout)
             } ?? FolderDomainRepository(directory: configuration.configDirectory)
         let view: @Sendable () -> ServerStatus.LiveView = {
             var view = ServerStatus.LiveView()

@@ -25,6 +25,13 @@ public struct ServerConfiguration: Sendable {
     public var adminAccess = AdminAccess()
     /// Worker threads per listener; `nil` means one per processor.
     public var threadPoolSize: Int?
+    /// Threads of the admin listener that answer the tenant API, `/status` and `/match`, apart from the threads that
+    /// answer the probes (`AASAMicroHTTPD.ListenerConfiguration.deferredWorkers`).
+    public var apiWorkers: Int = 4
+    /// Calls that may wait for one of the ``apiWorkers``; beyond, 503 with `Retry-After` at once.
+    public var apiQueue: Int = 16
+    /// The longest one store statement of the tenant API may run, or wait for a lock.
+    public var apiStoreTimeout: Duration = StoreDomainRepository.defaultTimeout
     /// Most simultaneous client connections per listener; more are accepted and closed at once.
     public var maxConnections: Int = 10_000
     /// Most simultaneous connections from one client address per listener; on the plain HTTP listener, also

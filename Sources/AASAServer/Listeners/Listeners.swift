@@ -99,6 +99,8 @@ final class Listeners: Sendable {
                 case .admin:
                     var listener = configuration(port: port, address: address, tls: nil)
                     listener.boundSockets = sockets[name]
+                    listener.deferredWorkers = configuration.apiWorkers
+                    listener.deferredQueueLimit = configuration.apiQueue
                     started[name] = try HTTPListener(configuration: listener, routes: admin)
                 }
             }

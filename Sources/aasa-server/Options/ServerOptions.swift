@@ -10,6 +10,7 @@ struct ServerOptions: ParsableArguments {
     @OptionGroup var configOptions: ConfigOptions
     @OptionGroup var certsOptions: CertsOptions
     @OptionGroup(title: "ACME") var acmeOptions: ACMEOptions
+    @OptionGroup(title: "Tenant API") var apiOptions: APIOptions
 
     @Flag(
         help: """
@@ -338,6 +339,7 @@ struct ServerOptions: ParsableArguments {
         configuration.adminPort = adminPort == 0 ? nil : adminPort
         configuration.adminAddress = adminAddress
         configuration.threadPoolSize = threads
+        apiOptions.apply(to: &configuration)
         configuration.adminAccess = AdminAccess(hostNames: adminHosts)
         if let adminTokenFile {
             do {
