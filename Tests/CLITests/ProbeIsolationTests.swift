@@ -173,6 +173,28 @@ import Testing
         #expect(Self.status(after.answer) == 200, "\(after.answer.prefix(300))")
     }
 
+    @Test func beforeItsFirstLoadAReplicaIsAliveAndSaysWhatItWaitsFor() throws {
+        let workspace = TemporaryDirectory("aasa-probe-no-store")
+        let key = try workspace.write("store.key", String(repeating: "c", count: 64) + "\n")
+        #expect(chmod(key, 0o600) == 0)
+        // A database nobody listens on, and no snapshot to start from.
+        let port = freePort()
+        let serve = try ServeProcess(
+            in: workspace.path,
+            arguments: ["--store", "postgresql://aasa@127.0.0.1:\(port)/aasa", "--store-key-file", key])
+        #expect(serve.waitUntilHealthy())
+        var ready = ""
+        Wait.until("/readyz to name the store and why it is not loaded", seconds: 10) {
+            ready =
+                (try? Curl.request("http://127.0.0.1:\(serve.admin)/readyz")).map { "\($0.status) \($0.text)" } ?? ""
+            return ready.contains("127.0.0.1:\(port)/aasa") && ready.contains("): ") ? nil : ready
+        }
+        #expect(
+            ready.hasPrefix("503 starting: waiting for the first load from the store at 127.0.0.1:\(port)/aasa"),
+            "\(ready)")
+        #expect(try Curl.request("http://127.0.0.1:\(serve.admin)/healthz").status == 200)
+    }
+
     @Test func aBurstOfCPUHeavyDryRunsNeverHoldsTheProbes() throws {
         let workspace = TemporaryDirectory("aasa-probe-dry-runs")
         let tokens = try workspace.write("tokens", "control-plane write \(Self.token)\n")

@@ -136,7 +136,10 @@ public final class AdminRoutes: RouteTable {
         switch declared.handler {
         case .dashboard: return .prepared(dashboard)
         case .health: return .prepared(health)
-        case .readiness: return .prepared(readinessResponse)
+        case .readiness:
+            // Before the first load it says what it waits for, which changes while it waits; after, it is fixed.
+            guard serverStatus != nil else { return .dynamic(startingAnswer) }
+            return .prepared(readinessResponse)
         case .status:
             // Rendered per request: with thousands of domains the document is megabytes, kept for a rare query.
             guard let serverStatus else {
@@ -365,14 +368,28 @@ public final class AdminRoutes: RouteTable {
                 .joined()
         }
         let made = PreparedResponse(
-            serverStatus == nil
-                ? Response(status: 503, headers: plain, body: Array("starting\n".utf8))
-                : Response(status: notReady.isEmpty ? 200 : 503, headers: plain, body: Array(text.utf8)))
+            Response(status: notReady.isEmpty ? 200 : 503, headers: plain, body: Array(text.utf8)))
         return readiness.withLock { kept in
             if let kept { return kept }
             kept = made
             return made
         }
+    }
+
+    /// `/readyz` before the first load: 503, saying what the server waits for (the store it is reaching, and why it
+    /// has not yet, when it reads one; else the first load of its folders). Where its store lies is for token holders.
+    private var startingAnswer: Response {
+        let plain = [HTTPHeader("Content-Type", "text/plain; charset=utf-8"), HTTPHeader("Cache-Control", "no-store")]
+        var text = "starting: waiting for the first load of the config folder\n"
+        if let store = live?.store?() {
+            let place = access.tokens.isEmpty ? " at \(store.server)" : ""
+            text = "starting: waiting for the first load from the store\(place) (\(store.state.rawValue))"
+            if let problem = store.problem, access.tokens.isEmpty {
+                text += ": " + LogEscaping.excerpt(problem, limit: 200)
+            }
+            text += "\n"
+        }
+        return Response(status: 503, headers: plain, body: Array(text.utf8))
     }
 
     private func gauges(_ live: Live) -> Metrics.Gauges {
