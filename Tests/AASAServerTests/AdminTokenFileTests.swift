@@ -50,11 +50,14 @@ import Testing
         ("a read 0123456789abcdef\nb write\n", 2, "2 fields; each line is NAME SCOPE TOKEN"),
         ("two words\n", 1, "printable ASCII without spaces"),
         ("a read 0123456789abcdef extra\n", 1, "4 fields"),
-        ("\n# c\nci admin 0123456789abcdef\n", 3, "scope 'admin' of token 'ci' is neither read nor write"),
-        ("ci write short-token\n", 1, "token 'ci' has 11 characters, fewer than 16"),
-        ("a read 0123456789abcdef\na write fedcba9876543210\n", 2, "token name 'a' is already used on line 1"),
-        ("a read 0123456789abcdef\nb write 0123456789abcdef\n", 2, "the same token as line 1's"),
-        ("bad/name read 0123456789abcdef\n", 1, "token name 'bad/name' must be letters, digits"),
+        ("\n# c\nci admin 0123456789abcdef\n", 3, "field 2, the scope, is neither read nor write"),
+        ("ci write short-token\n", 1, "field 3, the token, has 11 characters, fewer than 16"),
+        (
+            "a read 0123456789abcdef\na write fedcba9876543210\n", 2,
+            "field 1, the token's name, is already used on line 1"
+        ),
+        ("a read 0123456789abcdef\nb write 0123456789abcdef\n", 2, "the same as line 1's"),
+        ("bad/name read 0123456789abcdef\n", 1, "field 1, the token's name, must be letters, digits"),
         ("a read 0123456789abcdef\nbare-token-among-others\n", 2, "a bare token (one field) is only allowed"),
         ("bare-token-first\na read 0123456789abcdef\n", 1, "a bare token (one field) is only allowed"),
         ("a read 0123456789abcdef\u{7}x\n", 1, "not printable ASCII"),
@@ -64,6 +67,21 @@ import Testing
         #expect(description.hasPrefix("\(Self.path):\(line): error: "), "\(description)")
         #expect(description.contains(message), "\(description)")
         #expect(description.contains("fix: "), "\(description)")
+    }
+
+    /// A line whose fields are in another order than NAME SCOPE TOKEN is refused by the field's position: no
+    /// refusal quotes a field, any of which may then be the secret.
+    @Test func aRefusalNeverQuotesAField() {
+        let secret = "s3cr3t-0123456789abcdef"
+        let lines = [
+            "\(secret) write ci", "ci \(secret) write", "write ci \(secret)", "write \(secret) ci",
+            "\(secret) ci write", "ci write \(secret)\nci read \(secret)", "ci write \(secret)\nops read \(secret)",
+            "ci read s3cr3t", "s3cr3t/x read 0123456789abcdef",
+        ]
+        for line in lines {
+            let description = #expect(throws: AdminAccess.TokenFileError.self) { try parse(line + "\n") }?.description
+            #expect(description?.contains("s3cr3t") == false, "\(description ?? "")")
+        }
     }
 
     @Test(arguments: [

@@ -157,8 +157,8 @@ import Testing
         ),
         ("token\n", 0o604, "", "readable by others"),
         ("two words\n", 0o600, ":1", "printable ASCII without spaces"),
-        ("ci write 0123456789abcdef\nci read 0123456789abcdeX\n", 0o600, ":2", "token name 'ci' is already used"),
-        ("ci admin 0123456789abcdef\n", 0o600, ":1", "is neither read nor write; fix: ci read <token>"),
+        ("ci write 0123456789abcdef\nci read 0123456789abcdeX\n", 0o600, ":2", "the token's name, is already used"),
+        ("ci admin 0123456789abcdef\n", 0o600, ":1", "is neither read nor write (are the fields in the order"),
     ])
     func aTokenFileThatIsEmptyOrReadableByOthersStopsTheStart(
         content: String, mode: Int, line: String, message: String

@@ -104,12 +104,10 @@ public struct PagesRule: SiteRule {
         let pages = site.config.pages
         let path = KeyPath.root.key("pages")
         var found: [Diagnostic] = []
-        let value = pages.cacheControl
-        if value.isEmpty || value.unicodeScalars.contains(where: { $0.value < 0x20 || $0.value == 0x7F }) {
+        if let problem = CacheControlRule.problem(pages.cacheControl, key: "pages.cacheControl") {
             found.append(
                 site.diagnostic(
-                    .error, rule: .cacheControl, "pages.cacheControl must be one line of text",
-                    at: path.key("cacheControl"), hint: "e.g. \"max-age=300\""))
+                    .error, rule: .cacheControl, problem, at: path.key("cacheControl"), hint: "e.g. \"max-age=300\""))
         }
         for (index, icon) in (pages.touchIcons ?? []).enumerated() where !icon.hasPrefix("/") {
             found.append(

@@ -85,18 +85,28 @@ public struct CacheControlRule: SiteRule {
     /// Creates the rule.
     public init() {}
 
-    /// Reports an empty value or one with line breaks or control characters.
-    public func check(_ site: SiteContext) -> [Diagnostic] {
-        let value = site.config.cacheControl
+    /// The most UTF-8 bytes a configured value that becomes a response header may have: far above any real
+    /// `Cache-Control`, and far below what a response's head can carry, so that whatever `check` accepts is served.
+    public static let maximumHeaderBytes = 1_024
+
+    /// What is wrong with `value` as a header value (`key` names it), or `nil` when it can be sent as one.
+    public static func problem(_ value: String, key: String) -> String? {
         if value.isEmpty || value.unicodeScalars.contains(where: { $0.value < 0x20 || $0.value == 0x7F }) {
-            return [
-                site.diagnostic(
-                    .error, rule: .cacheControl, "cacheControl must be one line of text",
-                    at: .root.key("cacheControl"),
-                    hint: "e.g. \"max-age=3600\"")
-            ]
+            return "\(key) must be one line of text"
         }
-        return []
+        if value.utf8.count > maximumHeaderBytes {
+            return "\(key) is \(value.utf8.count) bytes, over the \(maximumHeaderBytes) a header value may have"
+        }
+        return nil
+    }
+
+    /// Reports an empty value, one with line breaks or control characters, and one over ``maximumHeaderBytes``.
+    public func check(_ site: SiteContext) -> [Diagnostic] {
+        guard let problem = Self.problem(site.config.cacheControl, key: "cacheControl") else { return [] }
+        return [
+            site.diagnostic(
+                .error, rule: .cacheControl, problem, at: .root.key("cacheControl"), hint: "e.g. \"max-age=3600\"")
+        ]
     }
 }
 
@@ -113,7 +123,8 @@ extension Rule {
 
     /// Reported by `CacheControlRule`; also by `PagesRule`.
     public static let cacheControl = Rule(
-        "cache-control", .error, "`cacheControl` is empty or has line breaks / control characters.")
+        "cache-control", .error,
+        "`cacheControl` is empty, has line breaks / control characters, or is over 1,024 bytes.")
 
     /// The rules of what site.json's values mean (stage 3), in the order of the docs table: their part of `Rule.all`.
     package static let siteMeaningRules: [Rule] = [

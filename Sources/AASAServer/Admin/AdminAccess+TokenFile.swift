@@ -124,32 +124,34 @@ extension AdminAccess {
                     description: "\(path):\(bare.line): error: a bare token (one field) is only allowed as the file's "
                         + "only token; fix: write it as NAME SCOPE TOKEN, \(example)")
             }
+            // No refusal quotes a field: with the fields misordered, any of them may be the secret.
             let name = String(decoding: fields[0], as: UTF8.self)
             let allowed = Set("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._-".utf8)
             guard fields[0].count <= maximumNameLength, fields[0].allSatisfy(allowed.contains) else {
                 throw refuse(
-                    "token name '\(name.prefix(maximumNameLength))' must be letters, digits, '.', '_' or '-', at "
-                        + "most \(maximumNameLength) characters; fix: \(example)")
+                    "field 1, the token's name, must be letters, digits, '.', '_' or '-', at most "
+                        + "\(maximumNameLength) characters (are the fields in the order NAME SCOPE TOKEN?); "
+                        + "fix: \(example)")
             }
             guard let scope = AdminToken.Scope(rawValue: String(decoding: fields[1], as: UTF8.self)) else {
                 throw refuse(
-                    "scope '\(String(decoding: fields[1].prefix(16), as: UTF8.self))' of token '\(name)' is neither "
-                        + "read nor write; fix: \(name) read <token> or \(name) write <token>")
+                    "field 2, the scope, is neither read nor write (are the fields in the order NAME SCOPE TOKEN?); "
+                        + "fix: \(example)")
             }
             guard fields[2].count >= minimumTokenLength else {
                 throw refuse(
-                    "token '\(name)' has \(fields[2].count) characters, fewer than \(minimumTokenLength); fix: a "
-                        + "random one, e.g. \(name) \(scope.rawValue) $(openssl rand -hex 32)")
+                    "field 3, the token, has \(fields[2].count) characters, fewer than \(minimumTokenLength); fix: a "
+                        + "random one, e.g. NAME \(scope.rawValue) $(openssl rand -hex 32)")
             }
             if let earlier = names[name] {
                 throw refuse(
-                    "token name '\(name)' is already used on line \(earlier); fix: give each token its own name")
+                    "field 1, the token's name, is already used on line \(earlier); fix: give each token its own name")
             }
             let token = AdminToken(name: name, scope: scope, bytes: Array(fields[2]))
             if let earlier = digests[token.digest] {
                 throw refuse(
-                    "token '\(name)' is the same token as line \(earlier)'s; fix: give each holder its own, e.g. "
-                        + "\(name) \(scope.rawValue) $(openssl rand -hex 32)")
+                    "field 3, the token, is the same as line \(earlier)'s; fix: give each holder its own, e.g. "
+                        + "NAME \(scope.rawValue) $(openssl rand -hex 32)")
             }
             guard tokens.count < maximumTokens else {
                 throw refuse("more than \(maximumTokens) tokens; fix: remove the tokens no one uses")
