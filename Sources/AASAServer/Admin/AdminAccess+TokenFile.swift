@@ -128,7 +128,7 @@ extension AdminAccess {
             let allowed = Set("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._-".utf8)
             guard fields[0].count <= maximumNameLength, fields[0].allSatisfy(allowed.contains) else {
                 throw refuse(
-                    "token name '\(name.prefix(maximumNameLength))' must be letters, digits, '.', '_' or '-', at "
+                    "token name '\(UTF8Bound.prefix(name, bytes: maximumNameLength))' must be letters, digits, '.', '_' or '-', at "
                         + "most \(maximumNameLength) characters; fix: \(example)")
             }
             guard let scope = AdminToken.Scope(rawValue: String(decoding: fields[1], as: UTF8.self)) else {
