@@ -402,8 +402,9 @@ public final class Server: Sendable {
     ) -> @Sendable (APIRequest) -> Response {
         let repository: any DomainRepository =
             configuration.store.map {
-                StoreDomainRepository(uri: $0.uri, workFolder: $0.cacheFolder ?? NSTemporaryDirectory())
-            } ?? FolderDomainRepository(directory: configuration.configDirectory)
+                StoreDomainRepository(
+                    uri: $0.uri, policy: configuration.history, workFolder: $0.cacheFolder ?? NSTemporaryDirectory())
+            } ?? FolderDomainRepository(directory: configuration.configDirectory, policy: configuration.history)
         let view: @Sendable () -> ServerStatus.LiveView = {
             var view = ServerStatus.LiveView()
             view.acme = acme?()

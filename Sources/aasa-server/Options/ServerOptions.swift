@@ -10,6 +10,7 @@ struct ServerOptions: ParsableArguments {
     @OptionGroup var configOptions: ConfigOptions
     @OptionGroup var certsOptions: CertsOptions
     @OptionGroup(title: "ACME") var acmeOptions: ACMEOptions
+    @OptionGroup(title: "History") var historyOptions: HistoryOptions
 
     @Flag(
         help: """
@@ -378,6 +379,7 @@ struct ServerOptions: ParsableArguments {
                 replica: replica ?? Environment.optional(.replica) ?? ProcessInfo.processInfo.hostName)
         }
         configuration.acme = acme ? acmeOptions.settings : nil
+        configuration.history = historyOptions.policy
         configuration.acmeWebroot = acmeWebroot
         if let interval = cdnInterval {
             var check = CDNMonitor.Settings()
