@@ -7,15 +7,20 @@ extension DomainDiff {
         }.joined(separator: ", ")
     }
 
+    /// The most UTF-8 bytes of one value (a setting's, a service's, a class's description) a ``summary`` quotes.
+    public static let maximumQuotedBytes = 200
+
     /// One line for a log: the counts and the first classes, or that no URL changes its answer; first
-    /// why not every URL was compared (``notCompared``), when that is so.
+    /// why not every URL was compared (``notCompared``), when that is so. Each value it quotes is cut to
+    /// ``maximumQuotedBytes`` (``UTF8Bound/cut(_:bytes:)``), whatever its size in the site.json.
     public var summary: String {
+        let quoted = { (value: String) in UTF8Bound.cut(value, bytes: Self.maximumQuotedBytes) }
         var parts: [String] = []
         if let notCompared { parts.append(notCompared) }
         if changes.isEmpty {
             if isComplete { parts.append("no URL changes its answer") }
         } else {
-            let first = changes.prefix(3).map { "\($0.kind.rawValue) \($0.platform): \($0.description)" }
+            let first = changes.prefix(3).map { "\($0.kind.rawValue) \($0.platform): \(quoted($0.description))" }
             parts.append(
                 "\(changes.count) class\(changes.count == 1 ? "" : "es") of URLs change (\(kindCounts)): "
                     + first.joined(separator: "; ") + (changes.count > 3 ? "; …" : ""))
@@ -23,10 +28,12 @@ extension DomainDiff {
         for service in services {
             parts.append(
                 "\(service.service) "
-                    + (service.added.map { "+\($0)" } + service.removed.map { "-\($0)" })
+                    + (service.added.map { "+\(quoted($0))" } + service.removed.map { "-\(quoted($0))" })
                     .joined(separator: " "))
         }
-        for setting in settings { parts.append("\(setting.name) \(setting.old ?? "-") -> \(setting.new ?? "-")") }
+        for setting in settings {
+            parts.append("\(setting.name) \(setting.old.map(quoted) ?? "-") -> \(setting.new.map(quoted) ?? "-")")
+        }
         return parts.joined(separator: "; ")
     }
 

@@ -14,10 +14,12 @@ public enum LogEscaping {
         } ?? text
     }
 
-    /// `text` escaped, and cut to its first 60 characters and `…` when it has over `limit` bytes: a value echoed in a
-    /// finding (a config's, a remote site's) never makes the line longer than that, whatever its size.
+    /// `text` escaped, and cut to at most `limit` UTF-8 bytes (``UTF8Bound/cut(_:bytes:)``, `…` included) when it is
+    /// longer: a value echoed in a finding (a config's, a remote site's) never makes the line longer than that,
+    /// whatever its size or its characters (a letter with any number of combining marks is one character).
     public static func excerpt(_ text: String, limit: Int = 80) -> String {
-        escape(text.utf8.count > limit ? String(text.prefix(60)) + "…" : text)
+        // Cut before escaping (so the work is bounded too), then again: an escape is up to four bytes.
+        UTF8Bound.cut(escape(UTF8Bound.prefix(text, bytes: limit + 1)), bytes: limit)
     }
 
     /// `bytes` (UTF-8, invalid sequences replaced) with its control characters and backslashes escaped.

@@ -69,12 +69,12 @@ enum APIPagePath {
         return .accepted(path)
     }
 
-    /// `text` with control characters shown as `\u{…}` escapes, for a message.
+    /// `text` with control characters shown as `\u{…}` escapes, for a message: at most 300 bytes.
     private static func printable(_ text: String) -> String {
-        String(
-            text.unicodeScalars.map {
+        UTF8Bound.cut(
+            UTF8Bound.prefix(text, bytes: 301).unicodeScalars.map {
                 $0.value < 0x20 || $0.value == 0x7F ? "\\u{\(String($0.value, radix: 16))}" : "\($0)"
             }
-            .joined().prefix(300))
+            .joined(), bytes: 300)
     }
 }

@@ -19,8 +19,9 @@ public protocol DomainRepository: Sendable {
         throws -> String
     /// Removes `name` when its current revision is what `expecting` says, recording the removal in its history.
     func delete(_ name: String, expecting: DomainExpectation, actor: String) throws
-    /// The newest `limit` revisions of `name`, newest first (removals included), kept after the domain is removed.
-    func history(_ name: String, limit: Int) throws -> [DomainRevision]
+    /// Up to `limit` revisions of `name` older than the entry `cursor` names (from the newest with `nil`), newest
+    /// first (removals included), kept after the domain is removed as long as ``HistoryPolicy`` keeps them.
+    func history(_ name: String, after cursor: HistoryCursor?, limit: Int) throws -> [DomainRevision]
     /// The site.json of revision `revision` of `name`, or `nil` when the history has none (or it is a removal).
     func siteJSON(_ name: String, revision: String) throws -> [UInt8]?
     /// The revision a write of `siteJSON` would get, when the repository can tell before writing.
@@ -51,8 +52,57 @@ public protocol DomainRepository: Sendable {
     func deletePage(_ name: String, path: String, expecting: String, dryRun: Bool) throws
 }
 
-/// The revisions a history keeps per domain; older ones are dropped as new ones are written.
+extension DomainRepository {
+    /// The newest `limit` revisions of `name`, newest first.
+    public func history(_ name: String, limit: Int) throws -> [DomainRevision] {
+        try history(name, after: nil, limit: limit)
+    }
+}
+
+/// The revisions a history keeps per domain by default (``HistoryPolicy/revisions``); older ones are dropped as new
+/// ones are written.
 public let domainHistoryCapacity = 1_000
+
+/// Where a page of history ends: the time and revision of its last entry. The next page holds the entries older
+/// than it, even when that entry has been pruned since.
+public struct HistoryCursor: Sendable, Equatable {
+    /// The entry's time, in milliseconds since 1970 (as the history keeps it).
+    public var milliseconds: Int64
+    /// The entry's revision.
+    public var revision: String
+
+    /// The cursor after `entry`.
+    public init(after entry: DomainRevision) {
+        milliseconds = Self.milliseconds(entry.time)
+        revision = entry.revision
+    }
+
+    /// A cursor read back from its text (``text``); `nil` when `text` is no cursor.
+    public init?(text: String) {
+        let parts = text.split(separator: ".", maxSplits: 1)
+        guard parts.count == 2, let milliseconds = Int64(parts[0]), APIDomainName.isRevision(String(parts[1])) else {
+            return nil
+        }
+        self.milliseconds = milliseconds
+        revision = String(parts[1])
+    }
+
+    /// `<milliseconds>.<revision>`.
+    public var text: String { "\(milliseconds).\(revision)" }
+
+    static func milliseconds(_ time: Date) -> Int64 { Int64((time.timeIntervalSince1970 * 1000).rounded()) }
+
+    /// The index of the first entry of `entries` (newest first) after the one the cursor names; when that one is
+    /// gone, of the first one older than its time.
+    func position(in entries: [DomainRevision]) -> Int {
+        if let index = entries.firstIndex(where: {
+            Self.milliseconds($0.time) == milliseconds && $0.revision == revision
+        }) {
+            return index + 1
+        }
+        return entries.firstIndex(where: { Self.milliseconds($0.time) < milliseconds }) ?? entries.count
+    }
+}
 
 /// One domain as a listing finds it.
 public struct DomainListing: Sendable, Equatable {

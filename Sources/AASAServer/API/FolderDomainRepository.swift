@@ -1,5 +1,6 @@
 public import AASACore
 import Foundation
+import Synchronization
 
 #if canImport(Glibc)
     import Glibc
@@ -12,7 +13,9 @@ import Foundation
 /// A revision names the bytes: the first 16 hex digits of their SHA-256, so an edit made outside the API (a git
 /// pull, an editor) has a revision too, and writing the same bytes again gives the same revision. The history
 /// folder of a domain holds `<revision>.json`, each version written through the API, and `log.json`, its entries
-/// newest first (at most ``historyCapacity``, by default ``domainHistoryCapacity``; a version no kept entry names is deleted).
+/// newest first, held to ``policy`` (``FolderHistory``; a version no kept entry names is deleted). A write records
+/// its entry first and puts it back when the write of site.json fails: a write and its entry succeed or fail
+/// together.
 ///
 /// Writes and removals hold a lock of this process and an exclusive `flock` of `<config>/.aasa-history/.lock`
 /// (other processes writing the same folder), then read the current revision again before they compare it.
@@ -25,17 +28,26 @@ public final class FolderDomainRepository: DomainRepository {
     /// The name of the history folder inside the config folder.
     public static let historyFolderName = ".aasa-history"
 
-    /// The revisions kept per domain.
-    public let historyCapacity: Int
+    /// What the history keeps.
+    public let policy: HistoryPolicy
+    /// When the sweeps across domains last ran (``FolderHistory/sweep(now:isServed:)``).
+    private let swept = Mutex<Date?>(nil)
 
-    /// The domains of `directory`, keeping `historyCapacity` revisions of each.
-    public init(directory: String, historyCapacity: Int = domainHistoryCapacity) {
-        self.historyCapacity = max(1, historyCapacity)
+    /// The domains of `directory`, their history held to `policy`.
+    public init(directory: String, policy: HistoryPolicy = HistoryPolicy()) {
+        self.policy = policy
         self.directory = directory.hasSuffix("/") && directory.count > 1 ? String(directory.dropLast()) : directory
+    }
+
+    /// The domains of `directory`, keeping `historyCapacity` revisions of each (and the other bounds' defaults).
+    public convenience init(directory: String, historyCapacity: Int) {
+        self.init(directory: directory, policy: HistoryPolicy(revisions: historyCapacity))
     }
 
     /// The history folder.
     var historyRoot: String { directory + "/" + Self.historyFolderName }
+
+    private var history: FolderHistory { FolderHistory(root: historyRoot, policy: policy) }
 
     private func siteFile(_ name: String) -> String { directory + "/" + name + "/" + SiteConfigLoader.fileName }
 
@@ -89,60 +101,78 @@ public final class FolderDomainRepository: DomainRepository {
         try exclusively {
             try compare(name, expecting)
             let revision = Self.revision(of: siteJSON)
-            let history = historyRoot + "/" + name
-            try make(history)
-            try atomically(siteJSON, to: history + "/" + revision + ".json")
-            if FileManager.default.fileExists(atPath: directory + "/" + name) {
-                try atomically(siteJSON, to: siteFile(name))
-            } else {
-                // A new domain's folder enters the config folder whole, site.json inside, in one rename: the
-                // watcher never sees it empty (a domain without site.json is an error until the file comes).
-                let staged = historyRoot + "/.new-" + name + "-" + String(UInt64.random(in: .min ... .max), radix: 16)
-                try make(staged)
-                try atomically(siteJSON, to: staged + "/" + SiteConfigLoader.fileName)
-                guard rename(staged, directory + "/" + name) == 0 else {
-                    let reason = String(cString: strerror(errno))
-                    try? FileManager.default.removeItem(atPath: staged)
-                    throw DomainRepositoryError(
-                        .failed, "could not move the new folder for \(name) into '\(directory)': \(reason)")
-                }
-            }
-            try record(
-                name, DomainRevision(revision: revision, time: Date(), actor: actor, summary: summary))
+            let entry = DomainRevision(revision: revision, time: Date(), actor: actor, summary: summary)
+            try history.record(name, entry, siteJSON: siteJSON) { try place(name, siteJSON) }
+            sweepWhenDue()
             return revision
+        }
+    }
+
+    /// Writes site.json of `name`: in place, or for a new domain a folder moved into the config folder.
+    private func place(_ name: String, _ siteJSON: [UInt8]) throws {
+        if FileManager.default.fileExists(atPath: directory + "/" + name) {
+            try atomically(siteJSON, to: siteFile(name))
+        } else {
+            // A new domain's folder enters the config folder whole, site.json inside, in one rename: the
+            // watcher never sees it empty (a domain without site.json is an error until the file comes).
+            let staged = historyRoot + "/.new-" + name + "-" + String(UInt64.random(in: .min ... .max), radix: 16)
+            try make(staged)
+            try atomically(siteJSON, to: staged + "/" + SiteConfigLoader.fileName)
+            guard rename(staged, directory + "/" + name) == 0 else {
+                let reason = String(cString: strerror(errno))
+                try? FileManager.default.removeItem(atPath: staged)
+                throw DomainRepositoryError(
+                    .failed, "could not move the new folder for \(name) into '\(directory)': \(reason)")
+            }
         }
     }
 
     public func delete(_ name: String, expecting: DomainExpectation, actor: String) throws {
         try exclusively {
             let current = try compare(name, expecting)
-            try make(historyRoot + "/" + name)
-            // The folder leaves the config folder in one rename (the watcher sees it gone, and the server serves
-            // its last version through the removal grace), then is deleted from the history folder.
-            let removed = historyRoot + "/.removed-" + name + "-" + String(UInt64.random(in: .min ... .max), radix: 16)
-            guard rename(directory + "/" + name, removed) == 0 else {
-                throw DomainRepositoryError(
-                    .failed,
-                    "could not move '\(directory)/\(name)' out of the config folder: \(String(cString: strerror(errno)))"
-                )
-            }
-            try? FileManager.default.removeItem(atPath: removed)
-            try record(
-                name,
-                DomainRevision(
-                    revision: current ?? "", time: Date(), actor: actor, summary: "removed", removed: true))
+            let entry = DomainRevision(
+                revision: current ?? "", time: Date(), actor: actor, summary: "removed", removed: true)
+            try history.record(name, entry, siteJSON: nil) { try takeOut(name) }
+            sweepWhenDue()
         }
     }
 
-    public func history(_ name: String, limit: Int) throws -> [DomainRevision] {
-        Array(try log(name).prefix(limit))
+    /// Moves the folder of `name` out of the config folder and deletes it.
+    private func takeOut(_ name: String) throws {
+        // The folder leaves the config folder in one rename (the watcher sees it gone, and the server serves its
+        // last version through the removal grace), then is deleted from the history folder.
+        let removed = historyRoot + "/.removed-" + name + "-" + String(UInt64.random(in: .min ... .max), radix: 16)
+        guard rename(directory + "/" + name, removed) == 0 else {
+            throw DomainRepositoryError(
+                .failed,
+                "could not move '\(directory)/\(name)' out of the config folder: \(String(cString: strerror(errno)))")
+        }
+        try? FileManager.default.removeItem(atPath: removed)
+    }
+
+    /// Runs the sweeps across domains when the last ran over ``HistoryPolicy/sweepInterval`` ago.
+    private func sweepWhenDue() {
+        let now = Date()
+        let due = swept.withLock { last in
+            guard last.map({ now.timeIntervalSince($0) >= policy.sweepInterval }) ?? true else { return false }
+            last = now
+            return true
+        }
+        if due {
+            history.sweep(now: now) { FileManager.default.fileExists(atPath: directory + "/" + $0) }
+        }
+    }
+
+    public func history(_ name: String, after cursor: HistoryCursor?, limit: Int) throws -> [DomainRevision] {
+        let entries = try history.log(name).entries
+        return Array(entries[(cursor.map { $0.position(in: entries) } ?? 0)...].prefix(limit))
     }
 
     public func siteJSON(_ name: String, revision: String) throws -> [UInt8]? {
         guard revision.utf8.allSatisfy({ ($0 >= 0x30 && $0 <= 0x39) || ($0 >= 0x61 && $0 <= 0x66) }),
-            try log(name).contains(where: { $0.revision == revision && !$0.removed })
+            try history.log(name).entries.contains(where: { $0.revision == revision && !$0.removed })
         else { return nil }
-        let file = historyRoot + "/" + name + "/" + revision + ".json"
+        let file = history.versionFile(name, revision)
         switch ConfinedFile.read(file, within: .anywhere, maximumBytes: SiteConfigLoader.maximumConfigBytes) {
         case .success(let contents): return contents.bytes
         case .failure(.missing): return nil
@@ -345,55 +375,6 @@ public final class FolderDomainRepository: DomainRepository {
             try AtomicFile.write(bytes, to: path)
         } catch {
             throw DomainRepositoryError(.failed, error.description)
-        }
-    }
-
-    /// The entries of `log.json`, newest first (none when there is no history).
-    private func log(_ name: String) throws -> [DomainRevision] {
-        let file = historyRoot + "/" + name + "/log.json"
-        // Each entry is a few hundred bytes at most: the log of a full history is far below this.
-        let cap = max(historyCapacity, domainHistoryCapacity) * 2_048
-        let bytes: [UInt8]
-        switch ConfinedFile.read(file, within: .anywhere, maximumBytes: cap) {
-        case .success(let contents): bytes = contents.bytes
-        case .failure(.missing): return []
-        case .failure(let refusal):
-            throw DomainRepositoryError(.failed, refusal.diagnostic(file, what: "history").description)
-        }
-        guard let entries = JSONValue.parse(bytes)?.arrayValue else {
-            throw DomainRepositoryError(.failed, "\(file) is not a JSON array of revisions; fix: delete it")
-        }
-        let format = Self.timeFormat
-        return entries.compactMap { entry in
-            guard let revision = entry[member: "revision"]?.stringValue,
-                let time = entry[member: "time"]?.stringValue.flatMap(format.date(from:))
-            else { return nil }
-            return DomainRevision(
-                revision: revision, time: time, actor: entry[member: "actor"]?.stringValue ?? "",
-                summary: entry[member: "summary"]?.stringValue ?? "",
-                removed: entry[member: "removed"] == .bool(true))
-        }
-    }
-
-    /// Adds `entry` at the head of the log of `name`, keeping ``historyCapacity`` entries, and deletes the
-    /// versions no kept entry names.
-    private func record(_ name: String, _ entry: DomainRevision) throws {
-        let old = try log(name)
-        let kept = Array(([entry] + old).prefix(historyCapacity))
-        let format = Self.timeFormat
-        let values = kept.map { revision in
-            JSONNode(
-                .members([
-                    ("revision", .string(revision.revision)),
-                    ("time", .string(format.string(from: revision.time))),
-                    ("actor", .string(revision.actor)), ("summary", .string(revision.summary)),
-                    ("removed", .bool(revision.removed)),
-                ]))
-        }
-        try atomically(JSONWriter(style: .pretty).bytes(.array(values)), to: historyRoot + "/" + name + "/log.json")
-        let named = Set(kept.map(\.revision))
-        for dropped in Set(old.dropFirst(historyCapacity - 1).map(\.revision)).subtracting(named) {
-            try? FileManager.default.removeItem(atPath: historyRoot + "/" + name + "/" + dropped + ".json")
         }
     }
 

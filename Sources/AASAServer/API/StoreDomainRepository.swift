@@ -1,6 +1,7 @@
 public import AASACore
 import AASAPostgres
 public import Foundation
+import Synchronization
 
 /// The domains of the store: the `domains` rows read and written through ``Store``'s connection, and their history
 /// in `domain_revisions` (schema version 4).
@@ -8,11 +9,12 @@ public import Foundation
 /// A revision is the id of the change that wrote the row (`domains.change_id`), so a `store push` of a domain makes
 /// a new revision too. A write or a removal runs in one transaction that takes ``StoreSchema/changeLockKey`` (as
 /// every write of the store does), locks the domain's row (`SELECT … FOR UPDATE`), compares its revision, appends
-/// the change, writes the row (keeping the domain's files: pages are written apart) and its history entry, and
-/// announces the change on ``StoreSchema/channel``: every replica loads it as it loads a push. Each call runs on a
-/// connection of its own (``StoreConnections``), so a read never waits behind another caller's write, and every
-/// statement and lock wait is bounded by the API's store timeout: a locked table or a slow database answers the
-/// caller ``DomainRepositoryError/Code/unavailable`` in seconds.
+/// the change, writes the row (keeping the domain's files: pages are written apart) and its history entry (held to
+/// ``policy``, with the sweeps across domains at most every ``HistoryPolicy/sweepInterval``), and announces the change
+/// on ``StoreSchema/channel``: every replica loads it as it loads a push. Each call runs on a connection of its own
+/// (``StoreConnections``), so a read never waits behind another caller's write, and every statement and lock wait is
+/// bounded by the API's store timeout: a locked table or a slow database answers the caller
+/// ``DomainRepositoryError/Code/unavailable`` in seconds.
 ///
 /// A domain's pages are its `domain_files` rows whose path starts with `pages/` (as `store push` writes them). A
 /// page's revision is the first 16 hex digits of the SHA-256 of its bytes, as in a folder. A page write or removal
@@ -30,29 +32,36 @@ public final class StoreDomainRepository: DomainRepository, @unchecked Sendable 
     /// The connection of the call in progress; only inside ``using(_:)``.
     private var opened: Store? { Self.bound }
 
-    /// The revisions kept per domain.
-    public let historyCapacity: Int
+    /// What the history keeps.
+    public let policy: HistoryPolicy
+    /// When the sweeps across domains last ran (``Store/sweepHistory(_:)``).
+    private let swept = Mutex<Date?>(nil)
     /// Where a domain's stored files are written to check a new site.json with them (``checking(_:_:)``).
     public let workFolder: String
 
-    /// The domains of `store`, keeping `historyCapacity` revisions of each: calls take turns on its one connection.
+    /// The domains of `store`, their history held to `policy`: calls take turns on its one connection.
     public init(
-        store: Store, historyCapacity: Int = domainHistoryCapacity, workFolder: String = NSTemporaryDirectory(),
+        store: Store, policy: HistoryPolicy = HistoryPolicy(), workFolder: String = NSTemporaryDirectory(),
         timeout: Duration = StoreDomainRepository.defaultTimeout
     ) {
         connections = StoreConnections(store: store, timeout: timeout)
-        self.historyCapacity = max(1, historyCapacity)
+        self.policy = policy
         self.workFolder = workFolder
     }
 
-    /// The domains of the store at `uri` (whose schema is this server's), on at most `connections` connections of
-    /// the repository's own, each statement and lock wait bounded by `timeout`.
+    /// The domains of `store`, keeping `historyCapacity` revisions of each (and the other bounds' defaults).
+    public convenience init(store: Store, historyCapacity: Int) {
+        self.init(store: store, policy: HistoryPolicy(revisions: historyCapacity))
+    }
+
+    /// The domains of the store at `uri` (whose schema is this server's), their history held to `policy`, on at most
+    /// `connections` connections of the repository's own, each statement and lock wait bounded by `timeout`.
     public init(
-        uri: String, historyCapacity: Int = domainHistoryCapacity, workFolder: String = NSTemporaryDirectory(),
+        uri: String, policy: HistoryPolicy = HistoryPolicy(), workFolder: String = NSTemporaryDirectory(),
         connections: Int = 4, timeout: Duration = StoreDomainRepository.defaultTimeout
     ) {
         self.connections = StoreConnections(uri: uri, maximum: connections, timeout: timeout)
-        self.historyCapacity = max(1, historyCapacity)
+        self.policy = policy
         self.workFolder = workFolder
     }
 
@@ -132,13 +141,16 @@ public final class StoreDomainRepository: DomainRepository, @unchecked Sendable 
         }
     }
 
-    public func history(_ name: String, limit: Int) throws -> [DomainRevision] {
-        try using {
+    public func history(_ name: String, after cursor: HistoryCursor?, limit: Int) throws -> [DomainRevision] {
+        // A revision is a change id: the entries after the cursor's are those of smaller ids.
+        let before = cursor.flatMap { Int64($0.revision) } ?? Int64.max
+        return try using {
             let result = try connection.execute(
                 """
                 SELECT revision, extract(epoch FROM at)::float8, actor, summary, site_json IS NULL
-                FROM domain_revisions WHERE domain = $1 ORDER BY revision DESC LIMIT $2::integer
-                """, [.text(name), .integer(limit)])
+                FROM domain_revisions WHERE domain = $1 AND revision < $3::bigint ORDER BY revision DESC
+                LIMIT $2::integer
+                """, [.text(name), .integer(limit), .integer(before)])
             return (0..<result.rowCount).compactMap { row in
                 guard let revision = result.text(row, 0) else { return nil }
                 return DomainRevision(
@@ -386,9 +398,18 @@ public final class StoreDomainRepository: DomainRepository, @unchecked Sendable 
         }
     }
 
-    /// Appends the history entry of `change` and drops the entries beyond ``historyCapacity``.
+    /// Appends the history entry of `change`, drops the entries of `name` beyond ``policy``, and runs the sweeps
+    /// across domains when they are due; all in the write's transaction, so the write and its entry succeed or fail
+    /// together.
     private func record(_ name: String, _ change: Int64, actor: String, summary: String, siteJSON: [UInt8]?) throws {
-        try opened!.recordRevision(
-            name, change, actor: actor, summary: summary, siteJSON: siteJSON, keeping: historyCapacity)
+        try opened!.recordRevision(name, change, actor: actor, summary: summary, siteJSON: siteJSON, policy: policy)
+        try opened!.pruneHistoryTotal(policy)
+        let now = Date()
+        let due = swept.withLock { last in
+            guard last.map({ now.timeIntervalSince($0) >= policy.sweepInterval }) ?? true else { return false }
+            last = now
+            return true
+        }
+        if due { try opened!.sweepHistory(policy) }
     }
 }

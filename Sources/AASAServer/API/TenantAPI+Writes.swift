@@ -8,8 +8,6 @@ extension TenantAPI {
     /// Times a write without a precondition reads the domain again when another write came between its read and
     /// its own (each time, its changes are compared with the version it replaces).
     static let unconditionalAttempts = 3
-    /// The longest summary a history entry keeps.
-    static let maximumSummaryLength = 1_000
 
     /// Answers a write through ``idempotency`` when it carries an `Idempotency-Key`: the same key with the same
     /// request (method, path, query, body) within the cache's lifetime gets the first answer again and writes
@@ -101,10 +99,9 @@ extension TenantAPI {
         if loaded.diagnostics.hasErrors {
             return Self.json(
                 422,
-                .members([
-                    ("error", .string("the site.json has errors; nothing was written")),
-                    ("diagnostics", .array(loaded.diagnostics.map { JSONNode(Self.diagnostic($0)) })),
-                ]))
+                .members(
+                    [("error", .string("the site.json has errors; nothing was written"))]
+                        + Self.diagnostics(loaded.diagnostics)))
         }
         for _ in 0..<Self.unconditionalAttempts {
             let current = try repository.read(name)
@@ -115,9 +112,7 @@ extension TenantAPI {
             var summary = diff.summary
             if current == nil { summary = "created; " + summary }
             if let restoring { summary = "restored revision \(restoring); " + summary }
-            if summary.count > Self.maximumSummaryLength {
-                summary = String(summary.prefix(Self.maximumSummaryLength - 1)) + "…"
-            }
+            summary = HistoryPolicy.bounded(summary: summary)
             let answer: (String?) -> Response = { revision in
                 self.written(
                     name, revision: revision, created: current == nil, summary: summary, diff: diff,
@@ -226,10 +221,30 @@ extension TenantAPI {
                     ("domain", .string(name)), ("revision", revision.map(JSONValue.string) ?? .null),
                     ("created", .bool(created)), ("dryRun", .bool(dryRun)), ("summary", .string(summary)),
                     ("complete", .bool(diff.isComplete)),
-                ] + diff.members(limit: Self.maximumListedChanges) + [
-                    ("diagnostics", .array(warnings.map { JSONNode(Self.diagnostic($0)) }))
-                ]),
+                ] + diff.members(limit: Self.maximumListedChanges) + Self.diagnostics(warnings)),
             headers: headers)
+    }
+
+    /// The most findings an answer lists; `diagnosticsTotal` counts them all.
+    public static let maximumListedDiagnostics = 100
+    /// The most UTF-8 bytes of a finding's message or hint in an answer.
+    static let maximumMessageBytes = 1_000
+
+    /// `diagnostics`, `findings` or, when there are more, the first ``maximumListedDiagnostics`` (errors first),
+    /// `diagnosticsTotal` and
+    /// `diagnosticsTruncated`: an answer's findings are bounded whatever the site.json.
+    static func diagnostics(_ findings: [Diagnostic]) -> [(String, JSONValue)] {
+        var shown = findings
+        if findings.count > maximumListedDiagnostics {
+            let errors = findings.errors.prefix(maximumListedDiagnostics)
+            shown = Array(
+                errors + findings.filter { $0.severity != .error }.prefix(maximumListedDiagnostics - errors.count))
+        }
+        return [
+            ("diagnostics", .array(shown.map { JSONNode(diagnostic($0)) })),
+            ("diagnosticsTotal", .number(Double(findings.count))),
+            ("diagnosticsTruncated", .bool(shown.count < findings.count)),
+        ]
     }
 
     /// A finding as the API gives it: `rule`, `severity`, `line`, `column`, `keyPath`, `message`, `hint` (`null`
@@ -240,7 +255,8 @@ extension TenantAPI {
             ("line", diagnostic.line > 0 ? .number(Double(diagnostic.line)) : .null),
             ("column", diagnostic.line > 0 ? .number(Double(diagnostic.column)) : .null),
             ("keyPath", diagnostic.keyPath.flatMap { $0.isEmpty ? nil : JSONValue.string($0) } ?? .null),
-            ("message", .string(diagnostic.message)), ("hint", diagnostic.hint.map(JSONValue.string) ?? .null),
+            ("message", .string(UTF8Bound.cut(diagnostic.message, bytes: maximumMessageBytes))),
+            ("hint", diagnostic.hint.map { .string(UTF8Bound.cut($0, bytes: maximumMessageBytes)) } ?? .null),
         ])
     }
 }

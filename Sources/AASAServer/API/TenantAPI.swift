@@ -210,27 +210,19 @@ public final class TenantAPI: Sendable {
             case .accepted(let value): limit = value
             case .refused(let refusal): return refusal
             }
-            let formatter = ServerStatus.makeFormatter()
-            let revisions = try repository.history(name, limit: limit)
-            if revisions.isEmpty, try repository.read(name) == nil { return Self.noDomain(name) }
-            return Self.json(
-                200,
-                .members([
-                    ("domain", .string(name)),
-                    (
-                        "revisions",
-                        .array(
-                            revisions.map { revision in
-                                JSONNode(
-                                    .members([
-                                        ("revision", .string(revision.revision)),
-                                        ("time", .string(formatter.string(from: revision.time))),
-                                        ("actor", .string(revision.actor)), ("summary", .string(revision.summary)),
-                                        ("removed", .bool(revision.removed)),
-                                    ]))
-                            })
-                    ),
-                ]))
+            var cursor: HistoryCursor?
+            if let text = QueryString.value("cursor", in: request.rawQuery), !text.isEmpty {
+                guard let found = Self.decodeCursor(text).flatMap(HistoryCursor.init(text:)) else {
+                    return Self.error(
+                        400,
+                        "cursor=\(UTF8Bound.cut(text, bytes: 100)) is not a cursor this API gave; start again "
+                            + "without one")
+                }
+                cursor = found
+            }
+            let revisions = try repository.history(name, after: cursor, limit: limit + 1)
+            if revisions.isEmpty, cursor == nil, try repository.read(name) == nil { return Self.noDomain(name) }
+            return Self.historyPage(name, revisions, limit: limit)
         case .revision(let name, let revision):
             guard let bytes = try repository.siteJSON(name, revision: revision) else {
                 return Self.error(404, "\(name) has no revision \(revision) in its history")
@@ -240,6 +232,38 @@ public final class TenantAPI: Sendable {
         case .page(let name, let path): return try readPage(name, path, request)
         case .restore: return Self.error(404, "not found")
         }
+    }
+
+    /// The most bytes of entries one page of history holds (each entry is at most ``HistoryPolicy/entryBytes``):
+    /// a page ends before the entry that would pass it, and `next` goes on from there.
+    public static let maximumHistoryPageBytes = 1 << 20
+
+    /// A page of `revisions` (up to `limit` of them and ``maximumHistoryPageBytes``), with the cursor of the next
+    /// page when there is more.
+    private static func historyPage(_ name: String, _ revisions: [DomainRevision], limit: Int) -> Response {
+        let formatter = ServerStatus.makeFormatter()
+        var entries: [JSONNode] = []
+        var bytes = 0
+        for revision in revisions.prefix(limit) {
+            let entry = JSONValue.members([
+                ("revision", .string(revision.revision)),
+                ("time", .string(formatter.string(from: revision.time))),
+                ("actor", .string(revision.actor)), ("summary", .string(revision.summary)),
+                ("removed", .bool(revision.removed)),
+            ])
+            bytes += JSONWriter(style: .pretty).bytes(entry).count
+            if !entries.isEmpty && bytes > maximumHistoryPageBytes { break }
+            entries.append(JSONNode(entry))
+        }
+        let more = revisions.count > entries.count
+        let next =
+            more ? revisions[entries.count - 1] : nil
+        return json(
+            200,
+            .members([
+                ("domain", .string(name)), ("revisions", .array(entries)),
+                ("next", next.map { .string(encodeCursor(HistoryCursor(after: $0).text)) } ?? .null),
+            ]))
     }
 
     /// `GET /api/v1/domains?q=&state=&limit=&cursor=`.
@@ -259,8 +283,11 @@ public final class TenantAPI: Sendable {
         }
         var after: String?
         if let cursor = QueryString.value("cursor", in: rawQuery), !cursor.isEmpty {
-            guard let name = Self.decodeCursor(cursor) else {
-                return Self.error(400, "cursor=\(cursor) is not a cursor this API gave; start again without one")
+            guard let name = Self.decodeCursor(cursor), APIDomainName.problem(name) == nil else {
+                return Self.error(
+                    400,
+                    "cursor=\(UTF8Bound.cut(cursor, bytes: 100)) is not a cursor this API gave; start again without one"
+                )
             }
             after = name
         }
@@ -309,15 +336,13 @@ public final class TenantAPI: Sendable {
             .replacingOccurrences(of: "/", with: "_").replacingOccurrences(of: "=", with: "")
     }
 
-    /// The name a cursor names, when it is one this API gave.
+    /// The text a cursor holds (a domain name, or a ``HistoryCursor``'s text), when it is base64url text.
     static func decodeCursor(_ cursor: String) -> String? {
         guard cursor.utf8.count <= 400 else { return nil }
         var text = cursor.replacingOccurrences(of: "-", with: "+").replacingOccurrences(of: "_", with: "/")
         while text.utf8.count % 4 != 0 { text += "=" }
-        guard let data = Data(base64Encoded: text), let name = String(data: data, encoding: .utf8),
-            APIDomainName.problem(name) == nil
-        else { return nil }
-        return name
+        guard let data = Data(base64Encoded: text) else { return nil }
+        return String(data: data, encoding: .utf8)
     }
 
     // MARK: Answers

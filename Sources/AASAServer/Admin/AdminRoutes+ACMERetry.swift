@@ -30,10 +30,16 @@ extension AdminRoutes {
         }
         let name = raw.hasSuffix(".") ? String(raw.lowercased().dropLast()) : raw.lowercased()
         if let problem = SiteConfigLoader.domainNameProblem(name) {
-            // The name is echoed at most 100 characters long: the request line bounds it, this keeps answers short.
+            // The name is echoed at most 100 bytes long: the request line bounds it, this keeps answers short.
             return retryJSON(
                 400,
-                [("error", .string("domain=\(raw.prefix(100)): \(problem.message); e.g. ?domain=shop.example"))])
+                [
+                    (
+                        "error",
+                        .string(
+                            "domain=\(UTF8Bound.cut(raw, bytes: 100)): \(problem.message); e.g. ?domain=shop.example")
+                    )
+                ])
         }
         switch retry(name) {
         case .queued(let position):

@@ -83,6 +83,8 @@ public struct ServerConfiguration: Sendable {
     /// Read domains and certificates from a PostgreSQL store (`serve --store`) instead of ``configDirectory`` and
     /// ``certificateDirectory``; `nil`: the folders.
     public var store: StoreSettings?
+    /// What the tenant API's history keeps (`serve --history-*`, `--changes-retention`).
+    public var history = HistoryPolicy()
 
     /// Obtain and renew certificates by ACME (`serve --acme`); `nil`: certificates come from the folder only.
     public var acme: ACMESettings?

@@ -83,7 +83,7 @@ public final class Store: Sendable {
     public static let pushActor = "store push"
 
     /// Writes `domain` whole (its site.json and exactly its files) in one transaction, with its history entry
-    /// (``recordRevision(_:_:actor:summary:siteJSON:keeping:)``, by ``pushActor``); returns the change id.
+    /// (``recordRevision(_:_:actor:summary:siteJSON:policy:)``, by ``pushActor``); returns the change id.
     @discardableResult
     public func put(_ domain: StoredDomain, summary: String = "pushed") throws -> Int64 {
         try recordChange(.domain, domain.name) { change in
@@ -110,29 +110,6 @@ public final class Store: Sendable {
             try connection.execute("DELETE FROM domains WHERE name = $1", [.text(name)])
             try recordRevision(name, change, actor: Self.pushActor, summary: "removed", siteJSON: nil)
         }
-    }
-
-    /// Adds the entry of change `change` to the history of `name` (`domain_revisions`; `siteJSON` `nil` for a
-    /// removal), keeping its newest `keeping` entries. Called inside the change's transaction.
-    func recordRevision(
-        _ name: String, _ change: Int64, actor: String, summary: String, siteJSON: [UInt8]?,
-        keeping: Int = domainHistoryCapacity
-    ) throws {
-        try connection.execute(
-            """
-            INSERT INTO domain_revisions (domain, revision, actor, summary, site_json)
-            VALUES ($1, $2::bigint, $3, $4, $5)
-            """,
-            [
-                .text(name), .integer(change), .text(actor), .text(String(summary.prefix(1_000))),
-                siteJSON.map(PostgresValue.bytes),
-            ])
-        try connection.execute(
-            """
-            DELETE FROM domain_revisions WHERE domain = $1 AND revision <= (
-                SELECT revision FROM domain_revisions WHERE domain = $1 ORDER BY revision DESC OFFSET $2::integer
-                LIMIT 1)
-            """, [.text(name), .integer(keeping)])
     }
 
     // MARK: Certificates

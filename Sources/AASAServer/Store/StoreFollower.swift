@@ -10,7 +10,9 @@ import Synchronization
 ///
 /// Writes commit in the order of their change ids (``StoreSchema/changeLockKey``), so "every change up to n" is
 /// exact: a replica that was disconnected catches up with the changes it missed, and one that missed more than
-/// ``maximumCatchUp``, or that started from its snapshot, reloads everything. When the connection is lost the replica keeps serving what it has, closes
+/// ``maximumCatchUp``, that started from its snapshot, or whose last applied change is older than what `changes`
+/// was pruned through (``Store/pruneChanges(olderThan:)``: some of the changes it missed are gone), reloads
+/// everything. When the connection is lost the replica keeps serving what it has, closes
 /// its reading connections (``StoreLink``) and tries again with a backoff up to ``maximumBackoff``; the loss and the
 /// recovery are logged once each.
 final class StoreFollower: Service, @unchecked Sendable {
@@ -151,6 +153,9 @@ final class StoreFollower: Service, @unchecked Sendable {
     /// there are more than ``maximumCatchUp``.
     private func catchUp(_ store: Store) throws {
         let changes = try store.changes(after: applied, limit: Self.maximumCatchUp + 1)
+        // Read after the changes: a pruning that came before that read is seen here (the point only grows).
+        let pruned = try store.changesPrunedThrough()
+        if applied < pruned { reloadsEverything = true }
         guard !changes.isEmpty || reloadsEverything else {
             // What is served is the store's as it stands, even when it came from the snapshot.
             status.withLock { $0.servingSnapshot = false }
@@ -159,8 +164,8 @@ final class StoreFollower: Service, @unchecked Sendable {
         var reached = changes.last?.id ?? applied
         let scope: LoadScope
         if changes.count > Self.maximumCatchUp || reloadsEverything {
-            // Every change up to the head is in what the reload reads.
-            reached = try store.lastChange()
+            // Every change up to the head is in what the reload reads (the head's own row may be pruned).
+            reached = max(try store.lastChange(), pruned)
             scope = .everything
         } else {
             var domains: Set<String> = []

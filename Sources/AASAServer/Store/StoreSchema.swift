@@ -95,6 +95,25 @@ public enum StoreSchema {
             // `change_id` stays the site.json's revision, and a replica loads the domain at the greater of the two.
             "ALTER TABLE domains ADD COLUMN files_change_id bigint"
         ],
+        [
+            // Version 6 is the CHECK constraints of another change; they take this place when both are merged.
+        ],
+        [
+            // The bytes the tenant API's history counts (``HistoryPolicy``: each entry's site.json and 3,072 bytes
+            // for the entry), kept by every write of an entry, so the total is checked without reading the table.
+            "CREATE TABLE history_usage (id integer PRIMARY KEY CHECK (id = 1), bytes bigint NOT NULL)",
+            """
+            INSERT INTO history_usage (id, bytes)
+            SELECT 1, coalesce(sum(coalesce(octet_length(site_json), 0) + 3072), 0) FROM domain_revisions
+            """,
+            // The oldest entries of all domains go first; a removed domain's history goes after a retention.
+            "CREATE INDEX domain_revisions_revision ON domain_revisions (revision)",
+            "CREATE INDEX domain_revisions_removals ON domain_revisions (at) WHERE site_json IS NULL",
+            // The newest change id `changes` was pruned through: a replica that applied less reads everything.
+            "CREATE TABLE changes_pruned (id integer PRIMARY KEY CHECK (id = 1), through bigint NOT NULL)",
+            "INSERT INTO changes_pruned (id, through) VALUES (1, 0)",
+            "CREATE INDEX changes_at ON changes (at)",
+        ],
     ]
 
     /// What a version needs done beside its statements, with the server's code: the hashes of rows written before

@@ -11,6 +11,7 @@ struct ServerOptions: ParsableArguments {
     @OptionGroup var certsOptions: CertsOptions
     @OptionGroup(title: "ACME") var acmeOptions: ACMEOptions
     @OptionGroup(title: "Tenant API") var apiOptions: APIOptions
+    @OptionGroup(title: "History") var historyOptions: HistoryOptions
 
     @Flag(
         help: """
@@ -380,6 +381,7 @@ struct ServerOptions: ParsableArguments {
                 replica: replica ?? Environment.optional(.replica) ?? ProcessInfo.processInfo.hostName)
         }
         configuration.acme = acme ? acmeOptions.settings : nil
+        configuration.history = historyOptions.policy
         configuration.acmeWebroot = acmeWebroot
         if let interval = cdnInterval {
             var check = CDNMonitor.Settings()

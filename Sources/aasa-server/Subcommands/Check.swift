@@ -113,8 +113,7 @@ struct Check: ParsableCommand {
     private func report(_ diagnostics: [Diagnostic], checked: Int) {
         switch format {
         case .json:
-            let objects = diagnostics.map { JSONNode($0.jsonValue) }
-            print(JSONWriter(style: .pretty).string(.array(objects)), terminator: "")
+            print(JSONWriter(style: .pretty).string(.array(Self.capped(diagnostics))), terminator: "")
         case .text:
             let colour = isatty(1) != 0
             for diagnostic in diagnostics { print(DiagnosticPrinter.render(diagnostic, colour: colour)) }
@@ -122,6 +121,41 @@ struct Check: ParsableCommand {
             let warnings = diagnostics.warnings.count
             let what = aasa == nil && assetlinks == nil ? "\(checked) domain\(checked == 1 ? "" : "s")" : "1 file"
             print("\(errors) error\(errors == 1 ? "" : "s"), \(warnings) warning\(warnings == 1 ? "" : "s") in \(what)")
+        }
+    }
+}
+
+extension Check {
+    /// The findings of one file `--format json` lists in full; the rest are counted by rule.
+    static let maximumListedPerFile = 100
+
+    /// `diagnostics` as `--format json` lists them: per file, the first ``maximumListedPerFile`` in full, then one
+    /// object per rule of the rest, whose `more` is how many of them there are (its severity the worst among them),
+    /// so the output is bounded by the rule catalogue, not by the file.
+    static func capped(_ diagnostics: [Diagnostic]) -> [JSONNode] {
+        var files: [String?] = []
+        var byFile: [String?: [Diagnostic]] = [:]
+        for diagnostic in diagnostics {
+            if byFile[diagnostic.file] == nil { files.append(diagnostic.file) }
+            byFile[diagnostic.file, default: []].append(diagnostic)
+        }
+        return files.flatMap { file in
+            let capped = CappedFindings(byFile[file] ?? [], shown: maximumListedPerFile)
+            return capped.shown.map { JSONNode($0.jsonValue) }
+                + capped.more.map { more in
+                    var pairs: [(String, JSONValue)] = [
+                        ("severity", .string(more.severity.rawValue)), ("rule", .string(more.rule.id)),
+                        (
+                            "message",
+                            .string(
+                                "\(more.count) more finding\(more.count == 1 ? "" : "s") of \(more.rule.id), not listed"
+                            )
+                        ),
+                    ]
+                    if let file { pairs.append(("file", .string(file))) }
+                    pairs.append(("more", .number(Double(more.count))))
+                    return JSONNode(.members(pairs))
+                }
         }
     }
 }
