@@ -15,6 +15,11 @@ public struct UnreachableRule: AssociationRule {
     /// with `*`), so past this the check stops with a note instead of holding up a reload.
     static let workBudget = 80_000_000
 
+    /// Whether two rules' apps share one, looking up the smaller set's apps in the larger.
+    static func share(_ one: Set<String>, _ other: Set<String>) -> Bool {
+        one.count <= other.count ? one.contains(where: other.contains) : other.contains(where: one.contains)
+    }
+
     /// Warns about each dead rule, naming the rule that hides it.
     public func check(_ context: AssociationContext) -> [Diagnostic] {
         let rules = context.effectiveRules
@@ -44,10 +49,14 @@ public struct UnreachableRule: AssociationRule {
                     caseInsensitiveEarlier.insert(prefixes[index], rule: index)
                 }
             }
-            let candidates =
-                (caseSensitiveEarlier.rules(prefixing: prefixes[index])
-                + caseInsensitiveEarlier.rules(prefixing: CaseFolding.fold(prefixes[index])) + earlierWithVariables)
-                .sorted().filter { !rules[$0].apps.isDisjoint(with: later.apps) }
+            let looked =
+                caseSensitiveEarlier.rules(prefixing: prefixes[index])
+                + caseInsensitiveEarlier.rules(prefixing: CaseFolding.fold(prefixes[index])) + earlierWithVariables
+            // Each earlier rule looked at costs steps, one for another app too (sorted, then its apps compared):
+            // thousands of one-app entries with the same path must not cost their square unbounded.
+            // Comparing two rules' apps costs up to the later one's app count.
+            work -= looked.count * (2 + looked.count.bitWidth - looked.count.leadingZeroBitCount + later.apps.count)
+            let candidates = work < 0 ? [] : looked.sorted().filter { Self.share(rules[$0].apps, later.apps) }
             // Considering a pair costs about as much as 256 steps, whatever the patterns.
             work -= 256 * candidates.count
             let covering = candidates.filter {
@@ -60,8 +69,14 @@ public struct UnreachableRule: AssociationRule {
                     at: later.path, hint: "merge overlapping rules into fewer patterns")
                 return found + (note.map { [$0] } ?? [])
             }
-            let hiddenFor = covering.reduce(into: Set<String>()) { $0.formUnion(rules[$1].apps) }
-            guard later.apps.isSubset(of: hiddenFor), let earlierIndex = covering.first else { continue }
+            // Hidden for every app of its entry: each covering rule takes its apps off, until none is left.
+            var unhidden = later.apps
+            for rule in covering where !unhidden.isEmpty {
+                // Walks the apps still unhidden (`subtract` would walk the covering rule's, which may be thousands).
+                work -= unhidden.count
+                unhidden = unhidden.filter { !rules[rule].apps.contains($0) }
+            }
+            guard unhidden.isEmpty, let earlierIndex = covering.first else { continue }
             let earlier = rules[earlierIndex]
             let hider = context.name(of: earlier.path)
             let message: String
