@@ -205,5 +205,6 @@ extension Rule {
         .acmeOrder,
         .listener,
         .storeUnreachable,
+        .storedValue,
     ]
 }
