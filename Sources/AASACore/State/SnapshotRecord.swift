@@ -56,18 +56,20 @@ package struct SnapshotRecord: Sendable, Equatable {
 
     /// The record `bytes` hold, read whole.
     ///
-    /// - Throws: ``Failure/notARecord`` when they are not one (truncated, trailing bytes, another format), or
-    ///   ``Failure/value(_:)`` when its time is out of range.
+    /// - Throws: ``Failure/notARecord`` when they are not one (truncated, trailing bytes, a name that is no UTF-8,
+    ///   another format), or ``Failure/value(_:)`` when its time is out of range.
     package init(bytes: [UInt8]) throws(Failure) {
         var reader = Reader(bytes: bytes)
         let (changeID, changedAt) = try Self.revision(&reader)
         guard let count = reader.number(4) else { throw .notARecord }
         var entries: [Entry] = []
         for _ in 0..<count {
-            guard let nameLength = reader.number(4), let name = reader.take(Int(nameLength)),
-                let length = reader.number(4), let value = reader.take(Int(length))
+            // A name the server writes is a String: bytes that are no UTF-8 are no record of its.
+            guard let nameLength = reader.number(4), let nameBytes = reader.take(Int(nameLength)),
+                let name = String(validating: nameBytes, as: UTF8.self), let length = reader.number(4),
+                let value = reader.take(Int(length))
             else { throw .notARecord }
-            entries.append(Entry(name: String(decoding: name, as: UTF8.self), bytes: value))
+            entries.append(Entry(name: name, bytes: value))
         }
         guard reader.isAtEnd else { throw .notARecord }
         self.init(changeID: changeID, changedAt: changedAt, entries: entries)
