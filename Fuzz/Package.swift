@@ -21,5 +21,6 @@ let package = Package(
         .executableTarget(name: "fuzz-assetlinks", dependencies: ["FuzzDriver"]),
         .executableTarget(name: "fuzz-matcher", dependencies: ["FuzzDriver"]),
         .executableTarget(name: "fuzz-reload-comparison", dependencies: ["FuzzDriver"]),
+        .executableTarget(name: "fuzz-replica-read", dependencies: ["FuzzDriver"]),
     ]
 )

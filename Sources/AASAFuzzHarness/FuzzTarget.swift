@@ -1,4 +1,5 @@
-/// The fuzz targets: what the server and the CLI do with the bytes of a file someone else wrote.
+/// The fuzz targets: what the server and the CLI do with the bytes of a file someone else wrote, and what a
+/// replica does with the bytes it reads back.
 ///
 /// Each one runs the same library calls as the real entry point, then checks properties that must hold
 /// for every input (throwing ``InvariantViolation``); a crash, a sanitizer report or a hang is a bug too.
@@ -14,6 +15,8 @@ public enum FuzzTarget: String, CaseIterable, Sendable {
     case matcher
     /// Two versions of a `site.json` (split at a NUL byte) compared as a reload compares them.
     case reloadComparison = "reload-comparison"
+    /// What a replica reads back: a record of the store snapshot, ACME's state files, the text cells of store rows.
+    case replicaRead = "replica-read"
 
     /// Runs one input through the target.
     public func run(_ bytes: [UInt8]) throws(InvariantViolation) {
@@ -23,6 +26,7 @@ public enum FuzzTarget: String, CaseIterable, Sendable {
         case .assetLinks: try AssetLinksHarness.run(bytes)
         case .matcher: try MatcherHarness.run(bytes)
         case .reloadComparison: try ReloadComparisonHarness.run(bytes)
+        case .replicaRead: try ReplicaReadHarness.run(bytes)
         }
     }
 }

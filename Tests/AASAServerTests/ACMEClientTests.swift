@@ -276,6 +276,26 @@ final class RecordingResponder: ChallengeResponder, @unchecked Sendable {
         #expect(schedule.retry(failures: 1, now: Date(), retryAfter: retryAfter) == retryAfter)
     }
 
+    /// A `Retry-After` no CA means (the largest integer, a year past 9999): read as the longest wait, 30 days, so the
+    /// pause it sets stays a time `/status` and `/metrics` can show.
+    @Test(arguments: ["9223372036854775807", "Fri, 31 Dec 99999 23:59:59 GMT", "Fri, 31 Dec 9999 23:59:59 GMT"])
+    func aRetryAfterPastItsBoundIsReadAsThirtyDays(_ value: String) throws {
+        let ca = RecordedCA([
+            RecordedCA.directory, RecordedCA.nonce, RecordedCA.newAccount,
+            RecordedCA.problem(
+                "https://ca.test/acme/new-order", status: 429, type: "rateLimited", detail: "slow down",
+                headers: [("Retry-After", value)]),
+        ])
+        let failure = try #require(
+            throws: ACMEFailure.self,
+            performing: {
+                try Self.client(ca).obtainCertificate(
+                    for: ["shop.example"], key: try PrivateKey.generate(.ecdsaP256), challenges: RecordingResponder())
+            })
+        let retryAfter = try #require(failure.retryAfter)
+        #expect(abs(retryAfter.timeIntervalSinceNow - 30 * 86_400) < 60, "\(retryAfter)")
+    }
+
     @Test func anAccountTheCANoLongerKnowsIsRegisteredAgain() throws {
         var steps = Array(Self.happyPath.prefix(3))
         steps.append(

@@ -194,6 +194,35 @@ final class FakeEndpoint: @unchecked Sendable {
         """
     }
 
+    /// Cache headers no CDN means: a negative `Age` is left out (with the largest `max-age`, their difference was past
+    /// `Int`), a `max-age` past a year is read as a year, and Google's `maxAge` that is not a finite number is left
+    /// out.
+    @Test func cacheHeadersOutOfRangeAreLeftOutOrBounded() throws {
+        let fake = try FakeEndpoint()
+        let apple = Self.check(
+            fake,
+            .init(
+                headers: [
+                    HTTPHeader("Age", "-9223372036854775808"),
+                    HTTPHeader("Cache-Control", "max-age=9223372036854775807"),
+                ], body: Self.reordered))
+        #expect(apple.state == .inSync && apple.age == nil)
+        #expect(abs((apple.nextRefresh ?? .distantPast).timeIntervalSinceNow - 366 * 86_400) < 60, "\(apple)")
+        var comparison = Self.comparison(fake)
+        comparison.google = true
+        let served = CDNComparison.Served(
+            association: Array(Self.served.utf8), assetLinks: Array(Self.assetLinks.utf8), since: nil)
+        fake.set("/a/v1/shop.example", .init(body: Self.served))
+        let print = "14:6D:E9:83:C5:73:06:50:D8:EE:B9:95:2F:34:FC:64:16:A0:83:42:E6:1D:BE:A8:8A:04:96:B2:3F:CF:44:E5"
+        for maxAge in ["1e999s", "nans", "-5s"] {
+            let body = Self.google(fingerprint: print, rules: #"[{"/": "/buy/*"}]"#)
+                .replacingOccurrences(of: "599.000s", with: maxAge)
+            fake.set("google:shop.example", .init(body: body))
+            let google = try #require(comparison.compare("shop.example", served: served).google)
+            #expect(google.state == .inSync && google.nextRefresh == nil, "\(maxAge): \(google)")
+        }
+    }
+
     @Test func googlesStatementsAreComparedWithTheServedOnes() throws {
         let fake = try FakeEndpoint()
         fake.set("/a/v1/shop.example", .init(body: Self.served))

@@ -1,3 +1,4 @@
+import AASACore
 import AASAServer
 import Foundation
 import Testing
@@ -94,8 +95,44 @@ import Testing
         // The fifth within the hour: the next is allowed an hour after the oldest of the five.
         #expect(history.validationAllowed(now: now) == now.addingTimeInterval(600))
         #expect(history.recentValidations(now: now.addingTimeInterval(700)).count == 4)
-        let stored = try #require(ACMEHistory(json: history.json))
+        let stored = try ACMEHistory(json: history.json)
         #expect(
             stored.failedValidations.count == 5 && stored.validationAllowed(now: now) == now.addingTimeInterval(600))
+    }
+
+    /// What `orders.json` or an `acme_orders` row may hold that no history can: each is a failure naming the member.
+    @Test(arguments: [
+        (#"{"failures": 1e300}"#, #""failures" is 1e+300, not a whole number from 0 to 1000000"#),
+        (#"{"failures": -1}"#, #""failures" is -1.0, not a whole number from 0 to 1000000"#),
+        (#"{"failures": "3"}"#, #""failures" is a string, not a whole number from 0 to 1000000"#),
+        (#"{"nextAttempt": "99999-01-01T00:00:00Z"}"#, #""nextAttempt" is 3093496444800.0, not a time"#),
+        (#"[1]"#, "the history is an array, not an object"),
+    ])
+    func aHistoryOutOfRangeIsAFailureNamingTheMember(_ text: String, _ message: String) throws {
+        let json = try #require(JSONValue.parse(Array(text.utf8)))
+        do throws(CheckedNumber.Failure) {
+            let history = try ACMEHistory(json: json)
+            Issue.record("read as \(history)")
+        } catch {
+            #expect(error.description.hasPrefix(message), "\(error)")
+        }
+    }
+
+    @Test func aPacingStateOutOfRangeIsAFailureNamingTheMemberOrColumn() throws {
+        let file = try #require(
+            JSONValue.parse(Array(#"{"tokens": -1e300, "refilledAt": "2026-01-01T00:00:00Z"}"#.utf8)))
+        #expect(throws: CheckedNumber.Failure.self) { try PacingState(json: file) }
+        do throws(CheckedNumber.Failure) {
+            _ = try PacingState(tokens: "NaN", refilledAt: "Infinity", pausedUntil: nil, pauseReason: nil)
+        } catch {
+            #expect(error.description == "tokens is nan, not a number from 0 to 1000000")
+        }
+        let row = try PacingState(tokens: "12.5", refilledAt: "1767225600", pausedUntil: nil, pauseReason: "x")
+        #expect(
+            row
+                == PacingState(
+                    tokens: 12.5, refilledAt: Date(timeIntervalSince1970: 1_767_225_600), pausedUntil: nil,
+                    pauseReason: "x"))
+        #expect(try PacingState(json: row.json) == row)
     }
 }

@@ -266,4 +266,30 @@ struct ACMEFleetTests {
         #expect(fleet.pebbleCount("Added order") == 12, "\(stats)")
         for serve in replicas { #expect(serve.terminate() == 0) }
     }
+
+    @Test func aStoredOrderStateOutOfRangeIsNamedAndTheFleetStillOrders() throws {
+        let fleet = try Fleet("acme_fleet_state", domains: 2, replicas: 1)
+        // A store written past this server's constraints (an older server, or a constraint dropped by hand).
+        let connection = try PostgresConnection(uri: fleet.uri)
+        defer { connection.close() }
+        try connection.execute("ALTER TABLE acme_pacing DROP CONSTRAINT IF EXISTS acme_pacing_finite")
+        try connection.execute("INSERT INTO acme_pacing (id, tokens, refilled_at) VALUES (1, 'NaN', 'Infinity')")
+        try connection.execute(
+            "INSERT INTO acme_orders (name, history) VALUES ($1, $2)",
+            [.text(fleet.domains[0]), .bytes(Array(#"{"failures": 1e300}"#.utf8))])
+        try fleet.start(0)
+        let serve = try #require(fleet.replicas[0])
+        #expect(serve.waitUntilReady(seconds: 60), "\(fleet.log(0).suffix(3000))")
+        let root = try fleet.pebble.rootFile()
+        let took = fleet.waitFor(90) {
+            serve.process.isRunning && fleet.domains.allSatisfy { fleet.servesTrusted(serve, $0, root: root) }
+        }
+        #expect(took != nil, "\(fleet.log(0).suffix(3000))")
+        let lines = fleet.log(0).components(separatedBy: "\n")
+        let orders = lines.first { $0.contains("acme_orders") && $0.contains(fleet.domains[0]) } ?? ""
+        #expect(orders.contains("\"failures\" is 1e+300") && orders.contains("fix:"), "\(fleet.log(0).suffix(3000))")
+        let pacing = lines.first { $0.contains("acme_pacing") } ?? ""
+        #expect(pacing.contains("tokens is nan") && pacing.contains("fix:"), "\(fleet.log(0).suffix(3000))")
+        #expect(serve.terminate() == 0)
+    }
 }

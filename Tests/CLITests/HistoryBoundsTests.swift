@@ -72,7 +72,6 @@ import Testing
             extra: extra)
     }
 
-    /// A valid site.json opening `/<marker>/*`.
     /// A site.json opening `/<marker>/*`; `note` is its rule's comment, `padding` bytes the app entry's comment.
     static func site(_ marker: String, note: String? = nil, padding: Int = 0) -> [UInt8] {
         let comment = note.map { ", \"comment\": \"\($0)\"" } ?? ""

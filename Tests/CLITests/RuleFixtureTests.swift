@@ -260,6 +260,27 @@ import Testing
         Scenario(
             rule: "store-unreachable", run: .serve(["--store", "postgresql://postgres@127.0.0.1:1/aasa"]),
             noPass: "a run that reaches a store needs a database: StoreFleetTests runs replicas on one"),
+        // A replica started from its snapshot with the store down (nothing listens on port 1), the domain's record
+        // dated NaN.
+        Scenario(
+            rule: "stored-value",
+            run: .serve(["--store", "postgresql://postgres@127.0.0.1:1/aasa", "--store-cache", "cache"]),
+            prepare: { dir, failing in
+                try write(dir, "cache/state", "5\n")
+                let site = Array(#"{"webCredentials": ["ABCDE12345.com.example.app"]}"#.utf8)
+                var record = Array("AASASNP1".utf8)
+                for value in [UInt64(5), (failing ? Double.nan : 1_767_225_600).bitPattern] {
+                    record += (0..<8).map { UInt8(truncatingIfNeeded: value >> UInt64(56 - 8 * $0)) }
+                }
+                for value in [1, 9] { record += (0..<4).map { UInt8(truncatingIfNeeded: value >> (24 - 8 * $0)) } }
+                record += Array("site.json".utf8)
+                record += (0..<4).map { UInt8(truncatingIfNeeded: site.count >> (24 - 8 * $0)) } + site
+                try FileManager.default.createDirectory(
+                    atPath: dir + "/cache/domains", withIntermediateDirectories: true)
+                try Data(record).write(to: URL(fileURLWithPath: dir + "/cache/domains/" + domain))
+            },
+            noPass: "a replica that serves its snapshot needs its certificates sealed under a store key: "
+                + "StoredValueTests runs one"),
         Scenario(
             rule: "acme-setup",
             run: .tool([

@@ -15,6 +15,7 @@ public enum FuzzDriver {
             case .assetLinks: { data, size in FuzzDriver.runOne(.assetLinks, data, size) }
             case .matcher: { data, size in FuzzDriver.runOne(.matcher, data, size) }
             case .reloadComparison: { data, size in FuzzDriver.runOne(.reloadComparison, data, size) }
+            case .replicaRead: { data, size in FuzzDriver.runOne(.replicaRead, data, size) }
             }
         var argc = CommandLine.argc
         var argv: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>? = CommandLine.unsafeArgv

@@ -345,7 +345,7 @@ public struct PageLoader: Sendable {
         guard let date = (try? FileManager.default.attributesOfItem(atPath: path))?[.modificationDate] as? Date else {
             return 0
         }
-        return Int(date.timeIntervalSince1970)
+        return CheckedNumber.clamped(date.timeIntervalSince1970, to: Int.min...Int.max)
     }
 
     // MARK: Touch icons

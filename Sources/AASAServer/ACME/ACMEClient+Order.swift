@@ -168,7 +168,7 @@ extension ACMEClient {
                     hint: "the CA is slow; the server orders again later")
             }
             let wait = response.retryAfter().map { $0.timeIntervalSinceNow } ?? 1
-            let pause = Duration.milliseconds(Int(min(max(wait, 1), 10) * 1000))
+            let pause = Duration.milliseconds(CheckedNumber.clamped(wait * 1000, to: 1000...10_000))
             if let sleep { sleep(pause) } else { waitUnlessStopped(pause) }
             if pollingStopped.withLock({ $0 }) {
                 throw ACMEFailure(

@@ -116,7 +116,8 @@ public final class ACMEManager: Service, Sendable {
         responder: (any ChallengeResponder)? = nil, issued: @escaping @Sendable (String) -> Void
     ) {
         self.init(
-            settings: settings, client: client, storage: FolderACMEStorage(certificateDirectory: certificateDirectory),
+            settings: settings, client: client,
+            storage: FolderACMEStorage(certificateDirectory: certificateDirectory, logger: logger),
             logger: logger, responder: responder, issued: issued)
     }
 
@@ -131,7 +132,8 @@ public final class ACMEManager: Service, Sendable {
         responder: (any ChallengeResponder)? = nil, issued: @escaping @Sendable (String) -> Void = { _ in }
     ) throws(ACMEFailure) -> ACMEManager {
         try make(
-            settings: settings, storage: FolderACMEStorage(certificateDirectory: certificateDirectory), logger: logger,
+            settings: settings, storage: FolderACMEStorage(certificateDirectory: certificateDirectory, logger: logger),
+            logger: logger,
             responder: responder, issued: issued)
     }
 
@@ -371,7 +373,7 @@ public final class ACMEManager: Service, Sendable {
         let queue = ACMEQueueStatus(
             pending: pending, ratePerHour: settings.orderRate?.perHour, pausedUntil: state.pausedUntil,
             pauseReason: state.pauseReason,
-            etaSeconds: last.map { Int(max(0, $0.timeIntervalSince(now)).rounded(.up)) })
+            etaSeconds: last.map { CheckedNumber.clamped($0.timeIntervalSince(now).rounded(.up), to: 0...Int.max) })
         return ACMEFigures(statuses: statuses, orders: orderCounts, queue: queue)
     }
 

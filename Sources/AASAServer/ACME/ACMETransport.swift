@@ -11,14 +11,26 @@ public protocol ACMETransport: Sendable {
 }
 
 extension HTTPClientResponse {
-    /// When `Retry-After` (RFC 9110 §10.2.3: seconds or an HTTP date) says to come back, from `now`.
+    /// The longest wait a `Retry-After` sets: a CA asking for more is read as asking for this.
+    static let longestRetryAfter: TimeInterval = 30 * 86_400
+
+    /// When `Retry-After` (RFC 9110 §10.2.3: seconds or an HTTP date) says to come back, from `now`: never before
+    /// `now`, never later than ``longestRetryAfter`` after it.
     func retryAfter(now: Date = Date()) -> Date? {
         guard let value = header("Retry-After")?.trimmingCharacters(in: .whitespaces) else { return nil }
-        if let seconds = Int(value), seconds >= 0 { return now.addingTimeInterval(TimeInterval(seconds)) }
-        let formatter = DateFormatter()
-        formatter.locale = Locale(identifier: "en_US_POSIX")
-        formatter.timeZone = TimeZone(identifier: "GMT")
-        formatter.dateFormat = "EEE, dd MMM yyyy HH:mm:ss zzz"
-        return formatter.date(from: value)
+        let seconds: TimeInterval
+        if let whole = Int(value), whole >= 0 {
+            seconds = TimeInterval(whole)
+        } else {
+            let formatter = DateFormatter()
+            formatter.locale = Locale(identifier: "en_US_POSIX")
+            formatter.timeZone = TimeZone(identifier: "GMT")
+            formatter.dateFormat = "EEE, dd MMM yyyy HH:mm:ss zzz"
+            guard let date = formatter.date(from: value) else { return nil }
+            seconds = date.timeIntervalSince(now)
+        }
+        // A value past the bound (or not finite) waits the longest; one in the past, not at all.
+        let bounded = seconds.isNaN ? Self.longestRetryAfter : min(max(seconds, 0), Self.longestRetryAfter)
+        return now.addingTimeInterval(bounded)
     }
 }

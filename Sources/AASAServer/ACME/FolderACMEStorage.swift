@@ -1,27 +1,32 @@
 import AASACore
 import AASAOpenSSL
 import Foundation
+import Logging
 import Synchronization
 
 /// ACME's state in the certificate folder, for one server (`serve --acme` without `--store`, `certs acme`): the
 /// account in `certs/acme/`, each certificate in certbot's layout (`certs/<domain>/fullchain.pem`, `privkey.pem`, and
 /// the record `acme.json` that marks it the server's), the pacing in `certs/acme/pacing.json` and each name's failures and renewal
 /// window in `certs/acme/orders.json`, so a restart keeps to the CA's limits. The lock is the process's own: its workers never
-/// take one domain twice.
+/// take one domain twice. A state file, or one name's member of `orders.json`, holding a value out of range is left
+/// out and logged once, naming the file and the member (``ACMEStateProblems``): the server goes on as if it were
+/// absent, and writes it again at its next change.
 final class FolderACMEStorage: ACMEStorage {
     /// The certificate folder.
     let certificateDirectory: String
     private let state: Mutex<State>
+    private let problems: ACMEStateProblems
 
     private struct State {
         var pacing: PacingState?
         var histories: [String: ACMEHistory]?
     }
 
-    /// The state in `certificateDirectory`.
-    init(certificateDirectory: String) {
+    /// The state in `certificateDirectory`; a record out of range is logged to `logger`.
+    init(certificateDirectory: String, logger: Logger) {
         self.certificateDirectory = certificateDirectory
         state = Mutex(State())
+        problems = ACMEStateProblems(logger: logger)
     }
 
     var location: String { certificateDirectory + "/" + ACMEAccount.folderName + "/" }
@@ -110,41 +115,58 @@ final class FolderACMEStorage: ACMEStorage {
 
     // MARK: Files
 
-    /// A state file's bytes, bounded.
+    /// A state file's JSON, bounded; `nil` when there is no file, or (logged) when it is no JSON.
     private func read(_ path: String) -> JSONValue? {
-        guard case .success(let contents) = ConfinedFile.read(path, within: .anywhere, maximumBytes: 64 << 20) else {
+        switch ConfinedFile.read(path, within: .anywhere, maximumBytes: 64 << 20) {
+        case .success(let contents):
+            guard let json = JSONValue.parse(contents.bytes) else {
+                problems.report(path, "is not JSON; it is left out", fix: "nothing to do: the server writes it again")
+                return nil
+            }
+            return json
+        case .failure(.missing): return nil
+        case .failure(let refusal):
+            problems.report(path, "cannot be read (\(refusal)); it is left out", fix: "make it readable by the server")
             return nil
         }
-        return JSONValue.parse(contents.bytes)
     }
 
     private func readPacing() -> PacingState? {
-        guard let json = read(pacingPath), case .number(let tokens)? = json[member: "tokens"],
-            let refilled = json[member: "refilledAt"]?.stringValue.flatMap(ISO8601DateFormatter().date)
-        else { return nil }
-        return PacingState(
-            tokens: tokens, refilledAt: refilled,
-            pausedUntil: json[member: "pausedUntil"]?.stringValue.flatMap(ISO8601DateFormatter().date),
-            pauseReason: json[member: "pauseReason"]?.stringValue)
+        guard let json = read(pacingPath) else { return nil }
+        do {
+            return try PacingState(json: json)
+        } catch {
+            problems.report(
+                pacingPath, "\(error); it is left out: the bucket of new orders starts full, without a pause",
+                fix: "nothing to do: the server writes the file again at its next order")
+            return nil
+        }
     }
 
     private func readHistories() -> [String: ACMEHistory] {
-        guard case .object(let members)? = read(ordersPath) else { return [:] }
+        guard let json = read(ordersPath) else { return [:] }
+        guard case .object(let members) = json else {
+            problems.report(
+                ordersPath, "is a \(json.typeName), not an object; it is left out",
+                fix: "nothing to do: the server writes it again at its next failure")
+            return [:]
+        }
         var histories: [String: ACMEHistory] = [:]
         for member in members {
-            if let history = ACMEHistory(json: member.value.value) { histories[member.key] = history }
+            do {
+                histories[member.key] = try ACMEHistory(json: member.value.value)
+            } catch {
+                problems.report(
+                    ordersPath,
+                    "\"\(member.key.prefix(80))\": \(error); it is left out: the name's failures count from 0",
+                    fix: "nothing to do: the server writes the file again at its next change")
+            }
         }
         return histories
     }
 
     private func write(pacing: PacingState) throws(ACMEFailure) {
-        let formatter = ISO8601DateFormatter()
-        let document = JSONValue.members([
-            ("tokens", .number(pacing.tokens)), ("refilledAt", .string(formatter.string(from: pacing.refilledAt))),
-            ("pausedUntil", pacing.pausedUntil.map { .string(formatter.string(from: $0)) } ?? .null),
-            ("pauseReason", pacing.pauseReason.map { .string($0) } ?? .null),
-        ])
-        try write(JSONWriter(style: .pretty).bytes(document) + [0x0A], to: pacingPath)
+        try write(JSONWriter(style: .pretty).bytes(pacing.json) + [0x0A], to: pacingPath)
     }
 
     private func write(_ bytes: [UInt8], to path: String) throws(ACMEFailure) {

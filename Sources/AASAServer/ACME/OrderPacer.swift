@@ -1,36 +1,5 @@
+public import AASACore
 public import Foundation
-
-/// The token bucket every new order takes a token from, and the fleet-wide pause a CA's rate limit sets
-/// (``ACMEStorage/pacing(_:)`` keeps it: in memory and `certs/acme/`, or in the store for a fleet).
-///
-/// The bucket holds at most ``OrderRate/orders`` tokens and refills continuously at the rate, as Let's Encrypt's own
-/// limit does, so a start with thousands of new domains places the first `orders` at once and then one every
-/// `period / orders`. A pause (a `429` or `503` with `Retry-After`, or a `rateLimited` problem) holds every new order
-/// until it ends, whatever the bucket holds.
-public struct PacingState: Sendable, Equatable {
-    /// Tokens in the bucket at ``refilledAt``.
-    public var tokens: Double
-    /// When ``tokens`` was counted.
-    public var refilledAt: Date
-    /// Until when new orders wait; `nil`: not paused.
-    public var pausedUntil: Date?
-    /// Why, naming the CA's problem and URL.
-    public var pauseReason: String?
-
-    /// A full bucket for `rate` at `now`.
-    public init(rate: OrderRate?, now: Date) {
-        tokens = Double(rate?.orders ?? 0)
-        refilledAt = now
-    }
-
-    /// A state as stored.
-    public init(tokens: Double, refilledAt: Date, pausedUntil: Date?, pauseReason: String?) {
-        self.tokens = tokens
-        self.refilledAt = refilledAt
-        self.pausedUntil = pausedUntil
-        self.pauseReason = pauseReason
-    }
-}
 
 /// The arithmetic of ``PacingState`` for one ``OrderRate`` (`nil`: no pacing, only pauses).
 public struct OrderPacer: Sendable {

@@ -1,3 +1,4 @@
+import AASACore
 public import Foundation
 
 /// When a certificate is renewed and when a failed order is tried again.
@@ -60,7 +61,8 @@ public struct RenewalSchedule: Sendable {
     /// A fraction in [0, 1) fixed by the domain and the certificate (FNV-1a): the same on every restart.
     static func spread(_ domain: String, _ notAfter: Date) -> Double {
         var hash: UInt64 = 0xcbf2_9ce4_8422_2325
-        for byte in Array(domain.utf8) + Array(String(Int(notAfter.timeIntervalSince1970)).utf8) {
+        let seconds = CheckedNumber.clamped(notAfter.timeIntervalSince1970, to: Int.min...Int.max)
+        for byte in Array(domain.utf8) + Array(String(seconds).utf8) {
             hash = (hash ^ UInt64(byte)) &* 0x100_0000_01b3
         }
         return Double(hash >> 11) / Double(1 << 53)

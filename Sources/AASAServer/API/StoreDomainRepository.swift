@@ -151,12 +151,22 @@ public final class StoreDomainRepository: DomainRepository, @unchecked Sendable 
                 FROM domain_revisions WHERE domain = $1 AND revision < $3::bigint ORDER BY revision DESC
                 LIMIT $2::integer
                 """, [.text(name), .integer(limit), .integer(before)])
-            return (0..<result.rowCount).compactMap { row in
+            return try (0..<result.rowCount).compactMap { row in
                 guard let revision = result.text(row, 0) else { return nil }
+                let time: Date
+                do {
+                    time = try CheckedNumber.date(
+                        secondsSince1970: result.text(row, 1), field: "domain_revisions.at of revision \(revision)")
+                } catch {
+                    throw DomainRepositoryError(
+                        .failed,
+                        "the history of \(name) in the store at \(connection.server) is not read: \(error); fix: "
+                            + "give the entry a time (UPDATE domain_revisions SET at = now() WHERE domain = … AND "
+                            + "revision = \(revision); schema version 6 refuses such a time)")
+                }
                 return DomainRevision(
-                    revision: revision, time: Date(timeIntervalSince1970: Double(result.text(row, 1) ?? "") ?? 0),
-                    actor: result.text(row, 2) ?? "", summary: result.text(row, 3) ?? "",
-                    removed: result.text(row, 4) == "t")
+                    revision: revision, time: time, actor: result.text(row, 2) ?? "",
+                    summary: result.text(row, 3) ?? "", removed: result.text(row, 4) == "t")
             }
         }
     }

@@ -63,7 +63,7 @@ extension AdminRoutes {
                 409, [("domain", .string(name)), ("state", .string("not-managed")), ("error", .string(reason))])
         case .tooManyFailures(let until):
             let time = ServerStatus.makeFormatter().string(from: until)
-            let seconds = max(1, Int(until.timeIntervalSince(now).rounded(.up)))
+            let seconds = CheckedNumber.clamped(until.timeIntervalSince(now).rounded(.up), to: 1...Int.max)
             return retryJSON(
                 429,
                 [

@@ -160,6 +160,9 @@ struct Metrics {
     }
 
     static func format(_ value: Double) -> String {
-        value == value.rounded() ? String(Int64(value)) : String(format: "%.3f", value)
+        // Prometheus' text format spells the values that are not finite `+Inf`, `-Inf` and `NaN`.
+        if value.isNaN { return "NaN" }
+        if value.isInfinite { return value > 0 ? "+Inf" : "-Inf" }
+        return Int64(exactly: value).map(String.init) ?? String(format: "%.3f", value)
     }
 }

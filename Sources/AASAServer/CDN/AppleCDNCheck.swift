@@ -45,10 +45,14 @@ public struct AppleCDNCheck: Sendable {
         observation.failureReason = response.header("Apple-Failure-Reason")
         observation.failureDetails = response.header("Apple-Failure-Details")
         observation.tryDirect = response.header("Apple-Try-Direct")
-        observation.age = response.header("Age").flatMap { Int($0.trimmingCharacters(in: .whitespaces)) }
+        // RFC 9111 §5.1, §5.2.2.1: both are non-negative numbers of seconds; another value is left out.
+        observation.age = response.header("Age").flatMap { Int($0.trimmingCharacters(in: .whitespaces)) }.flatMap {
+            $0 >= 0 ? $0 : nil
+        }
         observation.cacheControl = response.header("Cache-Control")
-        if let maxAge = Self.maxAge(observation.cacheControl) {
-            observation.nextRefresh = now.addingTimeInterval(TimeInterval(max(0, maxAge - (observation.age ?? 0))))
+        if let maxAge = Self.maxAge(observation.cacheControl), maxAge >= 0 {
+            let fresh = max(0, TimeInterval(maxAge) - TimeInterval(observation.age ?? 0))
+            observation.nextRefresh = now.addingTimeInterval(min(fresh, Self.longestFreshness))
         }
         if let reason = observation.failureReason {
             observation.state = .failed
@@ -109,6 +113,10 @@ public struct AppleCDNCheck: Sendable {
 
     /// How many classes of URLs a stale copy lists.
     static let urlChangesListed = 5
+
+    /// The longest a CDN's copy is read as fresh: a `max-age` past it (RFC 9111 allows up to 2³¹ seconds) is read
+    /// as this.
+    static let longestFreshness: TimeInterval = 366 * 86_400
 
     /// `max-age` of a `Cache-Control` value.
     static func maxAge(_ cacheControl: String?) -> Int? {

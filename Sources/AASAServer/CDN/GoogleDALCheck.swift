@@ -53,10 +53,12 @@ public struct GoogleDALCheck: Sendable {
             return observation
         }
         let errors = (body[member: "errorCode"]?.arrayValue ?? []).compactMap(\.stringValue)
+        // A duration in seconds (`"86400s"`); one that is not a finite number of seconds from 0 is left out, one
+        // past a year read as a year.
         if let maxAge = body[member: "maxAge"]?.stringValue.flatMap({
             Double($0.trimmingCharacters(in: CharacterSet(charactersIn: "s")))
-        }) {
-            observation.nextRefresh = now.addingTimeInterval(maxAge)
+        }), maxAge.isFinite, maxAge >= 0 {
+            observation.nextRefresh = now.addingTimeInterval(min(maxAge, AppleCDNCheck.longestFreshness))
         }
         let theirs = Self.statements(google: body[member: "statements"]?.arrayValue ?? [])
         if !errors.isEmpty {

@@ -40,7 +40,9 @@ public struct DomainCertificate: Sendable {
     public var tableStaple: CertificateTable.OCSPStaple? {
         ocspStaple.map {
             CertificateTable.OCSPStaple(
-                response: $0.response, expires: Int($0.nextUpdate.timeIntervalSince1970.rounded(.down)))
+                response: $0.response,
+                expires: CheckedNumber.clamped(
+                    $0.nextUpdate.timeIntervalSince1970.rounded(.down), to: Int.min...Int.max))
         }
     }
 

@@ -45,7 +45,8 @@ public struct CertificateCheck: Sendable {
                 }
                 continue
             }
-            let days = Int(certificate.notAfter.timeIntervalSince(now) / 86_400)
+            let days = CheckedNumber.clamped(
+                certificate.notAfter.timeIntervalSince(now) / 86_400, to: Int.min...Int.max)
             if certificate.notAfter < now {
                 found.append(
                     Diagnostic(

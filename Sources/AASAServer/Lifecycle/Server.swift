@@ -213,9 +213,9 @@ public final class Server: Sendable {
     private func makeACME() throws(StartupError) -> ACMEManager? {
         let storage: any ACMEStorage
         if let store = configuration.store, let key = store.key {
-            storage = StoreACMEStorage(uri: store.uri, key: key, replica: store.replica)
+            storage = StoreACMEStorage(uri: store.uri, key: key, replica: store.replica, logger: logger)
         } else {
-            storage = FolderACMEStorage(certificateDirectory: configuration.certificateDirectory)
+            storage = FolderACMEStorage(certificateDirectory: configuration.certificateDirectory, logger: logger)
         }
         return try ACMESetup(configuration: configuration, logger: logger).manager(
             storage: storage, responder: challenges

@@ -207,5 +207,6 @@ extension Rule {
         .acmeOrder,
         .listener,
         .storeUnreachable,
+        .storedValue,
     ]
 }

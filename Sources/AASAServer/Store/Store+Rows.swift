@@ -50,11 +50,13 @@ extension Store {
                     AND ($5::text[] IS NULL OR d.name = ANY($5::text[]))
                 GROUP BY d.name, c.id, c.at ORDER BY d.name LIMIT $4::integer
                 """
-        ) { name, changeID, changedAt, result, row in
+        ) { name, revision, result, row in
             let figures = (3..<7).map { Int(result.text(row, $0) ?? "") ?? Int.max }
             var entry = Listed(
-                name: name, changeID: changeID, changedAt: changedAt, size: figures[0] &+ figures[3], files: figures[1])
-            if let over = figures.indices.first(where: { figures[$0] > caps[$0] }) {
+                name: name, revision: revision, changeIDText: result.text(row, 1), size: figures[0] &+ figures[3],
+                files: figures[1],
+                what: "domain", fix: "write the domain again")
+            if entry.refusal == nil, let over = figures.indices.first(where: { figures[$0] > caps[$0] }) {
                 entry.refusal = StoreError(
                     "\(name)/site.json: error: the store at \(connection.server) holds \(figures[over]) \(what[over]) "
                         + "for domain \(name), over the \(caps[over]) a domain folder may hold; nothing of it is read; "
@@ -109,11 +111,13 @@ extension Store {
                         OR NOT EXISTS (SELECT 1 FROM domains d WHERE d.name = r.name))
                 ORDER BY r.name LIMIT $4::integer
                 """
-        ) { name, changeID, changedAt, result, row in
+        ) { name, revision, result, row in
             let largest = Int(result.text(row, 3) ?? "") ?? Int.max
             var entry = Listed(
-                name: name, changeID: changeID, changedAt: changedAt, size: Int(result.text(row, 4) ?? "") ?? Int.max)
-            if largest > cap {
+                name: name, revision: revision, changeIDText: result.text(row, 1),
+                size: Int(result.text(row, 4) ?? "") ?? Int.max,
+                what: "certificate", fix: "push the certificate again")
+            if entry.refusal == nil, largest > cap {
                 entry.refusal = StoreError(
                     "certificate \(name): error: the store at \(connection.server) holds a file of \(largest) bytes for "
                         + "it, over the \(StorePush.maximumCertificateFileBytes) a certificate file may have; nothing "
@@ -152,10 +156,12 @@ extension Store {
 
     /// Runs the listing `sql` page by page (parameters: the last name of the previous page, the shard's hash range,
     /// the page size, the names or `NULL`; columns: the name, the change id, its time, then the listing's own),
-    /// handing each row to `take` with its name and revision. Names are selected a statement's worth at a time.
+    /// handing each row to `take` with its name and revision, or why the revision is out of range
+    /// (``StoredRevision/read(changeID:epochSeconds:)``). Names are selected a statement's worth at a time.
     private func list(
         shard: Shard?, names: Set<String>?, sql: String,
-        take: (_ name: String, _ changeID: Int64, _ changedAt: Date, PostgresResult, Int) throws -> Void
+        take: (_ name: String, _ revision: Result<StoredRevision, CheckedNumber.Failure>, PostgresResult, Int) throws
+            -> Void
     ) throws {
         let range = shard?.hashRange ?? 0..<(1 << 32)
         let groups: [[String]?] =
@@ -175,11 +181,11 @@ extension Store {
                         .integer(Self.listingPageRows), group.map { .text(Self.textArray($0)) },
                     ])
                 for row in 0..<page.rowCount {
-                    guard let name = page.text(row, 0), let changeID = page.text(row, 1).flatMap(Int64.init) else {
-                        continue
+                    guard let name = page.text(row, 0) else { continue }
+                    let revision = Result { () throws(CheckedNumber.Failure) in
+                        try StoredRevision.read(changeID: page.text(row, 1), epochSeconds: page.text(row, 2))
                     }
-                    let changedAt = Date(timeIntervalSince1970: Double(page.text(row, 2) ?? "") ?? 0)
-                    try take(name, changeID, changedAt, page, row)
+                    try take(name, revision, page, row)
                 }
                 guard page.rowCount == Self.listingPageRows, let last = page.text(page.rowCount - 1, 0) else { break }
                 after = last
@@ -214,5 +220,25 @@ extension Store {
                 "\"" + name.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "\"", with: "\\\"")
                     + "\""
             }.joined(separator: ",") + "}"
+    }
+}
+
+extension Store.Listed {
+    /// The listing of the `what` (`domain`, `certificate`) `name` at `revision`; a revision out of range is the row's
+    /// refusal (``Rule/storedValue``), whose fix dates the change `changeIDText` and ends with `fix`.
+    init(
+        name: String, revision: Result<StoredRevision, CheckedNumber.Failure>, changeIDText: String?, size: Int,
+        files: Int = 0, what: String, fix: String
+    ) {
+        switch revision {
+        case .success(let revision):
+            self.init(name: name, changeID: revision.changeID, changedAt: revision.changedAt, size: size, files: files)
+        case .failure(let failure):
+            self.init(name: name, changeID: 0, changedAt: .distantPast, size: size, files: files)
+            refusal = StoreError(
+                "the \(what) row \(name) is not read: \(failure)", rule: .storedValue,
+                hint: "give the change a time (UPDATE changes SET at = now() WHERE id = \(changeIDText ?? "…"); "
+                    + "schema version 6 refuses such a time), then \(fix) or restart the replicas")
+        }
     }
 }

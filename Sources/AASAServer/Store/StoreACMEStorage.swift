@@ -2,6 +2,7 @@ import AASACore
 import AASAOpenSSL
 import AASAPostgres
 import Foundation
+import Logging
 import Synchronization
 
 /// ACME's state in the store, shared by every replica of a fleet (`serve --store --acme`): one account (its key
@@ -12,6 +13,10 @@ import Synchronization
 ///
 /// Ordering a certificate takes a session-level advisory lock for its name on a connection of its own: a replica
 /// that dies mid-order loses its connection, and with it the lock, so another replica takes the order over.
+///
+/// A row of `acme_pacing` or `acme_orders` holding a value out of range (a store written past schema version 6's
+/// constraints) is left out and logged once, naming the table, the row and the column (``ACMEStateProblems``): the
+/// fleet goes on as if it were absent, and the row is written again at its next change.
 final class StoreACMEStorage: ACMEStorage, @unchecked Sendable {
     /// The first key of every certificate's lock: "acme".
     static let lockClass: Int32 = 0x6163_6D65
@@ -29,14 +34,16 @@ final class StoreACMEStorage: ACMEStorage, @unchecked Sendable {
     /// Every certificate row's record (`nil`: the operator's), and the last change read into it.
     private let index = Mutex<(records: [String: CertificateRecord?], change: Int64)?>(nil)
     private let pacingSeen = Mutex<PacingState?>(nil)
+    private let problems: ACMEStateProblems
 
     /// The state in the store at `uri`, private keys sealed with `key`; `replica` names the lock holder in
-    /// `pg_stat_activity.application_name`.
-    init(uri: String, key: StoreKey, replica: String) {
+    /// `pg_stat_activity.application_name`. A row out of range is logged to `logger`.
+    init(uri: String, key: StoreKey, replica: String, logger: Logger) {
         self.uri = uri
         self.key = key
         self.replica = replica
         server = PostgresConnection.server(of: uri)
+        problems = ACMEStateProblems(logger: logger)
     }
 
     deinit {
@@ -248,13 +255,17 @@ final class StoreACMEStorage: ACMEStorage, @unchecked Sendable {
                     SELECT tokens, refilled_at, paused_until, pause_reason FROM acme_pacing WHERE id = 1 FOR UPDATE
                     """)
                 var state: PacingState?
-                if row.rowCount == 1, let tokens = row.text(0, 0).flatMap(Double.init),
-                    let refilled = row.text(0, 1).flatMap(Double.init)
-                {
-                    state = PacingState(
-                        tokens: tokens, refilledAt: Date(timeIntervalSince1970: refilled),
-                        pausedUntil: row.text(0, 2).flatMap(Double.init).map(Date.init(timeIntervalSince1970:)),
-                        pauseReason: row.text(0, 3))
+                if row.rowCount == 1 {
+                    do {
+                        state = try PacingState(
+                            tokens: row.text(0, 0), refilledAt: row.text(0, 1), pausedUntil: row.text(0, 2),
+                            pauseReason: row.text(0, 3))
+                    } catch {
+                        problems.report(
+                            "acme_pacing (id 1) in the store at \(server)",
+                            "\(error); it is left out: the bucket of new orders starts full, without a pause",
+                            fix: "nothing to do: the server writes the row again at its next order")
+                    }
                 }
                 let before = state
                 let value = body(&state)
@@ -290,7 +301,19 @@ final class StoreACMEStorage: ACMEStorage, @unchecked Sendable {
                 "SELECT history FROM acme_orders WHERE name = $1", [.text(domain)])
             return row.rowCount == 1 ? row.bytes(0, 0) : nil
         }
-        return text.flatMap { $0 }.flatMap(JSONValue.parse).flatMap(ACMEHistory.init(json:))
+        guard let bytes = text.flatMap({ $0 }) else { return nil }
+        let place = "acme_orders row \(domain.prefix(80)) in the store at \(server)"
+        let fix = "nothing to do: the server writes the row again at the name's next order"
+        guard let json = JSONValue.parse(bytes) else {
+            problems.report(place, "history is not JSON; it is left out: the name's failures count from 0", fix: fix)
+            return nil
+        }
+        do {
+            return try ACMEHistory(json: json)
+        } catch {
+            problems.report(place, "history: \(error); it is left out: the name's failures count from 0", fix: fix)
+            return nil
+        }
     }
 
     func save(history: ACMEHistory?, of domain: String) {

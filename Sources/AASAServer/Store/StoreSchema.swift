@@ -96,7 +96,37 @@ public enum StoreSchema {
             "ALTER TABLE domains ADD COLUMN files_change_id bigint"
         ],
         [
-            // Version 6 is the CHECK constraints of another change; they take this place when both are merged.
+            // Every number a replica reads is one it can use (``CheckedNumber``): a time from year 1 to 9999, the
+            // bucket's tokens from 0 to the most an order rate allows. A row already out of range is repaired first,
+            // so the upgrade never fails on it: a change or history entry is dated at the upgrade, and an
+            // `acme_pacing` row is deleted (as before the first order: the bucket starts full, without a pause).
+            // PostgreSQL sorts `NaN` above every number and `Infinity`, so the ranges leave both out.
+            """
+            UPDATE changes SET at = now()
+            WHERE NOT (at >= '0001-01-01 00:00:00+00' AND at <= '9999-12-31 23:59:59+00')
+            """,
+            """
+            ALTER TABLE changes ADD CONSTRAINT changes_at_range
+                CHECK (at >= '0001-01-01 00:00:00+00' AND at <= '9999-12-31 23:59:59+00')
+            """,
+            """
+            UPDATE domain_revisions SET at = now()
+            WHERE NOT (at >= '0001-01-01 00:00:00+00' AND at <= '9999-12-31 23:59:59+00')
+            """,
+            """
+            ALTER TABLE domain_revisions ADD CONSTRAINT domain_revisions_at_range
+                CHECK (at >= '0001-01-01 00:00:00+00' AND at <= '9999-12-31 23:59:59+00')
+            """,
+            """
+            DELETE FROM acme_pacing
+            WHERE NOT (tokens BETWEEN 0 AND 1000000 AND refilled_at BETWEEN -62135596800 AND 253402300799
+                AND coalesce(paused_until BETWEEN -62135596800 AND 253402300799, true))
+            """,
+            """
+            ALTER TABLE acme_pacing ADD CONSTRAINT acme_pacing_finite
+                CHECK (tokens BETWEEN 0 AND 1000000 AND refilled_at BETWEEN -62135596800 AND 253402300799
+                    AND (paused_until IS NULL OR paused_until BETWEEN -62135596800 AND 253402300799))
+            """,
         ],
         [
             // The bytes the tenant API's history counts (``HistoryPolicy``: each entry's site.json and 3,072 bytes

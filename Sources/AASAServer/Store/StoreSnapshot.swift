@@ -5,11 +5,12 @@ import Logging
 /// A replica's copy of what it read from the store (`serve --store-cache DIR`), so that it can start and serve while
 /// the database is unreachable.
 ///
-/// `DIR/domains/<name>` and `DIR/certificates/<name>` hold one row each (``StoreFolder/record(changeID:changedAt:entries:)``,
-/// private keys still sealed), `DIR/state` the id of the last change applied. A thread of its own writes them, each
-/// file beside its place and renamed into it: the rows read by a load first, then the state, so the state never
-/// names a change whose rows are not written. A replica that starts without the database reads the rows back
-/// (``isServing``) until it has read the database once; then it catches up from the state's change.
+/// `DIR/domains/<name>` and `DIR/certificates/<name>` hold one row each (a ``SnapshotRecord``, private keys still
+/// sealed), `DIR/state` the id of the last change applied. A thread of its own writes them, each file beside its place
+/// and renamed into it: the rows read by a load first, then the state, so the state never names a change whose rows
+/// are not written. A replica that starts without the database reads the rows back (``isServing``) until it has read
+/// the database once; then it catches up from the state's change. A file that is not a record is left out (one
+/// warning for all); a record whose time is out of range is that row's error (``Rule/storedValue``).
 final class StoreSnapshot: Service, @unchecked Sendable {
     /// The folder.
     let folder: String
@@ -211,8 +212,10 @@ final class StoreSnapshot: Service, @unchecked Sendable {
                 unlink(folder + "/" + name)
                 continue
             }
-            let record = StoreFolder.record(changeID: row.changeID, changedAt: row.changedAt, entries: entries(content))
-            try StorePull.save(record, to: folder + "/" + name, mode: 0o600)
+            let record = SnapshotRecord(
+                changeID: row.changeID, changedAt: row.changedAt,
+                entries: entries(content).map { SnapshotRecord.Entry(name: $0.0, bytes: $0.1) })
+            try StorePull.save(record.bytes, to: folder + "/" + name, mode: 0o600)
         }
     }
 
@@ -250,8 +253,17 @@ final class StoreSnapshot: Service, @unchecked Sendable {
         for name in listed where Self.isFileName(name) {
             let path = folder + "/" + name
             guard FileManager.default.fileExists(atPath: path) else { continue }
-            guard let revision = StoreFolder.revision(ofRecordAt: path) else {
+            let revision: (changeID: Int64, changedAt: Date)
+            switch Result(catching: { () throws(SnapshotRecord.Failure) in try StoreFolder.revision(ofRecordAt: path) })
+            {
+            case .success(let read):
+                revision = read
+            case .failure(.notARecord):
                 unreadable.append(path)
+                continue
+            case .failure(.value(let failure)):
+                references[name] = StoreReference(
+                    changeID: 0, changedAt: .distantPast, bytes: .read(.failure(Self.outOfRange(path, name, failure))))
                 continue
             }
             references[name] = StoreReference(
@@ -259,9 +271,20 @@ final class StoreSnapshot: Service, @unchecked Sendable {
                 bytes: .load {
                     guard
                         case .success(let contents) = ConfinedFile.read(
-                            path, within: .anywhere, maximumBytes: Self.maximumRecordBytes),
-                        let record = StoreFolder.entries(of: contents.bytes), let content = decode(name, record.entries)
+                            path, within: .anywhere, maximumBytes: Self.maximumRecordBytes)
                     else {
+                        return .failure(StoreError("\(path): error: the snapshot's copy of \(name) cannot be read"))
+                    }
+                    let record: SnapshotRecord
+                    switch Result(catching: { () throws(SnapshotRecord.Failure) in
+                        try SnapshotRecord(bytes: contents.bytes)
+                    }) {
+                    case .success(let read): record = read
+                    case .failure(.value(let failure)): return .failure(Self.outOfRange(path, name, failure))
+                    case .failure(.notARecord):
+                        return .failure(StoreError("\(path): error: the snapshot's copy of \(name) cannot be read"))
+                    }
+                    guard let content = decode(name, record.entries.map { ($0.name, $0.bytes) }) else {
                         return .failure(StoreError("\(path): error: the snapshot's copy of \(name) cannot be read"))
                     }
                     return .success(content)
@@ -274,6 +297,13 @@ final class StoreSnapshot: Service, @unchecked Sendable {
                 metadata: ["count": "\(unreadable.count)", "first": "\(first)"])
         }
         return references
+    }
+
+    /// The refusal of the record of `name` at `path`, whose revision holds a value out of range.
+    private static func outOfRange(_ path: String, _ name: String, _ failure: CheckedNumber.Failure) -> StoreError {
+        StoreError(
+            "the snapshot's record \(path) of \(name) is not read: \(failure)", rule: .storedValue,
+            hint: "delete the file: the replica writes it again once it reads the store")
     }
 
     /// Whether `name` is a file name of the snapshot's folders: no `/`, not hidden (temporary files are).

@@ -138,6 +138,13 @@ struct StoreSource: ConfigSource {
                 diagnostics: [Diagnostic(.error, rule: .domainName, problem.message, file: file, hint: problem.hint)])
         } else {
             switch row.take(name) {
+            case .refused(let refusal) where refusal.rule == .storedValue:
+                // No revision: the row is read again at the next load that names it, once its value is fixed.
+                return LoadedDomain(
+                    domain: name, file: file,
+                    diagnostics: [
+                        Diagnostic(.error, rule: .storedValue, refusal.description, file: file, hint: refusal.hint)
+                    ])
             case .refused(let refusal):
                 return failed(.fileTooLarge, refusal.description, hint: "push the domain again from its folder")
             case .unreachable(let error):
@@ -150,7 +157,9 @@ struct StoreSource: ConfigSource {
                 loaded = loader.loadDomain(
                     domain: name, source: SourceText(name: file, bytes: stored.siteJSON), folder: folder,
                     folderFacts: PageLoader.FolderFacts(
-                        configModified: Int(row.changedAt.timeIntervalSince1970), entries: [SiteConfigLoader.fileName],
+                        configModified: CheckedNumber.clamped(
+                            row.changedAt.timeIntervalSince1970, to: Int.min...Int.max),
+                        entries: [SiteConfigLoader.fileName],
                         confinement: Confinement(folder: folder)))
                 loaded = Self.placed(loaded, from: folder, as: name)
             case .content(let stored):
@@ -223,8 +232,9 @@ struct StoreSource: ConfigSource {
                     name: name, certificate: nil,
                     diagnostics: [
                         Diagnostic(
-                            .error, rule: .certificateInvalid, refusal.description,
-                            file: CertificateFile.chain.path(in: location), hint: "push the certificate again")
+                            .error, rule: refusal.rule ?? .certificateInvalid, refusal.description,
+                            file: CertificateFile.chain.path(in: location),
+                            hint: refusal.hint ?? "push the certificate again")
                     ])
             case .unreachable:
                 return nil
@@ -327,4 +337,10 @@ extension Rule {
     public static let storeUnreachable = Rule(
         "store-unreachable", .error,
         "The store (`serve --store`) cannot be read: the replica keeps serving what it last read from it.")
+
+    /// Reported by `StoreSource`, for a row of the store and a record of its snapshot.
+    public static let storedValue = Rule(
+        "stored-value", .error,
+        "A row of the store or a record of the snapshot (`--store-cache`) holds a value out of range (a time that is "
+            + "not finite): that row is not read, every other one is.")
 }
