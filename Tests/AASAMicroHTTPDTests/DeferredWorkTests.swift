@@ -26,7 +26,7 @@ import Testing
                 return .deferred(
                     DeferredWork { [self] in
                         started.add(1, ordering: .relaxed)
-                        threads.withLock { $0.insert(Self.threadName()) }
+                        threads.withLock { _ = $0.insert(Self.threadName()) }
                         gate.wait()
                         return Response(status: 200, body: Array("built off the listener\n".utf8))
                     })
