@@ -111,13 +111,13 @@ public final class FolderDomainRepository: DomainRepository {
     /// Writes site.json of `name`: in place, or for a new domain a folder moved into the config folder.
     private func place(_ name: String, _ siteJSON: [UInt8]) throws {
         if FileManager.default.fileExists(atPath: directory + "/" + name) {
-            try atomically(siteJSON, to: siteFile(name))
+            try RepositoryFiles.write(siteJSON, to: siteFile(name))
         } else {
             // A new domain's folder enters the config folder whole, site.json inside, in one rename: the
             // watcher never sees it empty (a domain without site.json is an error until the file comes).
             let staged = historyRoot + "/.new-" + name + "-" + String(UInt64.random(in: .min ... .max), radix: 16)
-            try make(staged)
-            try atomically(siteJSON, to: staged + "/" + SiteConfigLoader.fileName)
+            try RepositoryFiles.makeFolder(staged)
+            try RepositoryFiles.write(siteJSON, to: staged + "/" + SiteConfigLoader.fileName)
             guard rename(staged, directory + "/" + name) == 0 else {
                 let reason = String(cString: strerror(errno))
                 try? FileManager.default.removeItem(atPath: staged)
@@ -278,7 +278,7 @@ public final class FolderDomainRepository: DomainRepository {
         let (folder, file) = try pageFolder(name, path: path, creating: true)
         defer { close(folder) }
         // The folder as the descriptor holds it: a link swapped in after the walk leads nowhere else.
-        try atomically(bytes, to: "/proc/self/fd/\(folder)/" + file)
+        try RepositoryFiles.write(bytes, to: "/proc/self/fd/\(folder)/" + file)
     }
 
     /// The open folder the page `path` of `name` lies in, and the file's name in it: walked from the domain's real
@@ -331,7 +331,7 @@ public final class FolderDomainRepository: DomainRepository {
     /// Runs `body` holding this process's lock and the folder's `flock`.
     private func exclusively<Value>(_ body: () throws -> Value) throws -> Value {
         try locked {
-            try make(historyRoot)
+            try RepositoryFiles.makeFolder(historyRoot)
             let lockFile = historyRoot + "/.lock"
             let descriptor = open(lockFile, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0o600)
             guard descriptor >= 0 else {
@@ -362,22 +362,6 @@ public final class FolderDomainRepository: DomainRepository {
         }
     }
 
-    private func make(_ folder: String) throws {
-        do {
-            try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
-        } catch {
-            throw DomainRepositoryError(.failed, "could not create the folder '\(folder)': \(error)")
-        }
-    }
-
-    private func atomically(_ bytes: [UInt8], to path: String) throws {
-        do {
-            try AtomicFile.write(bytes, to: path)
-        } catch {
-            throw DomainRepositoryError(.failed, error.description)
-        }
-    }
-
     /// Times in the log: ISO 8601 with milliseconds, UTC.
     static var timeFormat: ISO8601DateFormatter { ServerStatus.makeFormatter() }
 
@@ -387,7 +371,6 @@ public final class FolderDomainRepository: DomainRepository {
         defer { lock.unlock() }
         return try body()
     }
-
 }
 
 extension DomainExpectation {

@@ -57,16 +57,16 @@ struct FolderHistory {
         entry.summary = HistoryPolicy.bounded(summary: entry.summary)
         entry.actor = HistoryPolicy.bounded(actor: entry.actor)
         let old = try log(name)
-        try make(folder(name))
+        try RepositoryFiles.makeFolder(folder(name))
         let version = versionFile(name, entry.revision)
         var madeVersion = false
         if let siteJSON, !FileManager.default.fileExists(atPath: version) {
-            try atomically(siteJSON, to: version)
+            try RepositoryFiles.write(siteJSON, to: version)
             madeVersion = true
         }
         let kept = within(policy, [entry] + old.entries, name: name)
         do {
-            try atomically(encode(kept), to: logFile(name))
+            try RepositoryFiles.write(encode(kept), to: logFile(name))
         } catch {
             if madeVersion { try? FileManager.default.removeItem(atPath: version) }
             throw error
@@ -75,7 +75,7 @@ struct FolderHistory {
             try apply()
         } catch {
             if let bytes = old.bytes {
-                try? atomically(bytes, to: logFile(name))
+                try? RepositoryFiles.write(bytes, to: logFile(name))
             } else {
                 try? FileManager.default.removeItem(atPath: logFile(name))
             }
@@ -118,7 +118,7 @@ struct FolderHistory {
             try? FileManager.default.removeItem(atPath: folder(name))
             return
         }
-        try atomically(encode(kept), to: logFile(name))
+        try RepositoryFiles.write(encode(kept), to: logFile(name))
         dropVersions(name, of: old, keeping: kept)
     }
 
@@ -137,21 +137,5 @@ struct FolderHistory {
                 ]))
         }
         return JSONWriter(style: .pretty).bytes(.array(values))
-    }
-
-    private func make(_ folder: String) throws {
-        do {
-            try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
-        } catch {
-            throw DomainRepositoryError(.failed, "could not create the folder '\(folder)': \(error)")
-        }
-    }
-
-    private func atomically(_ bytes: [UInt8], to path: String) throws {
-        do {
-            try AtomicFile.write(bytes, to: path)
-        } catch {
-            throw DomainRepositoryError(.failed, error.description)
-        }
     }
 }

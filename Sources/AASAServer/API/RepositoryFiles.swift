@@ -1,0 +1,23 @@
+import AASACore
+import Foundation
+
+/// What the folder repository and its history do to files, each failure a ``DomainRepositoryError`` naming the path.
+enum RepositoryFiles {
+    /// Creates `folder` and the folders above it that are missing.
+    static func makeFolder(_ folder: String) throws {
+        do {
+            try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        } catch {
+            throw DomainRepositoryError(.failed, "could not create the folder '\(folder)': \(error)")
+        }
+    }
+
+    /// Replaces `path` with `bytes` at once (``AtomicFile``): a reader sees the old file or the new one.
+    static func write(_ bytes: [UInt8], to path: String) throws {
+        do {
+            try AtomicFile.write(bytes, to: path)
+        } catch {
+            throw DomainRepositoryError(.failed, error.description)
+        }
+    }
+}
