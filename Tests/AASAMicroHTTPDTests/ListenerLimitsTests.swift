@@ -102,7 +102,9 @@ import Testing
         let directory = try makeTemporaryDirectory()
         defer { try? FileManager.default.removeItem(atPath: directory) }
         let body = directory + "/body"
-        #expect(FileManager.default.createFile(atPath: body, contents: Data(count: 4 << 20)))
+        // Within what a lingering close reads (LingeringClose.byteLimit, 1 MiB): a client that sends more may be reset
+        // before it reads the refusal, which is a race with its own reading, won or lost by how busy the machine is.
+        #expect(FileManager.default.createFile(atPath: body, contents: Data(count: 768 << 10)))
         let (path, extra): (String, [String]) =
             switch part {
             case "header": ("/hello", ["-H", "X-Big: \(big)"])
