@@ -18,21 +18,23 @@ public struct CurlResponse: Sendable {
 
 /// Real HTTP(S) requests through curl: TLS verification against a CA file, SNI through `--resolve`.
 public enum Curl {
-    /// Requests `url`. For HTTPS, `resolve` maps the URL's host to 127.0.0.1 so SNI and Host carry the name.
+    /// Requests `url`. For HTTPS, `resolve` maps the URL's host to 127.0.0.1 so SNI and Host carry the name. The
+    /// request may take `maxTime` seconds of a fast machine (scaled by ``TestTime``).
     public static func request(
         _ url: String, method: String = "GET", headers: [String] = [], caFile: String? = nil,
-        resolve: (host: String, port: UInt16)? = nil, extra: [String] = []
+        resolve: (host: String, port: UInt16)? = nil, extra: [String] = [], maxTime: Double = 10
     ) throws -> CurlResponse {
         let headerFile = NSTemporaryDirectory() + "curl-headers-\(UUID().uuidString)"
         defer { try? FileManager.default.removeItem(atPath: headerFile) }
-        var arguments = ["-sS", "--max-time", "10", "-D", headerFile, "-o", "-", "--proto", "=http,https"]
+        let seconds = String(Int(TestTime.seconds(maxTime).rounded(.up)))
+        var arguments = ["-sS", "--max-time", seconds, "-D", headerFile, "-o", "-", "--proto", "=http,https"]
         if method == "HEAD" { arguments.append("-I") } else if method != "GET" { arguments += ["-X", method] }
         for header in headers { arguments += ["-H", header] }
         if let caFile { arguments += ["--cacert", caFile] }
         if let resolve { arguments += ["--resolve", "\(resolve.host):\(resolve.port):127.0.0.1"] }
         arguments += extra
         arguments.append(url)
-        let output = try Command.run("curl", arguments, timeout: 20)
+        let output = try Command.run("curl", arguments, timeout: maxTime + 10)
         let headerText = (try? String(contentsOfFile: headerFile, encoding: .utf8)) ?? ""
         let lines = headerText.split(separator: "\r\n", omittingEmptySubsequences: true).map(String.init)
         var status = 0
