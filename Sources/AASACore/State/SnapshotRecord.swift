@@ -23,7 +23,14 @@ package struct SnapshotRecord: Sendable, Equatable {
     /// The change that last wrote the row.
     package var changeID: Int64
     /// When that change committed.
-    package var changedAt: Date
+    package var changedAt: Date {
+        get { Date(timeIntervalSince1970: secondsSince1970) }
+        set { secondsSince1970 = newValue.timeIntervalSince1970 }
+    }
+    /// ``changedAt`` as the record holds it: a `Date` keeps its time from 2001, so seconds from 1970 read into one do
+    /// not always come back bit for bit (`-0.0`, the last bit of a time with a fraction), and a record read whole must
+    /// write back the bytes it was read from.
+    private var secondsSince1970: Double
     /// The row's files, in the order written.
     package var entries: [Entry]
 
@@ -50,7 +57,7 @@ package struct SnapshotRecord: Sendable, Equatable {
     /// A record of `entries` at the revision `changeID`, `changedAt`.
     package init(changeID: Int64, changedAt: Date, entries: [Entry]) {
         self.changeID = changeID
-        self.changedAt = changedAt
+        self.secondsSince1970 = changedAt.timeIntervalSince1970
         self.entries = entries
     }
 
@@ -60,7 +67,7 @@ package struct SnapshotRecord: Sendable, Equatable {
     ///   another format), or ``Failure/value(_:)`` when its time is out of range.
     package init(bytes: [UInt8]) throws(Failure) {
         var reader = Reader(bytes: bytes)
-        let (changeID, changedAt) = try Self.revision(&reader)
+        let (changeID, seconds) = try Self.revision(&reader)
         guard let count = reader.number(4) else { throw .notARecord }
         var entries: [Entry] = []
         for _ in 0..<count {
@@ -72,7 +79,9 @@ package struct SnapshotRecord: Sendable, Equatable {
             entries.append(Entry(name: name, bytes: value))
         }
         guard reader.isAtEnd else { throw .notARecord }
-        self.init(changeID: changeID, changedAt: changedAt, entries: entries)
+        self.changeID = changeID
+        self.secondsSince1970 = seconds
+        self.entries = entries
     }
 
     /// The revision at the start of a record, from its first ``headLength`` bytes (or more).
@@ -80,7 +89,8 @@ package struct SnapshotRecord: Sendable, Equatable {
     /// - Throws: ``Failure`` as ``init(bytes:)``.
     package static func revision(head: [UInt8]) throws(Failure) -> (changeID: Int64, changedAt: Date) {
         var reader = Reader(bytes: head)
-        return try revision(&reader)
+        let (changeID, seconds) = try revision(&reader)
+        return (changeID, Date(timeIntervalSince1970: seconds))
     }
 
     /// The record's bytes.
@@ -92,7 +102,7 @@ package struct SnapshotRecord: Sendable, Equatable {
             }
         }
         append(UInt64(bitPattern: changeID), 8)
-        append(changedAt.timeIntervalSince1970.bitPattern, 8)
+        append(secondsSince1970.bitPattern, 8)
         append(UInt64(truncatingIfNeeded: entries.count), 4)
         for entry in entries {
             let name = Array(entry.name.utf8)
@@ -104,15 +114,16 @@ package struct SnapshotRecord: Sendable, Equatable {
         return bytes
     }
 
-    private static func revision(_ reader: inout Reader) throws(Failure) -> (changeID: Int64, changedAt: Date) {
+    /// The change id and its time's seconds since 1970 as the record holds them, once they are known to be a time.
+    private static func revision(_ reader: inout Reader) throws(Failure) -> (changeID: Int64, seconds: Double) {
         guard reader.take(magic.count) == magic, let change = reader.number(8), let time = reader.number(8) else {
             throw .notARecord
         }
         let changeID = Int64(bitPattern: change)
+        let seconds = Double(bitPattern: time)
         do {
-            let changedAt = try CheckedNumber.date(
-                secondsSince1970: Double(bitPattern: time), field: "the time of change \(changeID)")
-            return (changeID, changedAt)
+            _ = try CheckedNumber.date(secondsSince1970: seconds, field: "the time of change \(changeID)")
+            return (changeID, seconds)
         } catch {
             throw .value(error)
         }
