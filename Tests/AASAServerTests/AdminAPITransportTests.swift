@@ -133,19 +133,27 @@ final class APITransportListener: @unchecked Sendable {
     }
 
     /// Each token is told apart: a read token reaches the handler too (its scope is the handler's to check), as
-    /// the holder it names; methods the API does not take are 404.
+    /// the holder it names. A method the API does not take reaches it too (the API answers 405); with a body, the
+    /// listener answers that 405 on the head, before the body.
     @Test func theCallerIsTheTokenThatWasPresented() throws {
         let listener = try APITransportListener()
         #expect(try listener.request("/api/v1/openapi.json", headers: Self.read).status == 200)
         #expect(try listener.request("/api/v1/domains/a.example", method: "DELETE", headers: Self.write).status == 200)
-        #expect(try listener.request("/api/v1/domains", method: "PATCH", headers: Self.write).status == 404)
+        #expect(try listener.request("/api/v1/domains", method: "PATCH", headers: Self.write).status == 200)
+        let client = try RawClient(port: listener.port)
+        client.send(
+            "PATCH /api/v1/domains HTTP/1.1\r\nHost: localhost\r\n\(Self.write[0])\r\nContent-Length: 5\r\n"
+                + "Expect: 100-continue\r\n\r\n")
+        let refused = client.readAll()
+        #expect(refused.hasPrefix("HTTP/1.1 405 ") && refused.contains("Allow: GET, HEAD"), "\(refused)")
         let requests = listener.received.withLock { $0 }
         #expect(
             requests.map(\.caller) == [
                 AdminCaller(name: "prometheus", scope: .read), AdminCaller(name: "ci-deploy", scope: .write),
+                AdminCaller(name: "ci-deploy", scope: .write),
             ])
-        #expect(requests.map(\.method) == [.get, .delete])
-        #expect(requests.map(\.path) == ["/api/v1/openapi.json", "/api/v1/domains/a.example"])
+        #expect(requests.map(\.method) == [.get, .delete, .other])
+        #expect(requests.map(\.path) == ["/api/v1/openapi.json", "/api/v1/domains/a.example", "/api/v1/domains"])
         #expect(requests.allSatisfy { $0.body.isEmpty && $0.rawQuery == nil && $0.ifMatch == nil })
     }
 
@@ -170,7 +178,9 @@ final class APITransportListener: @unchecked Sendable {
             "\(method) \(path) HTTP/1.1\r\nHost: localhost\r\n\(Self.write[0])\r\nContent-Length: \(cap + 1)\r\n"
                 + "Expect: 100-continue\r\n\r\n")
         let answer = client.readAll()
-        #expect(answer.hasPrefix("HTTP/1.1 413 "), "\(answer)")
+        // A method the API's route does not answer is told so first, on the head: 405 with its Allow.
+        let refusedMethod = path == "/api/v1/domains/shop.example/status"
+        #expect(answer.hasPrefix(refusedMethod ? "HTTP/1.1 405 " : "HTTP/1.1 413 "), "\(answer)")
         #expect(!answer.contains("100 Continue"))
         if cap > 0 {
             // At the cap the client is told to continue; without a token it is told so (401), before its body's size

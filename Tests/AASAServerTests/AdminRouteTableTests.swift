@@ -18,12 +18,12 @@ import Testing
         #expect(Set(AdminRoute.table.filter { $0.access == .open }.map(\.path)) == Self.openPaths)
         #expect(Set(AdminRoute.table.filter(\.answersCrossSite).map(\.path)) == ["/healthz", "/readyz"])
         // Every route reads (GET, HEAD) but the one action, which only POST reaches, and the tenant API, whose token
-        // scopes decide who writes.
+        // scopes decide who writes and which answers any other method with its 405.
         for route in AdminRoute.table {
             let expected: Set<RequestMethod> =
                 switch route.path {
                 case "/acme/retry": [.post]
-                case "/api/v1/": [.get, .head, .post, .put, .delete]
+                case "/api/v1/": [.get, .head, .post, .put, .delete, .other]
                 default: [.get, .head]
                 }
             #expect(route.methods == expected, "\(route.path)")
@@ -64,7 +64,10 @@ import Testing
             #expect(with.status != 401, "\(route.path): \(with.status)")
             // The API is 404 while the server has no handler for it (AdminAPITransportTests covers what reaches one).
             if route.handler != .api { #expect(with.status != 404, "\(route.path): \(with.status)") }
-            #expect(try Curl.request(base + path, method: undeclared, headers: bearer).status == 404, "\(route.path)")
+            // The API answers any method, with 405 and Allow for one its route does not take.
+            let refused = try Curl.request(base + path, method: undeclared, headers: bearer)
+            #expect(refused.status == (route.handler == .api ? 405 : 404), "\(route.path)")
+            if route.handler == .api { #expect(refused.headers["allow"] == "GET, HEAD", "\(route.path)") }
         }
         for path in ["/nothing-here", "/status/", "/STATUS", "/metrics.txt", "/api/v1", "/api/v2/domains", "/API/v1/x"]
         {

@@ -245,6 +245,12 @@ func siteJSON(_ paths: [String], app: String = "ABCDE12345.com.example.shop") ->
         #expect(fixture.call(.put, "/shop.example", body: siteJSON(["/c/*"]), key: "k-1").status == 422)
         #expect(fixture.call(.put, "/shop.example", body: siteJSON(["/c/*"]), key: "bad key").status == 400)
         #expect(fixture.call(.get, "/shop.example").text == siteJSON(["/b/*"]))
+
+        // A refused write holds no key: the next request with it is answered as itself.
+        #expect(
+            fixture.call(.put, "/shop.example", body: siteJSON(["/d/*"]), ifMatch: "\"0\"", key: "k-2").status == 412)
+        let after = fixture.call(.put, "/shop.example", body: siteJSON(["/d/*"]), key: "k-2")
+        #expect(after.status == 200 && after.header("Idempotent-Replayed") == nil, "\(after.text)")
     }
 
     /// 50 concurrent `PUT`s with the same `If-Match`, through five repositories (five connections to the store, five

@@ -77,10 +77,15 @@ public struct HistoryCursor: Sendable, Equatable {
         revision = entry.revision
     }
 
-    /// A cursor read back from its text (``text``); `nil` when `text` is no cursor.
+    /// A cursor read back from its text (``text``): `<milliseconds>.<revision>`, the milliseconds 1 to 15 digits with
+    /// an optional `-`; `nil` when `text` is no cursor.
     public init?(text: String) {
-        let parts = text.split(separator: ".", maxSplits: 1)
-        guard parts.count == 2, let milliseconds = Int64(parts[0]), APIDomainName.isRevision(String(parts[1])) else {
+        let parts = text.split(separator: ".", maxSplits: 1, omittingEmptySubsequences: false)
+        let digits = parts.first.map { $0.hasPrefix("-") ? $0.dropFirst() : $0 } ?? ""
+        guard parts.count == 2, (1...15).contains(digits.utf8.count),
+            digits.utf8.allSatisfy({ $0 >= 0x30 && $0 <= 0x39 }), let milliseconds = Int64(parts[0]),
+            APIDomainName.isRevision(String(parts[1]))
+        else {
             return nil
         }
         self.milliseconds = milliseconds

@@ -10,8 +10,8 @@ extension TenantAPI {
     static let unconditionalAttempts = 3
 
     /// Answers a write through ``idempotency`` when it carries an `Idempotency-Key`: the same key with the same
-    /// request (method, path, query, body) within the cache's lifetime gets the first answer again and writes
-    /// nothing; with another request, 422. A key's lookup, write and storing run under one lock, so two requests
+    /// request (method, path, query, body) within the cache's lifetime gets the first answer that wrote again and
+    /// writes nothing; with another request, 422. A refused write holds no key. A key's lookup, write and storing run under one lock, so two requests
     /// with one key never both write.
     func idempotently(_ request: APIRequest, _ body: () throws -> Response) throws -> Response {
         guard let key = request.idempotencyKey else { return try body() }
@@ -36,8 +36,9 @@ extension TenantAPI {
                         + "another request (method, path, query or body differ); use a new key for a new request")
             case .miss:
                 let answer = try body()
-                // A server error is retried for real; a dry run writes nothing to replay.
-                if answer.status < 500 && QueryString.value("dryRun", in: request.rawQuery) != "true" {
+                // Only a write that was made is replayed: a refusal (4xx) or a server error wrote nothing, so a retry
+                // is answered afresh and the key stays free; a dry run writes nothing either.
+                if (200..<300).contains(answer.status) && QueryString.value("dryRun", in: request.rawQuery) != "true" {
                     idempotency.store(key, caller: request.caller.name, digest: digest, answer: answer)
                 }
                 return answer

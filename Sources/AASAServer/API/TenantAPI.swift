@@ -36,7 +36,7 @@ public final class TenantAPI: Sendable {
     public static let maximumPageSize = 1_000
     /// The most classes of changed URLs an answer lists (the summary counts them all).
     public static let maximumListedChanges = 100
-    /// The longest `q` of the listing.
+    /// The most characters (Unicode scalars, as the OpenAPI document's `maxLength` counts) of the listing's `q`.
     static let maximumQueryLength = 253
 
     /// Where the domains are.
@@ -91,20 +91,34 @@ public final class TenantAPI: Sendable {
         /// The methods it answers.
         var methods: [RequestMethod] {
             switch self {
-            case .caller, .domains, .status, .history, .revision, .pages: [.get, .head]
-            case .domain, .page: [.get, .head, .put, .delete]
+            case .caller, .domains, .status, .history, .revision, .pages: Self.reads
+            case .domain, .page: Self.readsAndWrites
             case .restore: [.post]
             }
         }
+
+        private static let reads: [RequestMethod] = [.get, .head]
+        private static let readsAndWrites: [RequestMethod] = [.get, .head, .put, .delete]
+
+        /// Every `Allow` a route (or the OpenAPI document) answers with.
+        static let allMethods = [reads, readsAndWrites, [.post]].map(allow)
+
+        /// The methods of the route `path` names (the OpenAPI document's included), or `nil` when it names none.
+        static func methods(_ path: String) -> [RequestMethod]? {
+            if path == TenantAPI.openAPIPath { return reads }
+            guard case .accepted(let route) = TenantAPI.route(path) else { return nil }
+            return route.methods
+        }
+
+        /// `methods` as an `Allow` header lists them.
+        static func allow(_ methods: [RequestMethod]) -> String { methods.map(\.name).joined(separator: ", ") }
     }
 
     /// Answers one request.
     public func answer(_ request: APIRequest) -> Response {
         if request.path == Self.openAPIPath {
             guard request.method.isRead else {
-                return Self.error(
-                    405, "\(request.method.name) is not answered on \(request.path); use GET, HEAD",
-                    headers: [HTTPHeader("Allow", "GET, HEAD")])
+                return Self.methodNotAllowed(request, allowed: Route.allow([.get, .head]))
             }
             return Response(
                 status: 200,
@@ -117,10 +131,7 @@ public final class TenantAPI: Sendable {
         case .accepted(let found): route = found
         }
         guard route.methods.contains(request.method) else {
-            return Self.error(
-                405,
-                "\(request.method.name) is not answered on \(request.path); use \(route.methods.map(\.name).joined(separator: ", "))",
-                headers: [HTTPHeader("Allow", route.methods.map(\.name).joined(separator: ", "))])
+            return Self.methodNotAllowed(request, allowed: Route.allow(route.methods))
         }
         let writes = !request.method.isRead
         if writes && request.caller.scope != .write {
@@ -140,6 +151,14 @@ public final class TenantAPI: Sendable {
             logger.error("API: \(error)", metadata: ["path": "\(request.path)"])
             return Self.error(503, "the domains could not be read or written: \(error)", headers: Self.retryLater)
         }
+    }
+
+    /// 405 for `request`, naming the methods `allowed` (its `Allow` header too).
+    private static func methodNotAllowed(_ request: APIRequest, allowed: String) -> Response {
+        let method = request.method == .other ? "This method" : request.method.name
+        return error(
+            405, "\(method) is not answered on \(request.path); use \(allowed)", headers: [HTTPHeader("Allow", allowed)]
+        )
     }
 
     /// What a 503 of a store or folder that failed says of when to try again.
@@ -212,7 +231,7 @@ public final class TenantAPI: Sendable {
             }
             var cursor: HistoryCursor?
             if let text = QueryString.value("cursor", in: request.rawQuery), !text.isEmpty {
-                guard let found = Self.decodeCursor(text).flatMap(HistoryCursor.init(text:)) else {
+                guard let found = HistoryCursor(text: text) else {
                     return Self.error(
                         400,
                         "cursor=\(UTF8Bound.cut(text, bytes: 100)) is not a cursor this API gave; start again "
@@ -262,7 +281,7 @@ public final class TenantAPI: Sendable {
             200,
             .members([
                 ("domain", .string(name)), ("revisions", .array(entries)),
-                ("next", next.map { .string(encodeCursor(HistoryCursor(after: $0).text)) } ?? .null),
+                ("next", next.map { .string(HistoryCursor(after: $0).text) } ?? .null),
             ]))
     }
 
@@ -273,23 +292,25 @@ public final class TenantAPI: Sendable {
         case .accepted(let value): limit = value
         case .refused(let refusal): return refusal
         }
-        let q = QueryString.value("q", in: rawQuery)?.lowercased() ?? ""
-        guard q.utf8.count <= Self.maximumQueryLength else {
-            return Self.error(400, "q is \(q.utf8.count) bytes; the limit is \(Self.maximumQueryLength)")
+        let sent = QueryString.value("q", in: rawQuery) ?? ""
+        guard sent.unicodeScalars.count <= Self.maximumQueryLength else {
+            return Self.error(
+                400, "q is \(sent.unicodeScalars.count) characters; the limit is \(Self.maximumQueryLength)")
         }
-        let wanted = QueryString.value("state", in: rawQuery).flatMap { $0.isEmpty ? nil : $0 }
+        let q = sent.lowercased()
+        let wanted = QueryString.value("state", in: rawQuery)
         if let wanted, !Self.states.contains(wanted) {
             return Self.error(400, "state=\(wanted): use one of \(Self.states.joined(separator: ", "))")
         }
         var after: String?
         if let cursor = QueryString.value("cursor", in: rawQuery), !cursor.isEmpty {
-            guard let name = Self.decodeCursor(cursor), APIDomainName.problem(name) == nil else {
+            guard Self.isListCursor(cursor) else {
                 return Self.error(
                     400,
                     "cursor=\(UTF8Bound.cut(cursor, bytes: 100)) is not a cursor this API gave; start again without one"
                 )
             }
-            after = name
+            after = cursor
         }
         let known = states()
         let state: (String) -> DomainState = { known[$0] ?? DomainState(state: Self.pendingState) }
@@ -298,7 +319,7 @@ public final class TenantAPI: Sendable {
         }
         let more = found.count > limit
         found = Array(found.prefix(limit))
-        let next: JSONValue = more ? found.last.map { JSONValue.string(Self.encodeCursor($0.name)) } ?? .null : .null
+        let next: JSONValue = more ? found.last.map { JSONValue.string($0.name) } ?? .null : .null
         return Self.json(
             200,
             .members([
@@ -321,28 +342,21 @@ public final class TenantAPI: Sendable {
 
     /// `limit=` of a page: 1 to ``maximumPageSize``, ``defaultPageSize`` when absent.
     private static func limit(_ rawQuery: String?) -> Checked<Int> {
-        guard let text = QueryString.value("limit", in: rawQuery), !text.isEmpty else {
-            return .accepted(defaultPageSize)
-        }
+        guard let text = QueryString.value("limit", in: rawQuery) else { return .accepted(defaultPageSize) }
         guard let value = Int(text), (1...maximumPageSize).contains(value) else {
             return .refused(error(400, "limit=\(text): use a number from 1 to \(maximumPageSize)"))
         }
         return .accepted(value)
     }
 
-    /// The cursor after `name`: its base64url text, opaque to callers.
-    static func encodeCursor(_ name: String) -> String {
-        Data(name.utf8).base64EncodedString().replacingOccurrences(of: "+", with: "-")
-            .replacingOccurrences(of: "/", with: "_").replacingOccurrences(of: "=", with: "")
-    }
-
-    /// The text a cursor holds (a domain name, or a ``HistoryCursor``'s text), when it is base64url text.
-    static func decodeCursor(_ cursor: String) -> String? {
-        guard cursor.utf8.count <= 400 else { return nil }
-        var text = cursor.replacingOccurrences(of: "-", with: "+").replacingOccurrences(of: "_", with: "/")
-        while text.utf8.count % 4 != 0 { text += "=" }
-        guard let data = Data(base64Encoded: text) else { return nil }
-        return String(data: data, encoding: .utf8)
+    /// Whether `cursor` can be a listing's cursor: the last name of the page before (`next`), 1 to 253 of a–z, 0–9,
+    /// '.' and '-'. The listing goes on after it in name order, so any such text is a place in the list.
+    static func isListCursor(_ cursor: String) -> Bool {
+        (1...253).contains(cursor.utf8.count)
+            && cursor.utf8.allSatisfy {
+                ($0 >= 0x61 && $0 <= 0x7A) || ($0 >= 0x30 && $0 <= 0x39) || $0 == UInt8(ascii: ".")
+                    || $0 == UInt8(ascii: "-")
+            }
     }
 
     // MARK: Answers

@@ -60,9 +60,10 @@ struct AdminRoute: Sendable {
         // An action: POST only, so no link, image or prefetch can trigger it, and refused cross-site like the rest.
         AdminRoute("/acme/retry", methods: [.post], access: .token, handler: .acmeRetry),
         // The tenant API: it always needs a token (404 without one, see AdminRoutes), and each token's scope decides
-        // which of these methods its holder may use.
+        // which of these methods its holder may use. Any other method reaches it too, and gets its 405 with `Allow`.
         AdminRoute(
-            "/api/v1/", methods: [.get, .head, .post, .put, .delete], access: .token, isPrefix: true, handler: .api),
+            "/api/v1/", methods: [.get, .head, .post, .put, .delete, .other], access: .token, isPrefix: true,
+            handler: .api),
     ]
 
     /// ``table`` by path.

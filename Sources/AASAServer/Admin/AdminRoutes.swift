@@ -73,6 +73,8 @@ public final class AdminRoutes: RouteTable {
     private let misdirected: PreparedResponse
     private let unauthorized: PreparedResponse
     private let crossSite: PreparedResponse
+    /// The API's 405 for a method a path's route does not answer (`TRACE`, `POST` of a domain), by its `Allow`.
+    private let methodNotAllowed: [String: PreparedResponse]
     private let access: AdminAccess
     private let matchers: DomainMatchers
     private let serverStatus: ServerStatus?
@@ -107,6 +109,14 @@ public final class AdminRoutes: RouteTable {
                 body: Array(
                     "forbidden: a cross-site request (Sec-Fetch-Site or Origin names a page of another site); the admin listener answers only its own pages and clients that are not browsers: open its address directly\n"
                         .utf8)))
+        var refusals: [String: PreparedResponse] = [:]
+        for allowed in Set(TenantAPI.Route.allMethods) {
+            refusals[allowed] = builder.prepare(
+                TenantAPI.error(
+                    405, "This method is not answered on this path; use \(allowed)",
+                    headers: [HTTPHeader("Allow", allowed)]))
+        }
+        methodNotAllowed = refusals
         preparedResponses = builder.responses
         matchers = DomainMatchers(published: published)
         serverStatus = status
@@ -266,11 +276,18 @@ public final class AdminRoutes: RouteTable {
     }
 
     /// The answer to a request whose Host, cross-site headers or token do not pass, decided on its head alone: such a
-    /// caller is told that (421, 403 or 401) before its body's size is considered.
+    /// caller is told that (421, 403 or 401) before its body's size is considered. So is a caller of the API with a
+    /// method the path's route does not answer (405, with its `Allow`).
     public func refusal(for request: some HTTPRequest) -> PreparedResponse? {
         let path = request.withPath { String(decoding: $0, as: UTF8.self) }
-        switch decide(request, path: path).verdict {
-        case .allowed: return nil
+        let (verdict, caller) = decide(request, path: path)
+        switch verdict {
+        case .allowed:
+            // The API answers only a caller with a token (404 otherwise, as ever).
+            guard caller != nil, live?.api != nil, let methods = TenantAPI.Route.methods(path),
+                !methods.contains(request.method)
+            else { return nil }
+            return methodNotAllowed[TenantAPI.Route.allow(methods)]
         case .misdirected: return misdirected
         case .unauthorized: return unauthorized
         case .crossSite: return crossSite
