@@ -264,6 +264,9 @@ def check_store_pod(prefix, pod_spec, container, serving=True):
         cache_mount, cache_volume = mount_holding(pod_spec, container, cache + "/")
         check(f"{prefix}AASA_SERVER_STORE_CACHE is on a writable emptyDir (the root filesystem is read-only)",
               bool(cache) and "emptyDir" in cache_volume and cache_mount.get("readOnly") is not True)
+        check(f"{prefix}AASA_SERVER_STORE_CACHE is a folder below its mount, which the server makes 0700 (an emptyDir "
+              "itself is writable by all, which the server refuses)",
+              cache.rstrip("/") != cache_mount.get("mountPath", "").rstrip("/"))
         replica = env_of(container, "AASA_SERVER_REPLICA") or {}
         check(f"{prefix}AASA_SERVER_REPLICA is the pod's name",
               replica.get("valueFrom", {}).get("fieldRef", {}).get("fieldPath") == "metadata.name")

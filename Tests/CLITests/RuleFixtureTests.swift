@@ -276,7 +276,8 @@ import Testing
                 record += Array("site.json".utf8)
                 record += (0..<4).map { UInt8(truncatingIfNeeded: site.count >> (24 - 8 * $0)) } + site
                 try FileManager.default.createDirectory(
-                    atPath: dir + "/cache/domains", withIntermediateDirectories: true)
+                    atPath: dir + "/cache/domains", withIntermediateDirectories: true,
+                    attributes: [.posixPermissions: 0o700])
                 try Data(record).write(to: URL(fileURLWithPath: dir + "/cache/domains/" + domain))
             },
             noPass: "a replica that serves its snapshot needs its certificates sealed under a store key: "

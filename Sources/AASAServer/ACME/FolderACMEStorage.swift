@@ -35,7 +35,8 @@ final class FolderACMEStorage: ACMEStorage {
     private var ordersPath: String { stateFolder + "/orders.json" }
 
     func account(email: String?, agreesToTerms: Bool) throws(ACMEFailure) -> ACMEAccount {
-        try ACMEAccount.load(folder: stateFolder, email: email, agreesToTerms: agreesToTerms)
+        try prepareStateFolder()
+        return try ACMEAccount.load(folder: stateFolder, email: email, agreesToTerms: agreesToTerms)
     }
 
     func place(of domain: String) -> String { certificateDirectory + "/" + domain }
@@ -169,10 +170,19 @@ final class FolderACMEStorage: ACMEStorage {
         try write(JSONWriter(style: .pretty).bytes(pacing.json) + [0x0A], to: pacingPath)
     }
 
-    private func write(_ bytes: [UInt8], to path: String) throws(ACMEFailure) {
+    /// Makes the state folder (0700) when missing, and refuses it when it is a symbolic link, not the server's
+    /// user's, or writable by group or others (``WritableFolder``): it holds the account key and the pacing.
+    private func prepareStateFolder() throws(ACMEFailure) {
         do {
-            try FileManager.default.createDirectory(
-                atPath: stateFolder, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+            try WritableFolder.prepare(stateFolder)
+        } catch {
+            throw ACMEFailure(.storage, "ACME's state folder is refused: \(error)", url: stateFolder, hint: error.fix)
+        }
+    }
+
+    private func write(_ bytes: [UInt8], to path: String) throws(ACMEFailure) {
+        try prepareStateFolder()
+        do {
             try AtomicFile.write(bytes, to: path, mode: 0o600)
         } catch {
             throw ACMEFailure(

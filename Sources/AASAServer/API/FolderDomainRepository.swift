@@ -331,7 +331,7 @@ public final class FolderDomainRepository: DomainRepository {
     /// Runs `body` holding this process's lock and the folder's `flock`.
     private func exclusively<Value>(_ body: () throws -> Value) throws -> Value {
         try locked {
-            try RepositoryFiles.makeFolder(historyRoot)
+            try RepositoryFiles.makeWritableFolder(historyRoot)
             let lockFile = historyRoot + "/.lock"
             let descriptor = open(lockFile, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0o600)
             guard descriptor >= 0 else {

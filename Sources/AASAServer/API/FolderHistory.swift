@@ -57,7 +57,7 @@ struct FolderHistory {
         entry.summary = HistoryPolicy.bounded(summary: entry.summary)
         entry.actor = HistoryPolicy.bounded(actor: entry.actor)
         let old = try log(name)
-        try RepositoryFiles.makeFolder(folder(name))
+        try RepositoryFiles.makeWritableFolder(folder(name))
         let version = versionFile(name, entry.revision)
         var madeVersion = false
         if let siteJSON, !FileManager.default.fileExists(atPath: version) {

@@ -58,20 +58,19 @@ final class StoreSnapshot: Service, @unchecked Sendable {
     /// The most bytes read of one record: a domain's caps (site.json, its files, a template) and their names.
     static let maximumRecordBytes = SiteConfigLoader.maximumConfigBytes + (66 << 20) + (1 << 20)
 
-    /// A snapshot in `folder`, created if missing (mode 0700: its rows hold sealed keys).
+    /// A snapshot in `folder`, created if missing (mode 0700: its rows hold sealed keys). The folder and its
+    /// `domains` and `certificates` must be real folders of the server's user that nobody else can write
+    /// (``WritableFolder``): the snapshot deletes every file of them it did not write.
     ///
-    /// - Throws: ``StoreError`` naming the folder when it cannot be made.
+    /// - Throws: ``StoreError`` naming the folder, what is wrong and the fix when it cannot be made or is refused.
     init(folder: String, logger: Logger) throws {
         self.folder = folder
         self.logger = logger
         for sub in ["", "/domains", "/certificates"] {
             do {
-                try FileManager.default.createDirectory(
-                    atPath: folder + sub, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+                try WritableFolder.prepare(folder + sub)
             } catch {
-                throw StoreError(
-                    "\(folder + sub): error: cannot create the store cache folder: \(error.localizedDescription); fix: "
-                        + "give --store-cache a folder the server's user can write")
+                throw StoreError("\(error) (--store-cache)")
             }
         }
     }
