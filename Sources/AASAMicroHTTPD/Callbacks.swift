@@ -398,10 +398,18 @@ private func acceptBody(
     return .NO
 }
 
-/// Builds, queues and releases a one-off response; an unsendable response becomes an empty 500.
+/// Builds, queues and releases a one-off response; an unsendable response becomes an empty 500. Its body counts
+/// against the listener's bytes in flight (``ListenerContext/inFlight``) until libmicrohttpd frees it; past the bound,
+/// the answer is a 503 with `Retry-After` instead.
 private func queueDynamic(_ response: Response, on connection: OpaquePointer, context: ListenerContext) -> MHD_Result {
+    let buffers = InFlightBytes.buffers(of: response.bodyParts)
+    let inFlight = context.inFlight
+    guard inFlight.admit(buffers) else {
+        return (try? NativeResponse(context.bytesBusy, secure: context.isTLS).queue(on: connection)) ?? .NO
+    }
     do {
-        return try NativeResponse(response, secure: context.isTLS).queue(on: connection)
+        return try NativeResponse(response, secure: context.isTLS, released: { inFlight.release(buffers) }).queue(
+            on: connection)
     } catch {
         context.logHandler("dynamic response dropped: \(error)")
         guard let fallback = try? NativeResponse(Response(status: 500)) else { return .NO }

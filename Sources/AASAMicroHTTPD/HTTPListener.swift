@@ -68,7 +68,8 @@ public final class HTTPListener: Sendable {
                 sessionTicketLifetime: configuration.tls?.sessionTicketLifetime,
                 logHandler: configuration.logHandler, observer: configuration.observer,
                 headerTimeout: configuration.headerTimeout, trustedProxies: configuration.trustedProxies,
-                forwardedClientLimit: configuration.forwardedClientLimit, deferredWork: pool)
+                forwardedClientLimit: configuration.forwardedClientLimit, deferredWork: pool,
+                bytesInFlight: configuration.bytesInFlight)
         } catch {
             pool?.stop()
             throw error

@@ -50,6 +50,13 @@ public struct ListenerConfiguration: Sendable {
     /// Deferred answers that may wait for one of the ``deferredWorkers``; a request that finds every worker busy and
     /// the queue full is answered 503 with `Retry-After` at once.
     public var deferredQueueLimit: Int = 0
+    /// The most bytes of one-off answers (built for one request: the API's, `/status`) the listener's connections
+    /// hold at once, each shared buffer counted once; an answer that would pass it gets 503 with `Retry-After`
+    /// (``InFlightBytes``). Prepared answers (the association files, pages) are shared by every request and never
+    /// count.
+    public var bytesInFlight: Int = Self.defaultBytesInFlight
+    /// ``bytesInFlight``'s default: 256 MiB, sixteen pages at the page cap.
+    public static let defaultBytesInFlight = 256 << 20
     /// Listen backlog passed to `listen(2)`.
     public var listenBacklog: Int
     /// How each worker thread waits for its sockets; `nil` picks ``EventLoop/poll`` for TLS and

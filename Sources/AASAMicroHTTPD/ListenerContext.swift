@@ -44,14 +44,29 @@ final class ListenerContext: Sendable {
     let busy: Response
     /// Requests suspended for a deferred answer that has not been queued yet.
     let deferredPending = Atomic<Int>(0)
+    /// The bytes of one-off answers the connections still hold (``ListenerConfiguration/bytesInFlight``).
+    let inFlight: InFlightBytes
+    /// The 503 for an answer whose body would take ``inFlight`` past its bound.
+    let bytesBusy: Response
 
     init(
         routes: RouteSnapshot, certificates: CertificateTable?, sessionTicketLifetime: Duration? = nil,
         logHandler: @escaping @Sendable (String) -> Void,
         observer: (any RequestObserver)? = nil, headerTimeout: Duration = .zero, trustedProxies: [IPNetwork] = [],
-        forwardedClientLimit: Int = 0, deferredWork: WorkerPool? = nil
+        forwardedClientLimit: Int = 0, deferredWork: WorkerPool? = nil,
+        bytesInFlight: Int = ListenerConfiguration.defaultBytesInFlight
     ) throws {
         self.deferredWork = deferredWork
+        self.inFlight = InFlightBytes(limit: bytesInFlight)
+        self.bytesBusy = Response(
+            status: 503,
+            headers: [
+                HTTPHeader("Content-Type", "text/plain; charset=utf-8"), HTTPHeader("Cache-Control", "no-store"),
+                HTTPHeader("Retry-After", "1"),
+            ],
+            body: Array(
+                "busy: answers of \(bytesInFlight >> 20) MiB are still being sent on this listener; retry after 1 s\n"
+                    .utf8))
         let workers = deferredWork.map { "\($0.workers) workers and \($0.queueLimit) queue places" } ?? ""
         self.busy = Response(
             status: 503,

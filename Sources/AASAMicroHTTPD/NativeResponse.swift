@@ -24,17 +24,23 @@ final class NativeResponse: @unchecked Sendable {
     /// A body of several parts (a large page spliced per URL, ``Response/bodyParts``) becomes an iovec response:
     /// libmicrohttpd keeps one pointer and length per part and writes the parts one after the other, so the
     /// page's fixed chunks, shared by every URL's rendering, are never copied for a request or a connection.
-    init(_ response: Response, secure: Bool = false) throws {
+    ///
+    /// `released` runs when libmicrohttpd frees the response (``InFlightBytes/release(_:)``), or at once when it
+    /// could not be made.
+    init(_ response: Response, secure: Bool = false, released: (@Sendable () -> Void)? = nil) throws {
         guard (100...999).contains(response.status) else {
             throw HTTPListenerError(.invalidResponse, "HTTP status \(response.status) is not a 3-digit code")
         }
         let created: OpaquePointer?
         let parts = response.bodyParts
         if parts.isEmpty {
+            released?()
             created = MHD_create_response_from_buffer(0, nil, .RESPMEM_PERSISTENT)
         } else {
             let storage =
-                parts.count == 1 ? BodyStorage(bytes: parts[0], parts: []) : BodyStorage(bytes: [], parts: parts)
+                parts.count == 1
+                ? BodyStorage(bytes: parts[0], parts: [], released: released)
+                : BodyStorage(bytes: [], parts: parts, released: released)
             let box = Unmanaged.passRetained(storage)
             let release: MHD_ContentReaderFreeCallback = { box in
                 box.map { Unmanaged<BodyStorage>.fromOpaque($0).release() }
@@ -80,9 +86,13 @@ final class NativeResponse: @unchecked Sendable {
 private final class BodyStorage {
     let bytes: [UInt8]
     let parts: [[UInt8]]
+    let released: (@Sendable () -> Void)?
 
-    init(bytes: [UInt8], parts: [[UInt8]]) {
+    init(bytes: [UInt8], parts: [[UInt8]], released: (@Sendable () -> Void)?) {
         self.bytes = bytes
         self.parts = parts
+        self.released = released
     }
+
+    deinit { released?() }
 }

@@ -36,6 +36,11 @@ public protocol DomainRepository: Sendable {
     func pages(_ name: String, limit: Int) throws -> [DomainPage]?
     /// The file `path` of the `pages/` of `name` (`about/index.html`) and its revision, or `nil` when there is none.
     func page(_ name: String, path: String) throws -> PageDocument?
+    /// What tells the bytes of the file `path` of the `pages/` of `name` apart from any other bytes it held, found
+    /// without reading them (a folder: the file's identity, size and times; the store: the change that last wrote
+    /// the domain's files, and the size), or `nil` when there is no such file. ``SharedPageReads`` reads the page
+    /// again only when it moves.
+    func pageValidator(_ name: String, path: String) throws -> String?
     /// Writes `bytes` as the file `path` of the `pages/` of `name` when the file's own revision is what `expecting`
     /// says (`nil`: whatever it is), after checking `limits` with the new file in place of the old one, all under
     /// the lock the domain's writes take; with `dryRun`, everything but the write. The site.json's revision does not

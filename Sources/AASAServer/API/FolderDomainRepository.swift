@@ -210,6 +210,16 @@ public final class FolderDomainRepository: DomainRepository {
         }
     }
 
+    public func pageValidator(_ name: String, path: String) throws -> String? {
+        var status = stat()
+        guard stat(directory + "/" + name + "/" + PageLoader.folderName + "/" + path, &status) == 0,
+            status.st_mode & S_IFMT == S_IFREG
+        else { return nil }
+        // A write renames a new file into place (a new inode); an edit in place moves the size or the times.
+        return "\(status.st_dev):\(status.st_ino):\(status.st_size):\(status.st_mtim.tv_sec).\(status.st_mtim.tv_nsec):"
+            + "\(status.st_ctim.tv_sec).\(status.st_ctim.tv_nsec)"
+    }
+
     public func writePage(
         _ name: String, path: String, bytes: [UInt8], expecting: DomainExpectation?, limits: PageLimits, dryRun: Bool
     ) throws -> PageWrite {

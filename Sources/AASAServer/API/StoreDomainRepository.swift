@@ -208,6 +208,19 @@ public final class StoreDomainRepository: DomainRepository, @unchecked Sendable 
         try using { try currentPage(name, path) }
     }
 
+    public func pageValidator(_ name: String, path: String) throws -> String? {
+        try using {
+            // Every write of a domain's files moves one of the two changes (`store push`: change_id; the API:
+            // files_change_id); octet_length of a stored value is read from its header, not its bytes.
+            let result = try connection.execute(
+                """
+                SELECT greatest(d.change_id, d.files_change_id)::text || ':' || octet_length(f.bytes)
+                FROM domains d JOIN domain_files f ON f.domain = d.name WHERE d.name = $1 AND f.path = $2
+                """, [.text(name), .text(Self.pagesPrefix + path)])
+            return result.rowCount == 1 ? result.text(0, 0) : nil
+        }
+    }
+
     public func writePage(
         _ name: String, path: String, bytes: [UInt8], expecting: DomainExpectation?, limits: PageLimits, dryRun: Bool
     ) throws -> PageWrite {

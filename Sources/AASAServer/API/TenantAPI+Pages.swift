@@ -31,9 +31,13 @@ extension TenantAPI {
             ]))
     }
 
-    /// `GET …/pages/{path}`: the file as stored, typed by its name.
+    /// `GET …/pages/{path}`: the file as stored, typed by its name, from one shared copy (``SharedPageReads``).
     func readPage(_ name: String, _ path: String, _ request: APIRequest) throws -> Response {
-        guard let page = try repository.page(name, path: path) else { return try noPage(name, path) }
+        guard
+            let page = try pageReads.page(
+                name, path, validator: { try repository.pageValidator(name, path: path) },
+                read: { try repository.page(name, path: path) })
+        else { return try noPage(name, path) }
         let tag = "\"\(page.revision)\""
         if request.ifNoneMatch.map(Self.entityTags)?.contains(where: { $0 == page.revision || $0 == "*" }) == true {
             return Response(status: 304, headers: [HTTPHeader("ETag", tag), HTTPHeader("Cache-Control", "no-store")])

@@ -50,6 +50,8 @@ public final class TenantAPI: Sendable {
     let loader = SiteConfigLoader()
     /// The caps a page write is checked against (those a load of `pages/` applies).
     let pageLoader: PageLoader
+    /// The pages read, one shared copy each.
+    let pageReads = SharedPageReads()
 
     /// The API over `repository`; `states` gives each loaded domain's state for the listing, `status` one domain's
     /// `/status` entry (`nil` when the server has none), `sign` signs a new site.json as the server's load would

@@ -30,6 +30,10 @@ public struct ServerConfiguration: Sendable {
     public var apiWorkers: Int = 4
     /// Calls that may wait for one of the ``apiWorkers``; beyond, 503 with `Retry-After` at once.
     public var apiQueue: Int = 16
+    /// The most bytes of one-off answers (the API's, `/status`) the admin listener's connections hold at once, each
+    /// shared buffer counted once; past it, 503 with `Retry-After` (`AASAMicroHTTPD.ListenerConfiguration`'s
+    /// `bytesInFlight`).
+    public var apiBytesInFlight: Int = 256 << 20
     /// The longest one store statement of the tenant API may run, or wait for a lock.
     public var apiStoreTimeout: Duration = StoreDomainRepository.defaultTimeout
     /// Most simultaneous client connections per listener; more are accepted and closed at once.

@@ -101,6 +101,7 @@ final class Listeners: Sendable {
                     listener.boundSockets = sockets[name]
                     listener.deferredWorkers = configuration.apiWorkers
                     listener.deferredQueueLimit = configuration.apiQueue
+                    listener.bytesInFlight = configuration.apiBytesInFlight
                     started[name] = try HTTPListener(configuration: listener, routes: admin)
                 }
             }
