@@ -81,33 +81,11 @@ enum APIPagePath {
         }
         // The checks above name the problem; the request decoder, the one that serves the page, has the last word,
         // so the API never writes a page no request reaches.
-        let requested = segments.map { segment in
-            segment.utf8.map { byte in
-                isUnreserved(byte) ? String(UnicodeScalar(byte)) : "%" + hex(byte)
-            }
-            .joined()
-        }
+        let requested = segments.map { String(decoding: URLText.encodeComponent($0.utf8), as: UTF8.self) }
         guard RequestPath("/" + requested.joined(separator: "/"))?.description == "/" + path else {
             return refused("is not a path a request reaches once decoded; rename it")
         }
         return .accepted(path)
-    }
-
-    /// Whether `byte` is one RFC 3986 leaves unencoded in a path (letters, digits, `-`, `.`, `_`, `~`).
-    private static func isUnreserved(_ byte: UInt8) -> Bool {
-        switch byte {
-        case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"),
-            UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "-"), UInt8(ascii: "."), UInt8(ascii: "_"),
-            UInt8(ascii: "~"):
-            true
-        default: false
-        }
-    }
-
-    /// `byte` as two upper-case hex digits.
-    private static func hex(_ byte: UInt8) -> String {
-        let digits = Array("0123456789ABCDEF".utf8)
-        return String(decoding: [digits[Int(byte >> 4)], digits[Int(byte & 0x0F)]], as: UTF8.self)
     }
 
     /// `text` with control characters shown as `\u{…}` escapes, for a message: at most 300 bytes.
