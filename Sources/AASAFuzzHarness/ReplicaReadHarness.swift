@@ -61,22 +61,16 @@ enum ReplicaReadHarness {
     }
 
     private static func stateFiles(_ json: JSONValue) throws(InvariantViolation) {
-        do {
+        try decoding("pacing.json") {
             let state = try PacingState(json: json)
             try inRange(state, "pacing.json")
             let again = try PacingState(json: JSONValue.parse(JSONWriter(style: .pretty).bytes(state.json)) ?? .null)
             try check(again == state, "pacing.json written and read back differs: \(state) \(again)")
-        } catch let failure as CheckedNumber.Failure {
-            try named(failure)
-        } catch let violation as InvariantViolation {
-            throw violation
-        } catch {
-            throw InvariantViolation(.replicaRead, "pacing.json: an error that is not named: \(error)")
         }
         var histories = [json]
         if case .object(let members) = json { histories += members.map(\.value.value) }
         for value in histories {
-            do {
+            try decoding("a history") {
                 let history = try ACMEHistory(json: value)
                 try check(ACMEHistory.failureRange.contains(history.failures), "failures \(history.failures)")
                 for date in history.failedValidations
@@ -87,13 +81,21 @@ enum ReplicaReadHarness {
                 let again = try ACMEHistory(
                     json: JSONValue.parse(JSONWriter(style: .compact).bytes(history.json)) ?? .null)
                 try check(again == history, "a history written and read back differs: \(history) \(again)")
-            } catch let failure as CheckedNumber.Failure {
-                try named(failure)
-            } catch let violation as InvariantViolation {
-                throw violation
-            } catch {
-                throw InvariantViolation(.replicaRead, "a history: an error that is not named: \(error)")
             }
+        }
+    }
+
+    /// Runs `body`, a decode of `what` and its checks: a violation it finds stands, a decoder's failure must be named
+    /// (``named(_:)``), and any other error is a violation.
+    private static func decoding(_ what: String, _ body: () throws -> Void) throws(InvariantViolation) {
+        do {
+            try body()
+        } catch let failure as CheckedNumber.Failure {
+            try named(failure)
+        } catch let violation as InvariantViolation {
+            throw violation
+        } catch {
+            throw InvariantViolation(.replicaRead, "\(what): an error that is not named: \(error)")
         }
     }
 

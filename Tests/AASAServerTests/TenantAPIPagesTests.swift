@@ -109,7 +109,9 @@ extension TenantAPITests {
 
         #expect(fixture.page(.delete, "index.html").status == 428)
         #expect(fixture.page(.delete, "index.html", ifMatch: "\"\(revision)\"").status == 412)
-        #expect(fixture.page(.delete, "index.html", query: "dryRun=true", ifMatch: "\"\(revision2)\"").status == 204)
+        let dryRun = fixture.page(.delete, "index.html", query: "dryRun=true", ifMatch: "\"\(revision2)\"")
+        #expect(dryRun.status == 200 && dryRun.json["dryRun"] as? Bool == true, "\(dryRun.text)")
+        #expect(dryRun.json["revision"] as? String == revision2)
         #expect(fixture.page(.get, "index.html").status == 200)
         #expect(fixture.page(.delete, "index.html", ifMatch: "\"\(revision2)\"").status == 204)
         #expect(fixture.page(.get, "index.html").status == 404)

@@ -158,7 +158,9 @@ func siteJSON(_ paths: [String], app: String = "ABCDE12345.com.example.shop") ->
 
         #expect(fixture.call(.delete, "/shop.example").status == 428)
         #expect(fixture.call(.delete, "/shop.example", ifMatch: "\"0\"").status == 412)
-        #expect(fixture.call(.delete, "/shop.example", query: "dryRun=true", ifMatch: "\"\(revision)\"").status == 204)
+        let dryRun = fixture.call(.delete, "/shop.example", query: "dryRun=true", ifMatch: "\"\(revision)\"")
+        #expect(dryRun.status == 200 && dryRun.json["dryRun"] as? Bool == true, "\(dryRun.text)")
+        #expect(dryRun.json["revision"] as? String == revision)
         #expect(fixture.call(.get, "/shop.example").status == 200)
         #expect(fixture.call(.delete, "/shop.example", ifMatch: "\"\(revision)\"").status == 204)
         #expect(fixture.call(.get, "/shop.example").status == 404)

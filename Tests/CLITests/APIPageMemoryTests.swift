@@ -80,6 +80,9 @@ import Testing
             arguments: [
                 "--config", "site-config", "--certs", "certs", "--admin-token-file", tokens, "--no-watch",
                 "--api-queue", "64", "--api-bytes-in-flight", "64",
+                // The slow clients hold their answers however slow the machine: the test is about memory, not
+                // about the idle timeout that would close them after 15 s.
+                "--idle-timeout", "600",
             ], errorLog: folder.path + "/serve.log")
         // The pages are over what a domain may load to serve (shop.example is not served): the API reads them all.
         #expect(serve.waitUntilHealthy(seconds: 30))

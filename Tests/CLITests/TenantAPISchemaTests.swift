@@ -21,8 +21,8 @@ import Testing
     /// `If-Match` on a removal, the status RFC 6585 gives a missing precondition) or be refused for what its body
     /// means (422: a site.json with errors, a name longer than a file name); an invalid one can be refused by the
     /// listener before the API sees it (414: a request line longer than the listener reads) or fail its
-    /// precondition (412). `getDomainRevision` is given the revision the fixture's `links.example` has, so its
-    /// calls reach a revision rather than only 404.
+    /// precondition (412). `getDomainRevision` is given a revision in `links.example`'s history, so its calls
+    /// reach a revision rather than only 404.
     ///
     /// The stateful phase follows the document's own links (read or write, then remove at that revision; write,
     /// then read and restore that revision; remove, then read: 404) and infers none: an inferred chain takes a dry
@@ -57,11 +57,21 @@ import Testing
         let serve = try ServeProcess.withTokens(
             "ci write \(token)\nviewer read \(String(repeating: "r", count: 40))\n", in: folder)
         #expect(serve.waitUntilReady())
-        let current = try Curl.request(
-            "http://127.0.0.1:\(serve.admin)/api/v1/domains/links.example",
-            headers: ["Authorization: Bearer \(token)"])
+        // A revision in links.example's history (a folder's history starts with the first write through the API):
+        // its own site.json written again with a newline more.
+        let url = "http://127.0.0.1:\(serve.admin)/api/v1/domains/links.example"
+        let current = try Curl.request(url, headers: ["Authorization: Bearer \(token)"])
+        let written = try Curl.request(
+            url, method: "PUT",
+            headers: [
+                "Authorization: Bearer \(token)", "Content-Type: application/json",
+                "If-Match: \(current.headers["etag"] ?? "")",
+            ], extra: ["--data-binary", current.text + "\n"])
+        #expect(written.status == 200, "\(written.text)")
         let revision = try #require(
-            current.headers["etag"]?.trimmingCharacters(in: CharacterSet(charactersIn: "\"")), "\(current.text)")
+            written.headers["etag"]?.trimmingCharacters(in: CharacterSet(charactersIn: "\"")), "\(written.text)")
+        #expect(
+            try Curl.request(url + "/history/" + revision, headers: ["Authorization: Bearer \(token)"]).status == 200)
         let configuration = try folder.write("schemathesis.toml", Self.configuration(revision: revision))
         let run = try Self.schemathesis(
             [
@@ -78,6 +88,7 @@ import Testing
         #expect(run.status == 0, "\(run.stdout.suffix(6000))\n\(run.stderr.suffix(2000))\nserver: \(log.suffix(2000))")
         // The document declares what the server enforces: no operation mostly refuses what its schema allows.
         #expect(!run.stdout.contains("Schema validation mismatch"), "\(run.stdout.suffix(6000))")
+        #expect(!run.stdout.contains("Missing test data"), "\(run.stdout.suffix(6000))")
         // The server is still up and serves what it served.
         #expect(serve.waitUntilHealthy())
         #expect(serve.terminate() == 0)

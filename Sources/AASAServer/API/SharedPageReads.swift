@@ -6,11 +6,14 @@ import Synchronization
 /// slow readers of a 16 MiB page hold 16 MiB, not sixty copies. A page is read again only when its validator
 /// (``DomainRepository/pageValidator(_:path:)``) moves, so a write, a push or an edit of the file is read at once.
 ///
-/// At most ``maximumBytes`` are kept, the least recently used dropped first; what the connections still send is
+/// At most ``maximumBytes`` in at most ``maximumEntries`` pages are kept, the least recently used dropped first, so
+/// neither a few large pages nor many small ones of many domains grow it; what the connections still send is
 /// bounded apart, per listener (`ListenerConfiguration.bytesInFlight`).
 final class SharedPageReads: Sendable {
     /// The most bytes of pages kept: two at the page cap.
     static let maximumBytes = 2 * PageLoader().maximumFileBytes
+    /// The most pages kept (each key is a name and a path of at most a few KiB).
+    static let maximumEntries = 1_024
 
     private struct Entry {
         var validator: String
@@ -47,15 +50,15 @@ final class SharedPageReads: Sendable {
         return page
     }
 
-    /// The bytes kept now.
-    var bytes: Int { state.withLock { $0.bytes } }
+    /// The bytes and the pages kept now.
+    var kept: (bytes: Int, pages: Int) { state.withLock { ($0.bytes, $0.entries.count) } }
 
     private func keep(_ key: String, _ entry: Entry) {
         let size = entry.page.bytes.count
         guard size <= Self.maximumBytes else { return drop(key) }
         state.withLock { state in
             if let old = state.entries.removeValue(forKey: key) { state.bytes -= old.page.bytes.count }
-            while state.bytes + size > Self.maximumBytes,
+            while state.bytes + size > Self.maximumBytes || state.entries.count >= Self.maximumEntries,
                 let oldest = state.entries.min(by: { $0.value.used < $1.value.used })
             {
                 state.entries[oldest.key] = nil

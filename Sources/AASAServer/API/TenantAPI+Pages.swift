@@ -31,13 +31,16 @@ extension TenantAPI {
             ]))
     }
 
-    /// `GET …/pages/{path}`: the file as stored, typed by its name, from one shared copy (``SharedPageReads``).
+    /// Page `path` of `name` as stored, from one shared copy (``SharedPageReads``).
+    private func sharedPage(_ name: String, _ path: String) throws -> PageDocument? {
+        try pageReads.page(
+            name, path, validator: { try repository.pageValidator(name, path: path) },
+            read: { try repository.page(name, path: path) })
+    }
+
+    /// `GET …/pages/{path}`: the file as stored, typed by its name.
     func readPage(_ name: String, _ path: String, _ request: APIRequest) throws -> Response {
-        guard
-            let page = try pageReads.page(
-                name, path, validator: { try repository.pageValidator(name, path: path) },
-                read: { try repository.page(name, path: path) })
-        else { return try noPage(name, path) }
+        guard let page = try sharedPage(name, path) else { return try noPage(name, path) }
         let tag = "\"\(page.revision)\""
         if request.ifNoneMatch.map(Self.entityTags)?.contains(where: { $0 == page.revision || $0 == "*" }) == true {
             return Response(status: 304, headers: [HTTPHeader("ETag", tag), HTTPHeader("Cache-Control", "no-store")])
@@ -150,7 +153,8 @@ extension TenantAPI {
                 "DELETE needs If-Match: \"<revision>\" (the ETag of GET /api/v1/domains/\(name)/pages/\(path)), so no "
                     + "removal is blind")
         }
-        guard let current = try repository.page(name, path: path) else { return try noPage(name, path) }
+        // Compared here to answer 412 with the current revision; the repository compares again under its lock.
+        guard let current = try sharedPage(name, path) else { return try noPage(name, path) }
         guard ifMatch.contains("*") || ifMatch.contains(current.revision) else {
             return Self.pageConflict(name, path, current: current.revision)
         }
@@ -163,14 +167,21 @@ extension TenantAPI {
             case .limit, .failed, .unavailable: throw error
             }
         }
-        if !dryRun {
-            logger.info(
-                "API: removed page \(path) of \(name)",
-                metadata: [
-                    "domain": "\(name)", "path": "\(path)", "actor": "\(request.caller.name)",
-                    "revision": "\(current.revision)",
-                ])
+        // A dry run removed nothing: it says so in a 200, never with the 204 of a removal.
+        if dryRun {
+            return Self.json(
+                200,
+                .members([
+                    ("domain", .string(name)), ("path", .string(path)), ("revision", .string(current.revision)),
+                    ("dryRun", .bool(true)),
+                ]))
         }
+        logger.info(
+            "API: removed page \(path) of \(name)",
+            metadata: [
+                "domain": "\(name)", "path": "\(path)", "actor": "\(request.caller.name)",
+                "revision": "\(current.revision)",
+            ])
         return Response(status: 204, headers: [HTTPHeader("Cache-Control", "no-store")])
     }
 

@@ -156,7 +156,12 @@ extension TenantAPI {
         }
         guard let current = try repository.read(name) else { return Self.noDomain(name) }
         if let refusal = Self.precondition(ifMatch, create: false, current: current) { return refusal }
-        if dryRun { return Response(status: 204, headers: [HTTPHeader("Cache-Control", "no-store")]) }
+        // A dry run removed nothing: it says so in a 200, never with the 204 of a removal.
+        if dryRun {
+            return Self.json(
+                200,
+                .members([("domain", .string(name)), ("revision", .string(current.revision)), ("dryRun", .bool(true))]))
+        }
         do {
             try repository.delete(name, expecting: .revision(current.revision), actor: request.caller.name)
         } catch let error as DomainRepositoryError {
