@@ -35,18 +35,25 @@ import Testing
 
     @Test func aLongerMapTakesOverTheThreadsOfAShorterOne() throws {
         // A short map and a long one start together; once the short one is done, the long one runs on more than
-        // one thread (DispatchQueue.concurrentPerform kept the width it started with).
+        // one thread (DispatchQueue.concurrentPerform kept the width it started with). On a loaded machine the
+        // long map's helper may be scheduled late, so the long map lasts until a second thread shows up (or a
+        // bound far above any scheduling delay): its items stop sleeping once one has.
         guard ProcessInfo.processInfo.processorCount > 1 else { return }
         let threads = Mutex<Set<Int>>([])
         let shortDone = Atomic<Bool>(false)
+        let deadline = TestTime.deadline(30)
         let group = DispatchGroup()
         DispatchQueue.global().async(group: group) {
-            _ = Array(0..<2000).concurrentMap { item in
-                if shortDone.load(ordering: .relaxed) {
-                    let thread = Thread.current.hashValue
-                    threads.withLock { _ = $0.insert(thread) }
+            _ = Array(0..<100_000).concurrentMap { item in
+                guard shortDone.load(ordering: .relaxed) else {
+                    usleep(500)
+                    return item
                 }
-                usleep(500)
+                let thread = Thread.current.hashValue
+                let seen = threads.withLock {
+                    $0.insert(thread); return $0.count
+                }
+                if seen < 2, Date() < deadline { usleep(500) }
                 return item
             }
         }
@@ -55,7 +62,7 @@ import Testing
             return item
         }
         shortDone.store(true, ordering: .relaxed)
-        #expect(group.wait(timeout: .now() + 60) == .success)
+        #expect(group.wait(timeout: .now() + 90) == .success)
         #expect(threads.withLock { $0.count } > 1)
     }
 
