@@ -127,7 +127,7 @@ import Testing
         #expect(links["state"] as? String == "stale", "\(links)")
 
         // Rows no push would write: a site.json over the cap, and a file whose path leaves the domain folder. Each is
-        // its domain's error; nothing is written outside the replica's work folder.
+        // its domain's error; nothing is written for either.
         let site = try #require(try store.domain("shop.example")).siteJSON
         try store.put(StoredDomain(name: "huge.example", siteJSON: Array(repeating: 0x20, count: (1 << 20) + 1)))
         try store.put(
@@ -142,7 +142,7 @@ import Testing
         let text = try String(contentsOfFile: log, encoding: .utf8)
         #expect(text.contains("huge.example/site.json") && text.contains("over the 1048576"), "\(text.suffix(3000))")
         #expect(text.contains("'../../../escaped-\(getpid())' is not a path inside the domain folder"))
-        // The work folder is TMPDIR/aasa-work-…/<domain>.<id>/: three levels up is TMPDIR's parent.
+        // A domain folder written below TMPDIR would have put it three levels up: TMPDIR's parent.
         let above = (NSTemporaryDirectory() as NSString).standardizingPath
         #expect(
             !FileManager.default.fileExists(

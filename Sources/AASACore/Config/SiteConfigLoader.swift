@@ -190,6 +190,14 @@ public struct SiteConfigLoader: Sendable {
     public func loadDomain(domain: String, source: SourceText, folder: String?, folderFacts: PageLoader.FolderFacts?)
         -> LoadedDomain
     {
+        loadDomain(domain: domain, source: source, tree: folder.map(FolderFileTree.init), folderFacts: folderFacts)
+    }
+
+    /// Parses, validates and generates one domain from `source`; with `tree` (the domain's files, on disk or in
+    /// memory), also loads its `pages/` from it (``PageLoader``), with what `folderFacts` already says of it.
+    public func loadDomain(
+        domain: String, source: SourceText, tree: (any FileTree)?, folderFacts: PageLoader.FolderFacts? = nil
+    ) -> LoadedDomain {
         var loaded = LoadedDomain(domain: domain, file: source.name, diagnostics: [])
         if source.bytes.count > Self.maximumConfigBytes {
             loaded.diagnostics = [Self.tooLarge(source.name, size: source.bytes.count)]
@@ -228,8 +236,8 @@ public struct SiteConfigLoader: Sendable {
         loaded.diagnostics = loaded.diagnostics.enumerated().sorted { a, b in
             (a.element.line, a.element.column, a.offset) < (b.element.line, b.element.column, b.offset)
         }.map(\.element)
-        if let folder {
-            let pages = self.pages.load(context, folder: folder, facts: folderFacts)
+        if let tree {
+            let pages = self.pages.load(context, tree: tree, facts: folderFacts)
             loaded.pages = pages.pages
             loaded.diagnostics += pages.diagnostics
         }

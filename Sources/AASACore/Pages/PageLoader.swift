@@ -80,19 +80,23 @@ public struct PageLoader: Sendable {
         }
     }
 
-    /// Loads the pages of the domain in `folder` (which holds site.json) for `site`; `facts` spare the file
-    /// system calls whose answers the caller already has (at 10,000 domains, every start makes them all).
+    /// Loads the pages of the domain folder at `folder` on disk (which holds site.json) for `site`; `facts` spare
+    /// the file system calls whose answers the caller already has (at 10,000 domains, every start makes them all).
     public func load(_ site: SiteContext, folder: String, facts: FolderFacts? = nil) -> Output {
+        load(site, tree: FolderFileTree(root: folder), facts: facts)
+    }
+
+    /// Loads the pages of the domain whose files `tree` holds for `site`, as ``load(_:folder:facts:)`` does.
+    public func load(_ site: SiteContext, tree: some FileTree, facts: FolderFacts? = nil) -> Output {
         let config = site.config
-        let manager = FileManager.default
+        let folder = tree.root
         var diagnostics: [Diagnostic] = []
-        let configModified = facts?.configModified ?? Self.modified(folder + "/" + SiteConfigLoader.fileName)
-        let confinement = facts?.confinement ?? Confinement(folder: Confinement.realPath(folder) ?? folder)
+        let configModified = facts?.configModified ?? tree.modified(folder + "/" + SiteConfigLoader.fileName)
+        let confinement = facts?.confinement ?? Confinement(folder: tree.realPath(folder) ?? folder)
         let root = folder + "/" + Self.folderName
         // Without a `pages` entry there is neither a pages folder nor the default template inside it.
         let mayHaveFolder = facts?.entries.contains(Self.folderName) ?? true
-        var isDirectory = false
-        let hasFolder = mayHaveFolder && manager.fileExists(atPath: root, isDirectory: &isDirectory) && isDirectory
+        let hasFolder = mayHaveFolder && tree.entry(at: root, followingLinks: true) == .folder
 
         // The template is read from the domain folder and never served.
         var templateFile: String?
@@ -101,15 +105,18 @@ public struct PageLoader: Sendable {
             if !relative.hasPrefix("/") && !relative.split(separator: "/").contains(where: { $0 == ".." }) {
                 templateFile = folder + "/" + relative
             }
-        } else if mayHaveFolder && manager.fileExists(atPath: folder + "/" + Self.defaultTemplate) {
+        } else if mayHaveFolder
+            && tree.entry(at: folder + "/" + Self.defaultTemplate, followingLinks: true) != .missing
+        {
             templateFile = folder + "/" + Self.defaultTemplate
         }
         // Only to leave the template out of the pages served; it is read (confined) in landing(…).
-        let templateReal = templateFile.flatMap(Confinement.realPath)
+        let templateReal = templateFile.flatMap(tree.realPath)
 
         var raw: [String: RawFile] = [:]
         if hasFolder {
-            raw = walk(root: root, skipping: templateReal, confinement: confinement, diagnostics: &diagnostics)
+            raw = walk(
+                tree, root: root, skipping: templateReal, confinement: confinement, diagnostics: &diagnostics)
         }
         let icons = touchIcons(config, raw: raw, site: site, diagnostics: &diagnostics)
         let banner = config.smartAppBanner
@@ -135,7 +142,7 @@ public struct PageLoader: Sendable {
         }
         if let banner, config.pages.landingPage.enabled {
             pages.landing = landing(
-                site, banner: banner, markup: markup, icons: icons, templateFile: templateFile,
+                site, tree: tree, banner: banner, markup: markup, icons: icons, templateFile: templateFile,
                 confinement: confinement, modified: max(configModified, iconModified), diagnostics: &diagnostics)
         }
         return Output(pages: pages, diagnostics: diagnostics)
@@ -159,7 +166,8 @@ public struct PageLoader: Sendable {
     ) {
         var diagnostics: [Diagnostic] = []
         let raw = walk(
-            root: folder + "/" + Self.folderName, skipping: nil, confinement: confinement, diagnostics: &diagnostics)
+            FolderFileTree(root: folder), root: folder + "/" + Self.folderName, skipping: nil,
+            confinement: confinement, diagnostics: &diagnostics)
         var files: [String: [UInt8]] = [:]
         files.reserveCapacity(raw.count)
         for (urlPath, file) in raw { files[Self.folderName + urlPath] = file.bytes }
@@ -167,10 +175,10 @@ public struct PageLoader: Sendable {
     }
 
     private func walk(
-        root: String, skipping template: String?, confinement: Confinement, diagnostics: inout [Diagnostic]
+        _ tree: some FileTree, root: String, skipping template: String?, confinement: Confinement,
+        diagnostics: inout [Diagnostic]
     ) -> [String: RawFile] {
-        let manager = FileManager.default
-        guard let rootReal = Confinement.realPath(root) else { return [:] }
+        guard let rootReal = tree.realPath(root) else { return [:] }
         // A symlinked pages/ folder is a link like any other: it must stay inside the domain folder.
         if let refusal = confinement.refusal(of: rootReal) {
             diagnostics.append(refusal.diagnostic(root, what: "the pages folder"))
@@ -185,7 +193,7 @@ public struct PageLoader: Sendable {
         var stack: [(String, String, Int)] = [("/", rootReal, 0)]
         var entries = 0
         walking: while let (urlFolder, folder, depth) = stack.popLast() {
-            let names = ((try? manager.contentsOfDirectory(atPath: folder)) ?? []).sorted()
+            let names = tree.names(in: folder).sorted()
             for name in names {
                 entries += 1
                 guard entries <= maximumEntries else {
@@ -208,11 +216,13 @@ public struct PageLoader: Sendable {
                     continue
                 case nil: break
                 }
-                var status = stat()
-                guard lstat(path, &status) == 0 else { continue }
+                var entry = tree.entry(at: path, followingLinks: false)
+                guard entry != .missing else { continue }
                 var real = path
-                if status.st_mode & S_IFMT == S_IFLNK {
-                    guard let resolved = Confinement.realPath(path), stat(resolved, &status) == 0 else {
+                if entry == .link {
+                    guard let resolved = tree.realPath(path),
+                        case let followed = tree.entry(at: resolved, followingLinks: true), followed != .missing
+                    else {
                         diagnostics.append(
                             Diagnostic(
                                 .warning, rule: .pageSymlink, "'\(urlPath)' is a broken symlink; it is not served",
@@ -220,6 +230,7 @@ public struct PageLoader: Sendable {
                         continue
                     }
                     real = resolved
+                    entry = followed
                     guard Confinement.path(real, isWithin: rootReal) else {
                         diagnostics.append(
                             Diagnostic(
@@ -231,7 +242,7 @@ public struct PageLoader: Sendable {
                     }
                 }
                 if real == template { continue }
-                if status.st_mode & S_IFMT == S_IFDIR {
+                if entry == .folder {
                     guard depth < maximumDepth, visited.insert(real).inserted else { continue }
                     stack.append((urlPath + "/", real, depth + 1))
                     continue
@@ -251,7 +262,7 @@ public struct PageLoader: Sendable {
                 let domainLeft = maximumTotalBytes - total
                 let serverLeft = budget?.remaining ?? Int.max
                 let cap = min(maximumFileBytes, domainLeft, serverLeft)
-                switch ConfinedFile.read(path, within: pagesConfinement, maximumBytes: cap, refusingPrivateKeys: true) {
+                switch tree.read(path, within: pagesConfinement, maximumBytes: cap, refusingPrivateKeys: true) {
                 case .success(let contents):
                     if let budget, !budget.take(contents.bytes.count) {
                         diagnostics.append(overBudget(urlPath, file: path, size: contents.bytes.count))
@@ -341,13 +352,6 @@ public struct PageLoader: Sendable {
             file: file, hint: "raise --pages-memory, or serve large files from a CDN or another server")
     }
 
-    static func modified(_ path: String) -> Int {
-        guard let date = (try? FileManager.default.attributesOfItem(atPath: path))?[.modificationDate] as? Date else {
-            return 0
-        }
-        return CheckedNumber.clamped(date.timeIntervalSince1970, to: Int.min...Int.max)
-    }
-
     // MARK: Touch icons
 
     /// The configured icons, or by convention the `apple-touch-icon*.png` files in the pages root; each must
@@ -424,7 +428,8 @@ public struct PageLoader: Sendable {
     // MARK: Landing page
 
     private func landing(
-        _ site: SiteContext, banner: BannerConfig, markup: HeadMarkup, icons: [TouchIcon], templateFile: String?,
+        _ site: SiteContext, tree: some FileTree, banner: BannerConfig, markup: HeadMarkup, icons: [TouchIcon],
+        templateFile: String?,
         confinement: Confinement, modified: Int, diagnostics: inout [Diagnostic]
     ) -> LandingPage? {
         let settings = site.config.pages.landingPage
@@ -435,7 +440,7 @@ public struct PageLoader: Sendable {
         var lastModified = modified
         if let templateFile {
             let contents: ConfinedFile.Contents
-            switch ConfinedFile.read(
+            switch tree.read(
                 templateFile, within: confinement, maximumBytes: maximumTemplateBytes, refusingPrivateKeys: true)
             {
             case .success(let read): contents = read

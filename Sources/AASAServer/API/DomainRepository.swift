@@ -27,9 +27,10 @@ public protocol DomainRepository: Sendable {
     /// The revision a write of `siteJSON` would get, when the repository can tell before writing.
     func prospectiveRevision(of siteJSON: [UInt8]) -> String?
     /// What `load` makes of a new site.json of `name` beside the domain's stored files (`pages/`, templates), as
-    /// `check` and a server's load read them: `load` gets the folder holding those files (`nil`: the domain has none
-    /// beside site.json), and every finding names the domain's own files, never a folder made to read them.
-    func checking(_ name: String, _ load: (_ folder: String?) -> LoadedDomain) throws -> LoadedDomain
+    /// `check` and a server's load read them: `load` gets the tree of those files (the domain's folder, or its rows
+    /// in memory: nothing is written to read them; `nil`: the domain has none beside site.json), so every finding
+    /// names the domain's own files.
+    func checking(_ name: String, _ load: (_ files: (any FileTree)?) -> LoadedDomain) throws -> LoadedDomain
 
     /// The files of the `pages/` of `name`, sorted by path, at most `limit` of them; `nil` when there is no such
     /// domain (no site.json).

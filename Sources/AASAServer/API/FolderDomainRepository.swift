@@ -57,8 +57,8 @@ public final class FolderDomainRepository: DomainRepository {
     public func prospectiveRevision(of siteJSON: [UInt8]) -> String? { Self.revision(of: siteJSON) }
 
     /// The domain's folder in the config folder, as it is (a new domain's does not exist yet).
-    public func checking(_ name: String, _ load: (_ folder: String?) -> LoadedDomain) throws -> LoadedDomain {
-        load(directory + "/" + name)
+    public func checking(_ name: String, _ load: (_ files: (any FileTree)?) -> LoadedDomain) throws -> LoadedDomain {
+        load(FolderFileTree(root: directory + "/" + name))
     }
 
     public func list(after: String?, limit: Int, matching: (String) -> Bool) throws -> [DomainListing] {

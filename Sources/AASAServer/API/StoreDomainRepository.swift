@@ -1,6 +1,6 @@
 public import AASACore
 import AASAPostgres
-public import Foundation
+import Foundation
 import Synchronization
 
 /// The domains of the store: the `domains` rows read and written through ``Store``'s connection, and their history
@@ -36,17 +36,14 @@ public final class StoreDomainRepository: DomainRepository, @unchecked Sendable 
     public let policy: HistoryPolicy
     /// When the sweeps across domains last ran (``Store/sweepHistory(_:)``).
     private let swept = Mutex<Date?>(nil)
-    /// Where a domain's stored files are written to check a new site.json with them (``checking(_:_:)``).
-    public let workFolder: String
 
     /// The domains of `store`, their history held to `policy`: calls take turns on its one connection.
     public init(
-        store: Store, policy: HistoryPolicy = HistoryPolicy(), workFolder: String = NSTemporaryDirectory(),
+        store: Store, policy: HistoryPolicy = HistoryPolicy(),
         timeout: Duration = StoreDomainRepository.defaultTimeout
     ) {
         connections = StoreConnections(store: store, timeout: timeout)
         self.policy = policy
-        self.workFolder = workFolder
     }
 
     /// The domains of `store`, keeping `historyCapacity` revisions of each (and the other bounds' defaults).
@@ -57,12 +54,11 @@ public final class StoreDomainRepository: DomainRepository, @unchecked Sendable 
     /// The domains of the store at `uri` (whose schema is this server's), their history held to `policy`, on at most
     /// `connections` connections of the repository's own, each statement and lock wait bounded by `timeout`.
     public init(
-        uri: String, policy: HistoryPolicy = HistoryPolicy(), workFolder: String = NSTemporaryDirectory(),
+        uri: String, policy: HistoryPolicy = HistoryPolicy(),
         connections: Int = 4, timeout: Duration = StoreDomainRepository.defaultTimeout
     ) {
         self.connections = StoreConnections(uri: uri, maximum: connections, timeout: timeout)
         self.policy = policy
-        self.workFolder = workFolder
     }
 
     /// The bound of each API statement and lock wait unless one is given (`--api-store-timeout`).
@@ -73,23 +69,11 @@ public final class StoreDomainRepository: DomainRepository, @unchecked Sendable 
 
     public func prospectiveRevision(of siteJSON: [UInt8]) -> String? { nil }
 
-    /// The domain's `domain_files` rows (within the caps of a domain folder, ``Store/domain(_:)``) written to a
-    /// folder of their own below ``workFolder``, read as a replica reads them, then deleted.
-    public func checking(_ name: String, _ load: (_ folder: String?) -> LoadedDomain) throws -> LoadedDomain {
+    /// The domain's `domain_files` rows (within the caps of a domain folder, ``Store/domain(_:)``) in memory, read as
+    /// a replica reads them: nothing is written to disk.
+    public func checking(_ name: String, _ load: (_ files: (any FileTree)?) -> LoadedDomain) throws -> LoadedDomain {
         guard let stored = try using({ try opened!.domain(name) }), !stored.files.isEmpty else { return load(nil) }
-        let folder = workFolder + "/aasa-api-check-" + UUID().uuidString
-        defer { try? FileManager.default.removeItem(atPath: folder) }
-        do {
-            try FileManager.default.createDirectory(
-                atPath: folder, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
-            try StoreFolder.write(stored, to: folder, modified: Date())
-        } catch {
-            throw DomainRepositoryError(
-                .failed,
-                "cannot write the stored files of \(name) to '\(folder)' to check the site.json with them: \(error); "
-                    + "fix: set --store-cache (or TMPDIR) to a folder the server's user can write")
-        }
-        return StoreSource.placed(load(folder), from: folder, as: name)
+        return load(stored.tree(modified: Date()))
     }
 
     public func list(after: String?, limit: Int, matching: (String) -> Bool) throws -> [DomainListing] {
@@ -294,10 +278,11 @@ public final class StoreDomainRepository: DomainRepository, @unchecked Sendable 
         return PageDocument(bytes: bytes, revision: DomainPage.revision(of: bytes))
     }
 
-    /// The revision of page `path` of `name`, computed by the database: no byte of the page is fetched.
+    /// The revision of page `path` of `name`, from the digest the database keeps of it: no byte of the page is
+    /// fetched or hashed.
     private func currentRevision(_ name: String, _ path: String) throws -> String? {
         let result = try connection.execute(
-            "SELECT substr(encode(sha256(bytes), 'hex'), 1, 16) FROM domain_files WHERE domain = $1 AND path = $2",
+            "SELECT substr(encode(digest, 'hex'), 1, 16) FROM domain_files WHERE domain = $1 AND path = $2",
             [.text(name), .text(Self.pagesPrefix + path)])
         return result.rowCount == 1 ? result.text(0, 0) : nil
     }

@@ -80,10 +80,10 @@ extension TenantAPI {
     /// signs it: the findings `check` gives the same file in the domain's folder, and the same verdict a load
     /// gives it (a domain whose signature cannot be made is not published).
     func check(_ name: String, _ body: [UInt8]) throws -> LoadedDomain {
-        let loaded = try repository.checking(name) { folder in
+        let loaded = try repository.checking(name) { files in
             loader.loadDomain(
                 domain: name, source: SourceText(name: name + "/" + SiteConfigLoader.fileName, bytes: body),
-                folder: folder)
+                tree: files)
         }
         return sign([loaded]).first ?? loaded
     }

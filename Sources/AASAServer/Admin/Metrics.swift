@@ -60,6 +60,11 @@ struct Metrics {
                 "aasa_store_changes_applied_total", "counter",
                 "Changes of the store this replica applied since it started.")
             sample("aasa_store_changes_applied_total", [], "\(store.changesApplied)")
+            family(
+                "aasa_store_file_bytes_fetched_total", "counter",
+                "Bytes of domain files (pages, templates) this replica fetched from its store since it started; a file "
+                    + "is fetched again only when its digest moved.")
+            sample("aasa_store_file_bytes_fetched_total", [], "\(store.fileBytesFetched)")
             family("aasa_store_last_change", "gauge", "The id of the last change of the store this replica applied.")
             sample("aasa_store_last_change", [], "\(store.lastChange)")
             family(

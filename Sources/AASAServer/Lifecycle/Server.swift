@@ -403,7 +403,7 @@ public final class Server: Sendable {
         let repository: any DomainRepository =
             configuration.store.map {
                 StoreDomainRepository(
-                    uri: $0.uri, policy: configuration.history, workFolder: $0.cacheFolder ?? NSTemporaryDirectory(),
+                    uri: $0.uri, policy: configuration.history,
                     connections: configuration.apiWorkers, timeout: configuration.apiStoreTimeout)
             } ?? FolderDomainRepository(directory: configuration.configDirectory, policy: configuration.history)
         let view: @Sendable () -> ServerStatus.LiveView = {

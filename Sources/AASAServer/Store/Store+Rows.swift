@@ -68,8 +68,9 @@ extension Store {
     }
 
     /// The bytes of the domains `batch` lists (one batch of ``batches(_:size:)``), by name; a row deleted since
-    /// the listing is missing.
-    func fetchDomains(_ batch: [Listed]) throws -> [String: StoredDomain] {
+    /// the listing is missing. With `known`, a domain's files are listed with their digests first, and only those
+    /// whose digest `known` does not hold are fetched; `known` then holds what the domains hold now.
+    func fetchDomains(_ batch: [Listed], known: StoredFiles? = nil) throws -> [String: StoredDomain] {
         var domains: [String: StoredDomain] = [:]
         let sites = try connection.execute(
             "SELECT name, site_json FROM domains WHERE name = ANY($1::text[])",
@@ -79,14 +80,54 @@ extension Store {
             domains[name] = StoredDomain(name: name, siteJSON: bytes)
         }
         let withFiles = batch.filter { $0.files > 0 }.map(\.name)
+        known?.forget(batch.filter { $0.files == 0 }.map(\.name))
         guard !withFiles.isEmpty else { return domains }
-        let files = try connection.execute(
-            "SELECT domain, path, bytes FROM domain_files WHERE domain = ANY($1::text[])",
+        guard let known else {
+            let files = try connection.execute(
+                "SELECT domain, path, bytes FROM domain_files WHERE domain = ANY($1::text[])",
+                [.text(Self.textArray(withFiles))])
+            for row in 0..<files.rowCount {
+                guard let name = files.text(row, 0), let path = files.text(row, 1), let bytes = files.bytes(row, 2)
+                else { continue }
+                domains[name]?.files[path] = bytes
+            }
+            return domains
+        }
+        var kept: [String: [String: StoredFiles.File]] = [:]
+        var wanted: (domains: [String], paths: [String]) = ([], [])
+        let digests = try connection.execute(
+            "SELECT domain, path, digest FROM domain_files WHERE domain = ANY($1::text[])",
             [.text(Self.textArray(withFiles))])
-        for row in 0..<files.rowCount {
-            guard let name = files.text(row, 0), let path = files.text(row, 1), let bytes = files.bytes(row, 2)
+        for row in 0..<digests.rowCount {
+            guard let name = digests.text(row, 0), let path = digests.text(row, 1), let digest = digests.bytes(row, 2),
+                domains[name] != nil
             else { continue }
-            domains[name]?.files[path] = bytes
+            if let bytes = known.bytes(name, path, digest: digest) {
+                domains[name]?.files[path] = bytes
+                kept[name, default: [:]][path] = StoredFiles.File(digest: digest, bytes: bytes)
+            } else {
+                wanted.domains.append(name)
+                wanted.paths.append(path)
+            }
+        }
+        var fetched: [String: Int] = [:]
+        if !wanted.paths.isEmpty {
+            let files = try connection.execute(
+                """
+                SELECT domain, path, bytes, digest FROM domain_files
+                WHERE (domain, path) IN (SELECT * FROM unnest($1::text[], $2::text[]))
+                """, [.text(Self.textArray(wanted.domains)), .text(Self.textArray(wanted.paths))])
+            for row in 0..<files.rowCount {
+                guard let name = files.text(row, 0), let path = files.text(row, 1), let bytes = files.bytes(row, 2),
+                    let digest = files.bytes(row, 3), domains[name] != nil
+                else { continue }
+                domains[name]?.files[path] = bytes
+                kept[name, default: [:]][path] = StoredFiles.File(digest: digest, bytes: bytes)
+                fetched[name, default: 0] += bytes.count
+            }
+        }
+        for name in withFiles {
+            known.keep(name, kept[name] ?? [:], fetchedBytes: fetched[name] ?? 0)
         }
         return domains
     }

@@ -21,12 +21,10 @@ final class StoreReplica: Sendable {
     private let follower = Mutex<StoreFollower?>(nil)
     /// The status until the follower runs: `connecting`, with why the last attempt failed.
     private let waiting: Mutex<StoreStatus>
-    /// A private folder (mode 0700) where a domain with files has them written while it is read; removed at stop.
-    private let workFolder: String
 
     /// The replica of `settings`, reading the domains of `shard`.
     ///
-    /// - Throws: ``StoreError`` when the snapshot or work folder cannot be made.
+    /// - Throws: ``StoreError`` when the snapshot folder cannot be made.
     init(settings: StoreSettings, shard: Shard?, logger: Logger, signatures: SignatureCache) throws {
         self.settings = settings
         self.logger = logger
@@ -34,18 +32,8 @@ final class StoreReplica: Sendable {
         link = StoreLink(uri: settings.uri, server: server)
         waiting = Mutex(StoreStatus(server: server, replica: settings.replica))
         snapshot = try settings.cacheFolder.map { try StoreSnapshot(folder: $0, logger: logger) }
-        let base = settings.cacheFolder ?? NSTemporaryDirectory()
-        workFolder = (base as NSString).appendingPathComponent("aasa-work-\(getpid())-\(UUID().uuidString.prefix(8))")
-        do {
-            try FileManager.default.createDirectory(
-                atPath: workFolder, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
-        } catch {
-            throw StoreError(
-                "\(workFolder): error: cannot create the folder domain files are read in: \(error.localizedDescription)"
-                    + "; fix: set --store-cache (or TMPDIR) to a folder the server's user can write")
-        }
         source = StoreSource(
-            link: link, shard: shard, key: settings.key, workFolder: workFolder, snapshot: snapshot,
+            link: link, shard: shard, key: settings.key, snapshot: snapshot,
             signer: AssociationSigner(certificateDirectory: StoreSource.certificateFolder, cache: signatures))
     }
 
@@ -121,7 +109,9 @@ final class StoreReplica: Sendable {
 
     /// What the replica knows of the store.
     var status: StoreStatus {
-        follower.withLock { $0 }?.current ?? waiting.withLock { $0 }
+        var status = follower.withLock { $0 }?.current ?? waiting.withLock { $0 }
+        status.fileBytesFetched = source.files.fetchedBytes
+        return status
     }
 
     /// Stops following, writes what the snapshot has queued, and closes every connection.
@@ -129,6 +119,5 @@ final class StoreReplica: Sendable {
         follower.withLock { $0 }?.stop()
         snapshot?.stop()
         link.close()
-        try? FileManager.default.removeItem(atPath: workFolder)
     }
 }

@@ -144,6 +144,12 @@ public enum StoreSchema {
             "INSERT INTO changes_pruned (id, through) VALUES (1, 0)",
             "CREATE INDEX changes_at ON changes (at)",
         ],
+        [
+            // Each file's SHA-256, computed by the database whichever server writes the row (a push, the tenant API,
+            // an older replica during a rolling upgrade): a replica fetches only the files whose digest moved
+            // (``StoredFiles``).
+            "ALTER TABLE domain_files ADD COLUMN digest bytea GENERATED ALWAYS AS (sha256(bytes)) STORED"
+        ],
     ]
 
     /// What a version needs done beside its statements, with the server's code: the hashes of rows written before

@@ -253,7 +253,7 @@ final class StoreSnapshot: Service, @unchecked Sendable {
             let path = folder + "/" + name
             guard FileManager.default.fileExists(atPath: path) else { continue }
             let revision: (changeID: Int64, changedAt: Date)
-            switch Result(catching: { () throws(SnapshotRecord.Failure) in try StoreFolder.revision(ofRecordAt: path) })
+            switch Result(catching: { () throws(SnapshotRecord.Failure) in try Self.revision(ofRecordAt: path) })
             {
             case .success(let read):
                 revision = read
@@ -303,6 +303,18 @@ final class StoreSnapshot: Service, @unchecked Sendable {
         StoreError(
             "the snapshot's record \(path) of \(name) is not read: \(failure)", rule: .storedValue,
             hint: "delete the file: the replica writes it again once it reads the store")
+    }
+
+    /// The revision at the head of the record file at `path` (``SnapshotRecord``), read without the rest.
+    ///
+    /// - Throws: ``SnapshotRecord/Failure`` when the file is not a record, or its time is out of range.
+    private static func revision(ofRecordAt path: String) throws(SnapshotRecord.Failure) -> (
+        changeID: Int64, changedAt: Date
+    ) {
+        guard let handle = FileHandle(forReadingAtPath: path) else { throw .notARecord }
+        defer { try? handle.close() }
+        let head = Array((try? handle.read(upToCount: SnapshotRecord.headLength)) ?? Data())
+        return try SnapshotRecord.revision(head: head)
     }
 
     /// Whether `name` is a file name of the snapshot's folders: no `/`, not hidden (temporary files are).

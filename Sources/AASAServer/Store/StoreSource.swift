@@ -7,9 +7,8 @@ import Foundation
 /// their bytes fetched in batches as a load needs them (``StoreBatch``), and validated, generated and imported
 /// exactly as the folders' files are.
 ///
-/// A domain reads as its folder would: diagnostics name `<domain>/site.json:line:col`, and its pages are made by the
-/// same ``PageLoader`` (a domain with files has them written to a private work folder, read, and deleted; a domain
-/// with none is made from its site.json alone). Every file is dated by the change that wrote it, so every replica
+/// A domain reads as its folder would, from its rows in memory (``MemoryFileTree``): diagnostics name
+/// `<domain>/site.json:line:col` and `<domain>/pages/…`, and its pages are made by the same ``PageLoader``. Every file is dated by the change that wrote it, so every replica
 /// serves the same `Last-Modified`. A certificate's private key is opened with the store key (``StoreKey``) as it is
 /// read; a key that does not open is that certificate's error.
 ///
@@ -22,14 +21,14 @@ struct StoreSource: ConfigSource {
     let shard: Shard?
     /// The key that opens the private keys; `nil`: certificates with a key are refused.
     let key: StoreKey?
-    /// Where a domain with files has them written while it is read.
-    let workFolder: String
     /// The snapshot rows are written to, and read from before the database has been reached.
     let snapshot: StoreSnapshot?
     /// Signs with the certificates the load serves; its cache keeps signatures across loads.
     let signer: AssociationSigner
     /// The first fetch of the current load the store did not answer (``takeReadFailure()``).
     let readFailure = StoreReadFailure()
+    /// The files of the domains read, by digest: a domain read again fetches only the files that moved.
+    let files = StoredFiles()
 
     func takeReadFailure() -> Diagnostic? { readFailure.take() }
 
@@ -61,8 +60,12 @@ struct StoreSource: ConfigSource {
     private func domainReferences(names: Set<String>?) throws(Diagnostic) -> [String: StoreReference<StoredDomain>] {
         try references(
             names: names, fromSnapshot: { $0.domainReferences(names: names) },
-            list: { try $0.listDomains(shard: shard, names: names) }, fetch: { try $0.fetchDomains($1) },
-            listed: { $0.listed(domains: $1, names: names) }, record: { $0.record(domains: $1) })
+            list: { try $0.listDomains(shard: shard, names: names) },
+            fetch: { [files] in try $0.fetchDomains($1, known: files) },
+            listed: { [files] snapshot, found in
+                snapshot?.listed(domains: found, names: names)
+                if let names { files.forget(names.subtracting(found)) } else { files.retain(found) }
+            }, record: { $0.record(domains: $1) })
     }
 
     /// The rows of the shard (every one, or those named) as references: from the snapshot while it is served, else
@@ -72,7 +75,7 @@ struct StoreSource: ConfigSource {
         names: Set<String>?, fromSnapshot: (StoreSnapshot) -> [String: StoreReference<Content>],
         list: (Store) throws -> [Store.Listed],
         fetch: @escaping @Sendable (Store, [Store.Listed]) throws -> [String: Content],
-        listed: (StoreSnapshot, Set<String>) -> Void,
+        listed: (StoreSnapshot?, Set<String>) -> Void,
         record: @escaping @Sendable (StoreSnapshot, [String: StoreRow<Content>?]) -> Void
     ) throws(Diagnostic) -> [String: StoreReference<Content>] {
         if let snapshot, snapshot.isServing { return fromSnapshot(snapshot) }
@@ -82,7 +85,7 @@ struct StoreSource: ConfigSource {
         } catch {
             throw unreachable(error)
         }
-        if let snapshot { listed(snapshot, Set(rows.map(\.name))) }
+        listed(snapshot, Set(rows.map(\.name)))
         var references: [String: StoreReference<Content>] = [:]
         references.reserveCapacity(rows.count)
         for batch in Store.batches(rows.filter { $0.refusal == nil }, size: \.size) {
@@ -151,65 +154,25 @@ struct StoreSource: ConfigSource {
                 // The whole load fails with this one finding (the Loader takes it); what is returned is not kept.
                 readFailure.record(unreachable(error))
                 return previous ?? LoadedDomain(domain: name, file: file, diagnostics: [])
-            case .content(let stored) where stored.files.isEmpty:
-                // Made where a folder would be, with nothing in it but site.json: nothing on disk is looked at.
-                let folder = workFolder + "/" + name
-                loaded = loader.loadDomain(
-                    domain: name, source: SourceText(name: file, bytes: stored.siteJSON), folder: folder,
-                    folderFacts: PageLoader.FolderFacts(
-                        configModified: CheckedNumber.clamped(
-                            row.changedAt.timeIntervalSince1970, to: Int.min...Int.max),
-                        entries: [SiteConfigLoader.fileName],
-                        confinement: Confinement(folder: folder)))
-                loaded = Self.placed(loaded, from: folder, as: name)
             case .content(let stored):
-                loaded = written(stored, changedAt: row.changedAt, with: loader)
+                if let bad = stored.files.keys.sorted().first(where: { !StoredDomain.isSafeRelativePath($0) }) {
+                    return failed(
+                        .pathOutside,
+                        "the stored file '\(bad)' is not a path inside the domain folder; nothing of the domain is read",
+                        hint: "push the domain again from its folder")
+                }
+                // Read from memory, where a folder would be: nothing is written to disk, and every finding names
+                // `<domain>/<path>`.
+                let tree = stored.tree(modified: row.changedAt)
+                loaded = loader.loadDomain(
+                    domain: name, source: SourceText(name: file, bytes: stored.siteJSON), tree: tree,
+                    folderFacts: PageLoader.FolderFacts(
+                        configModified: tree.modified(file), entries: tree.names(in: name),
+                        confinement: Confinement(folder: name)))
             }
         }
         loaded.revision = row.changeID
         return loaded
-    }
-
-    /// `stored` read as a folder: written to a folder of its own below ``workFolder``, dated `changedAt`, read by
-    /// `loader` (pages are read into memory), then deleted.
-    private func written(_ stored: StoredDomain, changedAt: Date, with loader: SiteConfigLoader) -> LoadedDomain {
-        let file = stored.name + "/" + SiteConfigLoader.fileName
-        let folder = workFolder + "/" + stored.name + "." + UUID().uuidString
-        defer { try? FileManager.default.removeItem(atPath: folder) }
-        do {
-            try StoreFolder.write(stored, to: folder, modified: changedAt)
-        } catch {
-            return LoadedDomain(
-                domain: stored.name, file: file,
-                diagnostics: [
-                    Diagnostic(
-                        .error, rule: .fileUnreadable, "cannot write the domain's files to read them: \(error)",
-                        file: file, hint: "give the server a writable --store-cache folder (or TMPDIR)")
-                ])
-        }
-        let loaded = loader.loadDomain(
-            DomainFolder(domain: stored.name, file: folder + "/" + SiteConfigLoader.fileName))
-        return Self.placed(loaded, from: folder, as: stored.name)
-    }
-
-    /// `loaded` with every path below `folder` named from `name` instead (`shop.example/pages/a.html`), as the store
-    /// holds it.
-    static func placed(_ loaded: LoadedDomain, from folder: String, as name: String) -> LoadedDomain {
-        var placed = loaded
-        placed.file = name + "/" + SiteConfigLoader.fileName
-        func place(_ text: String) -> String {
-            guard text.contains(folder) else { return text }
-            return text.replacingOccurrences(of: folder + "/", with: name + "/").replacingOccurrences(
-                of: folder, with: name)
-        }
-        placed.diagnostics = loaded.diagnostics.map { diagnostic in
-            var diagnostic = diagnostic
-            diagnostic.file = diagnostic.file.map(place)
-            diagnostic.message = place(diagnostic.message)
-            diagnostic.hint = diagnostic.hint.map(place)
-            return diagnostic
-        }
-        return placed
     }
 
     func readCertificates(known: [String: CertificateDirectory.KnownFolder], only: Set<String>?, now: Date)
@@ -258,7 +221,7 @@ struct StoreSource: ConfigSource {
         try references(
             names: names, fromSnapshot: { $0.certificateReferences(names: names) },
             list: { try $0.listCertificates(shard: shard, names: names) }, fetch: { try $0.fetchCertificates($1) },
-            listed: { $0.listed(certificates: $1, names: names) }, record: { $0.record(certificates: $1) })
+            listed: { $0?.listed(certificates: $1, names: names) }, record: { $0.record(certificates: $1) })
     }
 
     /// Reads the files of `certificate`, each within its cap, the private key opened with the store key.

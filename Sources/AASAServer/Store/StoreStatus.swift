@@ -30,6 +30,9 @@ public struct StoreStatus: Sendable, Equatable {
     public var servingSnapshot = false
     /// Why the store was last unreachable, while it is; `nil` when connected.
     public var problem: String?
+    /// The bytes of domain files (pages, templates) fetched from the store since the start: a file is fetched again
+    /// only when its digest moved.
+    public var fileBytesFetched = 0
 
     /// The `store` member of `/status`, dates written by `date`.
     func jsonValue(date: (Date?) -> JSONValue) -> JSONValue {
@@ -38,6 +41,7 @@ public struct StoreStatus: Sendable, Equatable {
             ("lastChange", .number(Double(lastChange))), ("lastChangeAppliedAt", date(lastChangeAppliedAt)),
             ("changesApplied", .number(Double(changesApplied))), ("servingSnapshot", .bool(servingSnapshot)),
             ("problem", problem.map(JSONValue.string) ?? .null),
+            ("fileBytesFetched", .number(Double(fileBytesFetched))),
         ])
     }
 
