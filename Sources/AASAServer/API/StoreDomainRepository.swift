@@ -34,6 +34,9 @@ public final class StoreDomainRepository: DomainRepository, @unchecked Sendable 
 
     /// What the history keeps.
     public let policy: HistoryPolicy
+    /// The files the server's replica read, when it has one: a check takes a file from there when its digest has not
+    /// moved, and fetches only the others.
+    let files: StoredFiles?
     /// When the sweeps across domains last ran (``Store/sweepHistory(_:)``).
     private let swept = Mutex<Date?>(nil)
 
@@ -43,6 +46,7 @@ public final class StoreDomainRepository: DomainRepository, @unchecked Sendable 
         timeout: Duration = StoreDomainRepository.defaultTimeout
     ) {
         connections = StoreConnections(store: store, timeout: timeout)
+        files = nil
         self.policy = policy
     }
 
@@ -55,8 +59,9 @@ public final class StoreDomainRepository: DomainRepository, @unchecked Sendable 
     /// `connections` connections of the repository's own, each statement and lock wait bounded by `timeout`.
     public init(
         uri: String, policy: HistoryPolicy = HistoryPolicy(),
-        connections: Int = 4, timeout: Duration = StoreDomainRepository.defaultTimeout
+        connections: Int = 4, timeout: Duration = StoreDomainRepository.defaultTimeout, files: StoredFiles? = nil
     ) {
+        self.files = files
         self.connections = StoreConnections(uri: uri, maximum: connections, timeout: timeout)
         self.policy = policy
     }
@@ -69,10 +74,13 @@ public final class StoreDomainRepository: DomainRepository, @unchecked Sendable 
 
     public func prospectiveRevision(of siteJSON: [UInt8]) -> String? { nil }
 
-    /// The domain's `domain_files` rows (within the caps of a domain folder, ``Store/domain(_:)``) in memory, read as
-    /// a replica reads them: nothing is written to disk.
+    /// The domain's `domain_files` rows (within the caps of a domain folder, ``Store/domain(_:known:)``) in memory,
+    /// read as a replica reads them: nothing is written to disk, and only the files the replica has not read at the
+    /// same digest are fetched.
     public func checking(_ name: String, _ load: (_ files: (any FileTree)?) -> LoadedDomain) throws -> LoadedDomain {
-        guard let stored = try using({ try opened!.domain(name) }), !stored.files.isEmpty else { return load(nil) }
+        guard let stored = try using({ try opened!.domain(name, known: files) }), !stored.files.isEmpty else {
+            return load(nil)
+        }
         return load(stored.tree(modified: Date()))
     }
 

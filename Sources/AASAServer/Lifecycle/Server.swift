@@ -45,6 +45,8 @@ public final class Server: Sendable {
     private let source: FolderSource
     /// The http-01 answers of this process's orders, with `--acme`.
     private let challenges: ChallengeStore?
+    /// The stored domains' files the replica read: its reloads and the tenant API's checks fetch only what moved.
+    private let storedFiles = StoredFiles()
 
     /// Creates a server; nothing is loaded or bound until ``start()``.
     /// `recorder` observes the public listeners; by default it counts only (no access log, no printout).
@@ -306,7 +308,8 @@ public final class Server: Sendable {
         }
         do {
             return try StoreReplica(
-                settings: settings, shard: configuration.shard, logger: logger, signatures: SignatureCache())
+                settings: settings, shard: configuration.shard, files: storedFiles, logger: logger,
+                signatures: SignatureCache())
         } catch {
             throw StartupError(
                 diagnostics: [Diagnostic(.error, rule: .storeUnreachable, "\(error)")], isConfigurationError: true)
@@ -403,8 +406,8 @@ public final class Server: Sendable {
         let repository: any DomainRepository =
             configuration.store.map {
                 StoreDomainRepository(
-                    uri: $0.uri, policy: configuration.history,
-                    connections: configuration.apiWorkers, timeout: configuration.apiStoreTimeout)
+                    uri: $0.uri, policy: configuration.history, connections: configuration.apiWorkers,
+                    timeout: configuration.apiStoreTimeout, files: storedFiles)
             } ?? FolderDomainRepository(directory: configuration.configDirectory, policy: configuration.history)
         let view: @Sendable () -> ServerStatus.LiveView = {
             var view = ServerStatus.LiveView()

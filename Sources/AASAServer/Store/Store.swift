@@ -42,11 +42,16 @@ public final class Store: Sendable {
         return (0..<result.rowCount).compactMap { result.text($0, 0) }
     }
 
-    /// The domain `name`, or `nil` when the store has none.
+    /// The domain `name`, or `nil` when the store has none; the files `known` holds at their current digest are
+    /// taken from it instead of fetched.
     ///
     /// - Throws: ``StoreError`` naming the row when it holds more than a domain folder may (the caps of
     ///   ``SiteConfigLoader`` and ``PageLoader``): checked on the sizes the database reports, before any byte is read.
     public func domain(_ name: String) throws -> StoredDomain? {
+        try domain(name, known: nil)
+    }
+
+    func domain(_ name: String, known: StoredFiles?) throws -> StoredDomain? {
         let pages = PageLoader()
         let sizes = try connection.execute(
             """
@@ -70,9 +75,26 @@ public final class Store: Sendable {
         }
         let row = try connection.execute("SELECT site_json FROM domains WHERE name = $1", [.text(name)])
         guard row.rowCount == 1, let site = row.bytes(0, 0) else { return nil }
-        let files = try connection.execute(
-            "SELECT path, bytes FROM domain_files WHERE domain = $1 ORDER BY path", [.text(name)])
         var stored = StoredDomain(name: name, siteJSON: site)
+        var wanted: [String]?
+        if let known {
+            // The digests first: a file `known` holds at the same digest is not fetched.
+            wanted = []
+            let digests = try connection.execute(
+                "SELECT path, digest FROM domain_files WHERE domain = $1", [.text(name)])
+            for index in 0..<digests.rowCount {
+                guard let path = digests.text(index, 0), let digest = digests.bytes(index, 1) else { continue }
+                if let bytes = known.bytes(name, path, digest: digest) {
+                    stored.files[path] = bytes
+                } else {
+                    wanted?.append(path)
+                }
+            }
+            if wanted?.isEmpty == true { return stored }
+        }
+        let files = try connection.execute(
+            "SELECT path, bytes FROM domain_files WHERE domain = $1 AND ($2::text[] IS NULL OR path = ANY($2::text[]))",
+            [.text(name), wanted.map { .text(Self.textArray($0)) }])
         for index in 0..<files.rowCount {
             if let path = files.text(index, 0), let bytes = files.bytes(index, 1) { stored.files[path] = bytes }
         }

@@ -25,7 +25,10 @@ final class StoreReplica: Sendable {
     /// The replica of `settings`, reading the domains of `shard`.
     ///
     /// - Throws: ``StoreError`` when the snapshot folder cannot be made.
-    init(settings: StoreSettings, shard: Shard?, logger: Logger, signatures: SignatureCache) throws {
+    init(
+        settings: StoreSettings, shard: Shard?, files: StoredFiles = StoredFiles(), logger: Logger,
+        signatures: SignatureCache
+    ) throws {
         self.settings = settings
         self.logger = logger
         let server = PostgresConnection.server(of: settings.uri)
@@ -34,7 +37,8 @@ final class StoreReplica: Sendable {
         snapshot = try settings.cacheFolder.map { try StoreSnapshot(folder: $0, logger: logger) }
         source = StoreSource(
             link: link, shard: shard, key: settings.key, snapshot: snapshot,
-            signer: AssociationSigner(certificateDirectory: StoreSource.certificateFolder, cache: signatures))
+            signer: AssociationSigner(certificateDirectory: StoreSource.certificateFolder, cache: signatures),
+            files: files)
     }
 
     /// Where the start stands after ``reach()``.

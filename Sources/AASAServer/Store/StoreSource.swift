@@ -28,7 +28,7 @@ struct StoreSource: ConfigSource {
     /// The first fetch of the current load the store did not answer (``takeReadFailure()``).
     let readFailure = StoreReadFailure()
     /// The files of the domains read, by digest: a domain read again fetches only the files that moved.
-    let files = StoredFiles()
+    let files: StoredFiles
 
     func takeReadFailure() -> Diagnostic? { readFailure.take() }
 

@@ -7,13 +7,16 @@ import Synchronization
 /// The bytes are the arrays the load shares with what it serves (a page that is not HTML is served from the very
 /// buffer), so keeping them costs the raw copy of each HTML page of a stored domain, within the pages' caps. A
 /// domain leaves when a listing no longer finds it or it has no files.
-final class StoredFiles: Sendable {
+public final class StoredFiles: Sendable {
     /// One file as last fetched.
     struct File: Sendable {
         /// Its SHA-256 as the database computed it.
         var digest: [UInt8]
         var bytes: [UInt8]
     }
+
+    /// None yet.
+    public init() {}
 
     private let domains = Mutex<[String: [String: File]]>([:])
     private let fetched = Atomic<Int>(0)
