@@ -9,17 +9,6 @@ import Synchronization
 /// them in reverse. A load is read from the ``ConfigSource`` (``Loader``), turned into the next ``Catalog``, and
 /// published to the ``Listeners`` by the ``Reloader``; the file watcher, ACME and the CDN check run beside them.
 public final class Server: Sendable {
-    /// Why the server could not start.
-    public struct StartupError: Error, Sendable, CustomStringConvertible {
-        /// The findings that stopped it (config errors exit with status 2).
-        public var diagnostics: [Diagnostic]
-        /// Whether the cause is the configuration (as opposed to the system, e.g. a port in use).
-        public var isConfigurationError: Bool
-
-        /// One finding per line.
-        public var description: String { diagnostics.map(\.description).joined(separator: "\n") }
-    }
-
     /// The parts ``start()`` makes and ``stop()`` stops.
     private struct Running {
         var reloader: Reloader?
