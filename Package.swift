@@ -65,7 +65,19 @@ let package = Package(
             // The admin dashboard, compiled into the binary (no bundle to install beside it).
             resources: [
                 .embedInCode("Admin/Dashboard/dashboard.html"), .embedInCode("Admin/Dashboard/dashboard.css"),
-                .embedInCode("Admin/Dashboard/dashboard.js"), .embedInCode("API/openapi.json"),
+                .embedInCode("API/openapi.json"),
+                // The dashboard's script, a file per section (DashboardPage.scriptFiles joins them in order).
+                .embedInCode("Admin/Dashboard/script/base.js"),
+                .embedInCode("Admin/Dashboard/script/requests.js"),
+                .embedInCode("Admin/Dashboard/script/token.js"),
+                .embedInCode("Admin/Dashboard/script/polling.js"),
+                .embedInCode("Admin/Dashboard/script/status.js"),
+                .embedInCode("Admin/Dashboard/script/queue.js"),
+                .embedInCode("Admin/Dashboard/script/fetches.js"),
+                .embedInCode("Admin/Dashboard/script/traffic.js"),
+                .embedInCode("Admin/Dashboard/script/match.js"),
+                .embedInCode("Admin/Dashboard/script/editor.js"),
+                .embedInCode("Admin/Dashboard/script/wiring.js"),
             ],
             swiftSettings: upcomingLanguageFeatures),
         // The only module importing libcurl: the client for outbound HTTPS (ACME, Apple's CDN, Google's API).

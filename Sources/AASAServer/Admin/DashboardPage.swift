@@ -5,17 +5,29 @@ import Foundation
 /// JSON endpoints a script would (`/status`, `/fetches`, `/traffic`, `/match`, and the tenant API `/api/v1/` for
 /// its editor) and adds no data path of its own.
 ///
-/// Its stylesheet and script (`Dashboard/dashboard.css`, `dashboard.js`, compiled into the binary) are inlined
+/// Its stylesheet and script (`Dashboard/dashboard.css` and the files of `Dashboard/script/`, compiled into the
+/// binary) are inlined
 /// into `dashboard.html`, each without its comments, indentation and blank lines (``compactScript(_:)``,
 /// ``compactStyle(_:)``, ``compactMarkup(_:)``: what the browser runs is the same, in a page of under 100 KB), and
 /// the Content-Security-Policy allows exactly those two by their SHA-256 and
 /// requests to its own origin only: no other script, style, frame, form target or origin can run or be reached,
 /// even if a tenant's text shown on the page tried.
 enum DashboardPage {
+    /// The script's files in the order they run, one per section of the page: `base` (settings, state, DOM helpers,
+    /// formatting), `requests`, `token` (the token form), `polling`, `status` (summary, domains, reloads), `queue`
+    /// (ACME's queue and "Retry now"), `fetches`, `traffic`, `match` ("Try a URL"), `editor` (site.json through the
+    /// tenant API), and `wiring`, which starts the page. They share one scope, as one script.
+    static let scriptFiles: [[UInt8]] = [
+        PackageResources.base_js, PackageResources.requests_js, PackageResources.token_js,
+        PackageResources.polling_js, PackageResources.status_js, PackageResources.queue_js,
+        PackageResources.fetches_js, PackageResources.traffic_js, PackageResources.match_js,
+        PackageResources.editor_js, PackageResources.wiring_js,
+    ]
+
     /// The page and its headers, built once.
     static let response: Response = {
         let style = compactStyle(String(decoding: PackageResources.dashboard_css, as: UTF8.self))
-        let script = compactScript(String(decoding: PackageResources.dashboard_js, as: UTF8.self))
+        let script = compactScript(scriptFiles.map { String(decoding: $0, as: UTF8.self) }.joined())
         let page = compactMarkup(String(decoding: PackageResources.dashboard_html, as: UTF8.self))
             .replacingOccurrences(of: "{{style}}", with: style)
             .replacingOccurrences(of: "{{script}}", with: script)
