@@ -8,9 +8,10 @@ import Foundation
 /// exactly as the folders' files are.
 ///
 /// A domain reads as its folder would, from its rows in memory (``MemoryFileTree``): diagnostics name
-/// `<domain>/site.json:line:col` and `<domain>/pages/…`, and its pages are made by the same ``PageLoader``. Every file is dated by the change that wrote it, so every replica
-/// serves the same `Last-Modified`. A certificate's private key is opened with the store key (``StoreKey``) as it is
-/// read; a key that does not open is that certificate's error.
+/// `<domain>/site.json:line:col` and `<domain>/pages/…`, and its pages are made by the same ``PageLoader``. A domain
+/// read again fetches only the files whose digest moved (``StoredFiles``). Every file is dated by the change that
+/// wrote it, so every replica serves the same `Last-Modified`. A certificate's private key is opened with the store
+/// key (``StoreKey``) as it is read; a key that does not open is that certificate's error.
 ///
 /// Until the first read from the database succeeds, a replica started while the store was unreachable reads its
 /// snapshot (``StoreSnapshot``); every row read from the database is handed to the snapshot.
