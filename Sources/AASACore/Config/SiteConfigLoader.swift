@@ -172,7 +172,7 @@ public struct SiteConfigLoader: Sendable {
             return previous
         }
         var loaded = loadDomain(
-            domain: domain, source: SourceText(name: file, bytes: read.bytes), folder: folder.path,
+            domain: domain, source: SourceText(name: file, bytes: read.bytes), tree: FolderFileTree(root: folder.path),
             folderFacts: PageLoader.FolderFacts(
                 configModified: read.modified, entries: entries, confinement: confinement))
         loaded.source = stamp
@@ -182,15 +182,7 @@ public struct SiteConfigLoader: Sendable {
     /// Parses, validates and generates one domain from `source`; with `folder` (the domain folder), also
     /// loads its `pages/` (``PageLoader``).
     public func loadDomain(domain: String, source: SourceText, folder: String? = nil) -> LoadedDomain {
-        loadDomain(domain: domain, source: source, folder: folder, folderFacts: nil)
-    }
-
-    /// ``loadDomain(domain:source:folder:)``, with what the caller already knows of the folder: with `folderFacts`
-    /// listing no `pages` entry, the pages (the banner, its landing page) are made without looking for files.
-    public func loadDomain(domain: String, source: SourceText, folder: String?, folderFacts: PageLoader.FolderFacts?)
-        -> LoadedDomain
-    {
-        loadDomain(domain: domain, source: source, tree: folder.map(FolderFileTree.init), folderFacts: folderFacts)
+        loadDomain(domain: domain, source: source, tree: folder.map(FolderFileTree.init))
     }
 
     /// Parses, validates and generates one domain from `source`; with `tree` (the domain's files, on disk or in

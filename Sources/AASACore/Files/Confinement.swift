@@ -46,6 +46,15 @@ public struct Confinement: Sendable, Hashable {
             || (path.hasPrefix(folder) && path.utf8.dropFirst(folder.utf8.count).first == 0x2F)
     }
 
+    /// Whether `path` names a place below whatever folder it is taken from: relative, no empty, `.` or `..` segment,
+    /// no NUL (a stored file's path, checked before it is read or written).
+    public static func isRelativePathInside(_ path: String) -> Bool {
+        !path.isEmpty && !path.hasPrefix("/") && !path.contains("\0")
+            && path.split(separator: "/", omittingEmptySubsequences: false).allSatisfy {
+                !$0.isEmpty && $0 != "." && $0 != ".."
+            }
+    }
+
     /// The real path of `path` (every symlink resolved, absolute), or `nil` when it does not exist.
     public static func realPath(_ path: String) -> String? {
         guard let resolved = realpath(path, nil) else { return nil }

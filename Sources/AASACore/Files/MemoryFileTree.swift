@@ -18,7 +18,7 @@ public struct MemoryFileTree: FileTree {
         self.modified = modified
         var kept: [String: [UInt8]] = [:]
         var names: [String: Set<String>] = ["": []]
-        for (path, bytes) in files where Self.isInside(path) {
+        for (path, bytes) in files where Confinement.isRelativePathInside(path) {
             kept[path] = bytes
             var folder = ""
             for segment in path.split(separator: "/") {
@@ -64,15 +64,7 @@ public struct MemoryFileTree: FileTree {
     /// `path` below ``root`` (`""` for the root itself), or `nil` when it is not in the tree.
     private func relative(_ path: String) -> String? {
         if path == root { return "" }
-        guard path.hasPrefix(root), path.utf8.dropFirst(root.utf8.count).first == 0x2F else { return nil }
+        guard path.utf8.starts(with: root.utf8), path.utf8.dropFirst(root.utf8.count).first == 0x2F else { return nil }
         return String(decoding: path.utf8.dropFirst(root.utf8.count + 1), as: UTF8.self)
-    }
-
-    /// Whether `path` names a place below the root: relative, no empty, `.` or `..` segment, no NUL.
-    private static func isInside(_ path: String) -> Bool {
-        !path.isEmpty && !path.hasPrefix("/") && !path.contains("\0")
-            && path.split(separator: "/", omittingEmptySubsequences: false).allSatisfy {
-                !$0.isEmpty && $0 != "." && $0 != ".."
-            }
     }
 }

@@ -34,8 +34,9 @@ public final class Server: Sendable {
     private let source: FolderSource
     /// The http-01 answers of this process's orders, with `--acme`.
     private let challenges: ChallengeStore?
-    /// The stored domains' files the replica read: its reloads and the tenant API's checks fetch only what moved.
-    private let storedFiles = StoredFiles()
+    /// The stored domains' files the replica read (as many bytes as `--pages-memory`): its reloads and the tenant API's
+    /// checks fetch only what moved.
+    private let storedFiles: StoredFiles
 
     /// Creates a server; nothing is loaded or bound until ``start()``.
     /// `recorder` observes the public listeners; by default it counts only (no access log, no printout).
@@ -45,6 +46,7 @@ public final class Server: Sendable {
         self.recorder = recorder
         listeners = Listeners(configuration: configuration, logger: logger, recorder: recorder)
         challenges = configuration.acme == nil ? nil : ChallengeStore()
+        storedFiles = StoredFiles(maximumBytes: configuration.pagesMemory)
         source = FolderSource(
             configDirectory: configuration.configDirectory, certificateDirectory: configuration.certificateDirectory,
             refusesExposedKeys: configuration.refusesExposedPrivateKeys, signatures: SignatureCache())

@@ -68,9 +68,9 @@ extension Store {
     }
 
     /// The bytes of the domains `batch` lists (one batch of ``batches(_:size:)``), by name; a row deleted since
-    /// the listing is missing. With `known`, a domain's files are listed with their digests first, and only those
-    /// whose digest `known` does not hold are fetched; `known` then holds what the domains hold now.
-    func fetchDomains(_ batch: [Listed], known: StoredFiles? = nil) throws -> [String: StoredDomain] {
+    /// the listing is missing. A domain's files are listed with their digests first, and only those whose digest
+    /// `known` does not hold are fetched; `known` then holds what the domains hold now (as far as its bound allows).
+    func fetchDomains(_ batch: [Listed], known: StoredFiles) throws -> [String: StoredDomain] {
         var domains: [String: StoredDomain] = [:]
         let sites = try connection.execute(
             "SELECT name, site_json FROM domains WHERE name = ANY($1::text[])",
@@ -80,19 +80,8 @@ extension Store {
             domains[name] = StoredDomain(name: name, siteJSON: bytes)
         }
         let withFiles = batch.filter { $0.files > 0 }.map(\.name)
-        known?.forget(batch.filter { $0.files == 0 }.map(\.name))
+        known.forget(batch.filter { $0.files == 0 }.map(\.name))
         guard !withFiles.isEmpty else { return domains }
-        guard let known else {
-            let files = try connection.execute(
-                "SELECT domain, path, bytes FROM domain_files WHERE domain = ANY($1::text[])",
-                [.text(Self.textArray(withFiles))])
-            for row in 0..<files.rowCount {
-                guard let name = files.text(row, 0), let path = files.text(row, 1), let bytes = files.bytes(row, 2)
-                else { continue }
-                domains[name]?.files[path] = bytes
-            }
-            return domains
-        }
         var kept: [String: [String: StoredFiles.File]] = [:]
         var wanted: (domains: [String], paths: [String]) = ([], [])
         let digests = try connection.execute(

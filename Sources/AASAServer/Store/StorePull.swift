@@ -33,7 +33,7 @@ public struct StorePull {
                 errors.append("\(name): error: not a host name; the stored domain is not written")
                 continue
             }
-            if let bad = domain.files.keys.first(where: { !StoredDomain.isSafeRelativePath($0) }) {
+            if let bad = domain.files.keys.first(where: { !Confinement.isRelativePathInside($0) }) {
                 errors.append("\(name): error: the stored file '\(bad)' is not a path inside the domain folder")
                 continue
             }
@@ -45,7 +45,7 @@ public struct StorePull {
         guard let certs else { return errors }
         guard let key else { throw StoreError("pulling certificates needs --store-key-file") }
         for name in try store.certificateNames() {
-            guard StoredDomain.isSafeRelativePath(name), !name.contains("/"),
+            guard Confinement.isRelativePathInside(name), !name.contains("/"),
                 let certificate = try store.certificate(name)
             else {
                 errors.append("certificate \(name): error: not a folder name; it is not written")

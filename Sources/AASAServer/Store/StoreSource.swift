@@ -156,7 +156,7 @@ struct StoreSource: ConfigSource {
                 readFailure.record(unreachable(error))
                 return previous ?? LoadedDomain(domain: name, file: file, diagnostics: [])
             case .content(let stored):
-                if let bad = stored.files.keys.sorted().first(where: { !StoredDomain.isSafeRelativePath($0) }) {
+                if let bad = stored.files.keys.filter({ !Confinement.isRelativePathInside($0) }).min() {
                     return failed(
                         .pathOutside,
                         "the stored file '\(bad)' is not a path inside the domain folder; nothing of the domain is read",

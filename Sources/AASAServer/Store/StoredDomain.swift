@@ -27,12 +27,4 @@ public struct StoredDomain: Sendable, Equatable {
             root: name, files: all,
             modified: CheckedNumber.clamped(modified.timeIntervalSince1970.rounded(.down), to: Int.min...Int.max))
     }
-
-    /// Whether `path` may be written below a domain folder: relative, no empty, `.` or `..` component, no NUL.
-    public static func isSafeRelativePath(_ path: String) -> Bool {
-        !path.isEmpty && !path.hasPrefix("/") && !path.contains("\0")
-            && path.split(separator: "/", omittingEmptySubsequences: false).allSatisfy {
-                !$0.isEmpty && $0 != "." && $0 != ".."
-            }
-    }
 }

@@ -5,7 +5,9 @@ import Synchronization
 /// costs each replica that page's bytes, not the domain's (``Store/fetchDomains(_:known:)``).
 ///
 /// The bytes are the arrays the load shares with what it serves (a page that is not HTML is served from the very
-/// buffer), so keeping them costs the raw copy of each HTML page of a stored domain, within the pages' caps. A
+/// buffer), so keeping them costs the raw copy of each HTML page of a stored domain. Whatever they share, the bytes
+/// kept are bounded (``maximumBytes``, the server's `--pages-memory`): a domain whose files do not fit is not kept,
+/// and is fetched whole when read again, so a domain that the pages budget refuses costs no memory here either. A
 /// domain leaves when a listing no longer finds it or it has no files.
 public final class StoredFiles: Sendable {
     /// One file as last fetched.
@@ -15,10 +17,29 @@ public final class StoredFiles: Sendable {
         var bytes: [UInt8]
     }
 
-    /// None yet.
-    public init() {}
+    /// The most bytes of files kept, all domains together.
+    let maximumBytes: Int
 
-    private let domains = Mutex<[String: [String: File]]>([:])
+    /// None yet; at most `maximumBytes` of files kept.
+    public init(maximumBytes: Int = 1 << 30) {
+        self.maximumBytes = maximumBytes
+    }
+
+    /// The files of each domain kept, and their bytes in all.
+    private struct Kept {
+        var domains: [String: [String: File]] = [:]
+        var bytes = 0
+
+        /// Drops `domain`.
+        mutating func remove(_ domain: String) {
+            guard let files = domains.removeValue(forKey: domain) else { return }
+            bytes -= Self.size(files)
+        }
+
+        static func size(_ files: [String: File]) -> Int { files.values.reduce(0) { $0 + $1.bytes.count } }
+    }
+
+    private let kept = Mutex(Kept())
     private let fetched = Atomic<Int>(0)
 
     /// The bytes of the files of domains fetched from the database since the start (site.json not counted).
@@ -26,25 +47,37 @@ public final class StoredFiles: Sendable {
 
     /// The bytes of `path` of `domain` when they are the ones whose digest is `digest`.
     func bytes(_ domain: String, _ path: String, digest: [UInt8]) -> [UInt8]? {
-        domains.withLock { domains in
-            guard let file = domains[domain]?[path], file.digest == digest else { return nil }
+        kept.withLock { kept in
+            guard let file = kept.domains[domain]?[path], file.digest == digest else { return nil }
             return file.bytes
         }
     }
 
-    /// Keeps `files` as what `domain` holds now (none: the domain leaves), of which `fetchedBytes` were fetched.
+    /// Keeps `files` as what `domain` holds now, of which `fetchedBytes` were fetched; the domain leaves when it has
+    /// none, or when they do not fit in ``maximumBytes`` beside the other domains'.
     func keep(_ domain: String, _ files: [String: File], fetchedBytes: Int) {
         fetched.add(fetchedBytes, ordering: .relaxed)
-        domains.withLock { $0[domain] = files.isEmpty ? nil : files }
+        let size = Kept.size(files)
+        kept.withLock { kept in
+            kept.remove(domain)
+            guard !files.isEmpty, size <= maximumBytes - kept.bytes else { return }
+            kept.domains[domain] = files
+            kept.bytes += size
+        }
     }
+
+    /// The bytes of files kept, all domains together.
+    var keptBytes: Int { kept.withLock { $0.bytes } }
 
     /// Forgets every domain but those of `names`.
     func retain(_ names: Set<String>) {
-        domains.withLock { domains in domains = domains.filter { names.contains($0.key) } }
+        kept.withLock { kept in
+            for domain in kept.domains.keys where !names.contains(domain) { kept.remove(domain) }
+        }
     }
 
     /// Forgets `names`.
     func forget(_ names: some Sequence<String>) {
-        domains.withLock { domains in for name in names { domains[name] = nil } }
+        kept.withLock { kept in for name in names { kept.remove(name) } }
     }
 }
