@@ -1,3 +1,5 @@
+internal import AASACore
+import Foundation
 import Synchronization
 
 #if canImport(Glibc)
@@ -65,16 +67,18 @@ final class ConnectionRegistry: Sendable {
         .nanoseconds(Int64(min(1_000_000_000, max(100_000_000, headerTimeout / 4))))
     }
 
-    /// Runs the reaper until the returned task is cancelled; `report` hears of every sweep that closed any.
-    func startReaper(report: @escaping @Sendable (Int) -> Void) -> Task<Void, Never>? {
+    /// Starts the reaper on a thread of its own, which runs until the returned loop is stopped (and joined);
+    /// `report` hears of every sweep that closed any. `nil` without a deadline, or when the thread cannot start.
+    func startReaper(report: @escaping @Sendable (Int) -> Void) -> WorkerLoop? {
         guard headerTimeout > 0 else { return nil }
-        let interval = reapInterval
-        return Task.detached(priority: .utility) { [self] in
-            while !Task.isCancelled {
-                try? await Task.sleep(for: interval)
+        let interval = reapInterval.timeInterval
+        let loop = WorkerLoop()
+        let failure = loop.start("conn-reaper") { [self] in
+            while loop.pause(until: Date().addingTimeInterval(interval)) {
                 let closed = reap()
                 if closed > 0 { report(closed) }
             }
         }
+        return failure == nil ? loop : nil
     }
 }

@@ -27,7 +27,7 @@ public final class HTTPListener: Sendable {
 
     private let context: ListenerContext
     private let daemons: Mutex<[DaemonHandle]>
-    private let reaper: Task<Void, Never>?
+    private let reaper: WorkerLoop?
 
     /// `MHD_Daemon*`, made sendable: libmicrohttpd's daemon API is thread-safe for the calls we make.
     private struct DaemonHandle: @unchecked Sendable {
@@ -217,7 +217,7 @@ public final class HTTPListener: Sendable {
             return handles
         }
         guard !handles.isEmpty else { return }
-        reaper?.cancel()
+        reaper?.stop()
         // Each listening socket first stops taking new handshakes, then those under way complete into its queue
         // (within a round trip), then the queue is handed to the daemon; only then is the socket closed, which
         // would reset any connection still in it.

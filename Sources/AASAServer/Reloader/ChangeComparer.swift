@@ -35,13 +35,10 @@ final class ChangeComparer: Service, @unchecked Sendable {
     static let capacity = 10_000
 
     private let record: @Sendable (Job, DomainDiff) -> Void
-    private let condition = NSCondition()
-    /// Guarded by ``condition``: the waiting jobs by domain, and the domains in the order they came.
+    private let loop = WorkerLoop()
+    /// Guarded by the loop's lock: the waiting jobs by domain, and the domains in the order they came.
     private var waiting: [String: Job] = [:]
     private var order: [String] = []
-    private var running = false
-    private var stopped = false
-    private var thread: ServiceThread?
 
     /// A comparer that hands each result to `record`.
     init(record: @escaping @Sendable (Job, DomainDiff) -> Void) {
@@ -51,11 +48,7 @@ final class ChangeComparer: Service, @unchecked Sendable {
     /// Starts the thread that makes the comparisons; ``enqueue(_:)`` calls it on first use. Calling it again, or
     /// after ``stop()``, does nothing.
     func start() {
-        condition.locked {
-            guard !running, !stopped else { return }
-            running = true
-            thread = try? ServiceThread(name: "change-comparer") { [self] in work() }
-        }
+        loop.start("change-comparer") { [self] in work() }
     }
 
     /// Queues the comparisons of `jobs`, each replacing a waiting one of its domain; starts the thread on first use.
@@ -63,22 +56,22 @@ final class ChangeComparer: Service, @unchecked Sendable {
     func enqueue(_ jobs: [Job]) {
         guard !jobs.isEmpty else { return }
         start()
-        var refused: [Job] = []
-        condition.lock()
-        // A stopped comparer takes nothing: no thread would ever compare it.
-        for job in jobs where !stopped {
-            let domain = job.new.domain
-            if waiting[domain] == nil {
-                guard order.count < Self.capacity else {
-                    refused.append(job)
-                    continue
+        let refused = loop.changing {
+            var refused: [Job] = []
+            // A stopped comparer takes nothing: no thread would ever compare it.
+            for job in jobs where !loop.stoppingLocked {
+                let domain = job.new.domain
+                if waiting[domain] == nil {
+                    guard order.count < Self.capacity else {
+                        refused.append(job)
+                        continue
+                    }
+                    order.append(domain)
                 }
-                order.append(domain)
+                waiting[domain] = job
             }
-            waiting[domain] = job
+            return refused
         }
-        condition.unlock()
-        condition.broadcast()
         for job in refused {
             record(
                 job,
@@ -89,20 +82,14 @@ final class ChangeComparer: Service, @unchecked Sendable {
     }
 
     /// The kernel's id of the running thread, for tests that check it is gone after ``stop()``.
-    var threadIDs: [Int32] { condition.locked { thread.map { [$0.threadID] } ?? [] } }
+    var threadIDs: [Int32] { loop.threadIDs }
 
     /// Stops the thread and returns once it has ended, after the comparison in progress; waiting ones are dropped.
     func stop() {
-        let joining = condition.locked {
-            running = false
-            stopped = true
+        loop.stop(whileLocked: {
             waiting = [:]
             order = []
-            defer { thread = nil }
-            return thread
-        }
-        condition.broadcast()
-        joining?.join()
+        })
     }
 
     private func work() {
@@ -114,16 +101,12 @@ final class ChangeComparer: Service, @unchecked Sendable {
 
     /// Waits for the oldest waiting job; `nil` once stopped.
     private func next() -> Job? {
-        condition.lock()
-        defer { condition.unlock() }
-        while running {
-            guard !order.isEmpty else {
-                condition.wait()
-                continue
+        loop.locked {
+            while !loop.stoppingLocked {
+                guard order.isEmpty else { return waiting.removeValue(forKey: order.removeFirst()) }
+                loop.waitLocked()
             }
-            let domain = order.removeFirst()
-            return waiting.removeValue(forKey: domain)
+            return nil
         }
-        return nil
     }
 }

@@ -21,12 +21,9 @@ final class DueQueue<Key: Hashable & Sendable, Item: Sendable>: @unchecked Senda
     /// The workers' thread names, one per worker.
     private let threadNames: [String]
     private let logger: Logger
-    private let condition = NSCondition()
-    /// Guarded by ``condition``.
+    private let loop = WorkerLoop()
+    /// Guarded by the loop's lock.
     private var items: [Key: Item] = [:]
-    private var running = false
-    private var stopped = false
-    private var threads: [ServiceThread] = []
 
     /// A queue with a worker thread for each of `threadNames` (at least one), which takes each item once it is due
     /// by `due`, through `claim`.
@@ -42,61 +39,36 @@ final class DueQueue<Key: Hashable & Sendable, Item: Sendable>: @unchecked Senda
 
     /// Runs `body` on the items under the queue's lock, then wakes the workers to look at the times again.
     func withItems<T>(_ body: (inout [Key: Item]) throws -> T) rethrows -> T {
-        condition.lock()
-        defer {
-            condition.unlock()
-            condition.broadcast()
-        }
-        return try body(&items)
+        try loop.changing { try body(&items) }
     }
 
     /// Reads the items under the queue's lock, without waking the workers.
     func reading<T>(_ body: ([Key: Item]) throws -> T) rethrows -> T {
-        try condition.locked { try body(items) }
+        try loop.locked { try body(items) }
     }
 
     /// Starts the workers, each running `work` for one due item at a time, outside the lock. Calling it again, or
     /// after ``stop()``, does nothing.
     func start(_ work: @escaping @Sendable (Key) -> Void) {
-        condition.locked {
-            guard !running, !stopped else { return }
-            running = true
-            for name in threadNames {
-                do {
-                    threads.append(try ServiceThread(name: name) { [self] in runWorker(work) })
-                } catch {
-                    logger.error("\(error)")
-                }
-            }
-        }
+        for failure in loop.start(threadNames, { [self] _ in runWorker(work) }) { logger.error("\(failure)") }
     }
 
     /// Stops the workers and returns once they have ended: each finishes the item in progress, none takes another.
     func stop() {
-        let joining = condition.locked {
-            running = false
-            stopped = true
-            defer { threads = [] }
-            return threads
-        }
-        condition.broadcast()
-        for thread in joining { thread.join() }
+        loop.stop()
     }
 
     /// The kernel's ids of the running workers, for tests that check they are gone after ``stop()``.
-    var threadIDs: [Int32] { condition.locked { threads.map(\.threadID) } }
+    var threadIDs: [Int32] { loop.threadIDs }
 
     /// Whether ``stop()`` was called: for work that tells an item cut short by the stop from one that failed.
-    var isStopping: Bool { condition.locked { stopped } }
+    var isStopping: Bool { loop.isStopping }
 
     /// Waits until `time`, or until the queue stops; returns whether it is still running. For a worker that keeps
     /// a rate between items without holding up ``stop()``.
     @discardableResult
     func pause(until time: Date) -> Bool {
-        condition.locked {
-            while running && Date() < time { _ = condition.wait(until: time) }
-            return running
-        }
+        loop.pause(until: time)
     }
 
     private func runWorker(_ work: @Sendable (Key) -> Void) {
@@ -105,22 +77,22 @@ final class DueQueue<Key: Hashable & Sendable, Item: Sendable>: @unchecked Senda
 
     /// Waits for the earliest due item, claims it, and returns its key; `nil` once stopped.
     private func nextDue() -> Key? {
-        condition.lock()
-        defer { condition.unlock() }
-        while running {
-            let now = Date()
-            let next = items.compactMap { key, item in due(item).map { (key, $0) } }.min { $0.1 < $1.1 }
-            guard let (key, time) = next else {
-                condition.wait()
-                continue
+        loop.locked {
+            while !loop.stoppingLocked {
+                let now = Date()
+                let next = items.compactMap { key, item in due(item).map { (key, $0) } }.min { $0.1 < $1.1 }
+                guard let (key, time) = next else {
+                    loop.waitLocked()
+                    continue
+                }
+                if time > now {
+                    loop.waitLocked(until: time)
+                    continue
+                }
+                claim(key, &items[key]!, now)
+                return key
             }
-            if time > now {
-                _ = condition.wait(until: time)
-                continue
-            }
-            claim(key, &items[key]!, now)
-            return key
+            return nil
         }
-        return nil
     }
 }

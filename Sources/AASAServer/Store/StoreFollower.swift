@@ -30,11 +30,9 @@ final class StoreFollower: Service, @unchecked Sendable {
     /// Reloads what a scope names and returns the load's findings.
     private let reload: @Sendable (LoadScope) -> [Diagnostic]
     private let status: Mutex<StoreStatus>
-    private let condition = NSCondition()
-    /// Guarded by ``condition``.
-    private var stopped = false
+    private let loop = WorkerLoop()
+    /// Guarded by the loop's lock.
     private var listening: PostgresConnection?
-    private var thread: ServiceThread?
     /// Only the follower's thread touches these after ``start(after:)``.
     private var applied: Int64 = 0
     private var reloadsEverything = false
@@ -69,45 +67,34 @@ final class StoreFollower: Service, @unchecked Sendable {
     }
 
     func start() {
-        condition.locked {
-            guard thread == nil, !stopped else { return }
-            thread = try? ServiceThread(name: "store-follower") { [self] in run() }
-        }
+        loop.start("store-follower") { [self] in run() }
     }
 
     func stop() {
-        let (joining, connection) = condition.locked {
-            stopped = true
-            defer { thread = nil }
-            return (thread, listening)
-        }
-        connection?.close()
-        condition.broadcast()
-        joining?.join()
+        var connection: PostgresConnection?
+        loop.stop(whileLocked: { connection = listening }, wake: { connection?.close() })
     }
-
-    private var isStopped: Bool { condition.locked { stopped } }
 
     private func run() {
         var backoff: Duration = .milliseconds(100)
         var lost = false
-        while !isStopped {
+        while !loop.isStopping {
             do {
                 let store = try connect()
                 if lost { logger.info("store connection restored", metadata: ["store": "\(link.server)"]) }
                 lost = false
                 backoff = .milliseconds(100)
                 try catchUp(store)
-                while !isStopped {
+                while !loop.isStopping {
                     _ = try store.connection.waitForNotification(timeout: Self.pollInterval)
                     // One read of the changes covers every notification that came meanwhile.
                     while try store.connection.waitForNotification(timeout: .zero) != nil {}
                     try catchUp(store)
                 }
             } catch {
-                if isStopped { break }
+                if loop.isStopping { break }
                 link.close()
-                condition.locked { listening = nil }
+                loop.locked { listening = nil }
                 status.withLock { status in
                     status.state = .reconnecting
                     status.problem = "\(error)"
@@ -122,15 +109,15 @@ final class StoreFollower: Service, @unchecked Sendable {
                 backoff = min(backoff * 2, Self.maximumBackoff)
             }
         }
-        condition.locked { listening }?.close()
+        loop.locked { listening }?.close()
     }
 
     /// Connects, upgrades the schema if needed, listens, and opens the reading connections.
     private func connect() throws -> Store {
         let store = try Store(uri: uri, migrating: true)
         try store.connection.listen(StoreSchema.channel)
-        let kept = condition.locked {
-            guard !stopped else { return false }
+        let kept = loop.locked {
+            guard !loop.stoppingLocked else { return false }
             listening = store.connection
             return true
         }
@@ -199,8 +186,6 @@ final class StoreFollower: Service, @unchecked Sendable {
     /// Waits `duration`, or until ``stop()``.
     private func pause(_ duration: Duration) {
         let until = Date().addingTimeInterval(duration.timeInterval)
-        condition.locked {
-            while !stopped && Date() < until { _ = condition.wait(until: until) }
-        }
+        loop.pause(until: until)
     }
 }

@@ -15,7 +15,7 @@ final class StoreSnapshot: Service, @unchecked Sendable {
     /// The folder.
     let folder: String
     private let logger: Logger
-    private let condition = NSCondition()
+    private let loop = WorkerLoop()
     /// Rows to write (`nil`: to delete) by name, and the names a full listing kept (every other file is deleted).
     private struct Pending<Content: Sendable> {
         var rows: [String: StoreRow<Content>?] = [:]
@@ -46,14 +46,12 @@ final class StoreSnapshot: Service, @unchecked Sendable {
         }
     }
 
-    /// Guarded by ``condition``: the rows to write, and the change to record once they are written.
+    /// Guarded by the loop's lock: the rows to write, and the change to record once they are written.
     private var domains = Pending<StoredDomain>()
     private var certificates = Pending<StoredCertificate>()
     private var state: Int64?
     private var writing = false
     private var serving = false
-    private var stopped = false
-    private var thread: ServiceThread?
 
     /// The most bytes read of one record: a domain's caps (site.json, its files, a template) and their names.
     static let maximumRecordBytes = SiteConfigLoader.maximumConfigBytes + (66 << 20) + (1 << 20)
@@ -84,16 +82,16 @@ final class StoreSnapshot: Service, @unchecked Sendable {
 
     /// Whether loads read the snapshot rather than the database: from ``serveFromSnapshot()`` until
     /// ``stopServing()``.
-    var isServing: Bool { condition.locked { serving } }
+    var isServing: Bool { loop.locked { serving } }
 
     /// Makes loads read the snapshot: the replica starts while the database is unreachable.
     func serveFromSnapshot() {
-        condition.locked { serving = true }
+        loop.locked { serving = true }
     }
 
     /// Makes loads read the database again.
     func stopServing() {
-        condition.locked { serving = false }
+        loop.locked { serving = false }
     }
 
     // MARK: Writing
@@ -101,79 +99,66 @@ final class StoreSnapshot: Service, @unchecked Sendable {
     /// Takes a listing of the domains: `found` among `names` (every domain when `nil`: the files of the others are
     /// deleted; with names, those not found are).
     func listed(domains found: Set<String>, names: Set<String>?) {
-        condition.locked { if !serving { domains.listed(found, names: names) } }
-        condition.broadcast()
+        loop.changing { if !serving { domains.listed(found, names: names) } }
     }
 
     /// Takes a listing of the certificates, as ``listed(domains:names:)``.
     func listed(certificates found: Set<String>, names: Set<String>?) {
-        condition.locked { if !serving { certificates.listed(found, names: names) } }
-        condition.broadcast()
+        loop.changing { if !serving { certificates.listed(found, names: names) } }
     }
 
     /// Queues the domain rows read to be written (`nil`: deleted since the listing).
     func record(domains rows: [String: DomainRow?]) {
-        condition.locked { if !serving { domains.record(rows) } }
-        condition.broadcast()
+        loop.changing { if !serving { domains.record(rows) } }
     }
 
     /// Queues the certificate rows read to be written.
     func record(certificates rows: [String: CertificateRow?]) {
-        condition.locked { if !serving { certificates.record(rows) } }
-        condition.broadcast()
+        loop.changing { if !serving { certificates.record(rows) } }
     }
 
     /// Queues the state: every change up to `change` is applied, written after the rows queued before.
     func commit(_ change: Int64) {
-        condition.locked { state = change }
-        condition.broadcast()
+        loop.changing { state = change }
     }
 
     /// Waits until everything queued is written (for tests and a stop).
     func flush() {
-        condition.locked {
-            while !stopped && (writing || !domains.isEmpty || !certificates.isEmpty || state != nil) {
-                condition.wait()
+        loop.locked {
+            while !loop.stoppingLocked && (writing || !domains.isEmpty || !certificates.isEmpty || state != nil) {
+                loop.waitLocked()
             }
         }
     }
 
     func start() {
-        condition.locked {
-            guard thread == nil, !stopped else { return }
-            thread = try? ServiceThread(name: "store-snapshot") { [self] in work() }
-        }
+        loop.start("store-snapshot") { [self] in work() }
     }
 
     /// Writes what is queued, then stops the thread.
     func stop() {
         flush()
-        let joining = condition.locked {
-            stopped = true
-            defer { thread = nil }
-            return thread
-        }
-        condition.broadcast()
-        joining?.join()
+        loop.stop()
     }
 
     private func work() {
         while true {
-            condition.lock()
-            while !stopped && domains.isEmpty && certificates.isEmpty && state == nil { condition.wait() }
-            if stopped {
-                condition.unlock()
-                return
+            let batch = loop.locked { () -> (Pending<StoredDomain>, Pending<StoredCertificate>, Int64?)? in
+                while !loop.stoppingLocked && domains.isEmpty && certificates.isEmpty && state == nil {
+                    loop.waitLocked()
+                }
+                guard !loop.stoppingLocked else { return nil }
+                defer {
+                    domains = Pending()
+                    certificates = Pending()
+                    state = nil
+                    writing = true
+                }
+                return (domains, certificates, state)
             }
-            let batch = (domains, certificates, state)
-            domains = Pending()
-            certificates = Pending()
-            state = nil
-            writing = true
-            condition.unlock()
+            guard let batch else { return }
             write(domains: batch.0, certificates: batch.1, state: batch.2)
-            condition.locked { writing = false }
-            condition.broadcast()
+            loop.changing { writing = false }
         }
     }
 

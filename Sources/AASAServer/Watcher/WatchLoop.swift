@@ -22,12 +22,7 @@ final class WatchLoop: Service {
     private let onChange: @Sendable (FolderChanges) -> Void
     /// The last path component of each root: the name an event of the folder holding it carries.
     private let rootNames: [String]
-    private let lifecycle = Mutex(Lifecycle())
-
-    private struct Lifecycle {
-        var thread: ServiceThread?
-        var stopped = false
-    }
+    private let loop = WorkerLoop()
 
     /// A loop over `walk`'s inotify instance; nothing runs until ``start()``.
     ///
@@ -54,33 +49,23 @@ final class WatchLoop: Service {
     }
 
     /// Kernel thread id of the running thread (`/proc/self/task/<id>`), 0 when it is not running.
-    var threadID: Int32 { lifecycle.withLock { $0.thread }?.threadID ?? 0 }
+    var threadID: Int32 { loop.threadIDs.first ?? 0 }
 
     /// Starts the thread. Calling it again, or after ``stop()``, does nothing.
     func start() {
-        lifecycle.withLock { state in
-            guard state.thread == nil, !state.stopped else { return }
-            do {
-                // The thread holds the loop until it ends.
-                state.thread = try ServiceThread(name: "aasa-watch") { [self] in run() }
-            } catch {
-                logger.error("could not start the file watcher; reload with SIGHUP", metadata: ["reason": "\(error)"])
-            }
+        // The thread holds the loop until it ends.
+        if let failure = loop.start("aasa-watch", { [self] in run() }) {
+            logger.error("could not start the file watcher; reload with SIGHUP", metadata: ["reason": "\(failure)"])
         }
     }
 
     /// Wakes the thread, waits until it has ended, and returns. Calling it again (or from several threads) returns
     /// once the thread is gone.
     func stop() {
-        let thread = lifecycle.withLock { state -> ServiceThread? in
-            state.stopped = true
-            return state.thread
-        }
-        guard let thread else { return }
-        var byte: UInt8 = 1
-        _ = write(wakeup.write, &byte, 1)
-        thread.join()
-        lifecycle.withLock { $0.thread = nil }
+        loop.stop(wake: {
+            var byte: UInt8 = 1
+            _ = write(wakeup.write, &byte, 1)
+        })
     }
 
     private func run() {
@@ -102,7 +87,7 @@ final class WatchLoop: Service {
                 logger.error("file watcher stopped; reload with SIGHUP", metadata: ["errno": "\(errno)"])
                 return
             }
-            if descriptors[1].revents != 0 || lifecycle.withLock({ $0.stopped }) { return }
+            if descriptors[1].revents != 0 || loop.isStopping { return }
             if ready > 0 && descriptors[0].revents & Int16(POLLIN) != 0 && drainEvents(into: &buffer) {
                 debouncer.record(at: .now)
             }

@@ -1,9 +1,8 @@
+import AASACore
 import Dispatch
 import Foundation
 import Synchronization
 import Testing
-
-@testable import AASAServer
 
 /// A handover's waiters all get the one value given, whether they wait before or after it is given, and its group
 /// starts what waits on it only then.

@@ -1,8 +1,8 @@
-import Dispatch
+public import Dispatch
 
 /// Runs `background` on another thread while `foreground` runs on this one, and returns both results once
 /// both are done. `foreground` gets a group that is done once `background` is.
-func concurrently<Background: Sendable, Foreground>(
+public func concurrently<Background: Sendable, Foreground>(
     _ background: @escaping @Sendable () -> Background, _ foreground: (_ backgroundDone: DispatchGroup) -> Foreground
 ) -> (Background, Foreground) {
     let result = Handover<Background>()

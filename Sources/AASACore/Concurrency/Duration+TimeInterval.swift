@@ -1,8 +1,8 @@
-import Foundation
+public import Foundation
 
 extension Duration {
     /// This duration in seconds, for date arithmetic (`Date.addingTimeInterval`).
-    var timeInterval: TimeInterval {
+    public var timeInterval: TimeInterval {
         TimeInterval(components.seconds) + TimeInterval(components.attoseconds) / 1e18
     }
 }
