@@ -194,6 +194,10 @@ public final class HTTPListener: Sendable {
     /// The kernel's id of the thread reading lingering connections, 0 when none runs.
     var lingeringThreadID: Int32 { context.lingeringClose.threadID }
 
+    /// The kernel's id of the header-deadline reaper's thread while it runs, 0 otherwise (no deadline, or stopped):
+    /// for tests that check ``stop(timeout:)`` joins it.
+    var reaperThreadID: Int32 { reaper?.threadIDs.first ?? 0 }
+
     /// Number of open client connections (0 once stopped).
     public var openConnections: Int {
         daemons.withLock { handles in handles.reduce(0) { $0 + Self.connections(of: $1) } }

@@ -174,6 +174,20 @@ import Testing
         #expect(listener.lingeringConnections == 0 && listener.lingeringThreadID == 0)
     }
 
+    /// The header-deadline reaper is a thread of the listener's own, joined by `stop`: once it returns, the kernel no
+    /// longer lists it.
+    @Test func stoppingTheListenerJoinsTheReaperThread() throws {
+        let listener = try listener()
+        let deadline = TestTime.deadline(5)
+        while listener.reaperThreadID == 0 && Date() < deadline { usleep(10_000) }
+        let thread = listener.reaperThreadID
+        #expect(thread != 0, "the listener has a header deadline, so a reaper")
+        #expect(FileManager.default.fileExists(atPath: "/proc/self/task/\(thread)"))
+        listener.stop(timeout: .zero)
+        #expect(!FileManager.default.fileExists(atPath: "/proc/self/task/\(thread)"), "the reaper still runs")
+        #expect(listener.reaperThreadID == 0)
+    }
+
     /// RFC 9112 §3.2: a request with more than one Host gets 400, whichever names a site we serve.
     @Test(arguments: [false, true])
     func aRequestWithTwoHostHeadersGets400(tls: Bool) throws {
