@@ -155,7 +155,7 @@ import Testing
     func stopReturnsOnceTheWorkInProgressAndTheThreadsHaveEnded(kind: Kind) throws {
         let busy = try Self.make(kind)
         defer { busy.service.stop() }
-        busy.service.start()
+        try busy.service.start()
         try busy.begin()
         #expect(busy.work.entered.wait(timeout: .now() + 30) == .success, "\(kind): the work never started")
         // Each thread's id is known once it runs.

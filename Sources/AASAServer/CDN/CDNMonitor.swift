@@ -40,6 +40,8 @@ public final class CDNMonitor: Service, Sendable {
     private let comparison: CDNComparison
     private let logger: Logger
     private let served: @Sendable (String) -> Served?
+    /// The domains served when the check starts (``start()``), if the owner says.
+    private let servedAtStart: (@Sendable () -> [String])?
     /// Each served domain's schedule, and the thread that checks each one when it is due.
     private let queue: DueQueue<String, Entry>
     /// What the checks found, kept apart from the schedule: a domain costs a few bytes until it is checked. Taken
@@ -52,11 +54,16 @@ public final class CDNMonitor: Service, Sendable {
         var publishedSince: Date
     }
 
-    /// A monitor that reads what a domain serves through `served` (`nil`: not served now).
-    public init(settings: Settings, logger: Logger, served: @escaping @Sendable (String) -> Served?) {
+    /// A monitor that reads what a domain serves through `served` (`nil`: not served now), and at ``start()`` the
+    /// domains served then through `domains` (without it, the domains of ``update(domains:changed:now:)``).
+    public init(
+        settings: Settings, logger: Logger, domains: (@Sendable () -> [String])? = nil,
+        served: @escaping @Sendable (String) -> Served?
+    ) {
         self.settings = settings
         self.logger = logger
         self.served = served
+        servedAtStart = domains
         var client = HTTPClient(trustAnchors: settings.caFile)
         client.timeout = .seconds(20)
         client.userAgent = "aasa-server (cdn check)"
@@ -123,8 +130,9 @@ public final class CDNMonitor: Service, Sendable {
         return entry
     }
 
-    /// Starts the checking thread.
+    /// Schedules the domains served now (the `domains` of the init), and starts the checking thread.
     public func start() {
+        if let servedAtStart { update(domains: servedAtStart(), changed: []) }
         queue.start { [weak self] domain in self?.check(domain) }
     }
 

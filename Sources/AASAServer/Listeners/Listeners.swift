@@ -7,7 +7,11 @@ import Synchronization
 /// The server's listeners: binds their ports, starts them on the first routes and certificates, swaps in each
 /// reload's, and stops them. The public ones (HTTPS with each domain's certificate, plain HTTP) serve one route
 /// snapshot between them; the admin listener serves the admin routes.
-final class Listeners: Sendable {
+///
+/// As a service, they are first in the start's order and so last in the stop's: they start on the first load's
+/// routes (the ``Reloader``'s start), or the admin listener alone ahead of it (``adminAhead(_:)``), and stop once
+/// nothing can publish to them any more.
+final class Listeners: Service {
     private let configuration: ServerConfiguration
     private let logger: Logger
     private let recorder: TrafficRecorder
@@ -60,10 +64,32 @@ final class Listeners: Sendable {
         }
     }
 
-    /// Starts the admin listener alone, on `admin`, ahead of the others: a replica that waits for its store answers
-    /// `/healthz`, and `/readyz` with 503, meanwhile. ``start(certificates:routes:admin:)`` then starts the others.
-    func startAdmin(_ admin: AdminRoutes) throws(Server.StartupError) {
-        try start(endpoints.filter { $0.0 == .admin }, nil, nil, admin)
+    /// Nothing starts here: the listeners start on the first load's routes (``start(certificates:routes:admin:)``).
+    func start() {}
+
+    /// The admin listener alone, on `admin`, ahead of the others, as a service: a replica that waits for its store
+    /// answers `/healthz`, and `/readyz` with 503, meanwhile. ``start(certificates:routes:admin:)`` then starts the
+    /// others, and the admin listener takes the first load's routes.
+    func adminAhead(_ admin: AdminRoutes) -> some Service {
+        AdminAhead(listeners: self, admin: admin)
+    }
+
+    /// ``adminAhead(_:)``.
+    private final class AdminAhead: Service {
+        let listeners: Listeners
+        let admin: AdminRoutes
+
+        init(listeners: Listeners, admin: AdminRoutes) {
+            self.listeners = listeners
+            self.admin = admin
+        }
+
+        func start() throws(Server.StartupError) {
+            try listeners.start(listeners.endpoints.filter { $0.0 == .admin }, nil, nil, admin)
+        }
+
+        /// Nothing: the listeners' own place in the order stops the admin listener with the others.
+        func stop() {}
     }
 
     private func start(
@@ -137,9 +163,14 @@ final class Listeners: Sendable {
         try running.withLock { $0[.https] }?.replaceCertificates(certificates)
     }
 
+    /// Stops at once (``stop(draining:)`` with no time for requests in flight).
+    func stop() {
+        stop(draining: .zero)
+    }
+
     /// Stops accepting, lets in-flight requests finish within `timeout`, and releases the ports; returns when
     /// libmicrohttpd's threads have ended.
-    func stop(timeout: Duration) {
+    func stop(draining timeout: Duration) {
         let stopping = running.withLock { running in
             defer { running = [:] }
             return running

@@ -11,15 +11,23 @@ import Synchronization
 ///
 /// A reload holds the catalog for the whole load, so reloads from SIGHUP, the watcher, ACME and the removal timer
 /// never interleave and always build on the previous one's last good versions.
-final class Reloader: Sendable {
+///
+/// As a service, its start is the first load (``FirstLoad``), which starts the listeners on the first catalog; a
+/// reload asked for before it is done does nothing.
+final class Reloader: Service {
     /// The catalog and the routes built from it, as the last load left them.
     private struct State {
         var catalog = Catalog()
         var routes: PublishedRoutes?
+        /// Whether the first load is served: reloads build on it.
+        var began = false
     }
 
     private let state = Mutex(State())
     private let loader: Loader
+    /// The start's load, and the watcher that watches each folder as it reads it.
+    private let first: FirstLoad
+    private let watcher: ConfigWatcher?
     private let listeners: Listeners
     private let builder: RouteBuilder
     private let history: ReloadHistory
@@ -33,11 +41,13 @@ final class Reloader: Sendable {
     let removals: RemovalTimer
 
     init(
-        loader: Loader, listeners: Listeners, builder: RouteBuilder, history: ReloadHistory,
-        removalGrace: Duration, logger: Logger,
+        loader: Loader, first: FirstLoad, watcher: ConfigWatcher?, listeners: Listeners, builder: RouteBuilder,
+        history: ReloadHistory, removalGrace: Duration, logger: Logger,
         published: @escaping @Sendable (Catalog, _ changed: [String], _ time: Date) -> Void
     ) {
         self.loader = loader
+        self.first = first
+        self.watcher = watcher
         self.listeners = listeners
         self.builder = builder
         self.history = history
@@ -64,25 +74,29 @@ final class Reloader: Sendable {
     /// domains it rebuilt.
     var siteRoutes: SiteRoutes? { state.withLock { $0.routes?.site } }
 
-    /// The admin routes of `catalog` alone (before the first load: an empty catalog, not ready).
-    func builderAdminRoutes(for catalog: Catalog) -> AdminRoutes {
-        builder.adminRoutes(for: catalog)
-    }
+    /// The admin routes before the first load is served: an empty catalog, not ready (a replica's admin listener
+    /// while it waits for the store).
+    var adminRoutesBeforeLoad: AdminRoutes { builder.adminRoutes(for: Catalog()) }
 
-    /// The routes the catalog's first load is served from, which the next reload builds on.
-    func routes(for catalog: Catalog) throws -> (served: RouteSnapshot, admin: AdminRoutes) {
-        try state.withLock { state in
-            let (published, served, admin) = try builder.routes(for: catalog, previous: nil, changed: nil)
-            state.routes = published
-            return (served, admin)
+    /// Loads everything (``FirstLoad``), starts the listeners on the first catalog's routes, and begins: reloads
+    /// build on that catalog, and the removal timer runs.
+    func start() throws(Server.StartupError) {
+        let (catalog, took) = try first.run(watcher: watcher) { catalog throws(Server.StartupError) in
+            let routes: (published: PublishedRoutes, served: RouteSnapshot, admin: AdminRoutes)
+            do {
+                routes = try builder.routes(for: catalog, previous: nil, changed: nil)
+            } catch {
+                throw Server.StartupError(
+                    diagnostics: [Diagnostic(.error, rule: .listener, "\(error)")], isConfigurationError: false)
+            }
+            try listeners.start(certificates: catalog.certificates.table, routes: routes.served, admin: routes.admin)
+            state.withLock { $0.routes = routes.published }
         }
-    }
-
-    /// Takes `catalog`, the start's, which took `duration` to load; the listeners serve its routes
-    /// (``routes(for:)``).
-    func begin(with catalog: Catalog, took duration: Duration) {
-        state.withLock { $0.catalog = catalog }
-        history.record(catalog, took: duration, changed: [])
+        state.withLock { state in
+            state.catalog = catalog
+            state.began = true
+        }
+        history.record(catalog, took: took, changed: [])
         builder.recorder.setDomains(catalog.published)
         removals.start()
         schedule(catalog)
@@ -90,10 +104,11 @@ final class Reloader: Sendable {
 
     /// Reloads what `scope` names: each domain that loads cleanly is republished, a domain that fails keeps its last
     /// good version, and so does a certificate; certificates change for new connections only. Only what changed is
-    /// republished. Returns every finding of the load.
+    /// republished. Returns every finding of the load; nothing before the first load is served.
     @discardableResult
     func reload(_ scope: LoadScope, trigger: ReloadTrigger) -> [Diagnostic] {
         state.withLock { state in
+            guard state.began else { return [] }
             let clock = ContinuousClock()
             let started = clock.now
             let load = loader.load(after: state.catalog, scope: scope, at: Date())

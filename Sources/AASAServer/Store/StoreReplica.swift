@@ -8,10 +8,11 @@ import Synchronization
 /// connections (``StoreLink``), its snapshot (``StoreSnapshot``) and, once it serves, the follower of the store's
 /// changes (``StoreFollower``).
 ///
-/// A start reaches the store first (``reach()``): with the store up, the first load reads it; with the store down, a
-/// replica that has a snapshot serves it and catches up once the store is back, and one without waits for the store,
-/// not ready, trying again.
-final class StoreReplica: Sendable {
+/// As a service, its start reaches the store (``reach()``): with the store up, the first load reads it; with the store
+/// down, a replica that has a snapshot serves it and catches up once the store is back, and one without waits for the
+/// store, not ready, trying again. Its follower is a service of its own (``following(reload:)``), started after the
+/// first load.
+final class StoreReplica: Service {
     let settings: StoreSettings
     /// What loads read.
     let source: StoreSource
@@ -19,6 +20,8 @@ final class StoreReplica: Sendable {
     let snapshot: StoreSnapshot?
     private let logger: Logger
     private let follower = Mutex<StoreFollower?>(nil)
+    /// Where the start stands once ``start()`` reached the store.
+    private let reached = Mutex<Reached?>(nil)
     /// The status until the follower runs: `connecting`, with why the last attempt failed.
     private let waiting: Mutex<StoreStatus>
 
@@ -91,9 +94,53 @@ final class StoreReplica: Sendable {
         }
     }
 
+    /// Reaches the store (``reach()``) before the first load; throws when a stop signal came first.
+    func start() throws(Server.StartupError) {
+        let reached = reach()
+        self.reached.withLock { $0 = reached }
+        if case .stopped(let reason) = reached {
+            stop()
+            throw Server.StartupError(
+                diagnostics: [
+                    Diagnostic(
+                        .error, rule: .storeUnreachable, "stopped before the store was reached: \(reason)",
+                        hint: "check the --store URI, and that the database accepts connections from this machine")
+                ], isConfigurationError: false)
+        }
+    }
+
+    /// The follower of the store's changes as a service, reloading through `reload`: started after the first load,
+    /// which read what the start reached.
+    func following(reload: @escaping @Sendable (LoadScope) -> [Diagnostic]) -> some Service {
+        Following(replica: self, reload: reload)
+    }
+
+    /// ``following(reload:)``.
+    private final class Following: Service {
+        let replica: StoreReplica
+        let reload: @Sendable (LoadScope) -> [Diagnostic]
+
+        init(replica: StoreReplica, reload: @escaping @Sendable (LoadScope) -> [Diagnostic]) {
+            self.replica = replica
+            self.reload = reload
+        }
+
+        func start() {
+            guard let reached = replica.reached.withLock({ $0 }) else { return }
+            replica.follow(after: reached, reload: reload)
+            replica.logger.info(
+                "following the store",
+                metadata: ["store": "\(replica.link.server)", "replica": "\(replica.settings.replica)"])
+        }
+
+        func stop() {
+            replica.follower.withLock { $0 }?.stop()
+        }
+    }
+
     /// Starts following the store's changes after the first load (which read what `reached` says), reloading
     /// through `reload`.
-    func follow(after reached: Reached, reload: @escaping @Sendable (LoadScope) -> [Diagnostic]) {
+    private func follow(after reached: Reached, reload: @escaping @Sendable (LoadScope) -> [Diagnostic]) {
         let follower = StoreFollower(
             uri: settings.uri, link: link, replica: settings.replica, snapshot: snapshot, logger: logger,
             reload: reload)
@@ -118,7 +165,8 @@ final class StoreReplica: Sendable {
         return status
     }
 
-    /// Stops following, writes what the snapshot has queued, and closes every connection.
+    /// Stops following (if ``following(reload:)`` did not already), writes what the snapshot has queued, and closes every
+    /// connection.
     func stop() {
         follower.withLock { $0 }?.stop()
         snapshot?.stop()

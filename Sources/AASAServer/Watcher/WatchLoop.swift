@@ -54,8 +54,11 @@ final class WatchLoop: Service {
     /// Starts the thread. Calling it again, or after ``stop()``, does nothing.
     func start() {
         // The thread holds the loop until it ends.
+        guard !loop.isStopping, !loop.isRunning else { return }
         if let failure = loop.start("aasa-watch", { [self] in run() }) {
             logger.error("could not start the file watcher; reload with SIGHUP", metadata: ["reason": "\(failure)"])
+        } else {
+            logger.info("watching for changes", metadata: ["folders": "\(walk.roots.joined(separator: ","))"])
         }
     }
 

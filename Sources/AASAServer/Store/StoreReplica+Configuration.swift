@@ -1,0 +1,32 @@
+import AASACore
+import Logging
+
+extension StoreReplica {
+    /// The replica of `configuration`'s store (``ServerConfiguration/store``), reading the stored files through
+    /// `files`; `nil` for the folders.
+    ///
+    /// - Throws: a configuration error when ACME is on without the store key, or when the snapshot folder cannot be
+    ///   made.
+    convenience init?(_ configuration: ServerConfiguration, files: StoredFiles, logger: Logger)
+        throws(Server.StartupError)
+    {
+        guard let settings = configuration.store else { return nil }
+        guard configuration.acme == nil || settings.key != nil else {
+            throw Server.StartupError(
+                diagnostics: [
+                    Diagnostic(
+                        .error, rule: .acmeSetup,
+                        "--acme with --store keeps the ACME account and every certificate's key in the store, sealed with the store key, which was not given",
+                        hint: "pass --store-key-file (the same key file on every replica)")
+                ], isConfigurationError: true)
+        }
+        do {
+            try self.init(
+                settings: settings, shard: configuration.shard, files: files, logger: logger,
+                signatures: SignatureCache())
+        } catch {
+            throw Server.StartupError(
+                diagnostics: [Diagnostic(.error, rule: .storeUnreachable, "\(error)")], isConfigurationError: true)
+        }
+    }
+}
