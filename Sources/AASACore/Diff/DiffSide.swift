@@ -1,6 +1,6 @@
 /// One version of a domain, as the semantic diff compares it: the Apple file it serves, its assetlinks.json,
 /// where its rules are written, and the serving settings that matter to clients.
-public struct DiffSide: Sendable {
+public struct DiffSide: Sendable, Equatable {
     /// The association file served (generated from a site.json, or an Apple-format file as read).
     public var file: AssociationFile
     /// For a generated file, the site.json app each details entry comes from (``AssociationGenerator/Output``),

@@ -3,8 +3,9 @@ import Foundation
 import Logging
 import Synchronization
 
-/// ACME as the server runs it (``ServerConfiguration/acme``): the manager made from where ACME keeps its state, told
-/// what every load publishes, and its workers started after the first load.
+/// ACME as the server runs it (``ServerConfiguration/acme``): the manager made from where ACME keeps its state before
+/// the first load (``account``: the first routes answer the fleet's challenges with its thumbprint), its workers
+/// started after it, and told what every load publishes.
 ///
 /// A replica that started from its snapshot (the store unreachable) cannot read its account yet: its manager is made
 /// and started by the first load that reads the store (``published(_:at:)``), and a failure then is logged once.
@@ -21,6 +22,8 @@ final class ACMEService: Service {
         var manager: ACMEManager?
         /// Whether a manager was made or is being made (once only, including a late start that failed).
         var claimed = false
+        /// Whether the workers were started.
+        var running = false
         var stopped = false
     }
 
@@ -38,21 +41,43 @@ final class ACMEService: Service {
     /// The manager, once made.
     var manager: ACMEManager? { state.withLock { $0.manager } }
 
-    /// Makes the manager, plans every domain the first load published and starts the workers; a replica serving its
-    /// snapshot does so once it reads the store.
+    /// The making of the manager as a service, before the first load: its account read (or registered) where ACME
+    /// keeps its state, and its thumbprint in the first routes, so that this replica answers every challenge of the
+    /// fleet from the start. A replica serving its snapshot makes it later.
+    var account: some Service { Account(acme: self) }
+
+    /// ``account``.
+    private final class Account: Service {
+        let acme: ACMEService
+
+        init(acme: ACMEService) {
+            self.acme = acme
+        }
+
+        func start() throws(Server.StartupError) {
+            guard !acme.waitsForStore() else { return }
+            _ = try acme.made()
+        }
+
+        /// Nothing: ACME's own place in the order stops the manager.
+        func stop() {}
+    }
+
+    /// Plans every domain the first load published and starts the workers (making the manager if ``account`` did
+    /// not); a replica serving its snapshot does so once it reads the store.
     func start() throws(Server.StartupError) {
         guard !waitsForStore() else { return }
-        try begin()
+        try run()
     }
 
     /// Tells the manager what a load at `time` published; a replica that started from its snapshot starts ACME here
     /// once the store answers.
     func published(_ catalog: Catalog, at time: Date) {
-        if let manager {
+        if let manager = state.withLock({ $0.running ? $0.manager : nil }) {
             Self.plan(manager, catalog, at: time)
         } else if !waitsForStore() {
             do {
-                try begin()
+                try run()
             } catch {
                 logger.error("ACME: cannot start", metadata: ["reason": "\(error)"])
             }
@@ -67,17 +92,29 @@ final class ACMEService: Service {
         manager?.stop()
     }
 
-    private func begin() throws(Server.StartupError) {
-        let claimed = state.withLock { state in
+    /// The manager: made once (a failure is not tried again), `nil` once stopped.
+    private func made() throws(Server.StartupError) -> ACMEManager? {
+        let (made, claimed) = state.withLock { state in
             defer { state.claimed = true }
-            return state.claimed || state.stopped
+            return (state.manager, state.claimed || state.stopped)
         }
-        guard !claimed, let manager = try make() else { return }
+        if claimed { return made }
+        guard let manager = try make() else { return nil }
         let stopped = state.withLock { state in
             state.manager = manager
             return state.stopped
         }
-        guard !stopped else { return }
+        return stopped ? nil : manager
+    }
+
+    /// Starts the workers once, on the catalog served now.
+    private func run() throws(Server.StartupError) {
+        guard let manager = try made() else { return }
+        let starts = state.withLock { state in
+            defer { state.running = true }
+            return !state.running && !state.stopped
+        }
+        guard starts else { return }
         Self.plan(manager, catalog(), at: Date())
         manager.start()
         logger.info(

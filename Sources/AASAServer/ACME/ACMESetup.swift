@@ -7,15 +7,6 @@ struct ACMESetup {
     let configuration: ServerConfiguration
     let logger: Logger
 
-    /// Where ACME keeps its account, certificates and keys: the store (its keys sealed with the store key) with
-    /// `--store`, the certificate folder otherwise.
-    var storage: any ACMEStorage {
-        if let store = configuration.store, let key = store.key {
-            return StoreACMEStorage(uri: store.uri, key: key, replica: store.replica, logger: logger)
-        }
-        return FolderACMEStorage(certificateDirectory: configuration.certificateDirectory, logger: logger)
-    }
-
     /// The manager with ``ServerConfiguration/acme``, `nil` without; `issued` hears of each certificate issued. The
     /// CA must reach the challenge answers (an HTTP listener is on) and there must be HTTPS to serve the
     /// certificates.

@@ -73,74 +73,35 @@ public final class TenantAPI: Sendable {
     }
 
     /// Where the OpenAPI 3.1 document of the API is served (`API/openapi.json`, compiled into the binary).
-    public static let openAPIPath = "/api/v1/openapi.json"
+    public static let openAPIPath = APIRoute.prefix + "openapi.json"
 
-    /// The route a path names.
-    enum Route: Equatable {
-        /// `/api/v1/caller`: who the token is and what it may do.
-        case caller
-        case domains
-        case domain(String)
-        case status(String)
-        case history(String)
-        case revision(String, String)
-        case restore(String, String)
-        /// `/api/v1/domains/{name}/pages`: the listing of a domain's pages.
-        case pages(String)
-        /// `/api/v1/domains/{name}/pages/{path}`: one page, its path decoded and checked (``APIPagePath``).
-        case page(String, String)
+    /// What a request's route answers (``APIRoute/Handler``).
+    typealias Route = APIRoute.Handler
 
-        /// The methods it answers.
-        var methods: [RequestMethod] {
-            switch self {
-            case .caller, .domains, .status, .history, .revision, .pages: Self.reads
-            case .domain, .page: Self.readsAndWrites
-            case .restore: [.post]
-            }
-        }
-
-        private static let reads: [RequestMethod] = [.get, .head]
-        private static let readsAndWrites: [RequestMethod] = [.get, .head, .put, .delete]
-
-        /// Every `Allow` a route (or the OpenAPI document) answers with.
-        static let allMethods = [reads, readsAndWrites, [.post]].map(allow)
-
-        /// The methods of the route `path` names (the OpenAPI document's included), or `nil` when it names none.
-        static func methods(_ path: String) -> [RequestMethod]? {
-            if path == TenantAPI.openAPIPath { return reads }
-            guard case .accepted(let route) = TenantAPI.route(path) else { return nil }
-            return route.methods
-        }
-
-        /// `methods` as an `Allow` header lists them.
-        static func allow(_ methods: [RequestMethod]) -> String { methods.map(\.name).joined(separator: ", ") }
-    }
-
-    /// Answers one request.
+    /// Answers one request: its route in ``APIRoute/table`` (400, 404), the method (405), the scope the method needs
+    /// (403), then the request itself.
     public func answer(_ request: APIRequest) -> Response {
-        if request.path == Self.openAPIPath {
-            guard request.method.isRead else {
-                return Self.methodNotAllowed(request, allowed: Route.allow([.get, .head]))
-            }
-            return Response(
-                status: 200,
-                headers: [HTTPHeader("Content-Type", "application/json"), HTTPHeader("Cache-Control", "no-cache")],
-                body: PackageResources.openapi_json)
-        }
-        let route: Route
-        switch Self.route(request.path) {
+        let matched: APIRoute.Match
+        switch APIRoute.match(request.path) {
         case .refused(let refusal): return refusal
-        case .accepted(let found): route = found
+        case .accepted(let found): matched = found
         }
-        guard route.methods.contains(request.method) else {
-            return Self.methodNotAllowed(request, allowed: Route.allow(route.methods))
+        guard let method = matched.route.method(request.method) else {
+            return Self.methodNotAllowed(request, allowed: matched.route.allow)
         }
-        let writes = !request.method.isRead
+        let writes = method.scope == .write
         if writes && request.caller.scope != .write {
             return Self.error(
                 403,
                 "forbidden: the token '\(request.caller.name)' has the read scope; \(request.method.name) needs a "
                     + "token of the write scope (NAME write TOKEN in --admin-token-file)")
+        }
+        let route = matched.handler
+        if route == .openAPI {
+            return Response(
+                status: 200,
+                headers: [HTTPHeader("Content-Type", "application/json"), HTTPHeader("Cache-Control", "no-cache")],
+                body: PackageResources.openapi_json)
         }
         do {
             if writes { return try idempotently(request) { try write(route, request) } }
@@ -165,39 +126,6 @@ public final class TenantAPI: Sendable {
 
     /// What a 503 of a store or folder that failed says of when to try again.
     static let retryLater = [HTTPHeader("Retry-After", "5")]
-
-    /// The route of `path`, or the 400 or 404 answer: the domain name is checked before anything else.
-    static func route(_ path: String) -> Checked<Route> {
-        let prefix = "/api/v1/"
-        guard path.hasPrefix(prefix) else { return .refused(error(404, "not found: \(path)")) }
-        let parts = path.dropFirst(prefix.count).split(separator: "/", omittingEmptySubsequences: false).map(
-            String.init)
-        if parts == ["caller"] { return .accepted(.caller) }
-        guard parts.first == "domains" else { return .refused(error(404, "not found: \(path)")) }
-        if parts.count == 1 { return .accepted(.domains) }
-        let name = parts[1]
-        if let problem = APIDomainName.problem(name) { return .refused(error(400, problem)) }
-        switch parts.count {
-        case 2: return .accepted(.domain(name))
-        case 3 where parts[2] == "status": return .accepted(.status(name))
-        case 3 where parts[2] == "history": return .accepted(.history(name))
-        case 3 where parts[2] == "pages": return .accepted(.pages(name))
-        case 4... where parts[2] == "pages":
-            switch APIPagePath.decode(parts[3...].joined(separator: "/")) {
-            case .accepted(let page): return .accepted(.page(name, page))
-            case .refused(let refusal): return .refused(refusal)
-            }
-        case 4 where parts[2] == "history", 5 where parts[2] == "history" && parts[4] == "restore":
-            guard APIDomainName.isRevision(parts[3]) else {
-                return .refused(
-                    error(
-                        400, "'\(parts[3])' is not a revision (1 to 64 lower-case letters and digits, as an ETag holds)"
-                    ))
-            }
-            return .accepted(parts.count == 4 ? .revision(name, parts[3]) : .restore(name, parts[3]))
-        default: return .refused(error(404, "not found: \(path)"))
-        }
-    }
 
     // MARK: Reads
 
@@ -251,7 +179,7 @@ public final class TenantAPI: Sendable {
             return Self.document(bytes, revision: revision)
         case .pages(let name): return try listPages(name)
         case .page(let name, let path): return try readPage(name, path, request)
-        case .restore: return Self.error(404, "not found")
+        case .restore, .openAPI: return Self.error(404, "not found")
         }
     }
 

@@ -110,7 +110,7 @@ public final class AdminRoutes: RouteTable {
                     "forbidden: a cross-site request (Sec-Fetch-Site or Origin names a page of another site); the admin listener answers only its own pages and clients that are not browsers: open its address directly\n"
                         .utf8)))
         var refusals: [String: PreparedResponse] = [:]
-        for allowed in Set(TenantAPI.Route.allMethods) {
+        for allowed in APIRoute.allAllows {
             refusals[allowed] = builder.prepare(
                 TenantAPI.error(
                     405, "This method is not answered on this path; use \(allowed)",
@@ -272,7 +272,7 @@ public final class AdminRoutes: RouteTable {
     /// `PUT /api/v1/domains/{name}` (``SiteConfigLoader/maximumConfigBytes``, 1 MiB) and a page to
     /// `PUT /api/v1/domains/{name}/pages/{path}` (``PageLoader/maximumFileBytes``, 16 MiB); nothing anywhere else.
     public func maximumBodyBytes(method: RequestMethod, path: String) -> Int {
-        Self.apiBodyLimit(method: method, path: path)
+        APIRoute.maximumBodyBytes(method: method, path: path)
     }
 
     /// The answer to a request whose Host, cross-site headers or token do not pass, decided on its head alone: such a
@@ -284,10 +284,10 @@ public final class AdminRoutes: RouteTable {
         switch verdict {
         case .allowed:
             // The API answers only a caller with a token (404 otherwise, as ever).
-            guard caller != nil, live?.api != nil, let methods = TenantAPI.Route.methods(path),
+            guard caller != nil, live?.api != nil, let methods = APIRoute.methods(path),
                 !methods.contains(request.method)
             else { return nil }
-            return methodNotAllowed[TenantAPI.Route.allow(methods)]
+            return methodNotAllowed[APIRoute.allow(methods)]
         case .misdirected: return misdirected
         case .unauthorized: return unauthorized
         case .crossSite: return crossSite
@@ -298,34 +298,11 @@ public final class AdminRoutes: RouteTable {
     /// has a handler; 0 for any other, so that no caller without a token can make the listener hold a body.
     public func maximumBodyBytes(for request: some HTTPRequest) -> Int {
         let path = request.withPath { String(decoding: $0, as: UTF8.self) }
-        let limit = Self.apiBodyLimit(method: request.method, path: path)
+        let limit = APIRoute.maximumBodyBytes(method: request.method, path: path)
         guard limit > 0, live?.api != nil else { return 0 }
         let (verdict, caller) = decide(request, path: path)
         return verdict == .allowed && caller != nil ? limit : 0
     }
-
-    /// The caps of ``maximumBodyBytes(method:path:)``, decided by the method and the path's shape alone.
-    static func apiBodyLimit(method: RequestMethod, path: String) -> Int {
-        let prefix = "/api/v1/domains/"
-        guard method == .put, path.hasPrefix(prefix) else { return 0 }
-        let rest = path.utf8.dropFirst(prefix.utf8.count)
-        guard let slash = rest.firstIndex(of: UInt8(ascii: "/")) else {
-            return rest.isEmpty ? 0 : SiteConfigLoader.maximumConfigBytes
-        }
-        let pages = Array("/pages/".utf8)
-        let tail = rest[slash...]
-        guard slash > rest.startIndex, tail.count > pages.count, tail.starts(with: pages) else { return 0 }
-        // The default landing template's cap is known from the path; a configured one's is checked by the API.
-        return tail.elementsEqual(Self.defaultTemplateTail) ? Self.templateBytes : Self.pageBytes
-    }
-
-    /// The path of the default landing template below a domain (`/pages/_landing.html`).
-    static let defaultTemplateTail = Array(("/" + PageLoader.defaultTemplate).utf8)
-    /// The largest landing page template.
-    static let templateBytes = PageLoader().maximumTemplateBytes
-
-    /// The largest file a `pages/` folder may hold.
-    static let pageBytes = PageLoader().maximumFileBytes
 
     /// A JSON answer that is never cached.
     private static func json(status: Int = 200, _ value: JSONValue) -> Response {

@@ -14,8 +14,8 @@ struct AdminWiring: Sendable {
     let listeners: Listeners
     /// The http-01 answers of this process's orders, with `--acme`.
     let challenges: ChallengeStore?
-    /// The stored files the replica read, which the API's checks share.
-    let storedFiles: StoredFiles
+    /// Where the tenant API reads and writes.
+    let repository: any DomainRepository
     /// The ACME manager, once made.
     let acme: @Sendable () -> ACMEManager?
     /// The CDN check's observations.
@@ -57,18 +57,12 @@ struct AdminWiring: Sendable {
         return live
     }
 
-    /// The tenant API (`/api/v1/`, docs/api.md) over where the domains are (the store, or the config folder), reading
+    /// The tenant API (`/api/v1/`, docs/api.md) over ``repository``, reading
     /// each domain's state from the served `/status` with ACME's and the CDN check's live figures.
     private func tenantAPI(
         acme: (@Sendable () -> ACMEFigures)?,
         cdn: (@Sendable () -> [String: (apple: CDNObservation?, google: CDNObservation?)])?
     ) -> @Sendable (APIRequest) -> Response {
-        let repository: any DomainRepository =
-            configuration.store.map {
-                StoreDomainRepository(
-                    uri: $0.uri, policy: configuration.history, connections: configuration.apiWorkers,
-                    timeout: configuration.apiStoreTimeout, files: storedFiles)
-            } ?? FolderDomainRepository(directory: configuration.configDirectory, policy: configuration.history)
         let view: @Sendable () -> ServerStatus.LiveView = {
             var view = ServerStatus.LiveView()
             view.acme = acme?()

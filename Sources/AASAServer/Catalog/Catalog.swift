@@ -33,7 +33,7 @@ struct Catalog: Sendable {
     /// then they keep being served); a domain whose new version serves what its published one does (``PublishedDomain``
     /// is `==`) keeps it. With `complete`, `loaded` is every folder, and every domain missing from it
     /// disappeared; otherwise the folders that disappeared are `absent`, and every other domain is as it was.
-    /// Returns the domains whose served bytes changed, and the versions to compare (``toCompare(_:at:)``).
+    /// Returns the domains whose served bytes changed, and each new version to compare with the one it replaced.
     mutating func apply(
         _ loaded: [LoadedDomain], absent: [String] = [], complete: Bool = true, at now: Date,
         removalGrace: Duration = .zero
@@ -89,21 +89,7 @@ struct Catalog: Sendable {
                 changed.append(name)
             }
         }
-        return (changed.sorted(), Self.toCompare(replaced, at: now))
-    }
-
-    /// The new versions of domains to compare with the versions they replace (``DomainChange``), by the
-    /// server's ``ChangeComparer`` once the load is published: only domains whose association file,
-    /// assetlinks.json, credential endpoints or their serving settings changed.
-    private static func toCompare(_ replaced: [(PublishedDomain, PublishedDomain)], at now: Date)
-        -> [ChangeComparer.Job]
-    {
-        replaced.filter { previous, version in
-            previous.associationFile != version.associationFile || previous.assetLinks != version.assetLinks
-                || previous.cacheControl != version.cacheControl
-                || previous.credentialEndpoints != version.credentialEndpoints
-                || (previous.signedAssociationFile == nil) != (version.signedAssociationFile == nil)
-        }.map { ChangeComparer.Job(old: $0.0, new: $0.1, time: now) }
+        return (changed.sorted(), replaced.map { ChangeComparer.Job(old: $0.0, new: $0.1, time: now) })
     }
 
     /// Takes in the comparison of the version of `job`: kept as the domain's last change while that version is

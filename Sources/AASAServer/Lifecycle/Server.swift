@@ -12,6 +12,8 @@ public final class Server: Sendable {
     /// What ``start()`` made: the group, and the parts the server reads while it runs.
     private struct Running {
         var group: ServiceGroup
+        /// Where every load reads, the tenant API writes and ACME keeps its state.
+        var storage: any Storage
         var reloader: Reloader
         var replica: StoreReplica?
         var watcher: ConfigWatcher?
@@ -29,8 +31,6 @@ public final class Server: Sendable {
     private let running = Mutex<Running?>(nil)
     /// The certificates of domains waiting for their first ACME certificate.
     let temporaryCertificates = TemporaryCertificates()
-    /// The folders: where every load reads domains and certificates.
-    private let source: FolderSource
     /// The http-01 answers of this process's orders, with `--acme`.
     private let challenges: ChallengeStore?
     /// The stored domains' files the replica read (as many bytes as `--pages-memory`): its reloads and the tenant API's
@@ -46,9 +46,6 @@ public final class Server: Sendable {
         listeners = Listeners(configuration: configuration, logger: logger, recorder: recorder)
         challenges = configuration.acme == nil ? nil : ChallengeStore()
         storedFiles = StoredFiles(maximumBytes: configuration.pagesMemory)
-        source = FolderSource(
-            configDirectory: configuration.configDirectory, certificateDirectory: configuration.certificateDirectory,
-            refusesExposedKeys: configuration.refusesExposedPrivateKeys, signatures: SignatureCache())
     }
 
     deinit {
@@ -107,20 +104,24 @@ public final class Server: Sendable {
     /// What ``start()`` runs, in its order; nothing runs yet.
     private func makeParts() throws(StartupError) -> Running {
         let replica = try StoreReplica(configuration, files: storedFiles, logger: logger)
+        let storage: any Storage =
+            replica.map { StoreStorage(configuration: configuration, replica: $0, files: storedFiles) }
+            ?? FolderStorage(configuration)
         // Each folder is watched just before it is read, so a change made while the server starts is not missed;
         // then the entries the load did not read.
         let watcher =
             replica == nil
             ? ConfigWatcher(configuration, logger: logger) { [weak self] changes in self?.reload(changes) } : nil
         let loader = Loader(
-            source: replica?.source ?? source, shard: configuration.shard,
-            readsCertificates: configuration.httpsPort != nil, pagesMemory: configuration.pagesMemory,
+            source: storage.source, shard: configuration.shard, readsCertificates: configuration.httpsPort != nil,
+            pagesMemory: configuration.pagesMemory,
             temporaryCertificates: configuration.acme == nil ? nil : temporaryCertificates, logger: logger)
         let first = FirstLoad(
-            configuration: configuration, loader: replica == nil ? loader.reading(from: source.watching(watcher)) : loader,
+            configuration: configuration, loader: loader.reading(from: storage.sourceOfFirstLoad(watchedBy: watcher)),
             logger: logger)
         let reloader = Reloader(
-            loader: loader, first: first, watcher: watcher, listeners: listeners, builder: adminWiring.routeBuilder,
+            loader: loader, first: first, watcher: watcher, listeners: listeners,
+            builder: adminWiring(storage.repository).routeBuilder,
             history: history, removalGrace: configuration.removalGrace, logger: logger
         ) { [weak self] catalog, changed, time in
             self?.published(catalog, changed: changed, at: time)
@@ -128,38 +129,44 @@ public final class Server: Sendable {
         let cdn = configuration.cdnCheck.map { settings in
             // What each domain serves now; the monitor knows since when (the reloads that changed it).
             CDNMonitor(
-                settings: settings, logger: logger, domains: { [weak reloader] in reloader?.catalog.published.keys.sorted() ?? [] }
+                settings: settings, logger: logger,
+                domains: { [weak reloader] in reloader?.catalog.published.keys.sorted() ?? [] }
             ) { [weak reloader] domain in
                 reloader?.catalog.published[domain].map {
                     CDNMonitor.Served(association: $0.associationFile, assetLinks: $0.assetLinks, since: nil)
                 }
             }
         }
-        let acme = configuration.acme == nil ? nil : acmeService(reloader, replica)
+        let acme = configuration.acme == nil ? nil : acmeService(reloader, replica, storage)
         var services: [any Service] = [listeners]
         if let replica {
             // A replica waits for the store, or serves its snapshot, before the first load; its admin listener answers
-            // meanwhile (/readyz: 503). Weak: the follower's thread must not keep alive a reloader nobody else holds.
-            services += [listeners.adminAhead(reloader.adminRoutesBeforeLoad), replica, reloader]
+            // meanwhile (/readyz: 503).
+            services += [listeners.adminAhead(reloader.adminRoutesBeforeLoad), replica]
+        }
+        if let acme { services.append(acme.account) }
+        services.append(reloader)
+        if let replica {
+            // Weak: the follower's thread must not keep alive a reloader nobody else holds.
             services.append(replica.following { [weak reloader] in reloader?.reload($0, trigger: .storeChange) ?? [] })
-        } else {
-            services.append(reloader)
         }
         services += [watcher as (any Service)?, cdn, acme].compactMap { $0 }
         return Running(
-            group: ServiceGroup(services), reloader: reloader, replica: replica, watcher: watcher, cdn: cdn, acme: acme)
+            group: ServiceGroup(services), storage: storage, reloader: reloader, replica: replica, watcher: watcher,
+            cdn: cdn, acme: acme)
     }
 
     /// ACME over where it keeps its state (the store once reached, or the certificate folder), publishing its answers
     /// through ``challenges``, planning from `reloader`'s catalog.
-    private func acmeService(_ reloader: Reloader, _ replica: StoreReplica?) -> ACMEService {
+    private func acmeService(_ reloader: Reloader, _ replica: StoreReplica?, _ storage: any Storage) -> ACMEService {
         ACMEService(
             logger: logger, catalog: { [weak reloader] in reloader?.catalog ?? Catalog() },
             waitsForStore: { [weak replica] in replica?.status.servingSnapshot == true }
         ) { [weak self] () throws(StartupError) -> ACMEManager? in
             guard let self else { return nil }
-            let setup = ACMESetup(configuration: configuration, logger: logger)
-            return try setup.manager(storage: setup.storage, responder: challenges) { [weak self] _ in
+            return try ACMESetup(configuration: configuration, logger: logger).manager(
+                storage: storage.acme(logger: logger), responder: challenges
+            ) { [weak self] _ in
                 // A replica's follower brings the certificate from the store; the watcher sees the new files and
                 // folds a burst of issuances into one reload; without either, reload now.
                 guard let self, self.watcher == nil, self.configuration.store == nil else { return }
@@ -221,11 +228,11 @@ public final class Server: Sendable {
         cdn?.update(changed: changed, isServed: { published.contains($0) }, now: time)
     }
 
-    /// What the admin listener serves of this server, read at request time.
-    private var adminWiring: AdminWiring {
+    /// What the admin listener serves of this server, read at request time; the tenant API over `repository`.
+    private func adminWiring(_ repository: any DomainRepository) -> AdminWiring {
         AdminWiring(
             configuration: configuration, logger: logger, recorder: recorder, history: history, listeners: listeners,
-            challenges: challenges, storedFiles: storedFiles, acme: { [weak self] in self?.acme },
+            challenges: challenges, repository: repository, acme: { [weak self] in self?.acme },
             cdn: { [weak self] in self?.running.withLock { $0?.cdn }?.observations ?? [:] },
             store: { [weak self] in self?.storeStatus }, status: { [weak self] in self?.status },
             sign: { [weak self] loaded in self?.sign(loaded) ?? loaded })
@@ -234,8 +241,8 @@ public final class Server: Sendable {
     /// `loaded` signed by the source the server loads from, with the certificates it serves: what a load of the
     /// same site.json would find of its signing identity.
     private func sign(_ loaded: [LoadedDomain]) -> [LoadedDomain] {
-        let from: any ConfigSource = running.withLock { $0?.replica }?.source ?? source
+        guard let source = running.withLock({ $0?.storage.source }) else { return loaded }
         let served = configuration.httpsPort == nil ? nil : catalog.certificates
-        return from.sign(loaded, now: Date(), certificates: served)
+        return source.sign(loaded, now: Date(), certificates: served)
     }
 }

@@ -94,7 +94,8 @@ final class ChangeComparer: Service, @unchecked Sendable {
 
     private func work() {
         while let job = next() {
-            let diff = DomainChange.compare(job.old, job.new)
+            // A version the same to the comparison as the one it replaced changed no URL: nothing is recorded.
+            guard let diff = DomainChange.compare(job.old, job.new) else { continue }
             record(job, diff)
         }
     }

@@ -11,15 +11,7 @@ extension StoreReplica {
         throws(Server.StartupError)
     {
         guard let settings = configuration.store else { return nil }
-        guard configuration.acme == nil || settings.key != nil else {
-            throw Server.StartupError(
-                diagnostics: [
-                    Diagnostic(
-                        .error, rule: .acmeSetup,
-                        "--acme with --store keeps the ACME account and every certificate's key in the store, sealed with the store key, which was not given",
-                        hint: "pass --store-key-file (the same key file on every replica)")
-                ], isConfigurationError: true)
-        }
+        guard configuration.acme == nil || settings.key != nil else { throw StoreStorage.acmeWithoutKey }
         do {
             try self.init(
                 settings: settings, shard: configuration.shard, files: files, logger: logger,

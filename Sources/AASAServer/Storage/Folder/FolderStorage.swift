@@ -1,0 +1,31 @@
+import Logging
+
+/// The folders as the server's storage: the config folder (a folder per domain, its history in `.history/`) and the
+/// certificate folder (a folder per certificate, ACME's account and records in `.acme/`).
+struct FolderStorage: Storage {
+    let configuration: ServerConfiguration
+    /// What every load reads.
+    let folders: FolderSource
+
+    /// The folders of `configuration`, signing with the certificates they hold through `signatures`.
+    init(_ configuration: ServerConfiguration, signatures: SignatureCache = SignatureCache()) {
+        self.configuration = configuration
+        folders = FolderSource(
+            configDirectory: configuration.configDirectory, certificateDirectory: configuration.certificateDirectory,
+            refusesExposedKeys: configuration.refusesExposedPrivateKeys, signatures: signatures)
+    }
+
+    var source: any ConfigSource { folders }
+
+    func sourceOfFirstLoad(watchedBy watcher: ConfigWatcher?) -> any ConfigSource {
+        folders.watching(watcher)
+    }
+
+    var repository: any DomainRepository {
+        FolderDomainRepository(directory: configuration.configDirectory, policy: configuration.history)
+    }
+
+    func acme(logger: Logger) -> any ACMEStorage {
+        FolderACMEStorage(certificateDirectory: configuration.certificateDirectory, logger: logger)
+    }
+}
