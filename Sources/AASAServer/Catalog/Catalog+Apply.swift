@@ -42,7 +42,7 @@ extension Catalog {
             diagnostics += certificateDiagnostics
         }
         updateStatus(
-            domains: read.map { Array(Set($0 + changed)) }, started: status?.started ?? load.time, trigger: trigger,
+            domains: read.map { Array(Set($0 + changed)) }, started: started ?? load.time, trigger: trigger,
             at: load.time, diagnostics: diagnostics, failed: failed)
         return Transition(
             diagnostics: diagnostics, changed: changed, compare: compare,

@@ -19,8 +19,9 @@ struct Catalog: Sendable {
     var removedSince: [String: Date] = [:]
     /// What the certificate folder serves.
     var certificates = CertificateCatalog()
-    /// The status after the most recent load.
-    var status: ServerStatus?
+    /// When the first load started, and what the most recent load did: with the rest of the catalog, its status.
+    var started: Date?
+    var lastReload: ServerStatus.LoadOutcome?
     /// The last change of each domain that changed since the start: when, and what it did to URLs.
     var lastChanges = PersistentDictionary<String, DomainChange>()
     /// The shard the server is, for the status.
@@ -99,7 +100,6 @@ struct Catalog: Sendable {
         let domain = job.new.domain
         guard published[domain] != nil, domainLoadTimes[domain] == job.time else { return false }
         lastChanges[domain] = DomainChange(time: job.time, diff: diff)
-        status = status?.with(lastChanges: lastChanges)
         return true
     }
 
@@ -122,14 +122,22 @@ struct Catalog: Sendable {
         let general = diagnostics.filter { !described.contains($0.description) }
         let errors = failed ? diagnostics.errors : standing.errors + general.errors
         let result: ServerStatus.LoadOutcome.Result = failed ? .failed : errors.isEmpty ? .ok : .errors
-        status = ServerStatus(
-            started: started,
-            lastReload: ServerStatus.LoadOutcome(
-                time: now, trigger: trigger, result: result, errors: errors,
-                warnings: standing.warnings + general.warnings),
+        self.started = self.started ?? started
+        lastReload = ServerStatus.LoadOutcome(
+            time: now, trigger: trigger, result: result, errors: errors, warnings: standing.warnings + general.warnings)
+    }
+
+    /// What is served and what the last load found (`/status`, `/readyz`, `/metrics`): the catalog as it is, with the
+    /// outcome of the most recent load; `nil` before the first. Made on each read from what the catalog holds (its
+    /// maps are shared, not copied), so it cannot fall behind it.
+    var status: ServerStatus? {
+        guard let started, let lastReload else { return nil }
+        var status = ServerStatus(
+            started: started, lastReload: lastReload,
             catalog: ServerStatus.Source(
                 loaded: loaded, published: published, domainLoadTimes: domainLoadTimes, removedSince: removedSince,
                 lastChanges: lastChanges, certificates: certificates, domainFindings: domainFindings))
-        status?.shard = shard
+        status.shard = shard
+        return status
     }
 }

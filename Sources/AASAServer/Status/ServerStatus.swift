@@ -189,15 +189,6 @@ public struct ServerStatus: Sendable {
         self.catalog = catalog
     }
 
-    /// This status with the domains' last changes `lastChanges` (a comparison finished after the load it describes).
-    func with(lastChanges: PersistentDictionary<String, DomainChange>) -> ServerStatus {
-        var source = catalog
-        source.lastChanges = lastChanges
-        var status = ServerStatus(started: started, lastReload: lastReload, catalog: source)
-        status.shard = shard
-        return status
-    }
-
     /// `2025-01-31T12:00:00.123Z`: milliseconds, because reloads can follow each other within a second.
     static func makeFormatter() -> ISO8601DateFormatter {
         let formatter = ISO8601DateFormatter()
