@@ -1,6 +1,13 @@
 import AASACore
+import AASATestSupport
+import Foundation
+import Logging
 import Synchronization
 import Testing
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 @testable import AASAServer
 
@@ -76,5 +83,60 @@ import Testing
         group.stop(draining: .zero)
         #expect(throws: Server.StartupError.self) { try group.start() }
         #expect(journal.all.isEmpty)
+    }
+}
+
+/// A server whose start fails partway (its admin port is taken) stops what it started: the public listeners that
+/// opened release their ports, and the reloader and the watcher run nothing.
+@Suite struct FailedStartTests {
+    /// A listening socket on 127.0.0.1:`port`, or `nil` when the port is taken.
+    static func listen(on port: UInt16) -> Int32? {
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        guard fd >= 0 else { return nil }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_port = port.bigEndian
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        let bound = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+        }
+        guard bound == 0, Glibc.listen(fd, 1) == 0 else {
+            close(fd)
+            return nil
+        }
+        return fd
+    }
+
+    @Test func aStartThatFailsReleasesEveryPortItOpened() throws {
+        let directory = TemporaryDirectory("aasa-failed-start")
+        try directory.copy(RepositoryPaths.siteConfig, to: "site-config")
+        let domains = try SiteConfigLoader().loadAll(directory: directory.path + "/site-config").map(\.domain)
+        _ = try DevCertificates(certificateDirectory: directory.path + "/certs").ensure(names: domains)
+        let (https, http, admin) = (freePort(), freePort(), freePort())
+        let taken = try #require(Self.listen(on: admin), "port \(admin) is free")
+        defer { close(taken) }
+        var configuration = ServerConfiguration()
+        configuration.configDirectory = directory.path + "/site-config"
+        configuration.certificateDirectory = directory.path + "/certs"
+        configuration.httpsPort = https
+        configuration.httpPort = http
+        configuration.adminPort = admin
+        configuration.watchForChanges = true
+        configuration.threadPoolSize = 2
+        let server = Server(configuration: configuration, logger: Logger(label: "test"))
+        #expect {
+            try server.start()
+        } throws: { error in
+            (error as? Server.StartupError)?.diagnostics.first?.rule == .listener
+        }
+        for port in [https, http] {
+            let socket = Self.listen(on: port)
+            #expect(socket != nil, "port \(port) is still held after the failed start")
+            if let socket { close(socket) }
+        }
+        #expect(server.httpsPort == nil && server.httpPort == nil && server.adminPort == nil)
+        #expect(server.watcher?.threadID ?? 0 == 0, "the watcher runs after a failed start")
+        #expect(server.status == nil)
+        server.stop()
     }
 }
