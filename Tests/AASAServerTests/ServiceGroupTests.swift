@@ -5,11 +5,11 @@ import Logging
 import Synchronization
 import Testing
 
+@testable import AASAServer
+
 #if canImport(Glibc)
     import Glibc
 #endif
-
-@testable import AASAServer
 
 /// A service group starts its services in order, stops what started in reverse when one fails to start, and stops
 /// every service in the reverse order of the start, once.
@@ -98,7 +98,9 @@ import Testing
         address.sin_port = port.bigEndian
         address.sin_addr.s_addr = inet_addr("127.0.0.1")
         let bound = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+            }
         }
         guard bound == 0, Glibc.listen(fd, 1) == 0 else {
             close(fd)

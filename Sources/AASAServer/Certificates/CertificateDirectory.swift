@@ -68,13 +68,6 @@ public struct CertificateDirectory: Sendable {
     /// Largest `ocsp.der` read: real responses are 1–4 KB.
     public static let maximumStapleBytes = 64 << 10
 
-    /// The bytes of `file` in a certificate folder: a regular file of at most `cap` bytes, checked on the open
-    /// descriptor before it is read (``ConfinedFile``). Symlinks are followed anywhere: certbot's `live/` links lead
-    /// into `archive/`, and the folder is the operator's, not a tenant's.
-    static func read(_ file: String, cap: Int) -> Result<[UInt8], ConfinedFile.Refusal> {
-        ConfinedFile.read(file, within: .anywhere, maximumBytes: cap).map(\.bytes)
-    }
-
     /// The most bytes read of each file of a certificate folder.
     public static func cap(of file: CertificateFile) -> Int {
         switch file {
@@ -85,13 +78,19 @@ public struct CertificateDirectory: Sendable {
         }
     }
 
-    /// Reads one file of a certificate folder, at most ``cap(of:)`` bytes: from the folder on disk
-    /// (``files(in:)``), or from wherever else a source keeps certificates (a store's row).
+    /// Reads one file of a certificate folder, at most ``cap(of:)`` bytes, through the ``FileTree`` that holds it
+    /// (``files(of:in:)``): the folder on disk, or a store's row in memory.
     public typealias FileReader = @Sendable (CertificateFile) -> Result<[UInt8], ConfinedFile.Refusal>
 
-    /// The files of the folder at `folder` on disk.
-    static func files(in folder: String) -> FileReader {
-        { file in read(file.path(in: folder), cap: cap(of: file)) }
+    /// The files of the certificate folder `folder` of `tree` (a folder on disk by default), each a regular file of
+    /// at most ``cap(of:)`` bytes (on disk, checked on the open descriptor before it is read: ``ConfinedFile``).
+    /// Links are followed anywhere: certbot's `live/` links lead into `archive/`, and the
+    /// folder is the operator's, not a tenant's; a private key is what the folder is for.
+    public static func files(of folder: String, in tree: any FileTree = FolderFileTree(root: "/")) -> FileReader {
+        { file in
+            tree.read(file.path(in: folder), within: .anywhere, maximumBytes: cap(of: file), refusingPrivateKeys: false)
+                .map(\.bytes)
+        }
     }
 
     /// Creates a reader for `path`; with `refusesExposedKeys`, certificates whose key others can read are not loaded.
@@ -191,7 +190,7 @@ public struct CertificateDirectory: Sendable {
             let listing = beforeReading?(name) ?? nil
             let folder = path + "/" + name
             var result = Self.readFolder(
-                name: name, location: folder, files: Self.files(in: folder), now: now, known: known[name],
+                name: name, location: folder, files: Self.files(of: folder), now: now, known: known[name],
                 importing: importing, sharing: sharing,
                 mayHaveStaple: listing?.contains { $0.name == CertificateFile.staple.name } ?? true)
             if let exposed = PrivateKeyPermissions.check(

@@ -43,7 +43,7 @@ struct SigningCertificates: Sendable {
     /// The certificates a load serves (`certificates`, read from `directory`): a domain signs with its own folder's
     /// certificate, else the one covering it, as the SNI table picks it.
     static func served(_ certificates: CertificateCatalog, directory: String) -> SigningCertificates {
-        served(certificates, directory: directory) { CertificateDirectory.files(in: directory + "/" + $0) }
+        served(certificates, directory: directory) { CertificateDirectory.files(of: directory + "/" + $0) }
     }
 
     /// The certificates a load serves (`certificates`), whose files `files` reads by folder name and messages place

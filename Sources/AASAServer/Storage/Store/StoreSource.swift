@@ -225,21 +225,20 @@ struct StoreSource: ConfigSource {
             listed: { $0?.listed(certificates: $1, names: names) }, record: { $0.record(certificates: $1) })
     }
 
-    /// Reads the files of `certificate`, each within its cap, the private key opened with the store key.
+    /// Reads the files of `certificate` through its tree in memory (``StoredCertificate/tree``), each within its cap;
+    /// the private key, which the row holds sealed, is opened with the store key.
     private func files(of certificate: StoredCertificate) -> CertificateDirectory.FileReader {
-        { [key] file in
-            guard let bytes = certificate.files[file] else { return .failure(.missing) }
-            guard file == .privateKey else {
-                let cap = CertificateDirectory.cap(of: file)
-                return bytes.count > cap ? .failure(.tooLarge(size: bytes.count, cap: cap)) : .success(bytes)
-            }
+        let files = CertificateDirectory.files(of: certificate.name, in: certificate.tree)
+        return { [key] file in
+            guard file == .privateKey else { return files(file) }
+            guard let sealed = certificate.files[file] else { return .failure(.missing) }
             guard let key else {
                 return .failure(
                     .unreadable(
                         "the store holds it sealed, and no --store-key-file was given to open it"))
             }
             do {
-                return .success(try key.open(bytes, context: Store.sealingContext(certificate.name)))
+                return .success(try key.open(sealed, context: Store.sealingContext(certificate.name)))
             } catch {
                 return .failure(
                     .unreadable(

@@ -13,4 +13,15 @@ public struct StoredCertificate: Sendable, Equatable {
         self.name = name
         self.files = files
     }
+
+    /// Its files as a tree in memory, rooted at its name: what the certificate reader reads of the row
+    /// (``CertificateDirectory/files(of:in:)``). The private key is left out: the row holds it sealed, and only the
+    /// store key opens it.
+    var tree: MemoryFileTree {
+        MemoryFileTree(
+            root: name,
+            files: Dictionary(
+                uniqueKeysWithValues: files.filter { $0.key != .privateKey }.map { ($0.key.name, $0.value) }),
+            modified: 0)
+    }
 }
