@@ -140,6 +140,33 @@ import Testing
         #expect(diffs.map(\.domain) == (compared ? ["shop.example"] : []))
     }
 
+    /// A new version that differs only in what the comparison does not read (a new signature of the same file) is
+    /// republished but queues no comparison: the comparer's one thread is not spent on it.
+    @Test func aNewSignatureOfTheSameFileQueuesNoComparison() throws {
+        func signed(_ signature: [UInt8]) -> LoadedDomain {
+            let json = """
+                { "universalLinks": { "apps": [ { "appIDs": ["ABCDE12345.com.example.app"], "rules": [ { "path": "/a/*" } ] } ] },
+                  "signing": true }
+                """
+            var loaded = SiteConfigLoader().loadDomain(
+                domain: "shop.example",
+                source: SourceText(name: "site-config/shop.example/site.json", bytes: Array(json.utf8)))
+            loaded.signedAssociationFile = signature
+            return loaded.keptBetweenLoads()
+        }
+        var catalog = Catalog()
+        _ = catalog.apply(Self.load([signed([1, 2, 3])], at: Self.t0), trigger: .start, removalGrace: .zero)
+        try #require(catalog.published["shop.example"]?.signedAssociationFile == [1, 2, 3])
+        let resigned = catalog.apply(
+            Self.load([signed([4, 5, 6])], at: Self.t0 + 1), trigger: .fileChange, removalGrace: .zero)
+        #expect(resigned.changed == ["shop.example"])
+        #expect(resigned.compare.isEmpty)
+        let other = catalog.apply(
+            Self.load([Self.version("shop.example", path: "/b/*")], at: Self.t0 + 2), trigger: .fileChange,
+            removalGrace: .zero)
+        #expect(other.compare.map(\.new.domain) == ["shop.example"], "new rules, signing turned off: compared")
+    }
+
     /// Every field of ``PublishedDomain`` is part of what a domain serves, and the catalog republishes a version
     /// that is not `==` to the one it serves (the hsts row of ``aDomainsLifeFromFirstLoadToRemoval()`` shows a
     /// setting alone republished): a version differing in any one field is not `==`. A field added to the type and

@@ -7,10 +7,6 @@ import Testing
 
 @testable import AASAServer
 
-#if canImport(Glibc)
-    import Glibc
-#endif
-
 /// A service group starts its services in order, stops what started in reverse when one fails to start, and stops
 /// every service in the reverse order of the start, once.
 @Suite struct ServiceGroupTests {
@@ -86,36 +82,16 @@ import Testing
     }
 }
 
-/// A server whose start fails partway (its admin port is taken) stops what it started: the public listeners that
-/// opened release their ports, and the reloader and the watcher run nothing.
+/// A server whose start fails partway (its admin port is taken, so the first load's listeners cannot all start) holds
+/// no port afterwards and runs no watcher: end to end, what `ServiceGroupTests` shows of the group's rollback.
 @Suite struct FailedStartTests {
-    /// A listening socket on 127.0.0.1:`port`, or `nil` when the port is taken.
-    static func listen(on port: UInt16) -> Int32? {
-        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        guard fd >= 0 else { return nil }
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_port = port.bigEndian
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        let bound = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
-            }
-        }
-        guard bound == 0, Glibc.listen(fd, 1) == 0 else {
-            close(fd)
-            return nil
-        }
-        return fd
-    }
-
     @Test func aStartThatFailsReleasesEveryPortItOpened() throws {
         let directory = TemporaryDirectory("aasa-failed-start")
         try directory.copy(RepositoryPaths.siteConfig, to: "site-config")
         let domains = try SiteConfigLoader().loadAll(directory: directory.path + "/site-config").map(\.domain)
         _ = try DevCertificates(certificateDirectory: directory.path + "/certs").ensure(names: domains)
         let (https, http, admin) = (freePort(), freePort(), freePort())
-        let taken = try #require(Self.listen(on: admin), "port \(admin) is free")
+        let taken = try #require(boundLoopbackSocket(port: admin), "port \(admin) is free")
         defer { close(taken) }
         var configuration = ServerConfiguration()
         configuration.configDirectory = directory.path + "/site-config"
@@ -132,7 +108,7 @@ import Testing
             (error as? Server.StartupError)?.diagnostics.first?.rule == .listener
         }
         for port in [https, http] {
-            let socket = Self.listen(on: port)
+            let socket = boundLoopbackSocket(port: port)
             #expect(socket != nil, "port \(port) is still held after the failed start")
             if let socket { close(socket) }
         }

@@ -134,12 +134,13 @@ struct APIRoute: Sendable {
     /// The route `path` names, with what its placeholders hold, or the 400 or 404 answer. A domain name is checked
     /// before anything else (400 for a bad one, whatever follows it), then a revision and a page's path.
     static func match(_ path: String) -> Checked<Match> {
-        let notFound = TenantAPI.error(404, "not found: \(path)")
-        guard let parts = parts(path) else { return .refused(notFound) }
+        guard let parts = parts(path) else { return .refused(TenantAPI.error(404, "not found: \(path)")) }
         if parts.count >= 2, parts[0] == "domains", let problem = APIDomainName.problem(parts[1]) {
             return .refused(TenantAPI.error(400, problem))
         }
-        guard let route = table.first(where: { $0.fits(parts) }) else { return .refused(notFound) }
+        guard let route = table.first(where: { $0.fits(parts) }) else {
+            return .refused(TenantAPI.error(404, "not found: \(path)"))
+        }
         var values: [String] = []
         for (index, segment) in route.segments.enumerated() {
             switch segment {

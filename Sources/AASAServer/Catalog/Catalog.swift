@@ -90,7 +90,10 @@ struct Catalog: Sendable {
                 changed.append(name)
             }
         }
-        return (changed.sorted(), replaced.map { ChangeComparer.Job(old: $0.0, new: $0.1, time: now) })
+        // A job keeps only what the comparison reads: two versions equal then (new pages, a new signature of the same
+        // file) are not queued, so a tenant's page writes cost the comparer's one thread nothing.
+        let jobs = replaced.map { ChangeComparer.Job(old: $0.0, new: $0.1, time: now) }.filter { $0.old != $0.new }
+        return (changed.sorted(), jobs)
     }
 
     /// Takes in the comparison of the version of `job`: kept as the domain's last change while that version is

@@ -121,7 +121,7 @@ public final class Server: Sendable {
             logger: logger)
         let reloader = Reloader(
             loader: loader, first: first, watcher: watcher, listeners: listeners,
-            builder: adminWiring(storage.repository).routeBuilder,
+            builder: adminWiring(storage.makeRepository()).routeBuilder,
             history: history, removalGrace: configuration.removalGrace, logger: logger
         ) { [weak self] catalog, changed, time in
             self?.published(catalog, changed: changed, at: time)

@@ -5,7 +5,7 @@ import Logging
 /// account, records, locks and pacing.
 ///
 /// Everything above it takes what it gives, never a backend: every load reads its ``source``, the tenant API its
-/// ``repository``, ACME its ``acme(logger:)``. A backend is one conformer, in a folder of its own below `Storage/`
+/// ``makeRepository()``, ACME its ``acme(logger:)``. A backend is one conformer, in a folder of its own below `Storage/`
 /// (``FolderStorage`` in `Storage/Folder/`, ``StoreStorage`` in `Storage/Store/`), with its three parts beside it.
 protocol Storage: Sendable {
     /// What every load reads: each domain with its files (through a ``FileTree``), each certificate with its key.
@@ -13,8 +13,9 @@ protocol Storage: Sendable {
     /// What the start's load reads: ``source``, its folders watched by `watcher` as the load reads each one when the
     /// backend has folders to watch.
     func sourceOfFirstLoad(watchedBy watcher: ConfigWatcher?) -> any ConfigSource
-    /// What the tenant API reads and writes: site.json files, pages, and each domain's history.
-    var repository: any DomainRepository { get }
+    /// What the tenant API reads and writes: site.json files, pages, and each domain's history. A new one each call
+    /// (the store's has a pool of connections of its own): the server makes one.
+    func makeRepository() -> any DomainRepository
     /// Where ACME keeps its account, each certificate's record and key, its locks and its pacing.
     ///
     /// - Throws: a configuration error when this backend cannot keep it as configured.

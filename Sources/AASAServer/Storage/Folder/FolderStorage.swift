@@ -21,7 +21,7 @@ struct FolderStorage: Storage {
         folders.watching(watcher)
     }
 
-    var repository: any DomainRepository {
+    func makeRepository() -> any DomainRepository {
         FolderDomainRepository(directory: configuration.configDirectory, policy: configuration.history)
     }
 

@@ -21,7 +21,7 @@ struct StoreStorage: Storage {
         replica.source
     }
 
-    var repository: any DomainRepository {
+    func makeRepository() -> any DomainRepository {
         StoreDomainRepository(
             uri: settings.uri, policy: configuration.history, connections: configuration.apiWorkers,
             timeout: configuration.apiStoreTimeout, files: files)
