@@ -279,27 +279,19 @@ public final class CertificateTable: Sendable {
     private func candidate(for name: String) -> Candidate? {
         let byName = exact[name]?.first
         if let byName, !byName.isFallback { return byName }
-        var byWildcard: Candidate?
-        if let dot = name.firstIndex(of: "."), dot != name.startIndex {
-            byWildcard = wildcard[String(name[name.index(after: dot)...])]?.first
-        }
+        let byWildcard = CertificateName.wildcardParent(of: name).flatMap { wildcard[String($0)]?.first }
         if let byWildcard, !byWildcard.isFallback { return byWildcard }
         return byName ?? byWildcard
     }
 
-    /// Lowercased ASCII, one trailing dot removed.
+    /// Lowercased ASCII, one trailing dot removed (``CertificateName/canonical(_:)``).
     public static func canonical(_ name: String) -> String {
-        // Most names are canonical already: the same string, not a copy per name the table keeps.
-        if isCanonical(name) { return name }
-        var bytes = Array(name.utf8)
-        if bytes.last == UInt8(ascii: ".") { bytes.removeLast() }
-        for index in bytes.indices where bytes[index] >= 65 && bytes[index] <= 90 { bytes[index] += 32 }
-        return String(decoding: bytes, as: UTF8.self)
+        CertificateName.canonical(name)
     }
 
-    /// Whether `name` is its own ``canonical(_:)`` form: no upper-case ASCII letter, no trailing dot.
+    /// Whether `name` is its own ``canonical(_:)`` form.
     static func isCanonical(_ name: String) -> Bool {
-        name.utf8.last != UInt8(ascii: ".") && !name.utf8.contains { $0 >= 65 && $0 <= 90 }
+        CertificateName.isCanonical(name)
     }
 }
 

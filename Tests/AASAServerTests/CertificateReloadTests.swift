@@ -106,13 +106,13 @@ import Testing
         configuration.certificateDirectory = scratch.path + "/certs"
         _ = try DevCertificates(certificateDirectory: configuration.certificateDirectory).ensure(names: ["shop.example"]
         )
-        var catalog = CertificateCatalog()
-        _ = catalog.read(configuration.certificateDirectory, domains: ["shop.example"], at: Date())
+        var catalog = ServedCertificates()
+        _ = try catalog.read(configuration.certificateDirectory, domains: ["shop.example"], at: Date())
         let first = try #require(catalog.served["shop.example"])
         let table = catalog.table
         // Past the leaf's notAfter its findings are due again: parsed, found to be the same files, kept.
         let expired = first.notAfter.addingTimeInterval(60)
-        let findings = catalog.read(configuration.certificateDirectory, domains: ["shop.example"], at: expired)
+        let findings = try catalog.read(configuration.certificateDirectory, domains: ["shop.example"], at: expired)
         #expect(findings.contains { $0.rule == .certificateExpired })
         #expect(catalog.table === table)  // the same certificate: no new SNI table
         // ...and its findings now hold for good (an expired leaf stays expired), so later loads skip it.

@@ -53,10 +53,10 @@ import Testing
                 configDirectory: RepositoryPaths.siteConfig, certificateDirectory: directory.path,
                 refusesExposedKeys: false, signatures: SignatureCache()))
         let loader = Loader(
-            source: source, shard: nil, readsCertificates: false, pagesMemory: 1 << 30, temporaryCertificates: nil,
-            logger: Logger(label: "test"))
+            source: source, shard: nil, readsCertificates: false, pagesMemory: 1 << 30, temporaryCertificates: false)
         var catalog = Catalog()
-        _ = catalog.apply(loader.load(after: catalog, at: Date()), trigger: .start, removalGrace: .seconds(30))
+        _ = catalog.apply(
+            loader.load(after: catalog, at: Date()), signer: loader, trigger: .start, removalGrace: .seconds(30))
         #expect(catalog.published.keys.sorted() == ["links.example", "shop.example"])
 
         // A failure left from an earlier load is not this one's.
@@ -71,7 +71,7 @@ import Testing
             return
         }
         #expect(error.message == "cannot read the store")
-        let transition = catalog.apply(load, trigger: .storeChange, removalGrace: .seconds(30))
+        let transition = catalog.apply(load, signer: loader, trigger: .storeChange, removalGrace: .seconds(30))
         #expect(transition.diagnostics.map(\.message) == ["cannot read the store"])
         #expect(catalog.published.keys.sorted() == ["links.example", "shop.example"])
     }

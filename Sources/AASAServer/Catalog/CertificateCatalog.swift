@@ -1,11 +1,10 @@
 import AASACore
-import AASAMicroHTTPD
 import AASAOpenSSL
 import Foundation
 
-/// The last good certificate of every certificate folder, the SNI table made of them, and what the most
-/// recent load found: the certificates' part of the ``Catalog``, apart from the domains' so the two load side by
-/// side.
+/// The last good certificate of every certificate folder, which one covers each domain, and what the most recent
+/// load found: the certificates' part of the ``Catalog``. A value: the HTTPS listener makes its SNI table of it
+/// (`CertificateTable(serving:temporary:)`).
 ///
 /// Persistent dictionaries: a load starts from a copy of the previous certificates and changes the folders it
 /// read, which copies a few buckets, not every folder's entry.
@@ -36,8 +35,10 @@ struct CertificateCatalog: Sendable {
     /// The domains no certificate covers that get a temporary self-signed one while ACME obtains theirs
     /// (``TemporaryCertificates``).
     var temporary: Set<String> = []
-    /// The SNI table of ``served`` and ``temporary``; a new object whenever they change.
-    var table: CertificateTable?
+    /// Which folder covers a name, by the names of the certificates ``served``.
+    var coverage = CertificateCoverage()
+    /// What handshakes without (or with an unknown) SNI get; `nil`: nothing to serve, no HTTPS yet.
+    var defaultEntry: CertificateEntryID?
     /// The folder of the certificate covering each configured domain (the entry its handshakes get), as the
     /// last load found it.
     var coveringFolder = PersistentDictionary<String, String>()
@@ -69,7 +70,7 @@ struct CertificateCatalog: Sendable {
     /// What `domain`'s handshakes get, by the certificates served: `files` (ACME reports its own domains
     /// over this, ``ACMEManager/statuses``); `nil` without HTTPS.
     func domainStatus(_ domain: String, at now: Date) -> DomainCertificateStatus? {
-        guard table != nil else { return nil }
+        guard defaultEntry != nil else { return nil }
         let covering = coveringFolder[domain].flatMap { served[$0] }
         let problem: String? =
             switch covering {

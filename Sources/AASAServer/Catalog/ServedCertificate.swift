@@ -3,7 +3,7 @@ import AASAMicroHTTPD
 import AASAOpenSSL
 import Foundation
 
-/// A certificate in service and when it was loaded: what the server needs of it once the SNI table holds it.
+/// A certificate in service and when it was loaded: what the server needs of it to serve it.
 ///
 /// Not the whole ``DomainCertificate``: a server with thousands of domains would keep every leaf's DER and
 /// summary for nothing.
@@ -18,7 +18,8 @@ struct ServedCertificate: Sendable {
     var subjectAlternativeNames: SubjectAlternativeNames
     /// The checked OCSP response to staple, and when it stops being valid.
     var ocspStaple: (response: [UInt8], nextUpdate: Date)?
-    /// The chain, key and staple as GnuTLS serves them: what a new SNI table takes over.
+    /// The chain, key and staple as GnuTLS serves them, imported once when the folder was read: what the HTTPS
+    /// listener's SNI table serves.
     var credential: GnuTLSCredential
     /// The folder's files by their stamps, and what was found in them: the next load skips parsing them if
     /// they did not change.
@@ -48,12 +49,5 @@ struct ServedCertificate: Sendable {
     func isSame(as certificate: DomainCertificate) -> Bool {
         known.chain == certificate.known.chain && known.key == certificate.known.key
             && ocspStaple?.response == certificate.ocspStaple?.response
-    }
-}
-
-extension ServedCertificate {
-    /// The SNI table's entry for this certificate: its credential is the current table's.
-    var tableEntry: CertificateTable.Entry {
-        CertificateTable.Entry(id: CertificateEntryID.folder(folderName).tableID, names: names, credential: credential)
     }
 }

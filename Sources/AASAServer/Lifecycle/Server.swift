@@ -29,8 +29,6 @@ public final class Server: Sendable {
     private let listeners: Listeners
     private let history = ReloadHistory()
     private let running = Mutex<Running?>(nil)
-    /// The certificates of domains waiting for their first ACME certificate.
-    let temporaryCertificates = TemporaryCertificates()
     /// The http-01 answers of this process's orders, with `--acme`.
     private let challenges: ChallengeStore?
     /// The stored domains' files the replica read (as many bytes as `--pages-memory`): its reloads and the tenant API's
@@ -43,7 +41,9 @@ public final class Server: Sendable {
         self.configuration = configuration
         self.logger = logger
         self.recorder = recorder
-        listeners = Listeners(configuration: configuration, logger: logger, recorder: recorder)
+        listeners = Listeners(
+            configuration: configuration, logger: logger, recorder: recorder,
+            temporaryCertificates: configuration.acme == nil ? nil : TemporaryCertificates())
         challenges = configuration.acme == nil ? nil : ChallengeStore()
         storedFiles = StoredFiles(maximumBytes: configuration.pagesMemory)
     }
@@ -76,7 +76,7 @@ public final class Server: Sendable {
     /// The public routes being served (``Reloader/siteRoutes``).
     var siteRoutes: SiteRoutes? { running.withLock { $0?.reloader }?.siteRoutes }
     /// The SNI table being served.
-    var certificateTable: CertificateTable? { catalog.certificates.table }
+    var certificateTable: CertificateTable? { listeners.certificateTable }
     /// The file watcher, while the server runs with ``ServerConfiguration/watchForChanges``.
     var watcher: ConfigWatcher? { running.withLock { $0?.watcher } }
     /// What the replica knows of its store; `nil` without ``ServerConfiguration/store``.
@@ -114,8 +114,7 @@ public final class Server: Sendable {
             ? ConfigWatcher(configuration, logger: logger) { [weak self] changes in self?.reload(changes) } : nil
         let loader = Loader(
             source: storage.source, shard: configuration.shard, readsCertificates: configuration.httpsPort != nil,
-            pagesMemory: configuration.pagesMemory,
-            temporaryCertificates: configuration.acme == nil ? nil : temporaryCertificates, logger: logger)
+            pagesMemory: configuration.pagesMemory, temporaryCertificates: configuration.acme != nil)
         let first = FirstLoad(
             configuration: configuration, loader: loader.reading(from: storage.sourceOfFirstLoad(watchedBy: watcher)),
             logger: logger)

@@ -15,15 +15,23 @@ final class Listeners: Service {
     private let configuration: ServerConfiguration
     private let logger: Logger
     private let recorder: TrafficRecorder
+    /// With ACME, the temporary certificates of the domains no certificate covers yet, for the SNI table.
+    private let temporaryCertificates: TemporaryCertificates?
+    /// The SNI table the HTTPS listener serves, made of the catalog's certificates.
+    private let table = Mutex<CertificateTable?>(nil)
     /// The running listeners by name, from ``start(certificates:routes:admin:)`` to ``stop(timeout:)``.
     private let running = Mutex<[ListenerName: HTTPListener]>([:])
     /// Sockets bound by ``bind()`` before the start.
     private let bound = Mutex<[ListenerName: ListeningSockets]>([:])
 
-    init(configuration: ServerConfiguration, logger: Logger, recorder: TrafficRecorder) {
+    init(
+        configuration: ServerConfiguration, logger: Logger, recorder: TrafficRecorder,
+        temporaryCertificates: TemporaryCertificates? = nil
+    ) {
         self.configuration = configuration
         self.logger = logger
         self.recorder = recorder
+        self.temporaryCertificates = temporaryCertificates
     }
 
     /// The port and address each configured listener listens on.
@@ -52,10 +60,22 @@ final class Listeners: Service {
     }
 
     /// Starts every configured listener (on the sockets ``bind()`` bound, if it did): the public ones on `routes`,
-    /// HTTPS with `certificates` (without a table there is no HTTPS listener), the admin one on `admin`. A listener
-    /// that fails stops those already started.
-    func start(certificates: CertificateTable?, routes: RouteSnapshot, admin: AdminRoutes) throws(Server.StartupError) {
-        try start(endpoints.filter { running.withLock { $0 }[$0.0] == nil }, certificates, routes, admin)
+    /// HTTPS with the SNI table of `certificates` (without one there is no HTTPS listener), the admin one on `admin`.
+    /// A listener that fails stops those already started.
+    func start(certificates: CertificateCatalog?, routes: RouteSnapshot, admin: AdminRoutes) throws(Server.StartupError)
+    {
+        let table: CertificateTable?
+        do {
+            table = try certificates.flatMap { try CertificateTable.serving($0, temporary: temporaryCertificates) }
+        } catch {
+            throw Server.StartupError(
+                diagnostics: [
+                    Diagnostic(.error, rule: .certificateInvalid, (error as? HTTPListenerError)?.reason ?? "\(error)")
+                ],
+                isConfigurationError: true)
+        }
+        self.table.withLock { $0 = table }
+        try start(endpoints.filter { running.withLock { $0 }[$0.0] == nil }, table, routes, admin)
         do {
             try running.withLock { $0 }[.admin]?.replaceRoutes(admin)
         } catch {
@@ -158,10 +178,21 @@ final class Listeners: Service {
         try running.withLock { $0[.admin] }?.replaceRoutes(admin)
     }
 
-    /// Swaps in a new SNI table, for new connections.
-    func publish(certificates: CertificateTable) throws {
-        try running.withLock { $0[.https] }?.replaceCertificates(certificates)
+    /// Swaps in the SNI table of `certificates`, `change` made to the one served, for new connections. A table that
+    /// cannot be made leaves the one served.
+    func publish(certificates: CertificateCatalog, change: CertificateChange) throws {
+        try table.withLock { table in
+            guard
+                let next = try CertificateTable.serving(
+                    certificates, change: change, after: table, temporary: temporaryCertificates), next !== table
+            else { return }
+            try running.withLock { $0[.https] }?.replaceCertificates(next)
+            table = next
+        }
     }
+
+    /// The SNI table the HTTPS listener serves; `nil` without one.
+    var certificateTable: CertificateTable? { table.withLock { $0 } }
 
     /// Stops at once (``stop(draining:)`` with no time for requests in flight).
     func stop() {

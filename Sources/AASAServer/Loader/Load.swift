@@ -8,12 +8,25 @@ struct Load: Sendable {
     var time: Date
     /// What it read.
     var scope: LoadScope
-    /// The domains read, loaded and signed; a failure only when the source cannot list its domains.
+    /// The domains read and loaded, to be signed once the catalog took the certificates (``LoadSigner``); a failure
+    /// only when the source cannot list its domains.
     var domains: Result<[LoadedDomain], Diagnostic>
     /// The domains in scope that the source no longer holds (a load of every domain finds them by their absence).
     var absent: [String] = []
-    /// The certificates read into the previous catalog's, and their findings; `nil` without an HTTPS listener.
-    var certificates: (CertificateCatalog, [Diagnostic])?
+    /// The certificate folders read; `nil` without an HTTPS listener.
+    var certificates: CertificateRead?
+    /// Where the certificates are read from, for messages.
+    var certificatesLocation = ""
+    /// Whether a domain no certificate covers gets a temporary one (ACME).
+    var temporaryCertificates = false
+}
+
+/// Signs the domains of a load that sign their file, with the certificates the catalog took from the same load
+/// (``Catalog/apply(_:signer:trigger:removalGrace:)``): the loader, whose source reads the keys.
+protocol LoadSigner: Sendable {
+    /// `domains` with those that sign their file signed with `certificates` (`nil`: without a server's
+    /// certificates), at `now`.
+    func sign(_ domains: [LoadedDomain], with certificates: CertificateCatalog?, at now: Date) -> [LoadedDomain]
 }
 
 /// Which domains and certificates a load reads.

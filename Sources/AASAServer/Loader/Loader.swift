@@ -1,7 +1,6 @@
 import AASACore
-import AASAMicroHTTPD
+import AASAOpenSSL
 import Foundation
-import Logging
 
 /// Reads a load from a ``ConfigSource``: a start and every reload read the same way, each domain and certificate
 /// reusing what the previous catalog kept of it when its source did not change.
@@ -18,9 +17,8 @@ struct Loader: Sendable {
     var readsCertificates: Bool
     /// The memory all domains' pages may take together (``PagesBudget``).
     var pagesMemory: Int
-    /// With ACME, the temporary certificates of the domains no certificate covers yet.
-    var temporaryCertificates: TemporaryCertificates?
-    let logger: Logger
+    /// Whether a domain no certificate covers gets a temporary one while ACME obtains its own.
+    var temporaryCertificates: Bool
 
     /// This loader reading from `source`.
     func reading(from source: any ConfigSource) -> Loader {
@@ -30,30 +28,27 @@ struct Loader: Sendable {
     }
 
     /// Reads the domains and certificates `scope` names (every one for ``LoadScope/everything``), each reusing what
-    /// `previous` kept of the last load when its source did not change; then the domains that sign their file are
-    /// signed with the certificates just read. A full load reads the domains and the certificates side by side
-    /// (``concurrently(_:_:)``); a partial one reads the certificates first, because a changed certificate brings
-    /// the domains it covers along (to be signed with it, and their status).
+    /// `previous` kept of the last load when its source did not change. A full load reads the domains and the
+    /// certificates side by side (``concurrently(_:_:)``); a partial one reads the certificates first, because a
+    /// changed certificate brings the domains it covers along (to be signed with it, and their status). The domains
+    /// that sign their file are signed once the catalog took the certificates (``sign(_:with:at:)``).
     func load(after previous: Catalog, scope: LoadScope = .everything, at now: Date) -> Load {
         _ = source.takeReadFailure()
+        var load = Load(
+            time: now, scope: scope, domains: .success([]), certificatesLocation: source.certificatesLocation,
+            temporaryCertificates: temporaryCertificates)
         guard let names = scope.domains else {
-            // The certificate half starts at once: it needs the domains' names only for the SNI table at its end,
-            // and the domains are listed meanwhile.
-            let listed = Handover<(names: [String], set: Set<String>)>()
             let (certificates, loaded) = concurrently(
-                certificateLoader(
-                    previous.certificates, domains: { listed.value.names }, only: scope.certificates,
-                    isConfigured: { listed.value.set.contains($0) }, at: now)
-            ) { certificatesDone in
-                let domains = Result { () throws(Diagnostic) in try source.listDomains().filter { owns($0.name) } }
-                // The SNI table needs only the domains' names: the listing's, or the last load's without one.
-                let all = (try? domains.get())?.map(\.name) ?? previous.loaded.keys
-                listed.give((all, Set(all)))
-                // The domains wait with their helpers for the certificates: the certificate half ends with
-                // serial work (the SNI table), which then runs beside the domains instead of after them.
-                return domains.map { read($0, reusing: previous.loaded, helpersAfter: certificatesDone) }
+                certificateReader(previous.certificates, only: scope.certificates, at: now)
+            ) {
+                certificatesDone in
+                Result { () throws(Diagnostic) in try source.listDomains().filter { owns($0.name) } }
+                    // The domains wait with their helpers for the certificates, which are mostly one thread's.
+                    .map { read($0, reusing: previous.loaded, helpersAfter: certificatesDone) }
             }
-            return signed(Load(time: now, scope: scope, domains: loaded, certificates: certificates))
+            load.domains = loaded
+            load.certificates = certificates
+            return checked(load)
         }
         // The domains named, found or gone; then those a changed certificate covers, which come along: their
         // coverage may have changed, and so may what they sign with.
@@ -70,37 +65,30 @@ struct Loader: Sendable {
                 }
             }
         }
-        var certificates: (CertificateCatalog, [Diagnostic])?
         do {
             try resolve(names)
-            let (present, gone) = (Set(found.keys), absent)
-            // Only configured domains get coverage (and, with ACME, a temporary certificate): not a stray file of
-            // the config folder, nor a name a certificate lists that no domain has.
-            let configured: @Sendable (String) -> Bool = { name in
-                present.contains(name) || (previous.loaded[name] != nil && !gone.contains(name))
-            }
-            certificates = certificateLoader(
-                previous.certificates, domains: { Array(present) }, only: scope.certificates,
-                allDomains: {
-                    previous.loaded.keys.filter { !gone.contains($0) } + present.subtracting(previous.loaded.keys)
-                },
-                isConfigured: configured, at: now)()
+            load.certificates = certificateReader(previous.certificates, only: scope.certificates, at: now)()
             if let changed = scope.certificates, !changed.isEmpty {
+                let (present, gone) = (Set(found.keys), absent)
+                // Only configured domains come along: not a stray file of the config folder, nor a name a
+                // certificate lists that no domain has.
+                let configured = { (name: String) in
+                    present.contains(name) || (previous.loaded[name] != nil && !gone.contains(name))
+                }
                 var covered = changed
                 for folder in changed { covered.formUnion(previous.certificates.domains(coveredBy: folder)) }
-                if let next = certificates?.0 {
-                    for folder in changed { covered.formUnion(next.served[folder]?.names ?? []) }
+                for folder in load.certificates?.folders ?? [] where changed.contains(folder.name) {
+                    covered.formUnion(folder.certificate?.summary.names.map(CertificateName.canonical) ?? [])
                 }
                 try resolve(covered.filter(configured).sorted())
             }
         } catch {
-            return Load(time: now, scope: scope, domains: .failure(error), certificates: certificates)
+            load.domains = .failure(error)
+            return load
         }
-        let loaded = read(found.values.sorted { $0.name < $1.name }, reusing: previous.loaded)
-        return signed(
-            Load(
-                time: now, scope: scope, domains: .success(loaded), absent: absent.sorted(), certificates: certificates)
-        )
+        load.domains = .success(read(found.values.sorted { $0.name < $1.name }, reusing: previous.loaded))
+        load.absent = absent.sorted()
+        return checked(load)
     }
 
     /// Whether this process serves `domain` (``ServerConfiguration/shard``).
@@ -108,15 +96,12 @@ struct Loader: Sendable {
         shard?.owns(domain) ?? true
     }
 
-    /// `load` with the domains that sign their file signed, with the certificates it read; a failed load when the
-    /// source failed while its domains were read (``ConfigSource/takeReadFailure()``).
-    private func signed(_ load: Load) -> Load {
+    /// `load`, failed when the source failed while its domains were read (``ConfigSource/takeReadFailure()``).
+    private func checked(_ load: Load) -> Load {
         var load = load
         if case .success = load.domains, let failure = source.takeReadFailure() {
             load.domains = .failure(failure)
-            return load
         }
-        load.domains = load.domains.map { source.sign($0, now: load.time, certificates: load.certificates?.0) }
         return load
     }
 
@@ -136,51 +121,25 @@ struct Loader: Sendable {
         }
     }
 
-    /// The certificate half of a load: `previous` with the certificates read into it (`only` those, or every one),
-    /// and the findings; `nil` without an HTTPS listener. `domains` gives the domains whose coverage to work out,
-    /// asked for once the certificates are read; `allDomains` every configured domain, for when all coverage must
-    /// be redone; `isConfigured` tells a configured domain from another name a certificate lists.
+    /// The certificate half of a load: the certificate folders `only` names (every one when `nil`), each compared
+    /// with what `previous` serves of it; `nil` without an HTTPS listener.
     ///
-    /// Neither half of a full load needs the other (the SNI table needs only the domain names, which the listing
-    /// gives), and at 10,000 domains each alone keeps both cores busy only part of the time.
-    private func certificateLoader(
-        _ previous: CertificateCatalog, domains: @escaping @Sendable () -> [String], only: Set<String>?,
-        allDomains: (@Sendable () -> [String])? = nil,
-        isConfigured: @escaping @Sendable (String) -> Bool, at now: Date
-    ) -> @Sendable () -> (CertificateCatalog, [Diagnostic])? {
+    /// Neither half of a full load needs the other, and at 10,000 domains each alone keeps both cores busy only part
+    /// of the time.
+    private func certificateReader(_ previous: CertificateCatalog, only: Set<String>?, at now: Date)
+        -> @Sendable () -> CertificateRead?
+    {
         { [self] in
             guard readsCertificates else { return nil }
             var known: [String: CertificateDirectory.KnownFolder] = [:]
             for name in only ?? Set(previous.served.keys) { known[name] = previous.served[name]?.known }
-            let read = source.readCertificates(known: known, only: only, now: now)
-            var certificates = previous
-            let intake = certificates.take(
-                read, only: only, domains: domains(), allDomains: allDomains, isConfigured: isConfigured,
-                temporaryCertificates: temporaryCertificates, location: source.certificatesLocation, at: now)
-            log(intake, defaultID: certificates.table?.defaultID)
-            return (certificates, intake.diagnostics)
+            return source.readCertificates(known: known, only: only, now: now)
         }
     }
+}
 
-    /// Logs what taking in the certificates did.
-    private func log(_ intake: CertificateIntake, defaultID: String?) {
-        for folder in intake.keptLastGood {
-            logger.warning(
-                "certificate folder failed to load; serving its last good certificate",
-                metadata: ["folder": "\(folder)"])
-        }
-        FindingsLog(logger: logger).log(intake.diagnostics.filter { $0 != intake.refusal })
-        if let refusal = intake.refusal {
-            let message: Logger.Message =
-                refusal.rule == .noCertificates
-                ? "no usable certificate; keeping the current ones"
-                : "certificates not reloaded; keeping the current ones"
-            logger.error(message, metadata: ["diagnostic": "\(refusal)"])
-        }
-        for domain in intake.uncovered {
-            logger.warning(
-                "no certificate covers this domain; clients will get the default certificate and fail to verify it",
-                metadata: ["domain": "\(domain)", "default": "\(defaultID ?? "")"])
-        }
+extension Loader: LoadSigner {
+    func sign(_ domains: [LoadedDomain], with certificates: CertificateCatalog?, at now: Date) -> [LoadedDomain] {
+        source.sign(domains, now: now, certificates: certificates)
     }
 }

@@ -26,6 +26,29 @@ struct FindingsLog: Sendable {
         for source in order { log(CappedFindings(bySource[source]!), source: source) }
     }
 
+    /// Logs what taking in the certificates did: the folders that keep their last good certificate, the findings,
+    /// why the read was not taken, and the domains whose handshakes get the default certificate (`defaultEntry`).
+    func log(_ intake: CertificateIntake, defaultEntry: CertificateEntryID?) {
+        for folder in intake.keptLastGood {
+            logger.warning(
+                "certificate folder failed to load; serving its last good certificate",
+                metadata: ["folder": "\(folder)"])
+        }
+        log(intake.diagnostics.filter { $0 != intake.refusal })
+        if let refusal = intake.refusal {
+            let message: Logger.Message =
+                refusal.rule == .noCertificates
+                ? "no usable certificate; keeping the current ones"
+                : "certificates not reloaded; keeping the current ones"
+            logger.error(message, metadata: ["diagnostic": "\(refusal)"])
+        }
+        for domain in intake.uncovered {
+            logger.warning(
+                "no certificate covers this domain; clients will get the default certificate and fail to verify it",
+                metadata: ["domain": "\(domain)", "default": "\(defaultEntry?.tableID ?? "")"])
+        }
+    }
+
     private func log(_ findings: CappedFindings, source: String) {
         func log(_ severity: Diagnostic.Severity, _ metadata: Logger.Metadata) {
             switch severity {

@@ -24,9 +24,12 @@ struct FirstLoad {
         let remaining = DispatchGroup()
         if let watcher { DispatchQueue.global().async(group: remaining) { watcher.watchRemainingEntries() } }
         defer { remaining.wait() }
+        var catalog = Catalog(shard: configuration.shard)
+        let transition = catalog.apply(
+            load, signer: loader, trigger: .start, removalGrace: configuration.removalGrace)
         let loaded: [LoadedDomain]
         do {
-            loaded = try load.domains.get()
+            loaded = try transition.domains.get()
         } catch {
             throw Server.StartupError(diagnostics: [error], isConfigurationError: true)
         }
@@ -40,8 +43,6 @@ struct FirstLoad {
         if loaded.isEmpty {
             logger.warning("no domain folders found; every request will get 404", metadata: ["config": "\(location)"])
         }
-        var catalog = Catalog(shard: configuration.shard)
-        _ = catalog.apply(load, trigger: .start, removalGrace: configuration.removalGrace)
         guard loaded.isEmpty || !catalog.published.isEmpty else {
             throw Server.StartupError(
                 diagnostics: diagnostics.errors + [
@@ -51,8 +52,11 @@ struct FirstLoad {
                         hint: "fix the errors above")
                 ], isConfigurationError: true)
         }
-        if let (_, certificateDiagnostics) = load.certificates, catalog.certificates.table == nil {
-            throw Server.StartupError(diagnostics: certificateDiagnostics.errors, isConfigurationError: true)
+        if let intake = transition.certificates {
+            FindingsLog(logger: logger).log(intake, defaultEntry: catalog.certificates.defaultEntry)
+            if catalog.certificates.defaultEntry == nil {
+                throw Server.StartupError(diagnostics: intake.diagnostics.errors, isConfigurationError: true)
+            }
         }
         FindingsLog(logger: logger).log(loaded)
         try serve(catalog)

@@ -5,7 +5,7 @@ import Logging
 import Synchronization
 
 /// Runs every reload: reads a load (``Loader``), turns the catalog into the next one
-/// (``Catalog/apply(_:trigger:removalGrace:)``), publishes its routes and certificates to the ``Listeners``,
+/// (``Catalog/apply(_:signer:trigger:removalGrace:)``), publishes its routes and certificates to the ``Listeners``,
 /// queues the comparison of each new version (``ChangeComparer``), records the load (``ReloadHistory``) and
 /// schedules the end of the next removal grace (``RemovalTimer``).
 ///
@@ -89,7 +89,9 @@ final class Reloader: Service {
                 throw Server.StartupError(
                     diagnostics: [Diagnostic(.error, rule: .listener, "\(error)")], isConfigurationError: false)
             }
-            try listeners.start(certificates: catalog.certificates.table, routes: routes.served, admin: routes.admin)
+            try listeners.start(
+                certificates: catalog.certificates.defaultEntry == nil ? nil : catalog.certificates,
+                routes: routes.served, admin: routes.admin)
             state.withLock { $0.routes = routes.published }
         }
         state.withLock { state in
@@ -112,16 +114,20 @@ final class Reloader: Service {
             let clock = ContinuousClock()
             let started = clock.now
             let load = loader.load(after: state.catalog, scope: scope, at: Date())
-            switch load.domains {
+            let transition = state.catalog.apply(load, signer: loader, trigger: trigger, removalGrace: removalGrace)
+            let findings = FindingsLog(logger: logger)
+            if let intake = transition.certificates {
+                findings.log(intake, defaultEntry: state.catalog.certificates.defaultEntry)
+            }
+            switch transition.domains {
             case .success(let loaded):
-                FindingsLog(logger: logger).log(loaded)
+                findings.log(loaded)
             case .failure(let error):
                 logger.error(
                     "reload failed; keeping the current configuration", metadata: ["diagnostic": "\(error.description)"]
                 )
             }
-            let transition = state.catalog.apply(load, trigger: trigger, removalGrace: removalGrace)
-            publish(&state, changed: transition.changed, certificatesChanged: transition.certificatesChanged)
+            publish(&state, changed: transition.changed, certificates: transition.certificates?.change)
             // What each new version does to URLs (``DomainChange``), worked out once it is published, off this path.
             comparer.enqueue(transition.compare)
             history.record(state.catalog, took: clock.now - started, changed: transition.changed)
@@ -142,9 +148,9 @@ final class Reloader: Service {
         }
     }
 
-    /// Swaps the catalog's routes (the domains in `changed` rebuilt) and certificates into the listeners, and keeps
-    /// the routes for the next reload to build on.
-    private func publish(_ state: inout State, changed: [String], certificatesChanged: Bool) {
+    /// Swaps the catalog's routes (the domains in `changed` rebuilt) and certificates (`certificates` changed) into the
+    /// listeners, and keeps the routes for the next reload to build on.
+    private func publish(_ state: inout State, changed: [String], certificates: CertificateChange?) {
         do {
             // Both tables are built before either is swapped.
             let (published, served, admin) = try builder.routes(
@@ -156,9 +162,9 @@ final class Reloader: Service {
             state.routes = nil
             logger.error("could not publish the reloaded routes", metadata: ["reason": "\(error)"])
         }
-        if certificatesChanged, let table = state.catalog.certificates.table {
+        if let certificates, state.catalog.certificates.defaultEntry != nil {
             do {
-                try listeners.publish(certificates: table)
+                try listeners.publish(certificates: state.catalog.certificates, change: certificates)
             } catch {
                 logger.error("certificates not reloaded; keeping the current ones", metadata: ["reason": "\(error)"])
             }

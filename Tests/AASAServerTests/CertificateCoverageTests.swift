@@ -1,0 +1,68 @@
+import AASAMicroHTTPD
+import AASATestSupport
+import Testing
+
+@testable import AASAServer
+
+/// The catalog's coverage picks, for every name, the folder the HTTPS listener's SNI table serves it from: the two
+/// are built and changed side by side over random certificates, and asked about every name.
+@Suite struct CertificateCoverageTests {
+    /// Names from a small alphabet, so certificates overlap: exact names, wildcards, other cases, trailing dots.
+    static let labels = ["a", "b", "c"]
+    static let parents = ["example", "a.example", "b.example"]
+
+    static func randomName(_ generator: inout SeededRandomNumberGenerator) -> String {
+        var name = "\(labels.randomElement(using: &generator)!).\(parents.randomElement(using: &generator)!)"
+        if Bool.random(using: &generator), Bool.random(using: &generator) {
+            name = "*." + name.drop { $0 != "." }.dropFirst()
+        }
+        if Int.random(in: 0..<8, using: &generator) == 0 { name = name.uppercased() }
+        if Int.random(in: 0..<8, using: &generator) == 0 { name += "." }
+        return name
+    }
+
+    /// Every name a handshake may ask for: those certificates list, one label deeper, and a few no certificate lists.
+    static var queries: [String] {
+        let names = parents.flatMap { parent in labels.map { "\($0).\(parent)" } } + parents
+        return names + names.map { "x." + $0 } + names.map { $0.uppercased() + "." } + ["example.org", "com"]
+    }
+
+    @Test(arguments: [1, 2, 3, 4, 5] as [UInt64])
+    func agreesWithTheSNITable(seed: UInt64) throws {
+        var generator = SeededRandomNumberGenerator(seed: seed)
+        let credential = try #require(TemporaryCertificates().credential(for: "a.example"))
+        var folders: [String: [String]] = [:]
+        for index in 0..<6 {
+            folders["f\(index)"] = (0..<Int.random(in: 1...3, using: &generator)).map { _ in
+                Self.randomName(&generator)
+            }
+        }
+        func entry(_ folder: String) -> CertificateTable.Entry {
+            CertificateTable.Entry(id: folder, names: folders[folder]!, credential: credential)
+        }
+        var table = try CertificateTable(entries: folders.keys.sorted().map(entry))
+        var coverage = CertificateCoverage(folders.map { (folder: $0.key, names: $0.value) })
+        func expectAgreement(_ step: Int) {
+            for name in Self.queries {
+                #expect(coverage.folder(covering: name) == table.entryID(covering: name), "step \(step): \(name)")
+            }
+        }
+        expectAgreement(0)
+        for step in 1...40 {
+            let folder = "f\(Int.random(in: 0..<8, using: &generator))"
+            let old = folders[folder] ?? []
+            if Int.random(in: 0..<4, using: &generator) == 0, folders.count > 1, folders[folder] != nil {
+                folders[folder] = nil
+                table = try table.updating(
+                    removing: [folder], adding: [], defaultID: table.defaultID == folder ? folders.keys.min() : nil)
+            } else {
+                folders[folder] = (0..<Int.random(in: 1...3, using: &generator)).map { _ in
+                    Self.randomName(&generator)
+                }
+                table = try table.updating(removing: [], adding: [entry(folder)])
+            }
+            coverage.update(folder, old: old, new: folders[folder])
+            expectAgreement(step)
+        }
+    }
+}
