@@ -10,6 +10,20 @@ import Testing
     /// Names from a small alphabet, so certificates overlap: exact names, wildcards, other cases, trailing dots.
     static let labels = ["a", "b", "c"]
     static let parents = ["example", "a.example", "b.example"]
+    /// Folders named after a name they may list (as most are), and others.
+    static let folderNames = [
+        "f0", "f1", "a.example", "b.example", "c.example", "a.a.example", "b.b.example", "z.example", "*.example",
+    ]
+
+    /// The names of a certificate in `folder`: often the folder's own name (in another case, or with a dot, at times),
+    /// and others.
+    static func randomNames(of folder: String, _ generator: inout SeededRandomNumberGenerator) -> [String] {
+        var names = (0..<Int.random(in: 0...2, using: &generator)).map { _ in randomName(&generator) }
+        if Bool.random(using: &generator) {
+            names.insert(Bool.random(using: &generator) ? folder : folder.uppercased() + ".", at: 0)
+        }
+        return names.isEmpty ? [randomName(&generator)] : names
+    }
 
     static func randomName(_ generator: inout SeededRandomNumberGenerator) -> String {
         var name = "\(labels.randomElement(using: &generator)!).\(parents.randomElement(using: &generator)!)"
@@ -24,19 +38,17 @@ import Testing
     /// Every name a handshake may ask for: those certificates list, one label deeper, and a few no certificate lists.
     static var queries: [String] {
         let names = parents.flatMap { parent in labels.map { "\($0).\(parent)" } } + parents
-        return names + names.map { "x." + $0 } + names.map { $0.uppercased() + "." } + ["example.org", "com"]
+        return names + names.map { "x." + $0 } + names.map { $0.uppercased() + "." } + folderNames + [
+            "example.org", "com",
+        ]
     }
 
-    @Test(arguments: [1, 2, 3, 4, 5] as [UInt64])
+    @Test(arguments: 1...20 as ClosedRange<UInt64>)
     func agreesWithTheSNITable(seed: UInt64) throws {
         var generator = SeededRandomNumberGenerator(seed: seed)
         let credential = try #require(TemporaryCertificates().credential(for: "a.example"))
         var folders: [String: [String]] = [:]
-        for index in 0..<6 {
-            folders["f\(index)"] = (0..<Int.random(in: 1...3, using: &generator)).map { _ in
-                Self.randomName(&generator)
-            }
-        }
+        for folder in Self.folderNames.prefix(6) { folders[folder] = Self.randomNames(of: folder, &generator) }
         func entry(_ folder: String) -> CertificateTable.Entry {
             CertificateTable.Entry(id: folder, names: folders[folder]!, credential: credential)
         }
@@ -49,16 +61,14 @@ import Testing
         }
         expectAgreement(0)
         for step in 1...40 {
-            let folder = "f\(Int.random(in: 0..<8, using: &generator))"
+            let folder = Self.folderNames.randomElement(using: &generator)!
             let old = folders[folder] ?? []
             if Int.random(in: 0..<4, using: &generator) == 0, folders.count > 1, folders[folder] != nil {
                 folders[folder] = nil
                 table = try table.updating(
                     removing: [folder], adding: [], defaultID: table.defaultID == folder ? folders.keys.min() : nil)
             } else {
-                folders[folder] = (0..<Int.random(in: 1...3, using: &generator)).map { _ in
-                    Self.randomName(&generator)
-                }
+                folders[folder] = Self.randomNames(of: folder, &generator)
                 table = try table.updating(removing: [], adding: [entry(folder)])
             }
             coverage.update(folder, old: old, new: folders[folder])

@@ -22,8 +22,10 @@ extension Catalog {
     /// then its domains signed with them by `signer` (without one, as they are), then the domains as
     /// ``apply(_:absent:complete:at:removalGrace:)`` says: clean domains replace their published version, broken
     /// ones keep theirs, folders gone for `removalGrace` are unpublished. The status describes the load.
+    ///
+    /// Consumes `load`: the signed domains replace those read, rather than being kept beside them.
     mutating func apply(
-        _ load: Load, signer: (any LoadSigner)? = nil, trigger: ReloadTrigger, removalGrace: Duration
+        _ load: consuming Load, signer: (any LoadSigner)? = nil, trigger: ReloadTrigger, removalGrace: Duration
     ) -> Transition {
         let complete = load.scope.domains == nil
         var intake: CertificateIntake?
@@ -35,9 +37,10 @@ extension Catalog {
         var compare: [ChangeComparer.Job] = []
         var failed = false
         var read: [String]?
-        let domains = load.domains.map {
-            signer?.sign($0, with: load.certificates.map { _ in certificates }, at: load.time) ?? $0
-        }
+        let signing = load.certificates.map { _ in certificates }
+        var domains = load.domains
+        load.domains = .success([])
+        if let signer { domains = domains.map { signer.sign($0, with: signing, at: load.time) } }
         switch domains {
         case .success(let loaded):
             diagnostics = loaded.flatMap(\.diagnostics)

@@ -108,8 +108,8 @@ extension CertificateCatalog {
         let redoAll = first || names.contains { $0.hasPrefix("*.") }
         var change = CertificateChange(folders: changed)
         if first {
-            let served = certificates.served.values
-            certificates.coverage = CertificateCoverage(served.lazy.map { ($0.folderName, $0.names) })
+            // Entry by entry: the array of every served certificate would be one more at the start's peak.
+            certificates.coverage = CertificateCoverage(certificates.served.lazy.map { ($0.key, $0.value.names) })
         } else {
             for folder in changed {
                 certificates.coverage.update(

@@ -6,18 +6,25 @@ import AASACore
 /// A folder listing the name exactly comes first, else one listing a `*.` name for its parent; among several, the
 /// first folder by name. Persistent dictionaries: a load that changes a few certificates changes a few buckets.
 struct CertificateCoverage: Sendable {
-    /// Exact names, and the parents of `*.` names, to the folders listing them, sorted.
+    /// Exact names, and the parents of `*.` names, to the folders listing them, sorted; a folder's own name, which
+    /// nearly every folder lists and most alone, is in ``ownNames`` instead (no array for each certificate).
     private var exact = PersistentDictionary<String, [String]>()
     private var wildcard = PersistentDictionary<String, [String]>()
+    /// The folders whose certificate lists the folder's own name, not a `*.` one (persistent too: a set would be copied whole by the
+    /// first change after each load).
+    private var ownNames = PersistentDictionary<String, Bool>()
 
     init() {}
 
     /// The coverage of `certificates`: each folder's name and the names its certificate lists.
-    init(_ certificates: some Collection<(folder: String, names: [String])>) {
+    init(_ certificates: some Sequence<(folder: String, names: [String])>) {
         var table = (exact: [String: [String]](), wildcard: [String: [String]]())
-        table.exact.reserveCapacity(certificates.count)
+        var own: [String] = []
         for (folder, names) in certificates {
-            for name in names.map(CertificateName.canonical) {
+            let names = names.map(CertificateName.canonical)
+            let listsOwn = !folder.hasPrefix("*.") && names.contains(folder)
+            if listsOwn { own.append(folder) }
+            for name in names where !listsOwn || name != folder {
                 if name.hasPrefix("*.") {
                     table.wildcard[String(name.dropFirst(2)), default: []].append(folder)
                 } else {
@@ -25,6 +32,7 @@ struct CertificateCoverage: Sendable {
                 }
             }
         }
+        ownNames = PersistentDictionary(own.lazy.map { ($0, true) })
         // A name most often has one folder: its array as it is, not a sorted copy.
         func sorted(_ names: [String: [String]]) -> PersistentDictionary<String, [String]> {
             PersistentDictionary(names.lazy.map { ($0.key, $0.value.count < 2 ? $0.value : $0.value.sorted()) })
@@ -35,7 +43,8 @@ struct CertificateCoverage: Sendable {
 
     /// Takes out the names `folder` listed (`old`) and puts in those it lists now (`new`; `nil`: the folder is gone).
     mutating func update(_ folder: String, old: [String], new: [String]?) {
-        for name in old.map(CertificateName.canonical) {
+        let listedOwn = ownNames.removeValue(forKey: folder) != nil
+        for name in old.map(CertificateName.canonical) where !listedOwn || name != folder {
             if name.hasPrefix("*.") {
                 let parent = String(name.dropFirst(2))
                 wildcard[parent] = wildcard[parent]?.filter { $0 != folder }.nonEmpty
@@ -48,7 +57,9 @@ struct CertificateCoverage: Sendable {
             list.insert(folder, at: list.firstIndex { folder < $0 } ?? list.endIndex)
         }
         for name in (new ?? []).map(CertificateName.canonical) {
-            if name.hasPrefix("*.") {
+            if name == folder, !folder.hasPrefix("*.") {
+                ownNames[folder] = true
+            } else if name.hasPrefix("*.") {
                 insert(into: &wildcard[String(name.dropFirst(2)), default: []])
             } else {
                 insert(into: &exact[name, default: []])
@@ -60,7 +71,9 @@ struct CertificateCoverage: Sendable {
     /// for its parent; `nil` when none does.
     func folder(covering name: String) -> String? {
         let name = CertificateName.canonical(name)
-        if let folder = exact[name]?.first { return folder }
+        let others = exact[name]?.first
+        if ownNames[name] != nil { return others.map { min($0, name) } ?? name }
+        if let others { return others }
         return CertificateName.wildcardParent(of: name).flatMap { wildcard[String($0)]?.first }
     }
 }

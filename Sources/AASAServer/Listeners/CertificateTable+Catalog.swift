@@ -11,7 +11,7 @@ extension CertificateTable {
     {
         guard let defaultEntry = certificates.defaultEntry else { return nil }
         let entries =
-            certificates.served.values.map(\.tableEntry)
+            certificates.served.map(\.value.tableEntry)
             + temporaryEntries(certificates.temporary.sorted(), from: temporary)
         temporary?.keep(only: certificates.temporary)
         guard let index = entries.firstIndex(where: { $0.id == defaultEntry.tableID }) else {

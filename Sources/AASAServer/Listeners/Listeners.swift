@@ -178,14 +178,18 @@ final class Listeners: Service {
         try running.withLock { $0[.admin] }?.replaceRoutes(admin)
     }
 
-    /// Swaps in the SNI table of `certificates`, `change` made to the one served, for new connections. A table that
-    /// cannot be made leaves the one served.
+    /// Swaps in the SNI table of `certificates`, `change` made to the one served, for new connections; made whole
+    /// when the change cannot be made to it. A table that cannot be made leaves the one served.
     func publish(certificates: CertificateCatalog, change: CertificateChange) throws {
         try table.withLock { table in
-            guard
-                let next = try CertificateTable.serving(
-                    certificates, change: change, after: table, temporary: temporaryCertificates), next !== table
-            else { return }
+            let changed: CertificateTable?
+            do {
+                changed = try CertificateTable.serving(
+                    certificates, change: change, after: table, temporary: temporaryCertificates)
+            } catch {
+                changed = try CertificateTable.serving(certificates, temporary: temporaryCertificates)
+            }
+            guard let next = changed, next !== table else { return }
             try running.withLock { $0[.https] }?.replaceCertificates(next)
             table = next
         }

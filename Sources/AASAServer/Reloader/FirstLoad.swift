@@ -26,7 +26,7 @@ struct FirstLoad {
         defer { remaining.wait() }
         var catalog = Catalog(shard: configuration.shard)
         let transition = catalog.apply(
-            load, signer: loader, trigger: .start, removalGrace: configuration.removalGrace)
+            consume load, signer: loader, trigger: .start, removalGrace: configuration.removalGrace)
         let loaded: [LoadedDomain]
         do {
             loaded = try transition.domains.get()

@@ -114,7 +114,9 @@ final class Reloader: Service {
             let clock = ContinuousClock()
             let started = clock.now
             let load = loader.load(after: state.catalog, scope: scope, at: Date())
-            let transition = state.catalog.apply(load, signer: loader, trigger: trigger, removalGrace: removalGrace)
+            let time = load.time
+            let transition = state.catalog.apply(
+                consume load, signer: loader, trigger: trigger, removalGrace: removalGrace)
             let findings = FindingsLog(logger: logger)
             if let intake = transition.certificates {
                 findings.log(intake, defaultEntry: state.catalog.certificates.defaultEntry)
@@ -133,7 +135,7 @@ final class Reloader: Service {
             history.record(state.catalog, took: clock.now - started, changed: transition.changed)
             builder.recorder.setDomains(state.catalog.published)
             schedule(state.catalog)
-            published(state.catalog, transition.changed, load.time)
+            published(state.catalog, transition.changed, time)
             if scope.domains == nil { FreedMemory.release() }
             logger.info(
                 "reload",
