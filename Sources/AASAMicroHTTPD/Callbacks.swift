@@ -432,6 +432,7 @@ let connectionNotifyCallback: MHD_NotifyConnectionCallback = { cls, connection, 
         guard let connection else { return }
         let socket = cshims_mhd_get_connection_info(connection, .CONNECTION_INFO_CONNECTION_FD)?.pointee.connect_fd
         let registry = context.connections
+        registry.countStarted()
         let state = ConnectionState(
             certificates: context.certificates.withLock { $0 }, socket: socket ?? -1,
             headerDeadline: registry.headerTimeout == 0 ? 0 : ConnectionState.now() &+ registry.headerTimeout)

@@ -24,6 +24,7 @@ final class ConnectionRegistry: Sendable {
     let headerTimeout: UInt64
     private let open = Mutex<[ObjectIdentifier: ConnectionState]>([:])
     private let closedForDeadline = Atomic<Int>(0)
+    private let startedTotal = Atomic<Int>(0)
 
     init(headerTimeout: Duration) {
         let (seconds, attoseconds) = headerTimeout.components
@@ -35,6 +36,14 @@ final class ConnectionRegistry: Sendable {
 
     /// Number of connections registered (open and not yet reported closed).
     var count: Int { open.withLock { $0.count } }
+
+    /// Connections libmicrohttpd reported started so far, registered or not.
+    var started: Int { startedTotal.load(ordering: .relaxed) }
+
+    /// Counts a connection libmicrohttpd reports started.
+    func countStarted() {
+        startedTotal.add(1, ordering: .relaxed)
+    }
 
     func register(_ connection: ConnectionState) {
         open.withLock { $0[ObjectIdentifier(connection)] = connection }

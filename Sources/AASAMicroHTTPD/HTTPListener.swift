@@ -233,6 +233,8 @@ public final class HTTPListener: Sendable {
         if listenSockets.contains(where: { $0 >= 0 }) {
             usleep(UInt32(Self.microseconds(min(timeout, Self.handshakeGrace))))
         }
+        // The daemons accept nothing more themselves: from here, each connection reported started is one handed over.
+        let startedBefore = context.connections.started
         var handedOver = 0
         for (handle, listenSocket) in zip(handles, listenSockets) where listenSocket >= 0 {
             handedOver += Self.handOverQueuedConnections(
@@ -241,12 +243,13 @@ public final class HTTPListener: Sendable {
         }
         let now = ContinuousClock.now
         let deadline = now + timeout
-        // libmicrohttpd counts a connection handed over only once its thread has taken it from its queue (at once,
-        // unless that thread is busy serving, when the count is not zero anyway): until then, a count of zero
-        // does not mean that nothing is left to serve.
-        let settled = now + (handedOver > 0 ? min(timeout, Self.handOverSettle) : .zero)
+        // libmicrohttpd counts a connection handed over only once its thread has taken it from its queue: at once, or,
+        // when that thread is busy serving, once it is done, when the count may be zero for a moment. Until every
+        // connection handed over was taken (reported started), a count of zero does not mean that nothing is left.
+        let connections = context.connections
         while ContinuousClock.now < deadline,
-            ContinuousClock.now < settled || handles.contains(where: { Self.connections(of: $0) > 0 })
+            connections.started - startedBefore < handedOver
+                || handles.contains(where: { Self.connections(of: $0) > 0 })
         {
             usleep(10_000)
         }
@@ -272,8 +275,6 @@ public final class HTTPListener: Sendable {
 
     /// How long ``stop(timeout:)`` gives the daemons' threads to send the deferred answers built during the stop.
     static let deferredAnswerGrace: Duration = .seconds(2)
-    /// How long ``stop(timeout:)`` gives the daemons' threads to take the connections it handed over.
-    static let handOverSettle: Duration = .milliseconds(250)
     /// How long ``stop(timeout:)`` lets handshakes under way complete before it takes the queue: a round trip
     /// between the router and the server, with a wide margin.
     static let handshakeGrace: Duration = .milliseconds(50)
@@ -320,7 +321,7 @@ public final class HTTPListener: Sendable {
     /// Accepts the connections waiting on `listenSocket` (one `MHD_quiesce_daemon` returned) and gives each to
     /// `handle`'s daemon, which serves it as one it accepted itself (and closes one it cannot take). At most `limit`,
     /// the socket's backlog: the queue holds no more, so accepting further would only meet clients arriving after
-    /// the stop began, which a closed socket refuses. Returns how many were handed over.
+    /// the stop began, which a closed socket refuses. Returns how many the daemon took.
     private static func handOverQueuedConnections(_ listenSocket: Int32, to handle: DaemonHandle, limit: Int) -> Int {
         let flags = fcntl(listenSocket, F_GETFL)
         guard flags >= 0, fcntl(listenSocket, F_SETFL, flags | O_NONBLOCK) == 0 else { return 0 }
@@ -336,12 +337,13 @@ public final class HTTPListener: Sendable {
                 if errno == ECONNABORTED || errno == EINTR { continue }
                 break
             }
-            _ = withUnsafePointer(to: &address) {
+            let added = withUnsafePointer(to: &address) {
                 $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
                     MHD_add_connection(handle.pointer, client, $0, length)
                 }
             }
-            handed += 1
+            // One it cannot take, it has closed.
+            if added == .YES { handed += 1 }
         }
         return handed
     }

@@ -20,7 +20,8 @@ struct CertificateIntake: Sendable {
 /// What a load changed of what the HTTPS listener's SNI table serves, for the listener to update its table with
 /// only that (`CertificateTable.updating(to:change:temporary:)`).
 struct CertificateChange: Sendable, Equatable {
-    /// The certificate folders whose served certificate is new, replaced or gone.
+    /// The certificate folders whose served certificate is new, replaced or gone; none at the first load, whose
+    /// table is made whole.
     var folders: Set<String> = []
     /// The domains that got a temporary certificate, and those whose temporary one went.
     var addedTemporary: [String] = []
@@ -76,10 +77,15 @@ extension CertificateCatalog {
         next.findings = selection.findings
         if !selection.served.isEmpty || temporary {
             let domains = domains()
+            // Made only if asked for: a start, which redoes every coverage, never asks.
+            var configured: Set<String>?
+            func isListed(_ name: String) -> Bool {
+                if configured == nil { configured = Set(domains) }
+                return configured!.contains(name)
+            }
             (intake.uncovered, intake.change) = Self.updateCoverage(
                 &next, previous: self, changed: selection.changed, domains: domains,
-                allDomains: allDomains ?? { domains }, isConfigured: isConfigured ?? Set(domains).contains,
-                temporary: temporary)
+                allDomains: allDomains ?? { domains }, isConfigured: isConfigured ?? isListed, temporary: temporary)
         }
         guard !selection.served.isEmpty || temporary, next.defaultEntry != nil else {
             findings = selection.findings
@@ -103,10 +109,12 @@ extension CertificateCatalog {
         _ certificates: inout CertificateCatalog, previous: CertificateCatalog, changed: Set<String>, domains: [String],
         allDomains: () -> [String], isConfigured: (String) -> Bool, temporary usesTemporary: Bool
     ) -> (uncovered: [String], change: CertificateChange) {
-        let names = changed.flatMap { (previous.served[$0]?.names ?? []) + (certificates.served[$0]?.names ?? []) }
+        // At the first load every coverage is worked out, and the SNI table is made whole.
         let first = previous.defaultEntry == nil
+        let names =
+            first ? [] : changed.flatMap { (previous.served[$0]?.names ?? []) + (certificates.served[$0]?.names ?? []) }
         let redoAll = first || names.contains { $0.hasPrefix("*.") }
-        var change = CertificateChange(folders: changed)
+        var change = CertificateChange(folders: first ? [] : changed)
         if first {
             // Entry by entry: the array of every served certificate would be one more at the start's peak.
             certificates.coverage = CertificateCoverage(certificates.served.lazy.map { ($0.key, $0.value.names) })
@@ -189,7 +197,8 @@ extension CertificateCatalog {
     /// first domain (by name) one covers, else the first certificate; `nil` when no certificate is served.
     private static func defaultFolder(_ certificates: CertificateCatalog, domains: [String]) -> String? {
         if certificates.served[CertificateDirectory.defaultFolder] != nil { return CertificateDirectory.defaultFolder }
-        return domains.sorted().lazy.compactMap { certificates.coverage.folder(covering: $0) }.first
+        let coverage = certificates.coverage
+        return domains.lazy.filter { coverage.folder(covering: $0) != nil }.min().flatMap(coverage.folder(covering:))
             ?? certificates.served.keys.min()
     }
 }

@@ -260,12 +260,11 @@ struct StoreSource: ConfigSource {
     }
 
     func sign(_ loaded: [LoadedDomain], now: Date, certificates: CertificateCatalog?) -> [LoadedDomain] {
-        // Nothing of a replica's disk stands in for the tenant's folder.
-        let loaded = loaded.map { domain in
-            guard let refusal = Self.unstorableSigning(domain) else { return domain }
-            var refused = domain
-            refused.diagnostics.append(refusal)
-            return refused
+        // Nothing of a replica's disk stands in for the tenant's folder. Changed in place: a copy of every domain's
+        // result only for the few refused.
+        var loaded = loaded
+        for index in loaded.indices {
+            if let refusal = Self.unstorableSigning(loaded[index]) { loaded[index].diagnostics.append(refusal) }
         }
         let served = certificates.map { catalog in
             SigningCertificates.served(catalog, directory: Self.certificateFolder) { name in
