@@ -221,7 +221,9 @@ public final class CertificateTable: Sendable {
         return try (0..<entries.count).concurrentMap { index -> Result<Stored, any Error> in
             let entry = entries[index]
             // The entry's own array when its names are canonical already (the usual case): one array per certificate.
-            let names = entry.names.allSatisfy(isCanonical) ? entry.names : entry.names.map(canonical)
+            let names =
+                entry.names.allSatisfy(CertificateName.isCanonical)
+                ? entry.names : entry.names.map(CertificateName.canonical)
             if let credential = entry.credential {
                 return .success(Stored(names: names, credential: credential, isFallback: entry.isFallback))
             }
@@ -252,7 +254,7 @@ public final class CertificateTable: Sendable {
     /// The credential served for `serverName` (``entryID(forServerName:)``).
     func credential(forServerName serverName: String?) -> GnuTLSCredential {
         guard let serverName else { return defaultCredential }
-        return candidate(for: Self.canonical(serverName))?.credential ?? defaultCredential
+        return candidate(for: CertificateName.canonical(serverName))?.credential ?? defaultCredential
     }
 
     /// The credential of the entry `id`, if the table has one.
@@ -271,7 +273,7 @@ public final class CertificateTable: Sendable {
     /// The id of the entry whose names cover `name` (exact, else a `*.` name for its parent); `nil` when none
     /// does and a handshake for it would get the default entry.
     public func entryID(covering name: String) -> String? {
-        candidate(for: Self.canonical(name))?.id
+        candidate(for: CertificateName.canonical(name))?.id
     }
 
     /// The entry served for the canonical `name`: the first listing it exactly, else the first listing a `*.` name
@@ -282,16 +284,6 @@ public final class CertificateTable: Sendable {
         let byWildcard = CertificateName.wildcardParent(of: name).flatMap { wildcard[String($0)]?.first }
         if let byWildcard, !byWildcard.isFallback { return byWildcard }
         return byName ?? byWildcard
-    }
-
-    /// Lowercased ASCII, one trailing dot removed (``CertificateName/canonical(_:)``).
-    public static func canonical(_ name: String) -> String {
-        CertificateName.canonical(name)
-    }
-
-    /// Whether `name` is its own ``canonical(_:)`` form.
-    static func isCanonical(_ name: String) -> Bool {
-        CertificateName.isCanonical(name)
     }
 }
 

@@ -87,7 +87,7 @@ struct CertificateCatalog: Sendable {
 
 /// Whose an entry of the SNI table is: a certificate folder's, or the temporary certificate of a domain waiting
 /// for its first ACME certificate. The table keys its entries by string (``CertificateTable/Entry/id``);
-/// ``tableID`` and ``init(tableID:)`` are the one place that string is made and read.
+/// ``tableID`` is the one place that string is made.
 enum CertificateEntryID: Hashable, Sendable {
     case folder(String)
     case temporary(domain: String)
@@ -101,13 +101,6 @@ enum CertificateEntryID: Hashable, Sendable {
         case .folder(let name): name
         case .temporary(let domain): Self.temporaryPrefix + domain
         }
-    }
-
-    /// The entry whose table id is `tableID`.
-    init(tableID: String) {
-        self =
-            tableID.hasPrefix("/")
-            ? .temporary(domain: String(tableID.dropFirst(Self.temporaryPrefix.count))) : .folder(tableID)
     }
 
     /// The certificate folder; `nil` for a temporary certificate.

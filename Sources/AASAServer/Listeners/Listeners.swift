@@ -17,8 +17,9 @@ final class Listeners: Service {
     private let recorder: TrafficRecorder
     /// With ACME, the temporary certificates of the domains no certificate covers yet, for the SNI table.
     private let temporaryCertificates: TemporaryCertificates?
-    /// The SNI table the HTTPS listener serves, made of the catalog's certificates.
-    private let table = Mutex<CertificateTable?>(nil)
+    /// The SNI table the HTTPS listener serves, made of the catalog's certificates;
+    /// `behind`: the last could not be made, so the one served is not the catalog's and the next is made whole.
+    private let sni = Mutex<(table: CertificateTable?, behind: Bool)>((nil, false))
     /// The running listeners by name, from ``start(certificates:routes:admin:)`` to ``stop(timeout:)``.
     private let running = Mutex<[ListenerName: HTTPListener]>([:])
     /// Sockets bound by ``bind()`` before the start.
@@ -60,13 +61,14 @@ final class Listeners: Service {
     }
 
     /// Starts every configured listener (on the sockets ``bind()`` bound, if it did): the public ones on `routes`,
-    /// HTTPS with the SNI table of `certificates` (without one there is no HTTPS listener), the admin one on `admin`.
+    /// HTTPS with the SNI table of `certificates` (with nothing to serve there is no HTTPS listener), the admin one on
+    /// `admin`.
     /// A listener that fails stops those already started.
-    func start(certificates: CertificateCatalog?, routes: RouteSnapshot, admin: AdminRoutes) throws(Server.StartupError)
+    func start(certificates: CertificateCatalog, routes: RouteSnapshot, admin: AdminRoutes) throws(Server.StartupError)
     {
         let table: CertificateTable?
         do {
-            table = try certificates.flatMap { try CertificateTable.serving($0, temporary: temporaryCertificates) }
+            table = try CertificateTable.serving(certificates, temporary: temporaryCertificates)
         } catch {
             throw Server.StartupError(
                 diagnostics: [
@@ -74,7 +76,7 @@ final class Listeners: Service {
                 ],
                 isConfigurationError: true)
         }
-        self.table.withLock { $0 = table }
+        sni.withLock { $0 = (table, false) }
         try start(endpoints.filter { running.withLock { $0 }[$0.0] == nil }, table, routes, admin)
         do {
             try running.withLock { $0 }[.admin]?.replaceRoutes(admin)
@@ -179,24 +181,32 @@ final class Listeners: Service {
     }
 
     /// Swaps in the SNI table of `certificates`, `change` made to the one served, for new connections; made whole
-    /// when the change cannot be made to it. A table that cannot be made leaves the one served.
+    /// when the change cannot be made to it. A table that cannot be made leaves the one served, and the next change
+    /// is made to none: that table is not the catalog's any more.
     func publish(certificates: CertificateCatalog, change: CertificateChange) throws {
-        try table.withLock { table in
-            let changed: CertificateTable?
+        try sni.withLock { sni in
+            let current = sni.behind ? nil : sni.table
+            let next: CertificateTable?
             do {
-                changed = try CertificateTable.serving(
-                    certificates, change: change, after: table, temporary: temporaryCertificates)
+                next = try CertificateTable.serving(
+                    certificates, change: change, after: current, temporary: temporaryCertificates)
             } catch {
-                changed = try CertificateTable.serving(certificates, temporary: temporaryCertificates)
+                do {
+                    next = try CertificateTable.serving(certificates, temporary: temporaryCertificates)
+                } catch {
+                    sni.behind = true
+                    throw error
+                }
             }
-            guard let next = changed, next !== table else { return }
+            sni.behind = false
+            guard let next, next !== sni.table else { return }
             try running.withLock { $0[.https] }?.replaceCertificates(next)
-            table = next
+            sni.table = next
         }
     }
 
     /// The SNI table the HTTPS listener serves; `nil` without one.
-    var certificateTable: CertificateTable? { table.withLock { $0 } }
+    var certificateTable: CertificateTable? { sni.withLock { $0.table } }
 
     /// Stops at once (``stop(draining:)`` with no time for requests in flight).
     func stop() {

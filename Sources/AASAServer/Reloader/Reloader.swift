@@ -89,9 +89,7 @@ final class Reloader: Service {
                 throw Server.StartupError(
                     diagnostics: [Diagnostic(.error, rule: .listener, "\(error)")], isConfigurationError: false)
             }
-            try listeners.start(
-                certificates: catalog.certificates.defaultEntry == nil ? nil : catalog.certificates,
-                routes: routes.served, admin: routes.admin)
+            try listeners.start(certificates: catalog.certificates, routes: routes.served, admin: routes.admin)
             state.withLock { $0.routes = routes.published }
         }
         state.withLock { state in
