@@ -69,7 +69,7 @@ public final class CertificateTable: Sendable {
     }
 
     /// One entry as the table keeps it.
-    private struct Stored: Sendable {
+    fileprivate struct Stored: Sendable {
         /// Its canonical names, to take them out when the entry goes.
         var names: [String]
         var credential: GnuTLSCredential
@@ -78,7 +78,7 @@ public final class CertificateTable: Sendable {
 
     /// An entry listing a name, among the others listing it in order (fallbacks last, then by id): the first is
     /// served.
-    private struct Candidate: Sendable {
+    fileprivate struct Candidate: Sendable {
         var id: String
         var credential: GnuTLSCredential
         var isFallback: Bool
@@ -89,10 +89,80 @@ public final class CertificateTable: Sendable {
         }
     }
 
-    private let entries: PersistentDictionary<String, Stored>
-    /// Exact names, and the parents of `*.` names, to the entries listing them.
-    private let exact: PersistentDictionary<String, [Candidate]>
-    private let wildcard: PersistentDictionary<String, [Candidate]>
+    /// The entries by id, and the names that select them.
+    fileprivate struct Contents: Sendable {
+        var entries = PersistentDictionary<String, Stored>()
+        /// Exact names, and the parents of `*.` names, to the entries listing them, in the order they are served.
+        var exact = PersistentDictionary<String, [Candidate]>()
+        var wildcard = PersistentDictionary<String, [Candidate]>()
+
+        /// Takes out the entry `id` and its names, if it is there.
+        mutating func remove(_ id: String) {
+            guard let old = entries.removeValue(forKey: id) else { return }
+            for name in old.names {
+                if name.hasPrefix("*.") {
+                    let parent = String(name.dropFirst(2))
+                    wildcard[parent] = wildcard[parent]?.filter { $0.id != id }.nonEmpty
+                } else {
+                    exact[name] = exact[name]?.filter { $0.id != id }.nonEmpty
+                }
+            }
+        }
+
+        /// Puts in `kept` as the entry `id`, in its place among the entries listing each of its names; `id` is not
+        /// in the table.
+        mutating func insert(_ id: String, _ kept: Stored) {
+            entries[id] = kept
+            let candidate = Candidate(id: id, credential: kept.credential, isFallback: kept.isFallback)
+            func insert(into list: inout [Candidate]) {
+                list.insert(candidate, at: list.firstIndex { candidate.precedes($0) } ?? list.endIndex)
+            }
+            for name in kept.names {
+                if name.hasPrefix("*.") {
+                    insert(into: &wildcard[String(name.dropFirst(2)), default: []])
+                } else {
+                    insert(into: &exact[name, default: []])
+                }
+            }
+        }
+    }
+
+    /// Makes a table entry by entry, from entries whose credentials were imported before
+    /// (``Entry/init(id:names:credential:isFallback:)``): a server serving thousands of certificates makes its table
+    /// without an array of every entry.
+    public struct Builder {
+        fileprivate var contents = Contents()
+
+        /// An empty table, with room for about `capacity` entries.
+        public init(capacity: Int = 0) {
+            contents.entries.reserveCapacity(capacity)
+            contents.exact.reserveCapacity(capacity)
+        }
+
+        /// Adds `entry`.
+        ///
+        /// - Throws: ``HTTPListenerError`` when the entry has no id or no credential, or the table has its id.
+        public mutating func add(_ entry: Entry) throws {
+            guard let id = entry.id, let credential = entry.credential else {
+                throw HTTPListenerError(
+                    .invalidCertificateTable, "an entry added to a table needs an id and an imported credential")
+            }
+            guard contents.entries[id] == nil else {
+                throw HTTPListenerError(.invalidCertificateTable, "two certificate entries are named '\(id)'")
+            }
+            contents.insert(
+                id, Stored(names: entry.canonicalNames, credential: credential, isFallback: entry.isFallback))
+        }
+
+        /// The table of the entries added, serving `defaultID` without SNI or for an unknown name.
+        ///
+        /// - Throws: ``HTTPListenerError`` when no entry was added, or none is `defaultID`.
+        public func table(defaultID: String) throws -> CertificateTable {
+            try CertificateTable(contents, defaultID: defaultID)
+        }
+    }
+
+    private let contents: Contents
     /// The id of the entry served without SNI or for an unknown name.
     public let defaultID: String
     private let defaultCredential: GnuTLSCredential
@@ -116,47 +186,28 @@ public final class CertificateTable: Sendable {
         }
         var named = entries
         for index in named.indices where named[index].id == nil { named[index].id = Self.positionID(index) }
-        let stored = try Self.imported(named)
-        var table = (
-            entries: PersistentDictionary<String, Stored>(), exact: [String: [Candidate]](),
-            wildcard: [String: [Candidate]]()
-        )
-        table.entries.reserveCapacity(named.count)
-        table.exact.reserveCapacity(named.count)
-        for (entry, kept) in zip(named, stored) {
-            guard table.entries[entry.id!] == nil else {
-                throw HTTPListenerError(.invalidCertificateTable, "two certificate entries are named '\(entry.id!)'")
-            }
-            table.entries[entry.id!] = kept
-            for name in kept.names {
-                let candidate = Candidate(id: entry.id!, credential: kept.credential, isFallback: kept.isFallback)
-                if name.hasPrefix("*.") {
-                    table.wildcard[String(name.dropFirst(2)), default: []].append(candidate)
-                } else {
-                    table.exact[name, default: []].append(candidate)
-                }
-            }
+        var builder = Builder(capacity: named.count)
+        for (entry, kept) in zip(named, try Self.imported(named)) {
+            try builder.add(
+                Entry(id: entry.id, names: kept.names, credential: kept.credential, isFallback: kept.isFallback))
         }
-        // Entries in id order for each name, as ``updating(removing:adding:defaultID:)`` keeps them.
-        func sorted(_ names: [String: [Candidate]]) -> PersistentDictionary<String, [Candidate]> {
-            // A name most often has one certificate: its array as it is, not a sorted copy.
-            PersistentDictionary(
-                names.lazy.map { ($0.key, $0.value.count < 2 ? $0.value : $0.value.sorted { $0.precedes($1) }) })
-        }
-        let defaultID = named[defaultEntry].id!
-        self.init(
-            entries: table.entries, exact: sorted(table.exact), wildcard: sorted(table.wildcard), defaultID: defaultID)
+        try self.init(builder.contents, defaultID: named[defaultEntry].id!)
     }
 
-    private init(
-        entries: PersistentDictionary<String, Stored>, exact: PersistentDictionary<String, [Candidate]>,
-        wildcard: PersistentDictionary<String, [Candidate]>, defaultID: String
-    ) {
-        self.entries = entries
-        self.exact = exact
-        self.wildcard = wildcard
+    /// The table of `contents`, serving `defaultID` without SNI or for an unknown name.
+    ///
+    /// - Throws: ``HTTPListenerError`` when `contents` is empty or has no entry `defaultID`.
+    private init(_ contents: Contents, defaultID: String) throws {
+        guard !contents.entries.isEmpty else {
+            throw HTTPListenerError(.invalidCertificateTable, "a TLS listener needs at least one certificate")
+        }
+        guard let serving = contents.entries[defaultID] else {
+            throw HTTPListenerError(
+                .invalidCertificateTable, "the default certificate entry '\(defaultID)' is not in the table")
+        }
+        self.contents = contents
         self.defaultID = defaultID
-        defaultCredential = entries[defaultID]!.credential
+        defaultCredential = serving.credential
     }
 
     /// A table with the entries `removing` names taken out and `adding` put in (an id in both is replaced), and
@@ -172,46 +223,13 @@ public final class CertificateTable: Sendable {
             throw HTTPListenerError(.invalidCertificateTable, "an entry added to a table needs an id")
         }
         let stored = try Self.imported(adding)
-        var entries = self.entries
-        var exact = self.exact
-        var wildcard = self.wildcard
-        func remove(_ id: String) {
-            guard let old = entries.removeValue(forKey: id) else { return }
-            for name in old.names {
-                if name.hasPrefix("*.") {
-                    let parent = String(name.dropFirst(2))
-                    wildcard[parent] = wildcard[parent]?.filter { $0.id != id }.nonEmpty
-                } else {
-                    exact[name] = exact[name]?.filter { $0.id != id }.nonEmpty
-                }
-            }
-        }
-        for id in removing { remove(id) }
+        var contents = self.contents
+        for id in removing { contents.remove(id) }
         for (entry, kept) in zip(adding, stored) {
-            let id = entry.id!
-            remove(id)
-            entries[id] = kept
-            let candidate = Candidate(id: id, credential: kept.credential, isFallback: kept.isFallback)
-            func insert(into list: inout [Candidate]) {
-                list.insert(candidate, at: list.firstIndex { candidate.precedes($0) } ?? list.endIndex)
-            }
-            for name in kept.names {
-                if name.hasPrefix("*.") {
-                    insert(into: &wildcard[String(name.dropFirst(2)), default: []])
-                } else {
-                    insert(into: &exact[name, default: []])
-                }
-            }
+            contents.remove(entry.id!)
+            contents.insert(entry.id!, kept)
         }
-        guard !entries.isEmpty else {
-            throw HTTPListenerError(.invalidCertificateTable, "a TLS listener needs at least one certificate")
-        }
-        let defaultID = defaultID ?? self.defaultID
-        guard entries[defaultID] != nil else {
-            throw HTTPListenerError(
-                .invalidCertificateTable, "the default certificate entry '\(defaultID)' is not in the table")
-        }
-        return CertificateTable(entries: entries, exact: exact, wildcard: wildcard, defaultID: defaultID)
+        return try CertificateTable(contents, defaultID: defaultID ?? self.defaultID)
     }
 
     /// Each entry's canonical names and credential: imported from PEM (spread over every processor, sharing
@@ -220,10 +238,7 @@ public final class CertificateTable: Sendable {
         let intermediates = SharedIntermediates()
         return try (0..<entries.count).concurrentMap { index -> Result<Stored, any Error> in
             let entry = entries[index]
-            // The entry's own array when its names are canonical already (the usual case): one array per certificate.
-            let names =
-                entry.names.allSatisfy(CertificateName.isCanonical)
-                ? entry.names : entry.names.map(CertificateName.canonical)
+            let names = entry.canonicalNames
             if let credential = entry.credential {
                 return .success(Stored(names: names, credential: credential, isFallback: entry.isFallback))
             }
@@ -240,7 +255,7 @@ public final class CertificateTable: Sendable {
     }
 
     /// Number of entries.
-    public var count: Int { entries.count }
+    public var count: Int { contents.entries.count }
 
     /// The id of an entry given without one: its position, zero-padded so ids sort as positions do.
     public static func positionID(_ index: Int) -> String {
@@ -249,7 +264,7 @@ public final class CertificateTable: Sendable {
     }
 
     /// The ids of the entries, in no particular order.
-    public var ids: [String] { entries.keys }
+    public var ids: [String] { contents.entries.keys }
 
     /// The credential served for `serverName` (``entryID(forServerName:)``).
     func credential(forServerName serverName: String?) -> GnuTLSCredential {
@@ -259,7 +274,7 @@ public final class CertificateTable: Sendable {
 
     /// The credential of the entry `id`, if the table has one.
     public func credential(id: String) -> GnuTLSCredential? {
-        entries[id]?.credential
+        contents.entries[id]?.credential
     }
 
     /// The id of the entry served for `serverName`: exact name, else a `*.` entry for its parent, else the default.
@@ -279,11 +294,19 @@ public final class CertificateTable: Sendable {
     /// The entry served for the canonical `name`: the first listing it exactly, else the first listing a `*.` name
     /// for its parent; a fallback only when no other entry covers it either way.
     private func candidate(for name: String) -> Candidate? {
-        let byName = exact[name]?.first
+        let byName = contents.exact[name]?.first
         if let byName, !byName.isFallback { return byName }
-        let byWildcard = CertificateName.wildcardParent(of: name).flatMap { wildcard[String($0)]?.first }
+        let byWildcard = CertificateName.wildcardParent(of: name).flatMap { contents.wildcard[String($0)]?.first }
         if let byWildcard, !byWildcard.isFallback { return byWildcard }
         return byName ?? byWildcard
+    }
+}
+
+extension CertificateTable.Entry {
+    /// The entry's names in canonical form: its own array when they are already (the usual case), one array per
+    /// certificate.
+    fileprivate var canonicalNames: [String] {
+        names.allSatisfy(CertificateName.isCanonical) ? names : names.map(CertificateName.canonical)
     }
 }
 

@@ -1,5 +1,6 @@
 import AASACore
 import AASAMicroHTTPD
+import AASAOpenSSL
 import AASATestSupport
 import Foundation
 import Testing
@@ -221,8 +222,50 @@ import Testing
         let findings = try catalog.read(certs, domains: domains, at: Date())
         #expect(findings.errors.isEmpty, "\(findings)")
         #expect(catalog.table?.defaultID == expected)
-        let uncovered = domains.filter { catalog.coveringFolder[$0] == nil }
+        let uncovered = domains.filter { catalog.catalog.coveringFolder(of: $0) == nil }
         #expect(uncovered == (expected == "z.example" ? ["a.example"] : []))
+    }
+
+    /// Which folder covers each domain follows the certificates as they change: a domain's own folder, a folder
+    /// listing it among other names, a wildcard, none; the same folder the SNI table serves it from, and each
+    /// folder knows the domains it covers.
+    @Test func eachDomainsCoveringFolderFollowsTheCertificates() throws {
+        let scratch = TemporaryDirectory("aasa-catalog-covering")
+        let certs = scratch.path + "/certs"
+        try FileManager.default.createDirectory(atPath: certs, withIntermediateDirectories: true)
+        let authority = try DevCertificateAuthority.loadOrCreate(
+            directory: certs + "/" + CertificateDirectory.devCAFolder)
+        func write(_ folder: String, _ names: [String]) throws {
+            try authority.issue(names: names).writeCertbotLayout(into: certs, name: folder)
+        }
+        let domains = ["a.example", "b.example", "c.example"]
+        var catalog = ServedCertificates()
+        func expectCovering(_ expected: [String: String?], _ step: String) throws {
+            let findings = try catalog.read(certs, domains: domains, at: Date())
+            #expect(findings.errors.isEmpty, "\(step): \(findings)")
+            for domain in domains {
+                let folder = catalog.catalog.coveringFolder(of: domain)
+                #expect(folder == expected[domain] ?? nil, "\(step): \(domain)")
+                #expect(folder == catalog.table?.entryID(covering: domain), "\(step): \(domain)")
+                for other in Set(expected.values.compactMap { $0 }) {
+                    #expect(
+                        catalog.catalog.domains(coveredBy: other).contains(domain) == (folder == other),
+                        "\(step): \(domain) by \(other)")
+                }
+            }
+        }
+        try write("a.example", ["a.example"])
+        try write("shared", ["b.example", "z.example"])
+        try expectCovering(["a.example": "a.example", "b.example": "shared", "c.example": nil], "first load")
+        try write("b.example", ["b.example"])
+        try expectCovering(["a.example": "a.example", "b.example": "b.example", "c.example": nil], "own folder")
+        try write("wild", ["*.example"])
+        try expectCovering(["a.example": "a.example", "b.example": "b.example", "c.example": "wild"], "wildcard")
+        try write("a.example", ["x.example"])
+        try expectCovering(["a.example": "wild", "b.example": "b.example", "c.example": "wild"], "own name dropped")
+        try FileManager.default.removeItem(atPath: certs + "/wild")
+        try FileManager.default.removeItem(atPath: certs + "/b.example")
+        try expectCovering(["a.example": nil, "b.example": "shared", "c.example": nil], "folders removed")
     }
 
     /// With ACME, a domain no certificate covers is served a temporary certificate, the default while there is no
@@ -241,7 +284,7 @@ import Testing
         #expect(findings.errors.isEmpty, "\(findings)")
         #expect(catalog.temporary.isEmpty)
         #expect(catalog.table?.defaultID == "a.example")
-        #expect(catalog.coveringFolder["a.example"] == "a.example")
+        #expect(catalog.catalog.coveringFolder(of: "a.example") == "a.example")
     }
 
     /// Without any usable certificate (and without ACME) the catalog keeps what it serves and says why.

@@ -153,16 +153,12 @@ extension CertificateCatalog {
         }
         let recomputed =
             redoAll ? allDomains() : Array(Set(domains + names.map(CertificateName.canonical).filter(isConfigured)))
-        if redoAll {
-            certificates.coveringFolder = PersistentDictionary()
-            certificates.otherCoveredDomains = PersistentDictionary()
-            certificates.coveringFolder.reserveCapacity(recomputed.count)
-        }
+        if redoAll { certificates.resetCovering() }
         var uncovered: [String] = []
         // Which certificate covers each domain, looked up on every core when there are many (every domain at a
         // start).
-        let coverage = certificates.coverage
-        let covering = { @Sendable (domain: String) in coverage.folder(covering: domain) }
+        let catalog = certificates
+        let covering = { @Sendable (domain: String) in catalog.folder(covering: domain) }
         let folders = recomputed.count < 1024 ? recomputed.map(covering) : recomputed.concurrentMap(covering)
         for (domain, folder) in zip(recomputed, folders) {
             certificates.setCovering(domain, by: folder)
@@ -170,7 +166,8 @@ extension CertificateCatalog {
         }
         // With ACME, a domain no certificate covers gets a temporary one until its own is issued.
         var temporary = certificates.temporary
-        for domain in recomputed where certificates.coveringFolder[domain] != nil && temporary.remove(domain) != nil {
+        for domain in recomputed where certificates.coveringFolder(of: domain) != nil && temporary.remove(domain) != nil
+        {
             change.removedTemporary.append(domain)
         }
         if usesTemporary {
@@ -197,8 +194,8 @@ extension CertificateCatalog {
     /// first domain (by name) one covers, else the first certificate; `nil` when no certificate is served.
     private static func defaultFolder(_ certificates: CertificateCatalog, domains: [String]) -> String? {
         if certificates.served[CertificateDirectory.defaultFolder] != nil { return CertificateDirectory.defaultFolder }
-        let coverage = certificates.coverage
-        return domains.lazy.filter { coverage.folder(covering: $0) != nil }.min().flatMap(coverage.folder(covering:))
+        return domains.lazy.filter { certificates.folder(covering: $0) != nil }.min().flatMap(
+            certificates.folder(covering:))
             ?? certificates.served.keys.min()
     }
 }

@@ -35,35 +35,59 @@ struct CertificateCatalog: Sendable {
     /// The domains no certificate covers that get a temporary self-signed one while ACME obtains theirs
     /// (``TemporaryCertificates``).
     var temporary: Set<String> = []
-    /// Which folder covers a name, by the names of the certificates ``served``.
+    /// Which folder covers a name, by the names of the certificates ``served`` (``folder(covering:)``).
     var coverage = CertificateCoverage()
     /// What handshakes without (or with an unknown) SNI get; `nil`: nothing to serve, no HTTPS yet.
     var defaultEntry: CertificateEntryID?
-    /// The folder of the certificate covering each configured domain (the entry its handshakes get), as the
-    /// last load found it.
-    var coveringFolder = PersistentDictionary<String, String>()
-    /// The domains each certificate folder covers besides the one it is named after: ``coveringFolder`` the
+    /// The folder of the certificate covering each configured domain the folder named after it does not cover
+    /// (`nil`: no folder covers it), as the last load found it. A domain its own folder covers, as nearly every one
+    /// is, has no entry: ``coveringFolder(of:)`` tells it by ``served`` (a map of every domain would be about 10 MB
+    /// at 100,000 domains).
+    private(set) var coveredOtherwise = PersistentDictionary<String, String?>()
+    /// The domains each certificate folder covers besides the one it is named after: the covering folders the
     /// other way round (``domains(coveredBy:)``), so a reload that changes a certificate finds the domains it
     /// covers without a walk over every domain. Most folders cover just their own domain, and need no entry.
-    var otherCoveredDomains = PersistentDictionary<String, Set<String>>()
+    private(set) var otherCoveredDomains = PersistentDictionary<String, Set<String>>()
+
+    /// The folder whose certificate the SNI table serves for `name` (``CertificateCoverage``); `nil` when none covers it.
+    func folder(covering name: String) -> String? {
+        coverage.folder(covering: name) { folder in
+            served[folder].map { CertificateCoverage.listsOwnName(folder, names: $0.names) } ?? false
+        }
+    }
+
+    /// The folder of the certificate covering the configured `domain` (the entry its handshakes get), as the last
+    /// load found it; `nil` when none does.
+    func coveringFolder(of domain: String) -> String? {
+        if let otherwise = coveredOtherwise[domain] { return otherwise }
+        return served[domain] != nil ? domain : nil
+    }
 
     /// Records that `folder` covers `domain` (`nil`: no folder does), in both directions.
     mutating func setCovering(_ domain: String, by folder: String?) {
-        let old = coveringFolder[domain]
-        guard old != folder else { return }
-        if let old, old != domain {
+        let entry = coveredOtherwise[domain]
+        // Unchanged: no bucket copied from the catalog before.
+        guard folder == domain ? entry != nil : entry != .some(folder) else { return }
+        if let old = entry ?? nil {
             var domains = otherCoveredDomains[old] ?? []
             domains.remove(domain)
             otherCoveredDomains[old] = domains.isEmpty ? nil : domains
         }
         if let folder, folder != domain { otherCoveredDomains[folder, default: []].insert(domain) }
-        coveringFolder[domain] = folder
+        // `.some(folder)`: an entry even for no folder (`nil`), which the subscript would take for a removal.
+        coveredOtherwise[domain] = folder == domain ? nil : .some(folder)
+    }
+
+    /// Forgets which folder covers every domain, before each is worked out again.
+    mutating func resetCovering() {
+        coveredOtherwise = PersistentDictionary()
+        otherCoveredDomains = PersistentDictionary()
     }
 
     /// The domains the certificate of `folder` covers.
     func domains(coveredBy folder: String) -> Set<String> {
         var domains = otherCoveredDomains[folder] ?? []
-        if coveringFolder[folder] == folder { domains.insert(folder) }
+        if coveringFolder(of: folder) == folder { domains.insert(folder) }
         return domains
     }
 
@@ -71,7 +95,7 @@ struct CertificateCatalog: Sendable {
     /// over this, ``ACMEManager/statuses``); `nil` without HTTPS.
     func domainStatus(_ domain: String, at now: Date) -> DomainCertificateStatus? {
         guard defaultEntry != nil else { return nil }
-        let covering = coveringFolder[domain].flatMap { served[$0] }
+        let covering = coveringFolder(of: domain).flatMap { served[$0] }
         let problem: String? =
             switch covering {
             case nil: "no certificate in the certificate folder covers \(domain)"

@@ -5,26 +5,28 @@ import AASACore
 ///
 /// A folder listing the name exactly comes first, else one listing a `*.` name for its parent; among several, the
 /// first folder by name. Persistent dictionaries: a load that changes a few certificates changes a few buckets.
+///
+/// A folder's own name, which nearly every folder lists and most alone, is not kept here: whether the folder named
+/// like a name lists it is asked of the certificates themselves (``folder(covering:listsOwnName:)``), so the
+/// coverage holds only the other names (nothing at all for a server whose every certificate names its folder).
 struct CertificateCoverage: Sendable {
-    /// Exact names, and the parents of `*.` names, to the folders listing them, sorted; a folder's own name, which
-    /// nearly every folder lists and most alone, is in ``ownNames`` instead (no array for each certificate).
+    /// Exact names, and the parents of `*.` names, to the folders listing them, sorted, except a folder's own name.
     private var exact = PersistentDictionary<String, [String]>()
     private var wildcard = PersistentDictionary<String, [String]>()
-    /// The folders whose certificate lists the folder's own name, not a `*.` one (persistent too: a set would be copied whole by the
-    /// first change after each load).
-    private var ownNames = PersistentDictionary<String, Bool>()
 
     init() {}
+
+    /// Whether the certificate of `folder`, listing `names`, lists the folder's own name: a name, never a `*.` one.
+    static func listsOwnName(_ folder: String, names: [String]) -> Bool {
+        !folder.hasPrefix("*.") && names.contains { CertificateName.canonical($0) == folder }
+    }
 
     /// The coverage of `certificates`: each folder's name and the names its certificate lists.
     init(_ certificates: some Sequence<(folder: String, names: [String])>) {
         var table = (exact: [String: [String]](), wildcard: [String: [String]]())
-        var own: [String] = []
         for (folder, names) in certificates {
-            let names = names.map(CertificateName.canonical)
-            let listsOwn = !folder.hasPrefix("*.") && names.contains(folder)
-            if listsOwn { own.append(folder) }
-            for name in names where !listsOwn || name != folder {
+            let listsOwn = Self.listsOwnName(folder, names: names)
+            for name in names.lazy.map(CertificateName.canonical) where !listsOwn || name != folder {
                 if name.hasPrefix("*.") {
                     table.wildcard[String(name.dropFirst(2)), default: []].append(folder)
                 } else {
@@ -32,7 +34,6 @@ struct CertificateCoverage: Sendable {
                 }
             }
         }
-        ownNames = PersistentDictionary(own.lazy.map { ($0, true) })
         // A name most often has one folder: its array as it is, not a sorted copy.
         func sorted(_ names: [String: [String]]) -> PersistentDictionary<String, [String]> {
             PersistentDictionary(names.lazy.map { ($0.key, $0.value.count < 2 ? $0.value : $0.value.sorted()) })
@@ -43,8 +44,8 @@ struct CertificateCoverage: Sendable {
 
     /// Takes out the names `folder` listed (`old`) and puts in those it lists now (`new`; `nil`: the folder is gone).
     mutating func update(_ folder: String, old: [String], new: [String]?) {
-        let listedOwn = ownNames.removeValue(forKey: folder) != nil
-        for name in old.map(CertificateName.canonical) where !listedOwn || name != folder {
+        let listedOwn = Self.listsOwnName(folder, names: old)
+        for name in old.lazy.map(CertificateName.canonical) where !listedOwn || name != folder {
             if name.hasPrefix("*.") {
                 let parent = String(name.dropFirst(2))
                 wildcard[parent] = wildcard[parent]?.filter { $0 != folder }.nonEmpty
@@ -56,10 +57,9 @@ struct CertificateCoverage: Sendable {
             guard !list.contains(folder) else { return }
             list.insert(folder, at: list.firstIndex { folder < $0 } ?? list.endIndex)
         }
-        for name in (new ?? []).map(CertificateName.canonical) {
-            if name == folder, !folder.hasPrefix("*.") {
-                ownNames[folder] = true
-            } else if name.hasPrefix("*.") {
+        let listsOwn = Self.listsOwnName(folder, names: new ?? [])
+        for name in (new ?? []).lazy.map(CertificateName.canonical) where !listsOwn || name != folder {
+            if name.hasPrefix("*.") {
                 insert(into: &wildcard[String(name.dropFirst(2)), default: []])
             } else {
                 insert(into: &exact[name, default: []])
@@ -68,11 +68,12 @@ struct CertificateCoverage: Sendable {
     }
 
     /// The folder whose certificate covers `name`: the first listing it exactly, else the first listing a `*.` name
-    /// for its parent; `nil` when none does.
-    func folder(covering name: String) -> String? {
+    /// for its parent; `nil` when none does. `listsOwnName` tells whether the folder named like a (canonical) name
+    /// serves a certificate that lists it (``listsOwnName(_:names:)``; false for no such folder).
+    func folder(covering name: String, listsOwnName: (String) -> Bool) -> String? {
         let name = CertificateName.canonical(name)
         let others = exact[name]?.first
-        if ownNames[name] != nil { return others.map { min($0, name) } ?? name }
+        if listsOwnName(name) { return others.map { min($0, name) } ?? name }
         if let others { return others }
         return CertificateName.wildcardParent(of: name).flatMap { wildcard[String($0)]?.first }
     }

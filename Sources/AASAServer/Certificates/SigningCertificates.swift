@@ -58,7 +58,7 @@ struct SigningCertificates: Sendable {
             }
             guard
                 let certificate = certificates.served[domain]
-                    ?? certificates.coveringFolder[domain].flatMap({ certificates.served[$0] })
+                    ?? certificates.coveringFolder(of: domain).flatMap({ certificates.served[$0] })
             else { return .failure(notCovered(domain, directory: directory)) }
             let folder = directory + "/" + certificate.folderName
             let chainPath = CertificateFile.chain.path(in: folder)

@@ -10,15 +10,12 @@ extension CertificateTable {
         -> CertificateTable?
     {
         guard let defaultEntry = certificates.defaultEntry else { return nil }
-        let entries =
-            certificates.served.map(\.value.tableEntry)
-            + temporaryEntries(certificates.temporary.sorted(), from: temporary)
+        // Entry by entry: an array of every served certificate would be one more at the start's peak.
+        var builder = Builder(capacity: certificates.served.count + certificates.temporary.count)
+        for (_, certificate) in certificates.served { try builder.add(certificate.tableEntry) }
+        for entry in temporaryEntries(certificates.temporary.sorted(), from: temporary) { try builder.add(entry) }
         temporary?.keep(only: certificates.temporary)
-        guard let index = entries.firstIndex(where: { $0.id == defaultEntry.tableID }) else {
-            throw HTTPListenerError(
-                .invalidCertificateTable, "the default certificate entry '\(defaultEntry.tableID)' has no certificate")
-        }
-        return try CertificateTable(entries: entries, defaultEntry: index)
+        return try builder.table(defaultID: defaultEntry.tableID)
     }
 
     /// `current` brought up to `certificates` by `change`, or made whole when there is no table yet (``serving(_:temporary:)``);

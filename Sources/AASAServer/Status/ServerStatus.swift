@@ -162,7 +162,7 @@ public struct ServerStatus: Sendable {
                 domain: name, published: catalog.published.contains(name), lastGoodLoad: catalog.domainLoadTimes[name],
                 errors: catalog.domainFindings[name]?.errors ?? [],
                 certificate: catalog.certificates.domainStatus(name, at: lastReload.time),
-                lastChange: catalog.lastChanges[name], certificateFolder: catalog.certificates.coveringFolder[name])
+                lastChange: catalog.lastChanges[name], certificateFolder: catalog.certificates.coveringFolder(of: name))
         }
         return catalog.removedSince[name].map { since in
             DomainState(
