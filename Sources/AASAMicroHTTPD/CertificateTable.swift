@@ -147,11 +147,15 @@ public final class CertificateTable: Sendable {
                 throw HTTPListenerError(
                     .invalidCertificateTable, "an entry added to a table needs an id and an imported credential")
             }
+            try add(id, Stored(names: entry.canonicalNames, credential: credential, isFallback: entry.isFallback))
+        }
+
+        /// Adds `kept` as the entry `id`; throws when the table has that id.
+        fileprivate mutating func add(_ id: String, _ kept: Stored) throws {
             guard contents.entries[id] == nil else {
                 throw HTTPListenerError(.invalidCertificateTable, "two certificate entries are named '\(id)'")
             }
-            contents.insert(
-                id, Stored(names: entry.canonicalNames, credential: credential, isFallback: entry.isFallback))
+            contents.insert(id, kept)
         }
 
         /// The table of the entries added, serving `defaultID` without SNI or for an unknown name.
@@ -187,10 +191,7 @@ public final class CertificateTable: Sendable {
         var named = entries
         for index in named.indices where named[index].id == nil { named[index].id = Self.positionID(index) }
         var builder = Builder(capacity: named.count)
-        for (entry, kept) in zip(named, try Self.imported(named)) {
-            try builder.add(
-                Entry(id: entry.id, names: kept.names, credential: kept.credential, isFallback: kept.isFallback))
-        }
+        for (entry, kept) in zip(named, try Self.imported(named)) { try builder.add(entry.id!, kept) }
         try self.init(builder.contents, defaultID: named[defaultEntry].id!)
     }
 

@@ -100,6 +100,34 @@ import Testing
         #expect(refused?.code == .keyMismatch)
     }
 
+    /// A table made entry by entry (``CertificateTable/Builder``) serves as one made from an array: exact names before
+    /// wildcards, fallbacks last, the first id among several; it refuses an id twice, an entry never imported, and a
+    /// default it does not have.
+    @Test func aBuilderMakesTheTableAnArrayWould() throws {
+        let pki = try TestPKI()
+        let a = try pki.entry(["a.test"]).entry
+        let credential = try GnuTLSCredential(chainPEM: a.certificateChainPEM, keyPEM: a.privateKeyPEM, label: "a")
+        var builder = CertificateTable.Builder(capacity: 3)
+        try builder.add(.init(id: "z", names: ["a.test", "*.test"], credential: credential))
+        try builder.add(.init(id: "temporary", names: ["B.test."], credential: credential, isFallback: true))
+        try builder.add(.init(id: "m", names: ["a.test"], credential: credential))
+        let table = try builder.table(defaultID: "z")
+        #expect(table.entryID(covering: "a.test") == "m")
+        #expect(table.entryID(covering: "b.test") == "z")
+        #expect(table.entryID(covering: "c.test") == "z")
+        #expect(table.entryID(forServerName: "other.example") == "z")
+        #expect(table.count == 3)
+        let twice = #expect(throws: HTTPListenerError.self) {
+            try builder.add(.init(id: "m", names: ["m.test"], credential: credential))
+        }
+        #expect(twice?.description.contains("two certificate entries are named 'm'") == true)
+        #expect(throws: HTTPListenerError.self) {
+            try builder.add(.init(id: "pem", names: ["p.test"], certificateChainPEM: [], privateKeyPEM: []))
+        }
+        #expect(throws: HTTPListenerError.self) { try builder.table(defaultID: "absent") }
+        #expect(throws: HTTPListenerError.self) { try CertificateTable.Builder().table(defaultID: "z") }
+    }
+
     /// A reload changes a few certificates among thousands: the new table replaces, adds and removes entries by id,
     /// keeps every other entry's credential, and the table it was made from still serves what it served.
     @Test func updatingReplacesAddsAndRemovesEntriesByID() throws {
