@@ -3,7 +3,7 @@
 #endif
 
 /// Process-wide limits and identity: the file-descriptor limit a server with thousands of connections
-/// needs, and dropping root after binding privileged ports.
+/// needs, the allocator's arenas, and dropping root after binding privileged ports.
 public enum ProcessResources {
     /// Why switching user failed.
     public struct UserSwitchError: Error, CustomStringConvertible {
@@ -22,6 +22,26 @@ public enum ProcessResources {
             if setrlimit(Int32(RLIMIT_NOFILE.rawValue), &raised) == 0 { limit = raised }
         }
         return (UInt64(limit.rlim_cur), UInt64(limit.rlim_max))
+    }
+
+    /// Caps glibc's malloc arenas at `count` (`mallopt(M_ARENA_MAX)`), unless the operator set `MALLOC_ARENA_MAX`,
+    /// and returns the cap applied (nil when none was).
+    ///
+    /// glibc gives each thread that allocates concurrently an arena of its own, up to eight per core. A start's
+    /// worker threads each build their share of the catalog in their own arena, and what one worker frees stays
+    /// resident in that arena, unused by the others. With one arena per core the workers reuse what the others freed:
+    /// measured at 100,000 domains from the store, 887–914 MiB after a start against 903–961 MiB uncapped, with the
+    /// same memory in use.
+    @discardableResult
+    public static func limitMallocArenas(to count: Int) -> Int? {
+        guard count > 0, getenv("MALLOC_ARENA_MAX") == nil else { return nil }
+        // mallopt is declared in glibc's malloc.h, which the Glibc module does not import: looked up in the process
+        // (a nil handle is RTLD_DEFAULT).
+        guard let symbol = dlsym(nil, "mallopt") else { return nil }
+        typealias Mallopt = @convention(c) (Int32, Int32) -> Int32
+        let mallopt = unsafeBitCast(symbol, to: Mallopt.self)
+        let arenaMax: Int32 = -8  // M_ARENA_MAX in glibc's malloc.h
+        return mallopt(arenaMax, Int32(clamping: count)) == 1 ? count : nil
     }
 
     /// Switches the whole process to `name`'s user, its primary group and its supplementary groups (`initgroups`,

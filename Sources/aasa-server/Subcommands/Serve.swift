@@ -83,6 +83,9 @@ struct Serve: ParsableCommand {
         let configuration = try options.configuration()
         let resources = ProcessResources.raiseOpenFileLimit()
         logger.info("open file limit", metadata: ["soft": "\(resources.soft)", "hard": "\(resources.hard)"])
+        if let arenas = ProcessResources.limitMallocArenas(to: ProcessInfo.processInfo.activeProcessorCount) {
+            logger.debug("malloc arenas limited", metadata: ["arenas": "\(arenas)"])
+        }
 
         let includeQueries = accessLogQueries || Environment.flag(.accessLogQueries)
         var log: AccessLog?
