@@ -213,14 +213,31 @@ public final class PostgresConnection: @unchecked Sendable {
     /// - Throws: ``PostgresError`` `.invalidIdentifier` as ``listen(_:)`` does, `.invalidParameter` for a payload
     ///   over ``maximumPayloadBytes``.
     public func notify(_ channel: String, payload: String = "") throws(PostgresError) {
+        try notify(channel, payloads: [payload])
+    }
+
+    /// Sends each of `payloads` on `channel` in their order, in one statement (one round trip for them all); inside
+    /// a transaction they are delivered at `COMMIT`.
+    ///
+    /// - Throws: ``PostgresError`` `.invalidIdentifier` as ``listen(_:)`` does, `.invalidParameter` for a payload
+    ///   over ``maximumPayloadBytes`` (nothing is sent).
+    public func notify(_ channel: String, payloads: [String]) throws(PostgresError) {
         try checkIdentifier(channel)
-        guard payload.utf8.count <= Self.maximumPayloadBytes else {
+        if let payload = payloads.first(where: { $0.utf8.count > Self.maximumPayloadBytes }) {
             throw PostgresError(
                 .invalidParameter, server: server,
                 message: "a NOTIFY payload of \(payload.utf8.count) bytes is over the limit of "
                     + "\(Self.maximumPayloadBytes); send a key and read the data with a query")
         }
-        try execute("SELECT pg_notify($1, $2)", [.text(channel), .text(payload)])
+        guard payloads.count > 1 else {
+            try execute("SELECT pg_notify($1, $2)", [.text(channel), .text(payloads.first ?? "")])
+            return
+        }
+        try execute(
+            """
+            SELECT pg_notify($1, payload) FROM unnest($2::text[]) WITH ORDINALITY AS sent(payload, position)
+            ORDER BY position
+            """, [.text(channel), .text(PostgresValue.arrayLiteral(payloads))])
     }
 
     /// Waits until a notification arrives on a channel this connection listens to, `timeout` passes, or another

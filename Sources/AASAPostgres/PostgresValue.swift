@@ -17,4 +17,19 @@ public enum PostgresValue: Sendable, Hashable, ExpressibleByStringLiteral, Expre
 
     /// An integer, sent as its decimal text.
     public static func integer(_ value: some BinaryInteger) -> PostgresValue { .text(String(value)) }
+
+    /// `elements` as a PostgreSQL array literal of text (`{"a","b"}`), each element quoted and escaped: for a
+    /// `$n::text[]` parameter's value, never SQL.
+    public static func arrayLiteral(_ elements: [String]) -> String {
+        var literal = "{"
+        for (index, element) in elements.enumerated() {
+            literal += index == 0 ? "\"" : ",\""
+            for scalar in element.unicodeScalars {
+                if scalar == "\\" || scalar == "\"" { literal.unicodeScalars.append("\\") }
+                literal.unicodeScalars.append(scalar)
+            }
+            literal += "\""
+        }
+        return literal + "}"
+    }
 }

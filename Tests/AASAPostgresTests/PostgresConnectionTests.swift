@@ -184,27 +184,34 @@ struct PostgresConnectionTests {
     }
 
     @Test func aNotificationReachesAListeningConnectionPromptly() throws {
-        let uri = try StoreCluster.current().uri
-        let listener = try PostgresConnection(uri: uri)
-        let sender = try PostgresConnection(uri: uri)
-        defer {
-            listener.close()
-            sender.close()
+        try Self.withListener(on: "domain_changes") { listener, sender in
+            let payload = #"shop.example 'quoted' "and" ; NOTIFY x"#
+            let start = ContinuousClock.now
+            try sender.notify("domain_changes", payload: payload)
+            let notification = try listener.waitForNotification(timeout: .seconds(30))
+            // Expected within milliseconds; 5 s is the margin, the timeout 30 s.
+            #expect(ContinuousClock.now - start < .seconds(5))
+            #expect(notification?.channel == "domain_changes")
+            #expect(notification?.payload == payload)
+            // Nothing else was sent: the next wait times out.
+            #expect(try listener.waitForNotification(timeout: .milliseconds(200)) == nil)
         }
-        try listener.listen("domain_changes")
-        let payload = #"shop.example 'quoted' "and" ; NOTIFY x"#
-        let start = ContinuousClock.now
-        try sender.notify("domain_changes", payload: payload)
-        let notification = try listener.waitForNotification(timeout: .seconds(30))
-        // Expected within milliseconds; 5 s is the margin, the timeout 30 s.
-        #expect(ContinuousClock.now - start < .seconds(5))
-        #expect(notification?.channel == "domain_changes")
-        #expect(notification?.payload == payload)
-        // Nothing else was sent: the next wait times out.
-        #expect(try listener.waitForNotification(timeout: .milliseconds(200)) == nil)
     }
 
     @Test func aNotificationSentInATransactionArrivesAtCommit() throws {
+        try Self.withListener(on: "committed_changes") { listener, sender in
+            try sender.transaction {
+                try sender.notify("committed_changes", payload: "one")
+                #expect(try listener.waitForNotification(timeout: .milliseconds(300)) == nil)
+            }
+            #expect(try listener.waitForNotification(timeout: .seconds(30))?.payload == "one")
+        }
+    }
+
+    /// Runs `body` with a connection listening on `channel` and another to send with, both closed after.
+    static func withListener(
+        on channel: String, _ body: (_ listener: PostgresConnection, _ sender: PostgresConnection) throws -> Void
+    ) throws {
         let uri = try StoreCluster.current().uri
         let listener = try PostgresConnection(uri: uri)
         let sender = try PostgresConnection(uri: uri)
@@ -212,12 +219,28 @@ struct PostgresConnectionTests {
             listener.close()
             sender.close()
         }
-        try listener.listen("committed_changes")
-        try sender.transaction {
-            try sender.notify("committed_changes", payload: "one")
-            #expect(try listener.waitForNotification(timeout: .milliseconds(300)) == nil)
+        try listener.listen(channel)
+        try body(listener, sender)
+    }
+
+    /// Many payloads sent in one statement arrive as many notifications, in their order, byte for byte (quotes,
+    /// backslashes, braces and commas are array syntax in the statement, not in the payloads).
+    @Test func manyPayloadsSentAtOnceArriveEachInTheirOrder() throws {
+        try Self.withListener(on: "batched_changes") { listener, sender in
+            let payloads = (0..<1_500).map(String.init) + [#"a "quoted", {braced} \ back\"slash"#, "", "NULL"]
+            try sender.transaction { try sender.notify("batched_changes", payloads: payloads) }
+            var received: [String] = []
+            while received.count < payloads.count,
+                let notification = try listener.waitForNotification(timeout: .seconds(30))
+            {
+                received.append(notification.payload)
+            }
+            #expect(received == payloads)
+            #expect(try listener.waitForNotification(timeout: .milliseconds(200)) == nil)
+            let oversized = String(repeating: "x", count: PostgresConnection.maximumPayloadBytes + 1)
+            #expect(throws: PostgresError.self) { try sender.notify("batched_changes", payloads: ["fine", oversized]) }
+            #expect(try listener.waitForNotification(timeout: .milliseconds(200)) == nil, "nothing of a refused batch")
         }
-        #expect(try listener.waitForNotification(timeout: .seconds(30))?.payload == "one")
     }
 
     static let wakers: [(name: String, act: @Sendable (PostgresConnection) -> Void)] = [

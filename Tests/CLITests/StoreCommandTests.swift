@@ -213,6 +213,76 @@ import Testing
         #expect((0..<names.rowCount).compactMap { names.text($0, 0) } == ["links.example", "shop.example"])
     }
 
+    /// A push of thousands of domains goes in batches (several transactions), yet every domain is checked and
+    /// written as alone: the invalid one among them is refused and named, every other is stored with its own change
+    /// and history entry, a second push writes nothing, a change to a few writes only those, and pruning removes
+    /// hundreds with an entry each.
+    @Test func aBulkPushRefusesOnlyTheInvalidDomainAndWritesEachOtherOnce() throws {
+        let uri = try StoreCluster.database("bulk")
+        let directory = TemporaryDirectory("aasa-store-bulk")
+        let count = StorePush.domainsPerBatch * 2 + 500
+        func site(_ index: Int, version: Int = 0) -> String {
+            #"{"webCredentials": ["ABCDE12345.com.example.d\#(index).v\#(version)"]}"#
+        }
+        for index in 0..<count { try directory.write("site-config/d\(index).example/site.json", site(index)) }
+        try directory.write("site-config/d1200.example/pages/index.html", "<p>one</p>")
+        try directory.write("site-config/d1200.example/pages/about.html", "<p>about</p>")
+        try directory.write("site-config/d1500.example/site.json", #"{ "webCredentials": [ }"#)
+        let arguments = ["store", "push", "--config", "site-config", "--store", uri]
+        let first = try aasa(arguments, in: directory.path)
+        #expect(first.status == 2, "\(first.stderr)")
+        #expect(first.stderr.contains("d1500.example: refused"), "\(first.stderr)")
+        #expect(first.stderr.contains("d1500.example/site.json:1:"), "\(first.stderr)")
+        #expect(first.stdout.components(separatedBy: ": added").count - 1 == count - 1)
+        let connection = try PostgresConnection(uri: uri)
+        defer { connection.close() }
+        func number(_ sql: String) throws -> Int { Int(try connection.execute(sql).text(0, 0) ?? "") ?? -1 }
+        #expect(try number("SELECT count(*) FROM domains") == count - 1)
+        #expect(try number("SELECT count(*) FROM domains WHERE name = 'd1500.example'") == 0)
+        #expect(try number("SELECT count(DISTINCT name) FROM changes WHERE kind = 'domain'") == count - 1)
+        #expect(try number("SELECT count(*) FROM changes") == count - 1)
+        #expect(
+            try number("SELECT count(*) FROM domains d JOIN changes c ON c.id = d.change_id AND c.name = d.name")
+                == count - 1)
+        #expect(try number("SELECT count(*) FROM domain_revisions WHERE actor = 'store push'") == count - 1)
+        #expect(try number("SELECT count(*) FROM domain_files WHERE domain = 'd1200.example'") == 2)
+        let stored = try #require(try Store(uri: uri, migrating: false).domain("d7.example"))
+        #expect(stored.siteJSON == Array(site(7).utf8))
+
+        // The same folders again: every domain compared, nothing written.
+        let changes = try changeCount(uri)
+        let second = try aasa(arguments, in: directory.path)
+        #expect(second.status == 2, "\(second.stderr)")
+        #expect(!second.stdout.contains(".example: "), "\(second.stdout)")
+        #expect(try changeCount(uri) == changes)
+
+        // A few domains in different batches: only they are written, each summarised.
+        try directory.write("site-config/d3.example/site.json", site(3, version: 1))
+        try directory.write("site-config/d2400.example/site.json", site(2400, version: 1))
+        try directory.write("site-config/d1200.example/pages/index.html", "<p>two</p>")
+        try directory.write("site-config/d1500.example/site.json", site(1500))
+        let third = try aasa(arguments, in: directory.path)
+        #expect(third.status == 0, "\(third.stderr)")
+        let lines = third.stdout.split(separator: "\n").filter { $0.contains(".example: ") }
+        #expect(lines.count == 4, "\(third.stdout)")
+        #expect(third.stdout.contains("d1200.example: site.json unchanged; pages: 1 changed, 0 added, 0 removed"))
+        #expect(third.stdout.contains("d1500.example: added"))
+        #expect(third.stdout.contains("d3.example: "))
+        #expect(third.stdout.contains("d2400.example: "))
+        #expect(try changeCount(uri) == changes + 4)
+
+        // Hundreds removed at once, each with its removal in the history.
+        for index in 100..<700 {
+            try FileManager.default.removeItem(atPath: directory.path + "/site-config/d\(index).example")
+        }
+        let pruned = try aasa(arguments + ["--prune"], in: directory.path)
+        #expect(pruned.status == 0, "\(pruned.stderr)")
+        #expect(pruned.stdout.components(separatedBy: ": removed").count - 1 == 600)
+        #expect(try number("SELECT count(*) FROM domains") == count - 600)
+        #expect(try number("SELECT count(*) FROM domain_revisions WHERE site_json IS NULL") == 600)
+        #expect(try changeCount(uri) == changes + 4 + 600)
+    }
+
     @Test func aDomainSigningWithFilesOfItsFolderIsRefused() throws {
         let uri = try StoreCluster.database("namedsigning")
         let directory = try workspace("aasa-store-named-signing")

@@ -46,20 +46,13 @@ public struct AssociationSigner: Sendable {
     /// ``sign(_:now:)`` with the TLS certificates a server's load serves (`nil`: the folder is read here, when a
     /// domain needs it).
     func sign(_ loaded: [LoadedDomain], now: Date, certificates: SigningCertificates?) -> [LoadedDomain] {
-        @Sendable func signing(_ domain: LoadedDomain) -> SigningConfig? {
-            guard let signing = domain.config?.signing, signing.enabled, domain.generated != nil,
-                !domain.diagnostics.hasErrors
-            else { return nil }
-            return signing
-        }
-        let signers = loaded.compactMap(signing)
-        guard !signers.isEmpty else { return loaded }
+        guard loaded.contains(where: { Self.signing($0) != nil }) else { return loaded }
         let tls =
-            signers.contains { $0.certificate == nil || $0.key == nil }
+            loaded.contains(where: Self.signsWithTLSCertificate)
             ? certificates ?? SigningCertificates.read(certificateDirectory) : nil
         let roots = knownRoots()
         return loaded.concurrentMap { domain in
-            guard let signing = signing(domain), let generated = domain.generated else { return domain }
+            guard let signing = Self.signing(domain), let generated = domain.generated else { return domain }
             var domain = domain
             let (signed, findings) = sign(
                 generated.bytes, domain: domain.domain, signing: signing, siteFile: domain.file, now: now,
@@ -68,6 +61,20 @@ public struct AssociationSigner: Sendable {
             domain.diagnostics += findings
             return domain
         }
+    }
+
+    /// The signing `domain` asks for, when it is signed: enabled, its file generated, no error found.
+    static func signing(_ domain: LoadedDomain) -> SigningConfig? {
+        guard let signing = domain.config?.signing, signing.enabled, domain.generated != nil,
+            !domain.diagnostics.hasErrors
+        else { return nil }
+        return signing
+    }
+
+    /// Whether `domain` is signed with its TLS certificate (its signing names no certificate or no key of its own),
+    /// so a signing needs the certificate folder's certificates.
+    static func signsWithTLSCertificate(_ domain: LoadedDomain) -> Bool {
+        signing(domain).map { $0.certificate == nil || $0.key == nil } ?? false
     }
 
     /// Signs `content` for `domain`; the signature or every reason it cannot be made. `certificates` are the TLS

@@ -6,42 +6,64 @@ import AASAPostgres
 /// keeps `history_usage` (schema version 7) equal to what the entries count, so the total is checked without
 /// reading the table.
 extension Store {
+    /// One entry of a domain's history: the change that wrote it, what it did, the site.json it left (`nil` for a
+    /// removal).
+    struct Revision: Sendable {
+        var name: String
+        var change: Int64
+        var summary: String
+        var siteJSON: [UInt8]?
+    }
+
     /// Adds the entry of change `change` to the history of `name` (`siteJSON` `nil` for a removal), then drops the
     /// oldest entries of `name` beyond the policy's revisions and bytes per domain (the newest is always kept).
     func recordRevision(
         _ name: String, _ change: Int64, actor: String, summary: String, siteJSON: [UInt8]?,
         policy: HistoryPolicy = HistoryPolicy()
     ) throws {
-        try connection.execute(
-            """
-            INSERT INTO domain_revisions (domain, revision, actor, summary, site_json)
-            VALUES ($1, $2::bigint, $3, $4, $5)
-            """,
-            [
-                .text(name), .integer(change), .text(HistoryPolicy.bounded(actor: actor)),
-                .text(HistoryPolicy.bounded(summary: summary)), siteJSON.map(PostgresValue.bytes),
-            ])
-        try connection.execute(
-            "UPDATE history_usage SET bytes = bytes + $1::bigint",
-            [.integer(HistoryPolicy.cost(siteJSON: siteJSON?.count))])
-        try connection.execute(
-            """
-            WITH ranked AS (
-                SELECT revision, row_number() OVER (ORDER BY revision DESC) AS n,
-                    sum(coalesce(octet_length(site_json), 0) + $4::integer) OVER (ORDER BY revision DESC) AS running
-                FROM domain_revisions WHERE domain = $1
-            ), gone AS (
-                DELETE FROM domain_revisions r USING ranked k
-                WHERE r.domain = $1 AND r.revision = k.revision AND k.n > 1
-                    AND (k.n > $2::integer OR k.running > $3::bigint)
-                RETURNING coalesce(octet_length(r.site_json), 0) + $4::integer AS bytes
-            )
-            UPDATE history_usage SET bytes = bytes - (SELECT coalesce(sum(bytes), 0) FROM gone)
-            """,
-            [
-                .text(name), .integer(policy.revisions), .integer(policy.bytesPerDomain),
-                .integer(HistoryPolicy.entryBytes),
-            ])
+        try recordRevisions(
+            [Revision(name: name, change: change, summary: summary, siteJSON: siteJSON)], actor: actor, policy: policy)
+    }
+
+    /// Adds `revisions` (each of another domain) by `actor`, as many per statement as the parameters allow, then
+    /// drops the oldest entries of each of their domains beyond the policy's revisions and bytes per domain (the
+    /// newest is always kept), in one statement.
+    func recordRevisions(_ revisions: [Revision], actor: String, policy: HistoryPolicy = HistoryPolicy()) throws {
+        guard !revisions.isEmpty else { return }
+        let bounded = PostgresValue.text(HistoryPolicy.bounded(actor: actor))
+        try insertRows(
+            "INSERT INTO domain_revisions (domain, revision, actor, summary, site_json)",
+            casts: ["", "::bigint", "", "", ""],
+            rows: revisions.map { revision in
+                [
+                    .text(revision.name), .integer(revision.change), bounded,
+                    .text(HistoryPolicy.bounded(summary: revision.summary)), revision.siteJSON.map(PostgresValue.bytes),
+                ]
+            })
+        let cost = revisions.reduce(0) { $0 + HistoryPolicy.cost(siteJSON: $1.siteJSON?.count) }
+        try connection.execute("UPDATE history_usage SET bytes = bytes + $1::bigint", [.integer(cost)])
+        for names in Self.batches(revisions.map(\.name)) {
+            try connection.execute(
+                """
+                WITH ranked AS (
+                    SELECT domain, revision,
+                        row_number() OVER (PARTITION BY domain ORDER BY revision DESC) AS n,
+                        sum(coalesce(octet_length(site_json), 0) + $4::integer)
+                            OVER (PARTITION BY domain ORDER BY revision DESC) AS running
+                    FROM domain_revisions WHERE domain = ANY($1::text[])
+                ), gone AS (
+                    DELETE FROM domain_revisions r USING ranked k
+                    WHERE r.domain = k.domain AND r.revision = k.revision AND k.n > 1
+                        AND (k.n > $2::integer OR k.running > $3::bigint)
+                    RETURNING coalesce(octet_length(r.site_json), 0) + $4::integer AS bytes
+                )
+                UPDATE history_usage SET bytes = bytes - (SELECT coalesce(sum(bytes), 0) FROM gone)
+                """,
+                [
+                    .text(Self.textArray(names)), .integer(policy.revisions), .integer(policy.bytesPerDomain),
+                    .integer(HistoryPolicy.entryBytes),
+                ])
+        }
     }
 
     /// The sweeps across domains: the history of each domain removed over ``HistoryPolicy/retention`` ago (its

@@ -67,7 +67,7 @@ extension Store {
         return listed
     }
 
-    /// The bytes of the domains `batch` lists (one batch of ``batches(_:size:)``), by name; a row deleted since
+    /// The bytes of the domains `batch` lists (one batch of ``batches(_:maximumCount:size:)``), by name; a row deleted since
     /// the listing is missing. A domain's files are listed with their digests first, and only those whose digest
     /// `known` does not hold are fetched; `known` then holds what the domains hold now (as far as its bound allows).
     func fetchDomains(_ batch: [Listed], known: StoredFiles) throws -> [String: StoredDomain] {
@@ -163,6 +163,11 @@ extension Store {
         let result = try connection.execute(
             "SELECT name, fullchain, privkey_sealed, ocsp, acme_json FROM certificates WHERE name = ANY($1::text[])",
             [.text(Self.textArray(batch.map(\.name)))])
+        return Self.certificates(in: result)
+    }
+
+    /// The certificates of `result`'s rows (columns: the name, then the files of ``columns`` in their order), by name.
+    static func certificates(in result: PostgresResult) -> [String: StoredCertificate] {
         var certificates: [String: StoredCertificate] = [:]
         for row in 0..<result.rowCount {
             guard let name = result.text(row, 0) else { continue }
@@ -194,13 +199,7 @@ extension Store {
             -> Void
     ) throws {
         let range = shard?.hashRange ?? 0..<(1 << 32)
-        let groups: [[String]?] =
-            names.map { names in
-                let sorted = names.sorted()
-                return stride(from: 0, to: sorted.count, by: Self.namesPerStatement).map {
-                    Array(sorted[$0..<min($0 + Self.namesPerStatement, sorted.count)])
-                }
-            } ?? [nil]
+        let groups: [[String]?] = names.map { Self.batches($0.sorted()) } ?? [nil]
         for group in groups {
             var after = ""
             while true {
@@ -223,14 +222,17 @@ extension Store {
         }
     }
 
-    /// `rows` in consecutive batches of at most ``batchBytes`` by `size` (a row over it is a batch of its own).
-    static func batches<Row>(_ rows: [Row], size: (Row) -> Int) -> [[Row]] {
+    /// `rows` in consecutive batches of at most ``batchBytes`` by `size` (a row over it is a batch of its own) and at
+    /// most `maximumCount` rows.
+    static func batches<Row>(_ rows: [Row], maximumCount: Int = namesPerStatement, size: (Row) -> Int = { _ in 0 })
+        -> [[Row]]
+    {
         var batches: [[Row]] = []
         var current: [Row] = []
         var bytes = 0
         for row in rows {
             let rowBytes = size(row)
-            if !current.isEmpty && (bytes + rowBytes > batchBytes || current.count >= namesPerStatement) {
+            if !current.isEmpty && (bytes + rowBytes > batchBytes || current.count >= maximumCount) {
                 batches.append(current)
                 current = []
                 bytes = 0
@@ -244,13 +246,7 @@ extension Store {
 
     /// `names` as a PostgreSQL array literal of text (`{"a","b"}`), each element quoted and escaped: a parameter's
     /// value, never SQL.
-    static func textArray(_ names: [String]) -> String {
-        "{"
-            + names.map { name in
-                "\"" + name.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "\"", with: "\\\"")
-                    + "\""
-            }.joined(separator: ",") + "}"
-    }
+    static func textArray(_ names: [String]) -> String { PostgresValue.arrayLiteral(names) }
 }
 
 extension Store.Listed {

@@ -101,6 +101,49 @@ public final class Store: Sendable {
         return stored
     }
 
+    /// What the store holds of a domain, as a push compares a folder with it: no file's bytes.
+    public struct DomainDigests: Sendable, Equatable {
+        /// Its site.json, or `nil` when it is over ``SiteConfigLoader/maximumConfigBytes`` (so not read).
+        public var siteJSON: [UInt8]?
+        /// The SHA-256 digest of each of its files, by path.
+        public var files: [String: [UInt8]] = [:]
+    }
+
+    /// What the store holds of each of `names` it has, by name: each site.json and its files' digests, a statement's
+    /// worth of names and at most ``batchBytes`` of site.json at a time.
+    public func domainDigests(_ names: [String]) throws -> [String: DomainDigests] {
+        var found: [String: DomainDigests] = [:]
+        for group in Self.batches(names) {
+            let array = PostgresValue.text(Self.textArray(group))
+            let sizes = try connection.execute(
+                "SELECT name, octet_length(site_json) FROM domains WHERE name = ANY($1::text[])", [array])
+            var readable: [(name: String, size: Int)] = []
+            for row in 0..<sizes.rowCount {
+                guard let name = sizes.text(row, 0) else { continue }
+                found[name] = DomainDigests(siteJSON: nil)
+                let size = Int(sizes.text(row, 1) ?? "") ?? Int.max
+                if size <= SiteConfigLoader.maximumConfigBytes { readable.append((name, size)) }
+            }
+            for batch in Self.batches(readable, size: \.size) {
+                let rows = try connection.execute(
+                    "SELECT name, site_json FROM domains WHERE name = ANY($1::text[]) AND octet_length(site_json) <= $2",
+                    [.text(Self.textArray(batch.map(\.name))), .integer(SiteConfigLoader.maximumConfigBytes)])
+                for row in 0..<rows.rowCount {
+                    if let name = rows.text(row, 0) { found[name]?.siteJSON = rows.bytes(row, 1) }
+                }
+            }
+            let digests = try connection.execute(
+                "SELECT domain, path, digest FROM domain_files WHERE domain = ANY($1::text[])", [array])
+            for row in 0..<digests.rowCount {
+                guard let name = digests.text(row, 0), let path = digests.text(row, 1),
+                    let digest = digests.bytes(row, 2)
+                else { continue }
+                found[name]?.files[path] = digest
+            }
+        }
+        return found
+    }
+
     /// The actor of the history entries `store push` writes.
     public static let pushActor = "store push"
 
@@ -108,30 +151,13 @@ public final class Store: Sendable {
     /// (``recordRevision(_:_:actor:summary:siteJSON:policy:)``, by ``pushActor``); returns the change id.
     @discardableResult
     public func put(_ domain: StoredDomain, summary: String = "pushed") throws -> Int64 {
-        try recordChange(.domain, domain.name) { change in
-            try connection.execute(
-                """
-                INSERT INTO domains (name, site_json, change_id, shard_hash) VALUES ($1, $2, $3::bigint, $4::bigint)
-                ON CONFLICT (name) DO UPDATE SET site_json = excluded.site_json, change_id = excluded.change_id
-                """, [.text(domain.name), .bytes(domain.siteJSON), .integer(change), .integer(Shard.hash(domain.name))])
-            try connection.execute("DELETE FROM domain_files WHERE domain = $1", [.text(domain.name)])
-            for (path, bytes) in domain.files.sorted(by: { $0.key < $1.key }) {
-                try connection.execute(
-                    "INSERT INTO domain_files (domain, path, bytes) VALUES ($1, $2, $3)",
-                    [.text(domain.name), .text(path), .bytes(bytes)])
-            }
-            try recordRevision(
-                domain.name, change, actor: Self.pushActor, summary: summary, siteJSON: domain.siteJSON)
-        }
+        try put([DomainWrite(domain, summary: summary)])[0]
     }
 
     /// Deletes the domain `name` and its files in one transaction, with its history entry; returns the change id.
     @discardableResult
     public func deleteDomain(_ name: String) throws -> Int64 {
-        try recordChange(.domainRemoved, name) { change in
-            try connection.execute("DELETE FROM domains WHERE name = $1", [.text(name)])
-            try recordRevision(name, change, actor: Self.pushActor, summary: "removed", siteJSON: nil)
-        }
+        try deleteDomains([name])[0]
     }
 
     // MARK: Certificates
@@ -158,52 +184,66 @@ public final class Store: Sendable {
     /// - Throws: ``StoreError`` naming the row when a file is over ``StorePush/maximumCertificateFileBytes``, checked
     ///   on the sizes the database reports before any byte is read.
     public func certificate(_ name: String) throws -> StoredCertificate? {
-        let sizes = try connection.execute(
-            """
-            SELECT greatest(coalesce(octet_length(fullchain), 0), coalesce(octet_length(privkey_sealed), 0),
-                coalesce(octet_length(ocsp), 0), coalesce(octet_length(acme_json), 0))
-            FROM certificates WHERE name = $1
-            """, [.text(name)])
-        guard sizes.rowCount == 1 else { return nil }
-        let largest = Int(sizes.text(0, 0) ?? "") ?? Int.max
+        try certificates([name])[name]
+    }
+
+    /// The certificates among `names` the store has (private keys still sealed), by name, fetched a statement's
+    /// worth of names and at most ``batchBytes`` at a time.
+    ///
+    /// - Throws: ``StoreError`` naming the row when a file is over ``StorePush/maximumCertificateFileBytes``, checked
+    ///   on the sizes the database reports before any byte is read.
+    public func certificates(_ names: [String]) throws -> [String: StoredCertificate] {
         // A sealed key is the key plus the sealed format's header and tag.
-        guard largest <= StorePush.maximumCertificateFileBytes + SealedFormat.overhead else {
-            throw StoreError(
-                "the store at \(connection.server) holds a file of \(largest) bytes for certificate \(name), over the "
-                    + "\(StorePush.maximumCertificateFileBytes) a certificate file may have; nothing of it is read; fix: "
-                    + "push the certificate again")
+        let cap = StorePush.maximumCertificateFileBytes + SealedFormat.overhead
+        var found: [String: StoredCertificate] = [:]
+        for group in Self.batches(names) {
+            let sizes = try connection.execute(
+                """
+                SELECT name, greatest(coalesce(octet_length(fullchain), 0), coalesce(octet_length(privkey_sealed), 0),
+                    coalesce(octet_length(ocsp), 0), coalesce(octet_length(acme_json), 0)),
+                    coalesce(octet_length(fullchain), 0) + coalesce(octet_length(privkey_sealed), 0)
+                        + coalesce(octet_length(ocsp), 0) + coalesce(octet_length(acme_json), 0)
+                FROM certificates WHERE name = ANY($1::text[])
+                """, [.text(Self.textArray(group))])
+            var rows: [(name: String, size: Int)] = []
+            for row in 0..<sizes.rowCount {
+                guard let name = sizes.text(row, 0) else { continue }
+                let largest = Int(sizes.text(row, 1) ?? "") ?? Int.max
+                guard largest <= cap else {
+                    throw StoreError(
+                        "the store at \(connection.server) holds a file of \(largest) bytes for certificate \(name), "
+                            + "over the \(StorePush.maximumCertificateFileBytes) a certificate file may have; nothing "
+                            + "of it is read; fix: push the certificate again")
+                }
+                rows.append((name, Int(sizes.text(row, 2) ?? "") ?? Int.max))
+            }
+            for batch in Self.batches(rows, size: \.size) {
+                // The cap is checked again as the bytes are read: a row written since the sizes were read is not
+                // fetched over it.
+                let result = try connection.execute(
+                    """
+                    SELECT name, fullchain, privkey_sealed, ocsp, acme_json FROM certificates
+                    WHERE name = ANY($1::text[]) AND greatest(coalesce(octet_length(fullchain), 0),
+                        coalesce(octet_length(privkey_sealed), 0), coalesce(octet_length(ocsp), 0),
+                        coalesce(octet_length(acme_json), 0)) <= $2::integer
+                    """, [.text(Self.textArray(batch.map(\.name))), .integer(cap)])
+                found.merge(Self.certificates(in: result)) { _, read in read }
+            }
         }
-        let row = try connection.execute(
-            "SELECT fullchain, privkey_sealed, ocsp, acme_json FROM certificates WHERE name = $1", [.text(name)])
-        guard row.rowCount == 1 else { return nil }
-        var files: [CertificateFile: [UInt8]] = [:]
-        for (index, (file, _)) in Self.columns.enumerated() { files[file] = row.bytes(0, index) }
-        return StoredCertificate(name: name, files: files)
+        return found
     }
 
     /// Writes `certificate` whole (a file it lacks is `NULL`) in one transaction; its private key must already be
     /// sealed. Returns the change id.
     @discardableResult
     public func put(_ certificate: StoredCertificate) throws -> Int64 {
-        try recordChange(.certificate, certificate.name) { change in
-            let values = Self.columns.map { file, _ in certificate.files[file].map(PostgresValue.bytes) }
-            try connection.execute(
-                """
-                INSERT INTO certificates (name, fullchain, privkey_sealed, ocsp, acme_json, change_id, shard_hash)
-                VALUES ($1, $2, $3, $4, $5, $6::bigint, $7::bigint)
-                ON CONFLICT (name) DO UPDATE SET fullchain = excluded.fullchain,
-                    privkey_sealed = excluded.privkey_sealed, ocsp = excluded.ocsp, acme_json = excluded.acme_json,
-                    change_id = excluded.change_id
-                """, [.text(certificate.name)] + values + [.integer(change), .integer(Shard.hash(certificate.name))])
-        }
+        try put([certificate])[0]
     }
 
     /// Deletes the certificate `name` in one transaction; returns the change id.
     @discardableResult
     public func deleteCertificate(_ name: String) throws -> Int64 {
-        try recordChange(.certificateRemoved, name) { _ in
-            try connection.execute("DELETE FROM certificates WHERE name = $1", [.text(name)])
-        }
+        try deleteCertificates([name])[0]
     }
 
     // MARK: Changes
@@ -220,21 +260,5 @@ public final class Store: Sendable {
         case domainRemoved = "domain-removed"
         case certificate
         case certificateRemoved = "certificate-removed"
-    }
-
-    /// Runs `write` in one transaction that takes ``StoreSchema/changeLockKey``, appends a `changes` row for `name`
-    /// (its id is handed to `write`) and ends by announcing that id on ``StoreSchema/channel``; returns the id.
-    private func recordChange(_ kind: ChangeKind, _ name: String, _ write: (Int64) throws -> Void) throws -> Int64 {
-        try connection.transaction {
-            try connection.execute("SELECT pg_advisory_xact_lock($1::bigint)", [.integer(StoreSchema.changeLockKey)])
-            let result = try connection.execute(
-                "INSERT INTO changes (kind, name) VALUES ($1, $2) RETURNING id", [.text(kind.rawValue), .text(name)])
-            guard let change = result.text(0, 0).flatMap(Int64.init) else {
-                throw StoreError("the store at \(connection.server) returned no change id")
-            }
-            try write(change)
-            try connection.notify(StoreSchema.channel, payload: String(change))
-            return change
-        }
     }
 }

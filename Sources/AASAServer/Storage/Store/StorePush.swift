@@ -41,58 +41,126 @@ public struct StorePush {
         self.key = key
     }
 
+    /// Domain folders checked together, and the most domains (or certificates) written in one transaction.
+    public static let domainsPerBatch = 1_000
+    /// Folders whose files are read at once, on every processor: as many as the caps of a folder (a domain's pages
+    /// at most 64 MiB, a certificate's files 4 MiB) times this bound the bytes read and not yet written.
+    static let foldersReadTogether = 16
+
     /// Pushes to `store`, saying one line per change through `say`.
+    ///
+    /// The folders go in batches of ``domainsPerBatch``: checked on every processor, compared with one read of the
+    /// batch's stored site.json and file digests (no stored file's bytes), and the changed ones written in one
+    /// transaction per batch (at most ``Store/batchBytes`` of files each), every domain with its own change and
+    /// history entry.
     ///
     /// - Throws: a ``PostgresError`` or ``StoreError`` when the store fails, a ``Diagnostic`` when the config folder
     ///   cannot be listed, ``StoreError`` when a certificate folder cannot be read.
     public func run(_ store: Store, say: (String) -> Void) throws -> Outcome {
         var outcome = Outcome()
-        let loader = SiteConfigLoader()
         let folders = try DomainFolder.list(config, excluding: [excludedCerts])
-        let loaded = folders.map { loader.loadDomain($0) }
-        let signed = AssociationSigner(certificateDirectory: excludedCerts).sign(loaded)
-        for (folder, domain) in zip(folders, signed) {
-            let errors = domain.diagnostics.errors + (StoreSource.unstorableSigning(domain).map { [$0] } ?? [])
-            guard errors.isEmpty, let confinement = folder.confinement else {
-                outcome.refused.append((domain.domain, errors))
-                continue
-            }
-            let pushed: StoredDomain
-            do {
-                pushed = try Self.read(folder, confinement: confinement, loaded: domain, pages: loader.pages)
-            } catch let diagnostic as Diagnostic {
-                outcome.refused.append((domain.domain, [diagnostic]))
-                continue
-            }
-            let stored = try store.domain(domain.domain)
-            guard stored != pushed else { continue }
-            let summary = Self.summary(stored: stored, pushed: pushed, loaded: domain, dryRun: dryRun)
-            say(summary)
-            outcome.changed += 1
-            if !dryRun { try store.put(pushed, summary: String(summary.dropFirst(pushed.name.count + 2))) }
+        var tls: SigningCertificates?
+        for batch in Store.batches(folders, maximumCount: Self.domainsPerBatch) {
+            try push(batch, to: store, tls: &tls, outcome: &outcome, say: say)
         }
         if prune {
             let present = Set(folders.map(\.domain))
-            for name in try store.domainNames() where !present.contains(name) {
-                say("\(name): removed\(dryRun ? " (dry run: not written)" : "")")
-                outcome.changed += 1
-                if !dryRun { try store.deleteDomain(name) }
+            let gone = try store.domainNames().filter { !present.contains($0) }
+            for name in gone { say("\(name): removed\(dryRun ? " (dry run: not written)" : "")") }
+            outcome.changed += gone.count
+            if !dryRun {
+                for batch in Store.batches(gone, maximumCount: Self.domainsPerBatch) { try store.deleteDomains(batch) }
             }
         }
         if let certs { outcome.changed += try pushCertificates(certs, to: store, say: say) }
         return outcome
     }
 
-    /// `<domain>: <semantic diff summary>[; pages: …]`.
-    static func summary(stored: StoredDomain?, pushed: StoredDomain, loaded: LoadedDomain, dryRun: Bool) -> String {
+    /// A domain read from its folder, as it is to be stored, and its load.
+    private struct Pushed {
+        var domain: StoredDomain
+        var loaded: LoadedDomain
+        var bytes: Int { domain.siteJSON.count + domain.files.values.reduce(0) { $0 + $1.count } }
+    }
+
+    /// Checks `folders` as `check` does (the TLS certificates of a signing domain read into `tls` once, when a
+    /// batch first needs them), reads the valid ones and writes those that differ from the store.
+    private func push(
+        _ folders: [DomainFolder], to store: Store, tls: inout SigningCertificates?, outcome: inout Outcome,
+        say: (String) -> Void
+    ) throws {
+        let loader = SiteConfigLoader()
+        let loaded = folders.concurrentMap { loader.loadDomain($0) }
+        if tls == nil && loaded.contains(where: AssociationSigner.signsWithTLSCertificate) {
+            tls = SigningCertificates.read(excludedCerts)
+        }
+        let signed = AssociationSigner(certificateDirectory: excludedCerts).sign(loaded, now: Date(), certificates: tls)
+        var pending: [Pushed] = []
+        var pendingBytes = 0
+        for group in Store.batches(Array(zip(folders, signed)), maximumCount: Self.foldersReadTogether) {
+            let read = group.concurrentMap { folder, domain -> (pushed: Pushed?, refusal: [Diagnostic]) in
+                let errors = domain.diagnostics.errors + (StoreSource.unstorableSigning(domain).map { [$0] } ?? [])
+                guard errors.isEmpty, let confinement = folder.confinement else { return (nil, errors) }
+                do throws(Diagnostic) {
+                    let stored = try Self.read(folder, confinement: confinement, loaded: domain, pages: loader.pages)
+                    return (Pushed(domain: stored, loaded: domain), [])
+                } catch {
+                    return (nil, [error])
+                }
+            }
+            for ((_, domain), result) in zip(group, read) {
+                guard let pushed = result.pushed else {
+                    outcome.refused.append((domain.domain, result.refusal))
+                    continue
+                }
+                if !pending.isEmpty && pendingBytes + pushed.bytes > Store.batchBytes {
+                    try write(pending, to: store, outcome: &outcome, say: say)
+                    pending = []
+                    pendingBytes = 0
+                }
+                pending.append(pushed)
+                pendingBytes += pushed.bytes
+            }
+        }
+        try write(pending, to: store, outcome: &outcome, say: say)
+    }
+
+    /// Compares `pushed` with what the store holds (one read for them all) and writes those that differ in one
+    /// transaction, saying each one's summary.
+    private func write(_ pushed: [Pushed], to store: Store, outcome: inout Outcome, say: (String) -> Void) throws {
+        guard !pushed.isEmpty else { return }
+        let stored = try store.domainDigests(pushed.map(\.domain.name))
+        var writes: [Store.DomainWrite] = []
+        for item in pushed {
+            let before = stored[item.domain.name]
+            let digests = before == nil ? [:] : item.domain.files.mapValues(SHA256.digest)
+            if let before, before.siteJSON == item.domain.siteJSON, before.files == digests { continue }
+            let summary = Self.summary(
+                stored: before, pushed: item.domain, digests: digests, loaded: item.loaded, dryRun: dryRun)
+            say(summary)
+            outcome.changed += 1
+            writes.append(
+                Store.DomainWrite(item.domain, summary: String(summary.dropFirst(item.domain.name.count + 2))))
+        }
+        if !dryRun { try store.put(writes) }
+    }
+
+    /// `<domain>: <semantic diff summary>[; pages: …]`, from what the store holds (`digests`: the pushed files'
+    /// digests, given when the store holds the domain).
+    static func summary(
+        stored: Store.DomainDigests?, pushed: StoredDomain, digests: [String: [UInt8]], loaded: LoadedDomain,
+        dryRun: Bool
+    ) -> String {
         let suffix = dryRun ? " (dry run: not written)" : ""
         guard let stored else { return "\(pushed.name): added (every URL's answer is the pushed config's)\(suffix)" }
         var parts: [String] = []
         if stored.siteJSON != pushed.siteJSON {
-            let before = SiteConfigLoader().loadDomain(
-                domain: stored.name,
-                source: SourceText(name: "\(stored.name)/site.json (stored)", bytes: stored.siteJSON))
-            if let old = DiffSide(loaded: before), let new = DiffSide(loaded: loaded) {
+            let before = stored.siteJSON.map { bytes in
+                SiteConfigLoader().loadDomain(
+                    domain: pushed.name,
+                    source: SourceText(name: "\(pushed.name)/site.json (stored)", bytes: bytes))
+            }
+            if let before, let old = DiffSide(loaded: before), let new = DiffSide(loaded: loaded) {
                 parts.append(DomainDiff(domain: pushed.name, old: old, new: new).summary)
             } else {
                 parts.append("the stored site.json does not load; every URL's answer is the pushed config's")
@@ -100,9 +168,9 @@ public struct StorePush {
         } else {
             parts.append("site.json unchanged")
         }
-        let added = pushed.files.keys.filter { stored.files[$0] == nil }.count
-        let removed = stored.files.keys.filter { pushed.files[$0] == nil }.count
-        let changed = pushed.files.filter { path, bytes in stored.files[path].map { $0 != bytes } ?? false }.count
+        let added = digests.keys.filter { stored.files[$0] == nil }.count
+        let removed = stored.files.keys.filter { digests[$0] == nil }.count
+        let changed = digests.filter { path, digest in stored.files[path].map { $0 != digest } ?? false }.count
         if added + removed + changed > 0 {
             parts.append("pages: \(changed) changed, \(added) added, \(removed) removed")
         }
@@ -112,9 +180,9 @@ public struct StorePush {
     /// The domain's site.json and every file of its `pages/` (``PageLoader/files(of:confinement:)``: the walk, caps
     /// and confinement of a load), and a landing template configured outside `pages/`; a page error refuses the
     /// domain.
-    static func read(_ folder: DomainFolder, confinement: Confinement, loaded: LoadedDomain, pages: PageLoader) throws
-        -> StoredDomain
-    {
+    static func read(
+        _ folder: DomainFolder, confinement: Confinement, loaded: LoadedDomain, pages: PageLoader
+    ) throws(Diagnostic) -> StoredDomain {
         let site: [UInt8]
         switch ConfinedFile.read(folder.file, within: confinement, maximumBytes: SiteConfigLoader.maximumConfigBytes) {
         case .success(let contents): site = contents.bytes
@@ -146,37 +214,84 @@ public struct StorePush {
         let confinement = Confinement(folder: real)
         var changed = 0
         var present: Set<String> = []
-        for name in names.sorted() {
-            var files: [CertificateFile: [UInt8]] = [:]
-            for file in CertificateFile.allCases {
-                let path = file.path(in: directory + "/" + name)
-                switch ConfinedFile.read(path, within: confinement, maximumBytes: Self.maximumCertificateFileBytes) {
-                case .success(let contents): files[file] = contents.bytes
-                case .failure(.missing): continue
-                case .failure(let refusal): throw StoreError(refusal.diagnostic(path, what: file.name).description)
+        var pending: [StoredCertificate] = []
+        var pendingBytes = 0
+        for group in Store.batches(names.sorted(), maximumCount: Self.foldersReadTogether) {
+            let read = group.concurrentMap { name in
+                Result { () throws(StoreError) in
+                    try Self.readCertificate(name, in: directory, confinement: confinement)
                 }
             }
-            guard files[.chain] != nil || files[.privateKey] != nil else { continue }
-            present.insert(name)
-            let stored = try store.certificate(name)
-            if let stored, try Self.same(stored, files, key: key) { continue }
-            if let plain = files[.privateKey] {
-                files[.privateKey] = try key.seal(plain, context: Store.sealingContext(name))
+            for result in read {
+                guard let certificate = try result.get() else { continue }
+                let (name, files) = certificate
+                present.insert(name)
+                let bytes = files.values.reduce(0) { $0 + $1.count }
+                if pending.count >= Self.domainsPerBatch
+                    || (!pending.isEmpty && pendingBytes + bytes > Store.batchBytes)
+                {
+                    changed += try writeCertificates(pending, to: store, key: key, say: say)
+                    pending = []
+                    pendingBytes = 0
+                }
+                pending.append(StoredCertificate(name: name, files: files))
+                pendingBytes += bytes
             }
-            say("certificate \(name): \(stored == nil ? "added" : "updated")\(dryRun ? " (dry run: not written)" : "")")
-            changed += 1
-            if !dryRun { try store.put(StoredCertificate(name: name, files: files)) }
         }
+        changed += try writeCertificates(pending, to: store, key: key, say: say)
         if prune {
             // A certificate the fleet obtained by ACME is the fleet's, not the folder's: pruning keeps it.
             let obtained = Set(try store.obtainedCertificateNames())
-            for name in try store.certificateNames() where !present.contains(name) && !obtained.contains(name) {
-                say("certificate \(name): removed\(dryRun ? " (dry run: not written)" : "")")
-                changed += 1
-                if !dryRun { try store.deleteCertificate(name) }
+            let gone = try store.certificateNames().filter { !present.contains($0) && !obtained.contains($0) }
+            for name in gone { say("certificate \(name): removed\(dryRun ? " (dry run: not written)" : "")") }
+            changed += gone.count
+            if !dryRun {
+                for batch in Store.batches(gone, maximumCount: Self.domainsPerBatch) {
+                    try store.deleteCertificates(batch)
+                }
             }
         }
         return changed
+    }
+
+    /// The files of the certificate folder `name` of `directory`, or `nil` when it has neither a chain nor a key (such
+    /// as `dev-ca/`: not a certificate).
+    static func readCertificate(_ name: String, in directory: String, confinement: Confinement) throws(StoreError)
+        -> (name: String, files: [CertificateFile: [UInt8]])?
+    {
+        var files: [CertificateFile: [UInt8]] = [:]
+        for file in CertificateFile.allCases {
+            let path = file.path(in: directory + "/" + name)
+            switch ConfinedFile.read(path, within: confinement, maximumBytes: Self.maximumCertificateFileBytes) {
+            case .success(let contents): files[file] = contents.bytes
+            case .failure(.missing): continue
+            case .failure(let refusal): throw StoreError(refusal.diagnostic(path, what: file.name).description)
+            }
+        }
+        return files[.chain] != nil || files[.privateKey] != nil ? (name, files) : nil
+    }
+
+    /// Compares `read` (the certificate folders' files, private keys in plaintext) with what the store holds (one
+    /// read for them all) and writes those that differ, their keys sealed, in one transaction; returns how many.
+    private func writeCertificates(
+        _ read: [StoredCertificate], to store: Store, key: StoreKey, say: (String) -> Void
+    ) throws -> Int {
+        guard !read.isEmpty else { return 0 }
+        let stored = try store.certificates(read.map(\.name))
+        var writes: [StoredCertificate] = []
+        for var certificate in read {
+            let before = stored[certificate.name]
+            if let before, try Self.same(before, certificate.files, key: key) { continue }
+            if let plain = certificate.files[.privateKey] {
+                certificate.files[.privateKey] = try key.seal(plain, context: Store.sealingContext(certificate.name))
+            }
+            say(
+                "certificate \(certificate.name): \(before == nil ? "added" : "updated")"
+                    + (dryRun ? " (dry run: not written)" : ""))
+            writes.append(certificate)
+        }
+        if !dryRun { try store.put(writes) }
+        return writes.count
     }
 
     /// Whether `stored` holds exactly `files`, its private key compared after opening.
