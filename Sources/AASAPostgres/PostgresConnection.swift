@@ -216,8 +216,8 @@ public final class PostgresConnection: @unchecked Sendable {
         try notify(channel, payloads: [payload])
     }
 
-    /// Sends each of `payloads` on `channel` in their order, in one statement (one round trip for them all); inside
-    /// a transaction they are delivered at `COMMIT`.
+    /// Sends each of `payloads` on `channel` in their order, in one statement (one round trip for them all; none for no
+    /// payloads); inside a transaction they are delivered at `COMMIT`.
     ///
     /// - Throws: ``PostgresError`` `.invalidIdentifier` as ``listen(_:)`` does, `.invalidParameter` for a payload
     ///   over ``maximumPayloadBytes`` (nothing is sent).
@@ -229,9 +229,12 @@ public final class PostgresConnection: @unchecked Sendable {
                 message: "a NOTIFY payload of \(payload.utf8.count) bytes is over the limit of "
                     + "\(Self.maximumPayloadBytes); send a key and read the data with a query")
         }
-        guard payloads.count > 1 else {
-            try execute("SELECT pg_notify($1, $2)", [.text(channel), .text(payloads.first ?? "")])
+        switch payloads.count {
+        case 0: return
+        case 1:
+            try execute("SELECT pg_notify($1, $2)", [.text(channel), .text(payloads[0])])
             return
+        default: break
         }
         try execute(
             """

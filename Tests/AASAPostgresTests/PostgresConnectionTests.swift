@@ -237,6 +237,8 @@ struct PostgresConnectionTests {
             }
             #expect(received == payloads)
             #expect(try listener.waitForNotification(timeout: .milliseconds(200)) == nil)
+            try sender.notify("batched_changes", payloads: [])
+            #expect(try listener.waitForNotification(timeout: .milliseconds(200)) == nil, "no payloads send nothing")
             let oversized = String(repeating: "x", count: PostgresConnection.maximumPayloadBytes + 1)
             #expect(throws: PostgresError.self) { try sender.notify("batched_changes", payloads: ["fine", oversized]) }
             #expect(try listener.waitForNotification(timeout: .milliseconds(200)) == nil, "nothing of a refused batch")

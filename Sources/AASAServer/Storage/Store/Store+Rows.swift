@@ -67,8 +67,8 @@ extension Store {
         return listed
     }
 
-    /// The bytes of the domains `batch` lists (one batch of ``batches(_:maximumCount:size:)``), by name; a row deleted since
-    /// the listing is missing. A domain's files are listed with their digests first, and only those whose digest
+    /// The bytes of the domains `batch` lists (one batch of ``batches(_:maximumCount:size:)``), by name; a row
+    /// deleted since the listing is missing. A domain's files are listed with their digests first, and only those whose digest
     /// `known` does not hold are fetched; `known` then holds what the domains hold now (as far as its bound allows).
     func fetchDomains(_ batch: [Listed], known: StoredFiles) throws -> [String: StoredDomain] {
         var domains: [String: StoredDomain] = [:]

@@ -102,16 +102,16 @@ public final class Store: Sendable {
     }
 
     /// What the store holds of a domain, as a push compares a folder with it: no file's bytes.
-    public struct DomainDigests: Sendable, Equatable {
+    struct DomainDigests: Sendable, Equatable {
         /// Its site.json, or `nil` when it is over ``SiteConfigLoader/maximumConfigBytes`` (so not read).
-        public var siteJSON: [UInt8]?
+        var siteJSON: [UInt8]?
         /// The SHA-256 digest of each of its files, by path.
-        public var files: [String: [UInt8]] = [:]
+        var files: [String: [UInt8]] = [:]
     }
 
     /// What the store holds of each of `names` it has, by name: each site.json and its files' digests, a statement's
     /// worth of names and at most ``batchBytes`` of site.json at a time.
-    public func domainDigests(_ names: [String]) throws -> [String: DomainDigests] {
+    func domainDigests(_ names: [String]) throws -> [String: DomainDigests] {
         var found: [String: DomainDigests] = [:]
         for group in Self.batches(names) {
             let array = PostgresValue.text(Self.textArray(group))

@@ -76,11 +76,17 @@ public struct StorePush {
         return outcome
     }
 
-    /// A domain read from its folder, as it is to be stored, and its load.
+    /// A domain read from its folder, as it is to be stored, its load, and the bytes it holds.
     private struct Pushed {
-        var domain: StoredDomain
-        var loaded: LoadedDomain
-        var bytes: Int { domain.siteJSON.count + domain.files.values.reduce(0) { $0 + $1.count } }
+        let domain: StoredDomain
+        let loaded: LoadedDomain
+        let bytes: Int
+
+        init(domain: StoredDomain, loaded: LoadedDomain) {
+            self.domain = domain
+            self.loaded = loaded
+            bytes = domain.siteJSON.count + domain.files.values.reduce(0) { $0 + $1.count }
+        }
     }
 
     /// Checks `folders` as `check` does (the TLS certificates of a signing domain read into `tls` once, when a
