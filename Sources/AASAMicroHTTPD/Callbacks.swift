@@ -489,8 +489,9 @@ extension ConnectionState {
 /// (`gnutls_session_set_ptr`), and the connection's socket context holds the table pinned by
 /// ``connectionNotifyCallback``. So each listener uses its own table with no process-global state.
 /// Never fails for an unknown or missing name: the default entry is served (clients such as wrk send
-/// IP literals as SNI). GnuTLS frees nothing returned here (no `GNUTLS_CERT_RETR_DEINIT_ALL`): the pinned
-/// table keeps it alive. The staple is offered only while it is valid; GnuTLS sends it only to clients
+/// IP literals as SNI). A certificate imported on first use that GnuTLS refuses fails the handshake (its
+/// ``DeferredCredential/failure`` says why). GnuTLS frees nothing returned here (no `GNUTLS_CERT_RETR_DEINIT_ALL`):
+/// the connection keeps the credential alive, whatever its table's cache lets go. The staple is offered only while it is valid; GnuTLS sends it only to clients
 /// that asked for one (`status_request`).
 let certificateRetrieveCallback:
     @convention(c) (
@@ -502,9 +503,14 @@ let certificateRetrieveCallback:
         guard let session, let certificates, let certificateCount, let privateKey,
             let connection = gnutls_session_get_ptr(session),
             let state = ConnectionState.of(OpaquePointer(connection)),
-            let table = state.certificates
+            let table = state.certificates, !state.certificateRefused
         else { return -1 }
-        let credential = table.credential(forServerName: state.serverName(of: session))
+        // GnuTLS asks again for each key exchange it tries: one import per handshake.
+        guard let credential = state.presented ?? table.credential(forServerName: state.serverName(of: session)) else {
+            state.certificateRefused = true
+            return -1
+        }
+        state.presented = credential
         certificates.pointee = credential.certificates
         certificateCount.pointee = credential.count
         privateKey.pointee = credential.privateKey

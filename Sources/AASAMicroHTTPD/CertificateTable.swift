@@ -24,6 +24,9 @@ public final class CertificateTable: Sendable {
         public var staple: OCSPStaple?
         /// The credential imported before, which the table serves instead of importing the PEM.
         public let credential: GnuTLSCredential?
+        /// The certificate checked before, which the table imports when a handshake first asks for one of its names
+        /// and keeps in its ``CredentialCache``.
+        public let deferred: DeferredCredential?
         /// Whether the entry serves its names only while no other entry covers them (exactly or by a wildcard):
         /// a stand-in, such as the temporary certificate of a domain waiting for its first ACME certificate.
         public var isFallback = false
@@ -39,6 +42,7 @@ public final class CertificateTable: Sendable {
             self.privateKeyPEM = privateKeyPEM
             self.staple = staple
             credential = nil
+            deferred = nil
         }
 
         /// An entry served by `credential`, imported before: a table rebuilt for one changed certificate among
@@ -51,7 +55,27 @@ public final class CertificateTable: Sendable {
             privateKeyPEM = []
             staple = nil
             self.credential = credential
+            deferred = nil
         }
+
+        /// An entry served by `deferred`, imported when a handshake first asks for one of `names` (through the
+        /// table's ``CredentialCache``): a server with a million certificates imports only those asked for.
+        public init(id: String, names: [String], deferred: DeferredCredential, isFallback: Bool = false) {
+            self.id = id
+            self.isFallback = isFallback
+            self.names = names
+            certificateChainPEM = []
+            privateKeyPEM = []
+            staple = nil
+            credential = nil
+            self.deferred = deferred
+        }
+    }
+
+    /// What serves an entry: a credential imported when the entry was made, or one imported on first use.
+    fileprivate enum Served: Sendable {
+        case imported(GnuTLSCredential)
+        case deferred(DeferredCredential)
     }
 
     /// A DER OCSP response stapled to handshakes (RFC 6066 `status_request`) until it expires.
@@ -72,7 +96,7 @@ public final class CertificateTable: Sendable {
     fileprivate struct Stored: Sendable {
         /// Its canonical names, to take them out when the entry goes.
         var names: [String]
-        var credential: GnuTLSCredential
+        var credential: Served
         var isFallback: Bool
     }
 
@@ -80,7 +104,7 @@ public final class CertificateTable: Sendable {
     /// served.
     fileprivate struct Candidate: Sendable {
         var id: String
-        var credential: GnuTLSCredential
+        var credential: Served
         var isFallback: Bool
 
         /// Whether this candidate is served before `other`.
@@ -127,23 +151,27 @@ public final class CertificateTable: Sendable {
         }
     }
 
-    /// Makes a table entry by entry, from entries whose credentials were imported before
-    /// (``Entry/init(id:names:credential:isFallback:)``): a server serving thousands of certificates makes its table
-    /// without an array of every entry.
+    /// Makes a table entry by entry, from entries whose credentials were imported or checked before
+    /// (``Entry/init(id:names:credential:isFallback:)``, ``Entry/init(id:names:deferred:isFallback:)``): a server
+    /// serving thousands of certificates makes its table without an array of every entry.
     public struct Builder {
         fileprivate var contents = Contents()
+        fileprivate let cache: CredentialCache
 
-        /// An empty table, with room for about `capacity` entries.
-        public init(capacity: Int = 0) {
+        /// An empty table, with room for about `capacity` entries, keeping the credentials of its deferred entries
+        /// in `cache`.
+        public init(capacity: Int = 0, cache: CredentialCache = CredentialCache(capacity: 0)) {
             contents.entries.reserveCapacity(capacity)
             contents.exact.reserveCapacity(capacity)
+            self.cache = cache
         }
 
         /// Adds `entry`.
         ///
-        /// - Throws: ``HTTPListenerError`` when the entry has no id or no credential, or the table has its id.
+        /// - Throws: ``HTTPListenerError`` when the entry has no id, or neither a credential nor a deferred one, or
+        ///   the table has its id.
         public mutating func add(_ entry: Entry) throws {
-            guard let id = entry.id, let credential = entry.credential else {
+            guard let id = entry.id, let credential = entry.served else {
                 throw HTTPListenerError(
                     .invalidCertificateTable, "an entry added to a table needs an id and an imported credential")
             }
@@ -162,14 +190,17 @@ public final class CertificateTable: Sendable {
         ///
         /// - Throws: ``HTTPListenerError`` when no entry was added, or none is `defaultID`.
         public func table(defaultID: String) throws -> CertificateTable {
-            try CertificateTable(contents, defaultID: defaultID)
+            try CertificateTable(contents, defaultID: defaultID, cache: cache)
         }
     }
 
     private let contents: Contents
     /// The id of the entry served without SNI or for an unknown name.
     public let defaultID: String
-    private let defaultCredential: GnuTLSCredential
+    private let defaultCredential: Served
+    /// Where the credentials of deferred entries are kept once a handshake imported them; shared with the tables
+    /// made from this one.
+    public let cache: CredentialCache
 
     /// Builds the table, importing the entries given as PEM into GnuTLS (spread over every processor). An entry
     /// without an ``Entry/id`` is named by its position (``positionID(_:)``).
@@ -192,13 +223,13 @@ public final class CertificateTable: Sendable {
         for index in named.indices where named[index].id == nil { named[index].id = Self.positionID(index) }
         var builder = Builder(capacity: named.count)
         for (entry, kept) in zip(named, try Self.imported(named)) { try builder.add(entry.id!, kept) }
-        try self.init(builder.contents, defaultID: named[defaultEntry].id!)
+        try self.init(builder.contents, defaultID: named[defaultEntry].id!, cache: builder.cache)
     }
 
     /// The table of `contents`, serving `defaultID` without SNI or for an unknown name.
     ///
     /// - Throws: ``HTTPListenerError`` when `contents` is empty or has no entry `defaultID`.
-    private init(_ contents: Contents, defaultID: String) throws {
+    private init(_ contents: Contents, defaultID: String, cache: CredentialCache) throws {
         guard !contents.entries.isEmpty else {
             throw HTTPListenerError(.invalidCertificateTable, "a TLS listener needs at least one certificate")
         }
@@ -208,6 +239,7 @@ public final class CertificateTable: Sendable {
         }
         self.contents = contents
         self.defaultID = defaultID
+        self.cache = cache
         defaultCredential = serving.credential
     }
 
@@ -230,27 +262,28 @@ public final class CertificateTable: Sendable {
             contents.remove(entry.id!)
             contents.insert(entry.id!, kept)
         }
-        return try CertificateTable(contents, defaultID: defaultID ?? self.defaultID)
+        return try CertificateTable(contents, defaultID: defaultID ?? self.defaultID, cache: cache)
     }
 
     /// Each entry's canonical names and credential: imported from PEM (spread over every processor, sharing
-    /// the intermediates the chains have in common) or taken as given.
+    /// the intermediates the chains have in common) or taken as given, imported or deferred.
     private static func imported(_ entries: [Entry]) throws -> [Stored] {
         let intermediates = SharedIntermediates()
         return try (0..<entries.count).concurrentMap { index -> Result<Stored, any Error> in
             let entry = entries[index]
             let names = entry.canonicalNames
-            if let credential = entry.credential {
+            if let credential = entry.served {
                 return .success(Stored(names: names, credential: credential, isFallback: entry.isFallback))
             }
             return Result {
                 Stored(
                     names: names,
-                    credential: try GnuTLSCredential(
-                        chainPEM: entry.certificateChainPEM, keyPEM: entry.privateKeyPEM, staple: entry.staple,
-                        label:
-                            "certificate entry \(entry.id ?? String(index)) (\(entry.names.joined(separator: ", ")))",
-                        intermediates: intermediates), isFallback: entry.isFallback)
+                    credential: .imported(
+                        try GnuTLSCredential(
+                            chainPEM: entry.certificateChainPEM, keyPEM: entry.privateKeyPEM, staple: entry.staple,
+                            label:
+                                "certificate entry \(entry.id ?? String(index)) (\(entry.names.joined(separator: ", ")))",
+                            intermediates: intermediates)), isFallback: entry.isFallback)
             }
         }.map { try $0.get() }
     }
@@ -267,15 +300,26 @@ public final class CertificateTable: Sendable {
     /// The ids of the entries, in no particular order.
     public var ids: [String] { contents.entries.keys }
 
-    /// The credential served for `serverName` (``entryID(forServerName:)``).
-    func credential(forServerName serverName: String?) -> GnuTLSCredential {
-        guard let serverName else { return defaultCredential }
-        return candidate(for: CertificateName.canonical(serverName))?.credential ?? defaultCredential
+    /// The credential served for `serverName` (``entryID(forServerName:)``), imported now if its entry is deferred
+    /// and the cache does not hold it; `nil` when that import fails (``DeferredCredential/failure`` says why).
+    func credential(forServerName serverName: String?) -> GnuTLSCredential? {
+        guard let serverName, let candidate = candidate(for: CertificateName.canonical(serverName)) else {
+            return credential(defaultCredential, id: defaultID)
+        }
+        return credential(candidate.credential, id: candidate.id)
     }
 
-    /// The credential of the entry `id`, if the table has one.
+    /// The credential of the entry `id`, if the table has one (imported now if it is deferred, as for a handshake).
     public func credential(id: String) -> GnuTLSCredential? {
-        contents.entries[id]?.credential
+        contents.entries[id].flatMap { credential($0.credential, id: id) }
+    }
+
+    /// The credential `served` stands for: itself, or the deferred one's from the cache.
+    private func credential(_ served: Served, id: String) -> GnuTLSCredential? {
+        switch served {
+        case .imported(let credential): credential
+        case .deferred(let deferred): cache.credential(for: deferred, label: "certificate entry '\(id)'")
+        }
     }
 
     /// The id of the entry served for `serverName`: exact name, else a `*.` entry for its parent, else the default.
@@ -304,6 +348,12 @@ public final class CertificateTable: Sendable {
 }
 
 extension CertificateTable.Entry {
+    /// What serves the entry, when it was given one.
+    fileprivate var served: CertificateTable.Served? {
+        if let credential { return .imported(credential) }
+        return deferred.map { .deferred($0) }
+    }
+
     /// The entry's names in canonical form: its own array when they are already (the usual case), one array per
     /// certificate.
     fileprivate var canonicalNames: [String] {

@@ -22,6 +22,11 @@ final class ConnectionState: @unchecked Sendable {
     /// When the client must have sent a complete request head, or the body its route accepted, in
     /// ``ConnectionState/now()`` nanoseconds; 0 while a request is being handled.
     let headerDeadline: Atomic<UInt64>
+    /// The credential the handshake presented, kept until the connection closes: GnuTLS reads it after the
+    /// certificate callback returns, and the table's cache may let it go meanwhile.
+    var presented: GnuTLSCredential?
+    /// Whether the handshake's certificate could not be imported (the handshake fails).
+    var certificateRefused = false
     /// The SNI host name, lower-cased without a trailing dot, once the handshake or the first request read it.
     var serverName: String?
     /// Whether ``serverName`` has been looked up (a client may send no SNI at all).

@@ -47,41 +47,53 @@ public final class GnuTLSCredential: @unchecked Sendable {
 
     /// ``init(chainPEM:keyPEM:staple:label:intermediates:)`` for a chain already decoded: its certificates' DER,
     /// leaf first (a server reading a certificate folder decodes the PEM once, for its summary and for this).
-    public init(
+    public convenience init(
         chain: [[UInt8]], keyPEM: [UInt8], staple: CertificateTable.OCSPStaple? = nil, label: String,
         intermediates: SharedIntermediates = SharedIntermediates()
     ) throws {
-        let parts = try Self.importChain(chain, label: label, intermediates: intermediates)
+        try self.init(
+            parts: try Self.importChain(chain, label: label, intermediates: intermediates),
+            key: PrivateKeyBytes(pem: keyPEM), staple: staple, label: label)
+    }
+
+    /// A credential of certificates imported before (leaf first) and `key`.
+    init(parts: [GnuTLSCertificate], key: PrivateKeyBytes, staple: CertificateTable.OCSPStaple?, label: String)
+        throws
+    {
         let imported = UnsafeMutablePointer<gnutls_pcert_st>.allocate(capacity: parts.count)
         imported.initialize(from: parts.map(\.pcert), count: parts.count)
 
-        var key: gnutls_privkey_t? = nil
-        var keyResult = gnutls_privkey_init(&key)
-        if keyResult >= 0, let key {
-            keyResult = keyPEM.withUnsafeBytes { bytes in
+        var privateKey: gnutls_privkey_t? = nil
+        var keyResult = gnutls_privkey_init(&privateKey)
+        if keyResult >= 0, let privateKey {
+            keyResult = key.bytes.withUnsafeBytes { bytes in
                 var datum = gnutls_datum_t(
                     data: UnsafeMutablePointer(mutating: bytes.bindMemory(to: UInt8.self).baseAddress),
                     size: UInt32(bytes.count))
-                return gnutls_privkey_import_x509_raw(key, &datum, GNUTLS_X509_FMT_PEM, nil, 0)
+                return gnutls_privkey_import_x509_raw(
+                    privateKey, &datum, key.isPEM ? GNUTLS_X509_FMT_PEM : GNUTLS_X509_FMT_DER, nil, 0)
             }
         }
-        guard keyResult >= 0, let key else {
-            if let key { gnutls_privkey_deinit(key) }
+        guard keyResult >= 0, let privateKey else {
+            if let privateKey { gnutls_privkey_deinit(privateKey) }
             imported.deallocate()
             throw Self.error(keyResult, "could not import the private key of \(label)", code: .invalidPrivateKey)
         }
         self.certificates = imported
         self.parts = parts
-        self.privateKey = key
+        self.privateKey = privateKey
         self.staple = staple.map(Self.ocspData)
 
         // A key that does not belong to the leaf makes every handshake fail; refuse it here instead.
-        guard Self.belongTogether(imported.pointee.pubkey, key) else {
+        guard Self.belongTogether(imported.pointee.pubkey, privateKey) else {
             throw HTTPListenerError(
                 .keyMismatch,
                 "the private key of \(label) does not belong to its leaf certificate; pair each chain with its own key")
         }
     }
+
+    /// The certificates after the leaf, as imported (shared with the other chains that hold them).
+    var intermediates: ArraySlice<GnuTLSCertificate> { parts.dropFirst() }
 
     deinit {
         // The structures themselves are ``parts``' to free.
@@ -95,7 +107,7 @@ public final class GnuTLSCredential: @unchecked Sendable {
 
     /// Every certificate of a chain (DER, leaf first; a PEM chain's `CERTIFICATE` and `X509 CERTIFICATE` blocks,
     /// as GnuTLS reads a chain): the leaf imported, the rest taken from `intermediates`.
-    private static func importChain(_ blocks: [[UInt8]], label: String, intermediates: SharedIntermediates) throws
+    static func importChain(_ blocks: [[UInt8]], label: String, intermediates: SharedIntermediates) throws
         -> [GnuTLSCertificate]
     {
         guard !blocks.isEmpty else {
@@ -189,7 +201,7 @@ public final class GnuTLSCredential: @unchecked Sendable {
         return Array(id.prefix(size))
     }
 
-    private static func error(
+    static func error(
         _ result: Int32, _ what: String, code: HTTPListenerError.Code = .invalidCertificate
     ) -> HTTPListenerError {
         let text = gnutls_strerror(result).map { String(cString: $0) } ?? "GnuTLS error \(result)"

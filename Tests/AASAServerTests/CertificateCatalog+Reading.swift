@@ -34,12 +34,14 @@ struct ServedCertificates {
     var table: CertificateTable?
     /// With ACME, the temporary certificates of the domains no certificate covers.
     var temporaryCertificates: TemporaryCertificates?
+    /// Where handshakes keep the certificates they import, as the server's HTTPS listener does.
+    let cache = CredentialCache(capacity: ServerConfiguration.defaultCertificateCache)
 
     /// Reads `directory` into ``catalog`` and brings ``table`` up to it; returns the findings.
     mutating func read(_ directory: String, domains: [String], at now: Date) throws -> [Diagnostic] {
         let intake = catalog.take(directory, domains: domains, temporary: temporaryCertificates != nil, at: now)
         table = try CertificateTable.serving(
-            catalog, change: intake.change, after: table, temporary: temporaryCertificates)
+            catalog, change: intake.change, after: table, temporary: temporaryCertificates, cache: cache)
         return intake.diagnostics
     }
 

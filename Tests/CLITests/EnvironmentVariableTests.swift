@@ -182,6 +182,11 @@ import Testing
             "--threads must be at least 1 (the value comes from AASA_SERVER_THREADS)"
         ),
         (
+            ["AASA_SERVER_CERTIFICATE_CACHE": "-1"], ["serve"],
+            "--certificate-cache must be between 0 and 100000000 certificates (the value comes from "
+                + "AASA_SERVER_CERTIFICATE_CACHE)"
+        ),
+        (
             ["AASA_SERVER_ADMIN_HOST": "ok.example, bad host"], ["serve"],
             "--admin-host 'bad host' is not a host name (the value comes from AASA_SERVER_ADMIN_HOST)"
         ),

@@ -27,6 +27,8 @@ public final class AdminRoutes: RouteTable {
         public var cdn: (@Sendable () -> [String: (apple: CDNObservation?, google: CDNObservation?)])?
         /// What the replica knows of its store; `nil` without `--store`.
         public var store: (@Sendable () -> StoreStatus)?
+        /// What the HTTPS listener's certificate cache did and holds; `nil` without HTTPS.
+        public var certificateCache: (@Sendable () -> CertificateCacheFigures)?
         /// Answers the tenant API (every path under `/api/v1/`), called only for a request whose Host, cross-site
         /// headers and token passed (``APIRequest``); `nil`: the API is 404.
         public var api: (@Sendable (APIRequest) -> Response)?
@@ -395,6 +397,7 @@ public final class AdminRoutes: RouteTable {
         gauges.acmeQueue = acme?.queue
         gauges.cdn = live.cdn?()
         gauges.store = live.store?()
+        gauges.certificateCache = live.certificateCache?()
         gauges.shard = serverStatus?.shard
         for domain in serverStatus?.domains ?? [] {
             gauges.domainStates[domain.state, default: 0] += 1

@@ -49,6 +49,9 @@ struct AdminWiring: Sendable {
         if configuration.acme != nil {
             live.retryACME = { [acme] domain in acme()?.retryNow(domain) ?? .unknownDomain }
         }
+        if configuration.httpsPort != nil {
+            live.certificateCache = { [listeners] in listeners.certificateCacheFigures }
+        }
         if let settings = configuration.store {
             let server = PostgresConnection.server(of: settings.uri)
             live.store = { [store] in store() ?? StoreStatus(server: server, replica: settings.replica) }

@@ -20,6 +20,8 @@ struct Metrics {
         var shard: Shard?
         /// What the replica knows of its store; `nil` without `--store`.
         var store: StoreStatus?
+        /// The HTTPS listener's certificate cache; `nil` without HTTPS.
+        var certificateCache: CertificateCacheFigures?
     }
 
     static let version = "0.1.0"
@@ -94,6 +96,23 @@ struct Metrics {
         for (folder, notAfter) in gauges.certificateExpiry.sorted(by: { $0.folder < $1.folder }) {
             sample(
                 "aasa_certificate_expiry_seconds", [("certificate", folder)], format(notAfter.timeIntervalSince(now)))
+        }
+        if let cache = gauges.certificateCache {
+            family(
+                "aasa_tls_certificates_cached", "gauge",
+                "Certificates imported for TLS handshakes and kept (serve --certificate-cache bounds them).")
+            sample("aasa_tls_certificates_cached", [], "\(cache.count)")
+            family(
+                "aasa_tls_certificate_lookups_total", "counter",
+                "Handshakes by how their certificate was found: hit (kept imported), imported (imported for it), "
+                    + "failed (GnuTLS refused it: the handshake failed, /status names the certificate).")
+            for (result, value) in [("hit", cache.hits), ("imported", cache.imports), ("failed", cache.failures)] {
+                sample("aasa_tls_certificate_lookups_total", [("result", result)], "\(value)")
+            }
+            family(
+                "aasa_tls_certificate_evictions_total", "counter",
+                "Imported certificates let go to keep the cache within its bound.")
+            sample("aasa_tls_certificate_evictions_total", [], "\(cache.evictions)")
         }
         if let orders = gauges.acmeOrders {
             family(

@@ -25,7 +25,7 @@ struct CertificateCatalog: Sendable {
             folder: folder, names: serving?.names ?? [], serving: serving != nil,
             fingerprint: serving?.fingerprint.description, notAfter: serving?.notAfter,
             lastGoodLoad: serving?.loadedAt,
-            errors: found.errors, warnings: found.warnings)
+            errors: found.errors + (serving?.handshakeFailure.map { [$0] } ?? []), warnings: found.warnings)
     }
 
     /// The state of every certificate folder, in no particular order.
@@ -101,7 +101,7 @@ struct CertificateCatalog: Sendable {
             case nil: "no certificate in the certificate folder covers \(domain)"
             case let covering? where covering.notAfter <= now:
                 "the certificate of \(domain) (folder '\(covering.folderName)') has expired"
-            default: nil
+            case let covering?: covering.handshakeFailure?.message
             }
         return DomainCertificateStatus(
             source: .files, state: problem == nil ? .valid : .failed, expiry: covering?.notAfter,

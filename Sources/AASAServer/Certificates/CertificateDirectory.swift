@@ -6,9 +6,10 @@ public import Foundation
 /// One certificate found in the certificate folder, certbot layout: `<certs>/<name>/fullchain.pem` + `privkey.pem`.
 ///
 /// Read for serving: the leaf's names and dates come from ``CertificateSummary`` (no OpenSSL), and the key is
-/// not parsed here. The chain and key are imported into GnuTLS to serve them (the leaf's public key from the
+/// not parsed here. The chain and key are checked by importing them into GnuTLS (the leaf's public key from the
 /// numbers read in Swift, `LeafPublicKey`), which refuses a key that does not belong to the leaf
-/// (``CertificateDirectory/loadFolders(now:known:importing:)``, for `check` and the server alike).
+/// (``CertificateDirectory/loadFolders(now:known:importing:)``, for `check` and the server alike), and kept compactly
+/// for a handshake to import again (``DeferredCredential``).
 public struct DomainCertificate: Sendable {
     /// The folder name (a domain, `*.example.com`, or anything else; the SANs decide what it covers).
     public var folderName: String
@@ -24,9 +25,9 @@ public struct DomainCertificate: Sendable {
     public var chainPEM: [UInt8]
     /// The PEM key as read; empty once imported. Never logged or served.
     public var keyPEM: [UInt8]
-    /// The chain, key and staple imported into GnuTLS, when the folder was read for serving
-    /// (``CertificateDirectory/loadFolders(now:known:importing:)``).
-    public var credential: GnuTLSCredential?
+    /// The chain, key and staple as checked by GnuTLS, to import when a handshake asks for them, when the folder was
+    /// read for serving (``CertificateDirectory/loadFolders(now:known:importing:)``).
+    public var credential: DeferredCredential?
     /// The DNS names the leaf covers (SANs; the subject CN only when there are none).
     public var names: [String] { summary.names }
     /// When the leaf expires.
@@ -157,9 +158,9 @@ public struct CertificateDirectory: Sendable {
     ///
     /// With `importing` (a server reading what it will serve), each certificate is imported into GnuTLS as soon as
     /// it is read, on the same thread: a chain or key GnuTLS refuses is that folder's error (`check` reads the
-    /// folder this way too, so it reports exactly what the server refuses), and the PEM bytes are let go at once instead of being held for every folder
-    /// until the SNI table is built (18 MiB at 10,000 folders, freed after the load in pieces too small to give
-    /// back to the system; docs/benchmarks.md).
+    /// folder this way too, so it reports exactly what the server refuses). What a handshake needs is kept as DER
+    /// (``DeferredCredential``), and the PEM bytes are let go at once instead of being held for every folder until
+    /// the SNI table is built.
     ///
     /// With `only`, just the folders of those names are read (what a reload of a few changed folders needs); a name
     /// with no folder is left out, as in a full listing. `beforeReading` is called with each folder's name on the
@@ -320,7 +321,7 @@ public struct CertificateDirectory: Sendable {
         return (certificate, blocks.map(\.bytes))
     }
 
-    /// `certificate` with its credential imported from `chain` (its certificates' DER) and its PEM bytes let go, or
+    /// `certificate` with its credential checked from `chain` (its certificates' DER) and its PEM bytes let go, or
     /// `nil` with GnuTLS's refusal.
     private static func imported(
         _ certificate: DomainCertificate, chain: [[UInt8]], sharing intermediates: SharedIntermediates,
@@ -328,7 +329,7 @@ public struct CertificateDirectory: Sendable {
     ) -> DomainCertificate? {
         var certificate = certificate
         do {
-            certificate.credential = try GnuTLSCredential(
+            certificate.credential = try DeferredCredential(
                 chain: chain, keyPEM: certificate.keyPEM, staple: certificate.tableStaple,
                 label: "certificate folder '\(certificate.folderName)'", intermediates: intermediates)
         } catch {

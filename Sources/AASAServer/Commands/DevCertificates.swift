@@ -24,7 +24,8 @@ public struct DevCertificates: Sendable {
     }
 
     /// Makes sure each of `names` (plus `localhost`) has a certificate, issuing from the dev CA
-    /// (created on first use, key mode 0600) for those without one, or for all with `replace`.
+    /// (created on first use, key mode 0600) for those without one, or for all with `replace`, on every processor.
+    /// The first name that cannot be issued or written is the error; the others are written.
     public func ensure(names: [String], replace: Bool = false) throws -> Report {
         try FileManager.default.createDirectory(atPath: certificateDirectory, withIntermediateDirectories: true)
         let authority = try DevCertificateAuthority.loadOrCreate(
@@ -39,15 +40,23 @@ public struct DevCertificates: Sendable {
         var wanted: [String] = []
         var seen: Set<String> = []
         for name in names + ["localhost"] where seen.insert(name).inserted { wanted.append(name) }
+        var issuing: [String] = []
         for name in wanted {
-            let covered = coverage.firstIndex(covering: name) != nil
-            if covered && !replace {
+            if !replace && coverage.firstIndex(covering: name) != nil {
                 report.kept.append(name)
-                continue
+            } else {
+                issuing.append(name)
             }
+        }
+        // Each certificate is a key, a signature and two files of its own: thousands are issued on every processor.
+        let directory = certificateDirectory
+        let outcomes = issuing.concurrentMap { name -> Result<Void, any Error> in
             // localhost also gets the loopback addresses, so https://127.0.0.1 works from a browser.
             let sans = name == "localhost" ? ["localhost", "127.0.0.1", "::1"] : [name]
-            try authority.issue(names: sans).writeCertbotLayout(into: certificateDirectory, name: name)
+            return Result { _ = try authority.issue(names: sans).writeCertbotLayout(into: directory, name: name) }
+        }
+        for (name, outcome) in zip(issuing, outcomes) {
+            try outcome.get()
             report.issued.append(name)
         }
         return report

@@ -71,6 +71,11 @@ public struct ServerConfiguration: Sendable {
     public var removalGrace: Duration = .seconds(30)
     /// The bytes of pages all domains of one load may read together (``PagesBudget``).
     public var pagesMemory: Int = 1 << 30
+    /// How many certificates the HTTPS listener keeps imported for handshakes (``CredentialCache``); the others are
+    /// imported when a client first asks for one of their names.
+    public var certificateCache = ServerConfiguration.defaultCertificateCache
+    /// ``certificateCache`` unless set: Caddy's default, and about 33 MB of GnuTLS's state.
+    public static let defaultCertificateCache = 10_000
     /// How the public listeners wait for sockets; `nil`: poll for HTTPS, epoll for HTTP (see `EventLoop`).
     public var eventLoop: ListenerEventLoop?
     /// Whether to reload when the config or certificate folder changes (inotify); SIGHUP reloads either way.

@@ -3,28 +3,29 @@ import AASAMicroHTTPD
 
 extension CertificateTable {
     /// The SNI table serving `certificates`: each served certificate under its folder's name, and with `temporary`
-    /// (ACME) the temporary certificate of each domain waiting for its own; `nil` when nothing is served.
+    /// (ACME) the temporary certificate of each domain waiting for its own; `nil` when nothing is served. Each
+    /// certificate is imported when a handshake first asks for it, and kept in `cache`.
     ///
     /// - Throws: ``HTTPListenerError`` when the entry the catalog serves without SNI is not in the table.
-    static func serving(_ certificates: CertificateCatalog, temporary: TemporaryCertificates?) throws
-        -> CertificateTable?
-    {
+    static func serving(
+        _ certificates: CertificateCatalog, temporary: TemporaryCertificates?, cache: CredentialCache
+    ) throws -> CertificateTable? {
         guard let defaultEntry = certificates.defaultEntry else { return nil }
         // Entry by entry: an array of every served certificate would be one more at the start's peak.
-        var builder = Builder(capacity: certificates.served.count + certificates.temporary.count)
+        var builder = Builder(capacity: certificates.served.count + certificates.temporary.count, cache: cache)
         for (_, certificate) in certificates.served { try builder.add(certificate.tableEntry) }
         for entry in temporaryEntries(certificates.temporary.sorted(), from: temporary) { try builder.add(entry) }
         temporary?.keep(only: certificates.temporary)
         return try builder.table(defaultID: defaultEntry.tableID)
     }
 
-    /// `current` brought up to `certificates` by `change`, or made whole when there is no table yet (``serving(_:temporary:)``);
-    /// `current` itself when nothing changed.
+    /// `current` brought up to `certificates` by `change`, or made whole when there is no table yet
+    /// (``serving(_:temporary:cache:)``); `current` itself when nothing changed.
     static func serving(
         _ certificates: CertificateCatalog, change: CertificateChange, after current: CertificateTable?,
-        temporary: TemporaryCertificates?
+        temporary: TemporaryCertificates?, cache: CredentialCache
     ) throws -> CertificateTable? {
-        guard let current else { return try serving(certificates, temporary: temporary) }
+        guard let current else { return try serving(certificates, temporary: temporary, cache: cache) }
         guard !change.isEmpty else { return current }
         return try current.updating(to: certificates, change: change, temporary: temporary)
     }
@@ -64,6 +65,6 @@ extension CertificateTable {
 extension ServedCertificate {
     /// The SNI table's entry for this certificate, under its folder's name.
     var tableEntry: CertificateTable.Entry {
-        CertificateTable.Entry(id: CertificateEntryID.folder(folderName).tableID, names: names, credential: credential)
+        CertificateTable.Entry(id: CertificateEntryID.folder(folderName).tableID, names: names, deferred: credential)
     }
 }

@@ -17,6 +17,8 @@ final class Listeners: Service {
     private let recorder: TrafficRecorder
     /// With ACME, the temporary certificates of the domains no certificate covers yet, for the SNI table.
     private let temporaryCertificates: TemporaryCertificates?
+    /// The certificates imported for handshakes, shared by every SNI table the HTTPS listener serves.
+    private let credentialCache: CredentialCache
     /// The SNI table the HTTPS listener serves, made of the catalog's certificates;
     /// `behind`: the last could not be made, so the one served is not the catalog's and the next is made whole.
     private let sni = Mutex<(table: CertificateTable?, behind: Bool)>((nil, false))
@@ -33,6 +35,7 @@ final class Listeners: Service {
         self.logger = logger
         self.recorder = recorder
         self.temporaryCertificates = temporaryCertificates
+        credentialCache = CredentialCache(capacity: configuration.certificateCache)
     }
 
     /// The port and address each configured listener listens on.
@@ -68,7 +71,7 @@ final class Listeners: Service {
     {
         let table: CertificateTable?
         do {
-            table = try CertificateTable.serving(certificates, temporary: temporaryCertificates)
+            table = try CertificateTable.serving(certificates, temporary: temporaryCertificates, cache: credentialCache)
         } catch {
             throw Server.StartupError(
                 diagnostics: [
@@ -189,10 +192,12 @@ final class Listeners: Service {
             let next: CertificateTable?
             do {
                 next = try CertificateTable.serving(
-                    certificates, change: change, after: current, temporary: temporaryCertificates)
+                    certificates, change: change, after: current, temporary: temporaryCertificates,
+                    cache: credentialCache)
             } catch {
                 do {
-                    next = try CertificateTable.serving(certificates, temporary: temporaryCertificates)
+                    next = try CertificateTable.serving(
+                        certificates, temporary: temporaryCertificates, cache: credentialCache)
                 } catch {
                     sni.behind = true
                     throw error
@@ -232,6 +237,9 @@ final class Listeners: Service {
     var servesPublicly: Bool {
         running.withLock { $0[.https] != nil || $0[.http] != nil }
     }
+
+    /// What the certificate cache of the HTTPS listener did since the start, and holds.
+    var certificateCacheFigures: CertificateCacheFigures { CertificateCacheFigures(credentialCache.figures) }
 
     /// The public listeners' connection figures, for `/metrics` and `/status`.
     var figures: [String: AdminRoutes.ListenerFigures] {

@@ -199,6 +199,13 @@ struct ServerOptions: ParsableArguments {
 
     @Option(
         help: ArgumentHelp(
+            "Certificates kept imported for TLS handshakes, the least recently used let go first; the others are "
+                + "held compactly and imported when a client first asks for one of their names; 0 imports at every "
+                + "handshake (env: \(EnvironmentVariable.certificateCache)).", valueName: "count"))
+    var certificateCache: Int = Environment.value(.certificateCache, ServerConfiguration.defaultCertificateCache)
+
+    @Option(
+        help: ArgumentHelp(
             "How often Apple's CDN copy (and Google's, for domains serving assetlinks.json) of each served domain is "
                 + "checked against what is served, e.g. 30m, 6h, 1d; 0 turns the check off; off with --dev unless given "
                 + "(env: \(EnvironmentVariable.cdnCheckInterval)).", valueName: "duration"))
@@ -310,6 +317,9 @@ struct ServerOptions: ParsableArguments {
         if pagesMemory < 1 || pagesMemory > 1 << 20 {
             throw ValidationError("--pages-memory must be between 1 and 1048576 MiB")
         }
+        if certificateCache < 0 || certificateCache > 100_000_000 {
+            throw ValidationError("--certificate-cache must be between 0 and 100000000 certificates")
+        }
         if acme && httpPort == nil {
             throw ValidationError(
                 "--acme needs the plain HTTP listener, where the CA validates each domain "
@@ -366,6 +376,7 @@ struct ServerOptions: ParsableArguments {
             sessionTicketLifetime == 0 ? nil : .seconds(sessionTicketLifetime)
         configuration.shard = try shard.map { text throws in try Shard(parsing: text) }
         configuration.pagesMemory = pagesMemory << 20
+        configuration.certificateCache = certificateCache
         if let uri = store ?? Environment.optional(.store) {
             var key: StoreKey?
             if let file = storeKeyFile ?? Environment.optional(.storeKeyFile) {
@@ -423,6 +434,7 @@ extension EnvironmentVariable {
     static let replica: Self = "AASA_SERVER_REPLICA"
     static let removalGrace: Self = "AASA_SERVER_REMOVAL_GRACE"
     static let pagesMemory: Self = "AASA_SERVER_PAGES_MEMORY"
+    static let certificateCache: Self = "AASA_SERVER_CERTIFICATE_CACHE"
     static let cdnCheckInterval: Self = "AASA_SERVER_CDN_CHECK_INTERVAL"
     static let appleCdn: Self = "AASA_SERVER_APPLE_CDN"
     static let googleDal: Self = "AASA_SERVER_GOOGLE_DAL"
