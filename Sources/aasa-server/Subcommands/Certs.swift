@@ -47,14 +47,19 @@ struct Certs: ParsableCommand {
         }
 
         func run() throws {
-            let sites = (try? SiteConfigLoader().loadAll(directory: configOptions.config)) ?? []
+            // Each domain's services, for the entitlement lines: read on every processor, and nothing else of the
+            // domain kept (a million domains' configs would not fit in memory).
+            let loader = SiteConfigLoader()
+            let sites = ((try? DomainFolder.list(configOptions.config)) ?? []).concurrentMap { folder in
+                let loaded = loader.loadDomain(folder)
+                return (domain: loaded.domain, services: loaded.generated?.file.services ?? [])
+            }
+            let services = Dictionary(sites.map { ($0.domain, $0.services) }, uniquingKeysWith: { first, _ in first })
             let names = domains.isEmpty ? sites.map(\.domain) : domains.map { $0.lowercased() }
             do {
                 let report = try DevCertificates(certificateDirectory: certsOptions.certs).ensure(
                     names: names, replace: replace)
-                let listed = names.map { name in
-                    (name, sites.first { $0.domain == name }?.generated?.file.services ?? [])
-                }
+                let listed = names.map { name in (name, services[name] ?? []) }
                 print(
                     DevCertificates.instructions(report: report, domains: listed, httpsPort: httpsPort), terminator: "")
             } catch {

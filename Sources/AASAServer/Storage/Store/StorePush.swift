@@ -77,7 +77,7 @@ public struct StorePush {
     }
 
     /// A domain read from its folder, as it is to be stored, its load, and the bytes it holds.
-    private struct Pushed {
+    private struct Pushed: Sendable {
         let domain: StoredDomain
         let loaded: LoadedDomain
         let bytes: Int
@@ -131,18 +131,22 @@ public struct StorePush {
         try write(pending, to: store, outcome: &outcome, say: say)
     }
 
-    /// Compares `pushed` with what the store holds (one read for them all) and writes those that differ in one
-    /// transaction, saying each one's summary.
+    /// Compares `pushed` with what the store holds (one read for them all; the files' digests and the summaries made
+    /// on every processor) and writes those that differ in one transaction, saying each one's summary in order.
     private func write(_ pushed: [Pushed], to store: Store, outcome: inout Outcome, say: (String) -> Void) throws {
         guard !pushed.isEmpty else { return }
         let stored = try store.domainDigests(pushed.map(\.domain.name))
-        var writes: [Store.DomainWrite] = []
-        for item in pushed {
+        let dryRun = dryRun
+        let summaries = pushed.concurrentMap { item -> String? in
             let before = stored[item.domain.name]
             let digests = before == nil ? [:] : item.domain.files.mapValues(SHA256.digest)
-            if let before, before.siteJSON == item.domain.siteJSON, before.files == digests { continue }
-            let summary = Self.summary(
+            if let before, before.siteJSON == item.domain.siteJSON, before.files == digests { return nil }
+            return Self.summary(
                 stored: before, pushed: item.domain, digests: digests, loaded: item.loaded, dryRun: dryRun)
+        }
+        var writes: [Store.DomainWrite] = []
+        for (item, summary) in zip(pushed, summaries) {
+            guard let summary else { continue }
             say(summary)
             outcome.changed += 1
             writes.append(
@@ -278,23 +282,33 @@ public struct StorePush {
     }
 
     /// Compares `read` (the certificate folders' files, private keys in plaintext) with what the store holds (one
-    /// read for them all) and writes those that differ, their keys sealed, in one transaction; returns how many.
+    /// read for them all; the stored keys opened and the new ones sealed on every processor) and writes those that
+    /// differ, their keys sealed, in one transaction; returns how many. The first certificate that fails, in order, is
+    /// the error, and nothing is written.
     private func writeCertificates(
         _ read: [StoredCertificate], to store: Store, key: StoreKey, say: (String) -> Void
     ) throws -> Int {
         guard !read.isEmpty else { return 0 }
         let stored = try store.certificates(read.map(\.name))
-        var writes: [StoredCertificate] = []
-        for var certificate in read {
-            let before = stored[certificate.name]
-            if let before, try Self.same(before, certificate.files, key: key) { continue }
-            if let plain = certificate.files[.privateKey] {
-                certificate.files[.privateKey] = try key.seal(plain, context: Store.sealingContext(certificate.name))
+        let sealed = read.concurrentMap { certificate -> Result<StoredCertificate?, any Error> in
+            Result {
+                if let before = stored[certificate.name], try Self.same(before, certificate.files, key: key) {
+                    return nil
+                }
+                var sealed = certificate
+                if let plain = certificate.files[.privateKey] {
+                    sealed.files[.privateKey] = try key.seal(plain, context: Store.sealingContext(certificate.name))
+                }
+                return sealed
             }
+        }
+        var writes: [StoredCertificate] = []
+        for (certificate, outcome) in zip(read, sealed) {
+            guard let write = try outcome.get() else { continue }
             say(
-                "certificate \(certificate.name): \(before == nil ? "added" : "updated")"
+                "certificate \(certificate.name): \(stored[certificate.name] == nil ? "added" : "updated")"
                     + (dryRun ? " (dry run: not written)" : ""))
-            writes.append(certificate)
+            writes.append(write)
         }
         if !dryRun { try store.put(writes) }
         return writes.count
