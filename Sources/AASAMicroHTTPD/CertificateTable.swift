@@ -275,15 +275,12 @@ public final class CertificateTable: Sendable {
             if let credential = entry.served {
                 return .success(Stored(names: names, credential: credential, isFallback: entry.isFallback))
             }
+            let label = "certificate entry \(entry.id ?? String(index)) (\(entry.names.joined(separator: ", ")))"
             return Result {
-                Stored(
-                    names: names,
-                    credential: .imported(
-                        try GnuTLSCredential(
-                            chainPEM: entry.certificateChainPEM, keyPEM: entry.privateKeyPEM, staple: entry.staple,
-                            label:
-                                "certificate entry \(entry.id ?? String(index)) (\(entry.names.joined(separator: ", ")))",
-                            intermediates: intermediates)), isFallback: entry.isFallback)
+                let credential = try GnuTLSCredential(
+                    chainPEM: entry.certificateChainPEM, keyPEM: entry.privateKeyPEM, staple: entry.staple,
+                    label: label, intermediates: intermediates)
+                return Stored(names: names, credential: .imported(credential), isFallback: entry.isFallback)
             }
         }.map { try $0.get() }
     }

@@ -6,8 +6,11 @@ internal import CShims.GnuTLS
 /// reads the chain from; the certificates in it are owned by ``GnuTLSCertificate`` objects, intermediates
 /// shared between the chains of one table).
 ///
-/// A server imports each certificate folder once, as it reads it (so a refused key is that folder's finding,
-/// and the PEM bytes are not kept), then builds its SNI tables from these (``CertificateTable/Entry/init(names:credential:)``).
+/// A server checks each certificate folder by importing it once, as it reads it (so a refused key is that folder's
+/// finding), and keeps a ``DeferredCredential``; a handshake imports the credential again when it first needs it,
+/// and the listener's ``CredentialCache`` keeps a bounded number. Certificates made in memory (an ACME domain's
+/// temporary one) are served as credentials directly
+/// (``CertificateTable/Entry/init(id:names:credential:isFallback:)``).
 ///
 /// Immutable after init; GnuTLS only reads these during handshakes, from any thread, hence `@unchecked Sendable`.
 public final class GnuTLSCredential: @unchecked Sendable {
