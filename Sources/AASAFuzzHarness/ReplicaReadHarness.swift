@@ -5,6 +5,7 @@ import Foundation
 /// server runs on them:
 /// - a record of the store snapshot (`--store-cache`): ``SnapshotRecord/init(bytes:)``, and its head as a start
 ///   reads it first (``SnapshotRecord/revision(head:)``);
+/// - the frames of a pack of the snapshot, the input after the pack's magic (``SnapshotFrame/frames(in:maximumRecordBytes:)``);
 /// - `certs/acme/pacing.json` (``PacingState/init(json:)``), and `certs/acme/orders.json` member by member, the store's
 ///   `acme_orders` history whole (``ACMEHistory/init(json:)``);
 /// - the input split at its NUL bytes into the text cells PostgreSQL sends (a missing cell is `NULL`): a listing's
@@ -13,10 +14,12 @@ import Foundation
 ///
 /// Properties checked beyond "no crash, no hang": every failure is a named error (what, its value, the range it must
 /// lie in); nothing decoded holds a value out of range; a record read whole agrees with its head and writes back the
-/// same bytes; a history and a pacing state written as JSON read back equal.
+/// same bytes; a pack's frames follow each other from its magic to where they are said to end, each writing back the
+/// bytes it was read from; a history and a pacing state written as JSON read back equal.
 enum ReplicaReadHarness {
     static func run(_ bytes: [UInt8]) throws(InvariantViolation) {
         try snapshotRecord(bytes)
+        try snapshotPack(SnapshotFrame.fileMagic + bytes)
         if let json = JSONValue.parse(bytes) { try stateFiles(json) }
         let cells = bytes.split(separator: 0, omittingEmptySubsequences: false).map {
             String(decoding: $0, as: UTF8.self)
@@ -58,6 +61,21 @@ enum ReplicaReadHarness {
             // Left out as a file that is not a record.
             break
         }
+    }
+
+    private static func snapshotPack(_ pack: [UInt8]) throws(InvariantViolation) {
+        let read = SnapshotFrame.frames(in: pack, maximumRecordBytes: 1 << 16)
+        var offset = SnapshotFrame.fileMagic.count
+        for (at, frame) in read.frames {
+            let bytes = frame.bytes
+            try check(at == offset, "a pack's frame at \(at), not where the one before it ends (\(offset))")
+            try check(Array(pack[at..<min(pack.count, at + bytes.count)]) == bytes, "a frame writes back other bytes")
+            offset += bytes.count
+        }
+        try check(read.validEnd == offset, "a pack's frames end at \(offset), said to end at \(read.validEnd)")
+        try check(
+            (read.problem == nil) == (read.validEnd == pack.count),
+            "a pack cut short at \(read.validEnd) with no reason")
     }
 
     private static func stateFiles(_ json: JSONValue) throws(InvariantViolation) {

@@ -276,9 +276,9 @@ import Testing
                 record += Array("site.json".utf8)
                 record += (0..<4).map { UInt8(truncatingIfNeeded: site.count >> (24 - 8 * $0)) } + site
                 try FileManager.default.createDirectory(
-                    atPath: dir + "/cache/domains", withIntermediateDirectories: true,
-                    attributes: [.posixPermissions: 0o700])
-                try Data(record).write(to: URL(fileURLWithPath: dir + "/cache/domains/" + domain))
+                    atPath: dir + "/cache", withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+                let pack = SnapshotFrame.fileMagic + SnapshotFrame(put: domain, record: record).bytes
+                try Data(pack).write(to: URL(fileURLWithPath: dir + "/cache/domains.pack"))
             },
             noPass: "a replica that serves its snapshot needs its certificates sealed under a store key: "
                 + "StoredValueTests runs one"),

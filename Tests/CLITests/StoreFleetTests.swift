@@ -296,10 +296,14 @@ import Testing
         let cluster = try StoreCluster.current()
         cluster.stop()
         defer { try? cluster.start() }
-        // Two files that are not records: left out, in one log line.
-        for junk in ["junk-1.example", "junk-2.example"] {
-            _ = try workspace.write("cache/domains/\(junk)", "not a record")
-        }
+        // A write cut short: half of a frame of links.example after the last whole one. The rows before it are
+        // served, and it is named in one log line.
+        let pack = cache + "/domains.pack"
+        let frame = SnapshotFrame(put: "links.example", record: Array(repeating: 1, count: 600)).bytes
+        let handle = try #require(FileHandle(forWritingAtPath: pack))
+        try handle.seekToEnd()
+        try handle.write(contentsOf: Data(frame.prefix(300)))
+        try handle.close()
         let log = workspace.path + "/snapshot-start.log"
         (serve, folder) = try replica(workspace, uri, "r0", arguments: ["--store-cache", cache], log: log)
         _ = folder
@@ -308,8 +312,8 @@ import Testing
         #expect(try fetch(workspace, serve, "shop.example").status == 200)
         #expect(try store(serve)["servingSnapshot"] as? Bool == true)
         let text = try String(contentsOfFile: log, encoding: .utf8)
-        #expect(text.components(separatedBy: "are not records").count - 1 == 1, "\(text.suffix(2000))")
-        #expect(text.contains("count=2"))
+        #expect(text.components(separatedBy: "not a whole frame").count - 1 == 1, "\(text.suffix(2000))")
+        #expect(text.contains("bytes=300") && text.contains(pack), "\(text.suffix(2000))")
 
         // Without a snapshot, a replica is alive but not ready while the database is down, and keeps trying.
         let (waiting, _) = try replica(workspace, uri, "r1")

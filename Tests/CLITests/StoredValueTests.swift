@@ -1,3 +1,4 @@
+import AASACore
 import AASAPostgres
 import AASATestSupport
 import Foundation
@@ -90,12 +91,17 @@ import Testing
         }
         #expect(first.terminate(within: 10) == 0)
 
-        // The record's time, the 8 bytes after the magic and the change id, made NaN.
-        let record = cache + "/domains/links.example"
-        var bytes = try #require(FileManager.default.contents(atPath: record))
+        // The time of the record's last frame, the 8 bytes after the record's magic and change id, made NaN (and the
+        // frame's check made again: a frame that fails it is a write cut short).
+        let record = cache + "/domains.pack"
+        var bytes = Array(try #require(FileManager.default.contents(atPath: record)))
+        let read = SnapshotFrame.frames(in: bytes, maximumRecordBytes: 1 << 26)
+        let (offset, frame) = try #require(read.frames.last { $0.frame.name == "links.example" })
+        var changed = frame
         let nan = Double.nan.bitPattern
-        for index in 0..<8 { bytes[16 + index] = UInt8(truncatingIfNeeded: nan >> UInt64(56 - 8 * index)) }
-        try bytes.write(to: URL(fileURLWithPath: record))
+        for index in 0..<8 { changed.record[16 + index] = UInt8(truncatingIfNeeded: nan >> UInt64(56 - 8 * index)) }
+        bytes.replaceSubrange(offset..<(offset + frame.bytes.count), with: changed.bytes)
+        try Data(bytes).write(to: URL(fileURLWithPath: record))
 
         let cluster = try StoreCluster.current()
         cluster.stop()

@@ -61,17 +61,16 @@ import Testing
         #expect(run.stderr.contains("is owned by uid 65534, not by the server's user (uid 0)"), "\(run.stderr)")
     }
 
-    /// A missing cache is made 0700, its `domains` and `certificates` too, and the start goes on to wait for the
-    /// store (stopped here by SIGTERM).
+    /// A missing cache is made 0700, and the start goes on to wait for the store (stopped here by SIGTERM).
     @Test func aMissingStoreCacheIsMadeForTheServerAlone() throws {
         let folder = TemporaryDirectory("aasa-writable-made")
         let serve = try ServeProcess(
             in: folder.path,
             arguments: ["--store", "postgresql://postgres@127.0.0.1:1/aasa", "--store-cache", "cache/snapshot"])
         Wait.until("the snapshot's folders", seconds: 10) {
-            FileManager.default.fileExists(atPath: folder.path + "/cache/snapshot/certificates") ? nil : "not yet"
+            FileManager.default.fileExists(atPath: folder.path + "/cache/snapshot") ? nil : "not yet"
         }
-        for sub in ["cache/snapshot", "cache/snapshot/domains", "cache/snapshot/certificates"] {
+        for sub in ["cache", "cache/snapshot"] {
             let mode = try FileManager.default.attributesOfItem(atPath: folder.path + "/" + sub)[.posixPermissions]
             #expect((mode as? NSNumber)?.intValue == 0o700, "\(sub)")
         }

@@ -93,6 +93,26 @@ package struct SnapshotRecord: Sendable, Equatable {
         return (changeID, Date(timeIntervalSince1970: seconds))
     }
 
+    /// The change id and the time's bits at the start of a record, from its first ``headLength`` bytes (or more), the
+    /// time not yet checked (``revision(head:)`` checks it).
+    ///
+    /// - Throws: ``Failure/notARecord`` when they are not a record's head.
+    package static func rawRevision(head: [UInt8]) throws(Failure) -> (changeID: Int64, seconds: Double) {
+        var reader = Reader(bytes: head)
+        return try rawRevision(&reader)
+    }
+
+    /// The revision of a raw head (``rawRevision(head:)``) once its time is checked.
+    ///
+    /// - Throws: ``Failure/value(_:)`` when its time is out of range.
+    package static func revision(changeID: Int64, seconds: Double) throws(Failure) -> Date {
+        do {
+            return try CheckedNumber.date(secondsSince1970: seconds, field: "the time of change \(changeID)")
+        } catch {
+            throw .value(error)
+        }
+    }
+
     /// The record's bytes.
     package var bytes: [UInt8] {
         var bytes = Self.magic
@@ -116,17 +136,17 @@ package struct SnapshotRecord: Sendable, Equatable {
 
     /// The change id and its time's seconds since 1970 as the record holds them, once they are known to be a time.
     private static func revision(_ reader: inout Reader) throws(Failure) -> (changeID: Int64, seconds: Double) {
+        let (changeID, seconds) = try rawRevision(&reader)
+        _ = try revision(changeID: changeID, seconds: seconds)
+        return (changeID, seconds)
+    }
+
+    /// The change id and the time's bits at the reader's place.
+    private static func rawRevision(_ reader: inout Reader) throws(Failure) -> (changeID: Int64, seconds: Double) {
         guard reader.take(magic.count) == magic, let change = reader.number(8), let time = reader.number(8) else {
             throw .notARecord
         }
-        let changeID = Int64(bitPattern: change)
-        let seconds = Double(bitPattern: time)
-        do {
-            _ = try CheckedNumber.date(secondsSince1970: seconds, field: "the time of change \(changeID)")
-            return (changeID, seconds)
-        } catch {
-            throw .value(error)
-        }
+        return (Int64(bitPattern: change), Double(bitPattern: time))
     }
 
     /// Reads bytes front to back; a read past the end is `nil`.

@@ -5,12 +5,15 @@ import Logging
 /// A replica's copy of what it read from the store (`serve --store-cache DIR`), so that it can start and serve while
 /// the database is unreachable.
 ///
-/// `DIR/domains/<name>` and `DIR/certificates/<name>` hold one row each (a ``SnapshotRecord``, private keys still
-/// sealed), `DIR/state` the id of the last change applied. A thread of its own writes them, each file beside its place
-/// and renamed into it: the rows read by a load first, then the state, so the state never names a change whose rows
-/// are not written. A replica that starts without the database reads the rows back (``isServing``) until it has read
-/// the database once; then it catches up from the state's change. A file that is not a record is left out (one
-/// warning for all); a record whose time is out of range is that row's error (``Rule/storedValue``).
+/// `DIR/domains.pack` and `DIR/certificates.pack` hold the rows (``SnapshotPack``: each a ``SnapshotRecord`` in a
+/// frame, private keys still sealed), `DIR/state` the id of the last change applied. A thread of its own writes them:
+/// the rows read by a load are appended and synced first, then the state, so the state never names a change whose rows
+/// are not written; nothing a load or a change does waits for the disk. A replica that starts without the database
+/// reads the rows back (``isServing``) until it has read the database once; then it catches up from the state's
+/// change. The bytes after a pack's last whole frame (a write cut short) are left out (one warning); a frame that
+/// holds no record is left out too (one warning for all); a record whose time is out of range is that row's error
+/// (``Rule/storedValue``). A snapshot of one file per row in `DIR/domains/` and `DIR/certificates/` is packed at the
+/// start and its folders removed.
 final class StoreSnapshot: Service, @unchecked Sendable {
     /// The folder.
     let folder: String
@@ -53,24 +56,30 @@ final class StoreSnapshot: Service, @unchecked Sendable {
     private var writing = false
     private var serving = false
 
+    /// The packs of the domains' and the certificates' rows.
+    private let domainPack: SnapshotPack
+    private let certificatePack: SnapshotPack
+
     /// The most bytes read of one record: a domain's caps (site.json, its files, a template) and their names.
     static let maximumRecordBytes = SiteConfigLoader.maximumConfigBytes + (66 << 20) + (1 << 20)
 
-    /// A snapshot in `folder`, created if missing (mode 0700: its rows hold sealed keys). The folder and its
-    /// `domains` and `certificates` must be real folders of the server's user that nobody else can write
-    /// (``WritableFolder``): the snapshot deletes every file of them it did not write.
+    /// A snapshot in `folder`, created if missing (mode 0700: its rows hold sealed keys). The folder must be a real
+    /// folder of the server's user that nobody else can write (``WritableFolder``): the snapshot replaces its files.
     ///
     /// - Throws: ``StoreError`` naming the folder, what is wrong and the fix when it cannot be made or is refused.
     init(folder: String, logger: Logger) throws {
         self.folder = folder
         self.logger = logger
-        for sub in ["", "/domains", "/certificates"] {
-            do {
-                try WritableFolder.prepare(folder + sub)
-            } catch {
-                throw StoreError("\(error) (--store-cache)")
-            }
+        domainPack = SnapshotPack(path: folder + "/domains.pack", maximumRecordBytes: Self.maximumRecordBytes)
+        certificatePack = SnapshotPack(path: folder + "/certificates.pack", maximumRecordBytes: Self.maximumRecordBytes)
+        do {
+            try WritableFolder.prepare(folder)
+        } catch {
+            throw StoreError("\(error) (--store-cache)")
         }
+        for pack in [domainPack, certificatePack] { unlink(SnapshotPack.temporaryPath(of: pack.path)) }
+        try pack(folder + "/domains", into: domainPack)
+        try pack(folder + "/certificates", into: certificatePack)
     }
 
     /// The last change the snapshot holds, or `nil` when it holds none (never written, or unreadable).
@@ -164,11 +173,11 @@ final class StoreSnapshot: Service, @unchecked Sendable {
 
     private func write(domains: Pending<StoredDomain>, certificates: Pending<StoredCertificate>, state: Int64?) {
         do {
-            try write(domains, to: folder + "/domains") { domain in
+            try write(domains, to: domainPack) { domain in
                 [(SiteConfigLoader.fileName, domain.siteJSON)]
                     + domain.files.sorted { $0.key < $1.key }.map { ($0.key, $0.value) }
             }
-            try write(certificates, to: folder + "/certificates") { certificate in
+            try write(certificates, to: certificatePack) { certificate in
                 CertificateFile.allCases.compactMap { file in certificate.files[file].map { (file.name, $0) } }
             }
             if let state { try StorePull.save(Array("\(state)\n".utf8), to: folder + "/state", mode: 0o600) }
@@ -179,36 +188,35 @@ final class StoreSnapshot: Service, @unchecked Sendable {
         }
     }
 
-    /// Writes each row of `pending` as a record (its `entries`) in `folder/<name>`, deletes the file of each row to
-    /// delete, and after a full listing every file of a name it did not keep. A name that could leave the folder is
-    /// skipped.
+    /// Writes each row of `pending` as a record (its `entries`) to `pack`, deletes each row to delete, and after a
+    /// full listing every row it did not keep.
     private func write<Content>(
-        _ pending: Pending<Content>, to folder: String, entries: (Content) -> [(String, [UInt8])]
+        _ pending: Pending<Content>, to pack: SnapshotPack, entries: @escaping (Content) -> [(String, [UInt8])]
     ) throws {
-        if let kept = pending.kept {
-            for name in (try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? [] where !kept.contains(name)
-            {
-                unlink(folder + "/" + name)
-            }
-        }
-        for (name, row) in pending.rows where Self.isFileName(name) {
-            guard let row, let content = try? row.content.get() else {
-                unlink(folder + "/" + name)
-                continue
-            }
+        let rows = pending.rows.lazy.map { name, row -> (name: String, record: [UInt8]?) in
+            guard let row, let content = try? row.content.get() else { return (name, nil) }
             let record = SnapshotRecord(
                 changeID: row.changeID, changedAt: row.changedAt,
                 entries: entries(content).map { SnapshotRecord.Entry(name: $0.0, bytes: $0.1) })
-            try StorePull.save(record.bytes, to: folder + "/" + name, mode: 0o600)
+            return (name, record.bytes)
         }
+        if let cutShort = try pack.write(rows, keeping: pending.kept) { warn(pack, cutShort) }
+    }
+
+    /// Says that `pack` ended in bytes that are not a whole frame, cut off.
+    private func warn(_ pack: SnapshotPack, _ cutShort: (bytes: Int64, problem: String)) {
+        logger.warning(
+            "the store snapshot's pack ends in bytes that are not a whole frame (a write cut short); they are left out",
+            metadata: ["pack": "\(pack.path)", "bytes": "\(cutShort.bytes)", "problem": "\(cutShort.problem)"])
     }
 
     // MARK: Reading
 
-    /// The domains of the snapshot (those of `names`, or every one): each file's revision read from its header, its
-    /// bytes when a load takes them, so a start from the snapshot holds no more rows at once than one from the store.
+    /// The domains of the snapshot (those of `names`, or every one): each row's revision read from its record's head,
+    /// its bytes when a load takes them, so a start from the snapshot holds no more rows at once than one from the
+    /// store.
     func domainReferences(names: Set<String>?) -> [String: StoreReference<StoredDomain>] {
-        references(in: folder + "/domains", names: names) { name, entries in
+        references(in: domainPack, names: names) { name, entries in
             guard let site = entries.first, site.0 == SiteConfigLoader.fileName else { return nil }
             let files = Dictionary(entries.dropFirst().map { $0 }) { first, _ in first }
             return StoredDomain(name: name, siteJSON: site.1, files: files)
@@ -217,7 +225,7 @@ final class StoreSnapshot: Service, @unchecked Sendable {
 
     /// The certificates of the snapshot (those of `names`, or every one), as ``domainReferences(names:)``.
     func certificateReferences(names: Set<String>?) -> [String: StoreReference<StoredCertificate>] {
-        references(in: folder + "/certificates", names: names) { name, entries in
+        references(in: certificatePack, names: names) { name, entries in
             var files: [CertificateFile: [UInt8]] = [:]
             for (file, bytes) in entries {
                 guard let file = CertificateFile(rawValue: file) else { return nil }
@@ -228,48 +236,53 @@ final class StoreSnapshot: Service, @unchecked Sendable {
     }
 
     private func references<Content: Sendable>(
-        in folder: String, names: Set<String>?,
+        in pack: SnapshotPack, names: Set<String>?,
         decode: @escaping @Sendable (String, [(String, [UInt8])]) -> Content?
     ) -> [String: StoreReference<Content>] {
-        let listed = names.map(Array.init) ?? ((try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? [])
+        let file: SnapshotPack.File
+        let opened: SnapshotPack.Opened
+        do {
+            (file, opened) = try pack.reader()
+        } catch {
+            logger.error("could not read the store snapshot", metadata: ["reason": "\(error)"])
+            return [:]
+        }
+        if let cutShort = opened.cutShort { warn(pack, cutShort) }
+        let path = pack.path
         var references: [String: StoreReference<Content>] = [:]
         var unreadable: [String] = []
-        for name in listed where Self.isFileName(name) {
-            let path = folder + "/" + name
-            guard FileManager.default.fileExists(atPath: path) else { continue }
-            let revision: (changeID: Int64, changedAt: Date)
-            switch Result(catching: { () throws(SnapshotRecord.Failure) in try Self.revision(ofRecordAt: path) })
-            {
-            case .success(let read):
-                revision = read
-            case .failure(.notARecord):
-                unreadable.append(path)
+        let listed = names.map { names in names.compactMap { name in opened.slots[name].map { (name, $0) } } }
+        for (name, slot) in listed ?? opened.slots.map({ ($0.key, $0.value) }) {
+            let place = "\(path) (\(name))"
+            guard slot.isRecord else {
+                unreadable.append(place)
                 continue
-            case .failure(.value(let failure)):
+            }
+            let changedAt: Date
+            switch Result(catching: { () throws(SnapshotRecord.Failure) in
+                try SnapshotRecord.revision(changeID: slot.changeID, seconds: slot.seconds)
+            }) {
+            case .success(let date):
+                changedAt = date
+            case .failure(let failure):
                 references[name] = StoreReference(
                     changeID: 0, changedAt: .distantPast, bytes: .read(.failure(Self.outOfRange(path, name, failure))))
                 continue
             }
             references[name] = StoreReference(
-                changeID: revision.changeID, changedAt: revision.changedAt,
+                changeID: slot.changeID, changedAt: changedAt,
                 bytes: .load {
-                    guard
-                        case .success(let contents) = ConfinedFile.read(
-                            path, within: .anywhere, maximumBytes: Self.maximumRecordBytes)
-                    else {
-                        return .failure(StoreError("\(path): error: the snapshot's copy of \(name) cannot be read"))
-                    }
+                    let unread = StoreError("\(place): error: the snapshot's copy of \(name) cannot be read")
+                    guard let bytes = file.read(at: slot.offset + Int64(slot.recordOffset), count: slot.recordLength)
+                    else { return .failure(unread) }
                     let record: SnapshotRecord
-                    switch Result(catching: { () throws(SnapshotRecord.Failure) in
-                        try SnapshotRecord(bytes: contents.bytes)
-                    }) {
+                    switch Result(catching: { () throws(SnapshotRecord.Failure) in try SnapshotRecord(bytes: bytes) }) {
                     case .success(let read): record = read
                     case .failure(.value(let failure)): return .failure(Self.outOfRange(path, name, failure))
-                    case .failure(.notARecord):
-                        return .failure(StoreError("\(path): error: the snapshot's copy of \(name) cannot be read"))
+                    case .failure(.notARecord): return .failure(unread)
                     }
                     guard let content = decode(name, record.entries.map { ($0.name, $0.bytes) }) else {
-                        return .failure(StoreError("\(path): error: the snapshot's copy of \(name) cannot be read"))
+                        return .failure(unread)
                     }
                     return .success(content)
                 })
@@ -277,32 +290,66 @@ final class StoreSnapshot: Service, @unchecked Sendable {
         if let first = unreadable.first {
             // One line however many: the snapshot is a cache, and the store has every row.
             logger.warning(
-                "files of the store snapshot are not records; they are left out",
+                "rows of the store snapshot are not records; they are left out",
                 metadata: ["count": "\(unreadable.count)", "first": "\(first)"])
         }
         return references
     }
 
     /// The refusal of the record of `name` at `path`, whose revision holds a value out of range.
-    private static func outOfRange(_ path: String, _ name: String, _ failure: CheckedNumber.Failure) -> StoreError {
+    private static func outOfRange(_ path: String, _ name: String, _ failure: any Error) -> StoreError {
         StoreError(
-            "the snapshot's record \(path) of \(name) is not read: \(failure)", rule: .storedValue,
-            hint: "delete the file: the replica writes it again once it reads the store")
+            "the snapshot's record of \(name) in \(path) is not read: \(failure)", rule: .storedValue,
+            hint: "delete the pack: the replica writes it again once it reads the store")
     }
 
-    /// The revision at the head of the record file at `path` (``SnapshotRecord``), read without the rest.
+    // MARK: One file per row
+
+    /// Packs the rows of `old`, a folder of one record file per row, into `pack` when it has none yet, then removes
+    /// the folder: a file that is not a record is left out. Nothing when `old` is missing.
     ///
-    /// - Throws: ``SnapshotRecord/Failure`` when the file is not a record, or its time is out of range.
-    private static func revision(ofRecordAt path: String) throws(SnapshotRecord.Failure) -> (
-        changeID: Int64, changedAt: Date
-    ) {
-        guard let handle = FileHandle(forReadingAtPath: path) else { throw .notARecord }
-        defer { try? handle.close() }
-        let head = Array((try? handle.read(upToCount: SnapshotRecord.headLength)) ?? Data())
-        return try SnapshotRecord.revision(head: head)
+    /// - Throws: ``StoreError`` when `old` is refused (``WritableFolder``) or the pack cannot be written.
+    private func pack(_ old: String, into pack: SnapshotPack) throws {
+        var status = stat()
+        guard lstat(old, &status) == 0 else { return }
+        do {
+            try WritableFolder.check(old)
+        } catch {
+            throw StoreError("\(error) (--store-cache)")
+        }
+        let names = ((try? FileManager.default.contentsOfDirectory(atPath: old)) ?? []).sorted()
+        if access(pack.path, F_OK) != 0 {
+            var rows: [(name: String, record: [UInt8]?)] = []
+            var bytes = 0
+            var packed = 0
+            func write() throws {
+                try pack.write(rows, keeping: nil)
+                packed += rows.count
+                rows.removeAll()
+                bytes = 0
+            }
+            for name in names where Self.isFileName(name) && SnapshotFrame.canName(name) {
+                guard
+                    case .success(let contents) = ConfinedFile.read(
+                        old + "/" + name, within: .anywhere, maximumBytes: Self.maximumRecordBytes),
+                    (try? SnapshotRecord.rawRevision(head: Array(contents.bytes.prefix(SnapshotRecord.headLength))))
+                        != nil
+                else { continue }
+                rows.append((name, contents.bytes))
+                bytes += contents.bytes.count
+                if bytes >= 64 << 20 { try write() }
+            }
+            try write()
+            pack.close()
+            logger.notice(
+                "the store snapshot's rows, one file each, are packed",
+                metadata: ["folder": "\(old)", "pack": "\(pack.path)", "rows": "\(packed)"])
+        }
+        for name in names { unlink(old + "/" + name) }
+        rmdir(old)
     }
 
-    /// Whether `name` is a file name of the snapshot's folders: no `/`, not hidden (temporary files are).
+    /// Whether `name` is a file name of a folder of one record per row: no `/`, not hidden (temporary files are).
     private static func isFileName(_ name: String) -> Bool {
         !name.isEmpty && !name.contains("/") && !name.hasPrefix(".") && !name.contains("\0")
     }
