@@ -2,6 +2,7 @@ import AASACore
 import AASATestSupport
 import Foundation
 import Logging
+import Synchronization
 import Testing
 
 @testable import AASAServer
@@ -183,5 +184,36 @@ import Testing
             return
         }
         #expect(chain.files[.chain] == Array("chain".utf8))
+    }
+
+    /// A load that reads faster than the disk writes waits once ``StoreSnapshot/maximumPendingBytes`` are queued: with
+    /// no writer yet, the rows past the bound wait; the writer started, every row is written.
+    @Test func rowsQueuedForTheWriterAreBounded() throws {
+        let folder = TemporaryDirectory("aasa-pack-bound")
+        let snapshot = try StoreSnapshot(folder: folder.path + "/cache", logger: Logger(label: "test"))
+        let rowBytes = 1 << 20
+        let count = StoreSnapshot.maximumPendingBytes / rowBytes + 8
+        let queued = Atomic<Int>(0)
+        let producer = Thread {
+            for index in 0..<count {
+                let domain = StoredDomain(
+                    name: "t\(index).example", siteJSON: Array(repeating: UInt8(ascii: " "), count: rowBytes))
+                snapshot.record(domains: [
+                    domain.name: DomainRow(changeID: Int64(index + 1), changedAt: Date(), content: .success(domain))
+                ])
+                queued.add(1, ordering: .relaxed)
+            }
+        }
+        producer.start()
+        Wait.until("the rows up to the bound queued", seconds: 10) {
+            queued.load(ordering: .relaxed) >= StoreSnapshot.maximumPendingBytes / rowBytes ? nil : "not yet"
+        }
+        usleep(300_000)
+        #expect(queued.load(ordering: .relaxed) == StoreSnapshot.maximumPendingBytes / rowBytes, "the next one waits")
+        snapshot.start()
+        Wait.until("every row queued", seconds: 30) { queued.load(ordering: .relaxed) == count ? nil : "waiting" }
+        snapshot.stop()
+        let rows = try SnapshotPack(path: folder.path + "/cache/domains.pack", maximumRecordBytes: 1 << 26).reader()
+        #expect(rows.opened.slots.count == count)
     }
 }

@@ -94,7 +94,8 @@ final class StoreReplica: Service {
         }
     }
 
-    /// Reaches the store (``reach()``) before the first load; throws when a stop signal came first.
+    /// Reaches the store (``reach()``) before the first load, then starts the snapshot's writer, which the first load
+    /// hands its rows to; throws when a stop signal came first.
     func start() throws(Server.StartupError) {
         let reached = reach()
         self.reached.withLock { $0 = reached }
@@ -107,6 +108,7 @@ final class StoreReplica: Service {
                         hint: "check the --store URI, and that the database accepts connections from this machine")
                 ], isConfigurationError: false)
         }
+        snapshot?.start()
     }
 
     /// The follower of the store's changes as a service, reloading through `reload`: started after the first load,
@@ -153,7 +155,6 @@ final class StoreReplica: Service {
         case .stopped:
             return
         }
-        snapshot?.start()
         follower.start()
         self.follower.withLock { $0 = follower }
     }

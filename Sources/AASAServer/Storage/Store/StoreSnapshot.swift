@@ -8,7 +8,8 @@ import Logging
 /// `DIR/domains.pack` and `DIR/certificates.pack` hold the rows (``SnapshotPack``: each a ``SnapshotRecord`` in a
 /// frame, private keys still sealed), `DIR/state` the id of the last change applied. A thread of its own writes them:
 /// the rows read by a load are appended and synced first, then the state, so the state never names a change whose rows
-/// are not written; nothing a load or a change does waits for the disk. A replica that starts without the database
+/// are not written. A load waits for the disk only when ``maximumPendingBytes`` of rows are queued (a start, a bulk
+/// push), so the rows held for the writer stay bounded; a change alone never does. A replica that starts without the database
 /// reads the rows back (``isServing``) until it has read the database once; then it catches up from the state's
 /// change. The bytes after a pack's last whole frame (a write cut short) are left out (one warning); a frame that
 /// holds no record is left out too (one warning for all); a record whose time is out of range is that row's error
@@ -53,6 +54,7 @@ final class StoreSnapshot: Service, @unchecked Sendable {
     private var domains = Pending<StoredDomain>()
     private var certificates = Pending<StoredCertificate>()
     private var state: Int64?
+    private var pendingBytes = 0
     private var writing = false
     private var serving = false
 
@@ -116,14 +118,37 @@ final class StoreSnapshot: Service, @unchecked Sendable {
         loop.changing { if !serving { certificates.listed(found, names: names) } }
     }
 
-    /// Queues the domain rows read to be written (`nil`: deleted since the listing).
+    /// Queues the domain rows read to be written (`nil`: deleted since the listing); waits while
+    /// ``maximumPendingBytes`` are queued.
     func record(domains rows: [String: DomainRow?]) {
-        loop.changing { if !serving { domains.record(rows) } }
+        let bytes = Self.bytes(rows) { $0.siteJSON.count + $0.files.values.reduce(0) { $0 + $1.count } }
+        queue(bytes) { domains.record(rows) }
     }
 
-    /// Queues the certificate rows read to be written.
+    /// Queues the certificate rows read to be written, as ``record(domains:)``.
     func record(certificates rows: [String: CertificateRow?]) {
-        loop.changing { if !serving { certificates.record(rows) } }
+        queue(Self.bytes(rows) { $0.files.values.reduce(0) { $0 + $1.count } }) { certificates.record(rows) }
+    }
+
+    /// The most bytes of rows queued before a load that reads more waits for the writer: a start or a bulk push reads
+    /// faster than a disk writes, and the rows queued are held in memory until they are written.
+    static let maximumPendingBytes = 32 << 20
+
+    /// Runs `record` once fewer than ``maximumPendingBytes`` are queued (or the snapshot is served, or stopping).
+    private func queue(_ bytes: Int, _ record: () -> Void) {
+        loop.changing {
+            while !serving && !loop.stoppingLocked && pendingBytes >= Self.maximumPendingBytes {
+                _ = loop.waitLocked()
+            }
+            guard !serving else { return }
+            record()
+            pendingBytes += bytes
+        }
+    }
+
+    /// The bytes of the rows' contents.
+    private static func bytes<Content>(_ rows: [String: StoreRow<Content>?], of content: (Content) -> Int) -> Int {
+        rows.values.reduce(0) { total, row in total + ((row.flatMap { try? $0.content.get() }).map(content) ?? 0) }
     }
 
     /// Queues the state: every change up to `change` is applied, written after the rows queued before.
@@ -152,7 +177,7 @@ final class StoreSnapshot: Service, @unchecked Sendable {
 
     private func work() {
         while true {
-            let batch = loop.locked { () -> (Pending<StoredDomain>, Pending<StoredCertificate>, Int64?)? in
+            let batch = loop.changing { () -> (Pending<StoredDomain>, Pending<StoredCertificate>, Int64?)? in
                 while !loop.stoppingLocked && domains.isEmpty && certificates.isEmpty && state == nil {
                     loop.waitLocked()
                 }
@@ -161,6 +186,7 @@ final class StoreSnapshot: Service, @unchecked Sendable {
                     domains = Pending()
                     certificates = Pending()
                     state = nil
+                    pendingBytes = 0
                     writing = true
                 }
                 return (domains, certificates, state)
