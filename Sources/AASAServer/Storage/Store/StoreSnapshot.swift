@@ -55,6 +55,8 @@ final class StoreSnapshot: Service, @unchecked Sendable {
     private var certificates = Pending<StoredCertificate>()
     private var state: Int64?
     private var pendingBytes = 0
+    /// Whether the writer's thread could not start.
+    private var unwritten = false
     private var writing = false
     private var serving = false
 
@@ -137,10 +139,10 @@ final class StoreSnapshot: Service, @unchecked Sendable {
     /// Runs `record` once fewer than ``maximumPendingBytes`` are queued (or the snapshot is served, or stopping).
     private func queue(_ bytes: Int, _ record: () -> Void) {
         loop.changing {
-            while !serving && !loop.stoppingLocked && pendingBytes >= Self.maximumPendingBytes {
+            while !serving && !unwritten && !loop.stoppingLocked && pendingBytes >= Self.maximumPendingBytes {
                 _ = loop.waitLocked()
             }
-            guard !serving else { return }
+            guard !serving && !unwritten else { return }
             record()
             pendingBytes += bytes
         }
@@ -159,14 +161,20 @@ final class StoreSnapshot: Service, @unchecked Sendable {
     /// Waits until everything queued is written (for tests and a stop).
     func flush() {
         loop.locked {
-            while !loop.stoppingLocked && (writing || !domains.isEmpty || !certificates.isEmpty || state != nil) {
+            while !loop.stoppingLocked && !unwritten
+                && (writing || !domains.isEmpty || !certificates.isEmpty || state != nil)
+            {
                 loop.waitLocked()
             }
         }
     }
 
     func start() {
-        loop.start("store-snapshot") { [self] in work() }
+        guard let failure = loop.start("store-snapshot", { [self] in work() }) else { return }
+        // No writer: nothing is queued (a load must not wait for one), and a start without the database finds the
+        // snapshot as it was.
+        logger.error("the store snapshot is not written", metadata: ["reason": "\(failure)"])
+        loop.changing { unwritten = true }
     }
 
     /// Writes what is queued, then stops the thread.
