@@ -129,6 +129,26 @@ import Testing
         #expect(FileManager.default.contents(atPath: other) == Data(SnapshotFrame.fileMagic))
     }
 
+    /// A record over the pack's bound would stop every reader at its frame (every row after it lost): it is written
+    /// as its row's deletion, and the rows around it read back.
+    @Test func aRecordOverTheBoundDeletesItsRowAndTheRowsAfterItStay() throws {
+        let folder = TemporaryDirectory("aasa-pack-bound-record")
+        let path = folder.path + "/domains.pack"
+        let bound = 200
+        let pack = SnapshotPack(path: path, maximumRecordBytes: bound)
+        let small = Self.record(1, "b")
+        try pack.write([("b.example", small)], keeping: nil)
+        let over = Self.record(2, "over", padding: bound)
+        #expect(over.count > bound)
+        try pack.write(
+            [("a.example", Self.record(3, "a")), ("b.example", over), ("c.example", Self.record(4, "c"))],
+            keeping: nil)
+        let read = SnapshotPack(path: path, maximumRecordBytes: bound)
+        let opened = try read.reader().opened
+        #expect(opened.cutShort == nil, "\(String(describing: opened.cutShort))")
+        #expect(opened.slots.keys.sorted() == ["a.example", "c.example"], "the row over the bound is deleted")
+    }
+
     @Test func readsHeldAcrossARewriteKeepReadingWhatTheyRead() throws {
         let folder = TemporaryDirectory("aasa-pack-held")
         let path = folder.path + "/domains.pack"

@@ -9,7 +9,9 @@ import Synchronization
 /// pack is rewritten with its live frames only (``compact()``), beside its place and renamed into it, so it holds at
 /// most 1.1 times its rows' bytes and their frames. The first use reads the pack once, front to back, to find each
 /// row's last frame (``Slot``); the bytes after the last whole frame that passes its check (a write cut short) are cut
-/// off then, and named in ``Opened/cutShort``. A pack that is not one (another file at its place) is written anew.
+/// off then, and named in ``Opened/cutShort``. A pack that is not one (another file at its place) is written anew. A
+/// record over ``maximumRecordBytes`` is written as its row's deletion: a reader would stop at its frame and lose
+/// every row after it.
 ///
 /// One writer at a time (the snapshot's thread); reads, while the replica serves the snapshot, take the file and the
 /// slots once (``reader()``) and read records with `pread`, so a rewrite never moves what they read.
@@ -93,6 +95,25 @@ final class SnapshotPack: Sendable {
         /// The bytes of the rows' last frames, and of every other frame.
         var live: Int64 = 0
         var dead: Int64 = 0
+
+        /// Takes a frame of `length` bytes at `offset` for the row `name`: the row's last frame when it writes
+        /// `record` (its head, or more), else the row is gone. The frame it replaces, and a deletion, are dead bytes.
+        mutating func place(_ name: String, record: (some Collection<UInt8>)?, offset: Int64, length: Int) {
+            if let old = slots.removeValue(forKey: name) {
+                live -= Int64(old.length)
+                dead += Int64(old.length)
+            }
+            guard let record else {
+                dead += Int64(length)
+                return
+            }
+            let head = try? SnapshotRecord.rawRevision(head: Array(record.prefix(SnapshotRecord.headLength)))
+            slots[name] = Slot(
+                offset: offset, length: UInt32(length),
+                recordOffset: UInt32(SnapshotFrame.headLength + name.utf8.count),
+                changeID: head?.changeID ?? 0, seconds: head?.seconds ?? 0, isRecord: head != nil)
+            live += Int64(length)
+        }
     }
 
     /// The pack's path.
@@ -119,19 +140,11 @@ final class SnapshotPack: Sendable {
         }
     }
 
-    /// Whether the pack was read (its rows' slots held in memory).
-    var isOpen: Bool { state.withLock { $0.file != nil } }
-
     /// The bytes of the pack on disk, and of its rows' last frames.
     var size: (file: Int64, live: Int64) { state.withLock { ($0.end, $0.live) } }
 
-    /// Lets the file and the slots go (they are read again at the next use).
-    func close() {
-        state.withLock { $0 = State() }
-    }
-
     /// Appends a frame for each of `rows` (a record's bytes, or `nil` to delete the row; a name with no row is
-    /// skipped) and, when `kept` is given, deletes every row not in it; syncs the pack, then rewrites it when it
+    /// skipped; a record over ``maximumRecordBytes`` deletes its row) and, when `kept` is given, deletes every row not in it; syncs the pack, then rewrites it when it
     /// holds more than a tenth of dead frames. Returns the bytes cut off a write cut short, when the pack is read first
     /// here.
     ///
@@ -146,20 +159,9 @@ final class SnapshotPack: Sendable {
                 var buffer: [UInt8] = []
                 func append(_ frame: SnapshotFrame) throws(StoreError) {
                     let bytes = frame.bytes
-                    let offset = state.end + Int64(buffer.count)
-                    let old = state.slots[frame.name]
-                    if let old {
-                        state.live -= Int64(old.length)
-                        state.dead += Int64(old.length)
-                    }
-                    if frame.kind == .put {
-                        state.slots[frame.name] = Self.slot(
-                            offset: offset, length: bytes.count, nameBytes: frame.name.utf8.count, record: frame.record)
-                        state.live += Int64(bytes.count)
-                    } else {
-                        state.slots[frame.name] = nil
-                        state.dead += Int64(bytes.count)
-                    }
+                    state.place(
+                        frame.name, record: frame.kind == .put ? frame.record : nil,
+                        offset: state.end + Int64(buffer.count), length: bytes.count)
                     buffer += bytes
                     if buffer.count >= Self.chunkBytes { try flush() }
                 }
@@ -170,7 +172,7 @@ final class SnapshotPack: Sendable {
                 }
                 var written: Set<String> = []
                 for (name, record) in rows where SnapshotFrame.canName(name) {
-                    if let record {
+                    if let record, record.count <= maximumRecordBytes {
                         written.insert(name)
                         try append(SnapshotFrame(put: name, record: record))
                     } else if state.slots[name] != nil {
@@ -231,19 +233,8 @@ final class SnapshotPack: Sendable {
     /// when bytes follow, why they are not a frame.
     private func scan(_ file: File, into state: inout State) -> (end: Int64, problem: String?) {
         frames(of: file) { name, offset, frame, header in
-            if let old = state.slots[name] {
-                state.live -= Int64(old.length)
-                state.dead += Int64(old.length)
-            }
-            if header.kind == .put {
-                state.slots[name] = Self.slot(
-                    offset: offset, length: header.length, nameBytes: header.recordOffset - SnapshotFrame.headLength,
-                    record: frame[(frame.startIndex + header.recordOffset)...].prefix(SnapshotRecord.headLength))
-                state.live += Int64(header.length)
-            } else {
-                state.slots[name] = nil
-                state.dead += Int64(header.length)
-            }
+            let record = frame.dropFirst(header.recordOffset).prefix(SnapshotRecord.headLength)
+            state.place(name, record: header.kind == .put ? record : nil, offset: offset, length: header.length)
         }
     }
 
@@ -278,13 +269,6 @@ final class SnapshotPack: Sendable {
                 return (bufferStart + Int64(cursor), problem)
             }
         }
-    }
-
-    private static func slot(offset: Int64, length: Int, nameBytes: Int, record: some Collection<UInt8>) -> Slot {
-        let head = try? SnapshotRecord.rawRevision(head: Array(record.prefix(SnapshotRecord.headLength)))
-        return Slot(
-            offset: offset, length: UInt32(length), recordOffset: UInt32(SnapshotFrame.headLength + nameBytes),
-            changeID: head?.changeID ?? 0, seconds: head?.seconds ?? 0, isRecord: head != nil)
     }
 
     // MARK: Rewriting the pack

@@ -82,8 +82,8 @@ final class StoreSnapshot: Service, @unchecked Sendable {
             throw StoreError("\(error) (--store-cache)")
         }
         for pack in [domainPack, certificatePack] { unlink(SnapshotPack.temporaryPath(of: pack.path)) }
-        try pack(folder + "/domains", into: domainPack)
-        try pack(folder + "/certificates", into: certificatePack)
+        try packFolder(folder + "/domains", into: domainPack)
+        try packFolder(folder + "/certificates", into: certificatePack)
     }
 
     /// The last change the snapshot holds, or `nil` when it holds none (never written, or unreadable).
@@ -287,9 +287,8 @@ final class StoreSnapshot: Service, @unchecked Sendable {
         var unreadable: [String] = []
         let listed = names.map { names in names.compactMap { name in opened.slots[name].map { (name, $0) } } }
         for (name, slot) in listed ?? opened.slots.map({ ($0.key, $0.value) }) {
-            let place = "\(path) (\(name))"
             guard slot.isRecord else {
-                unreadable.append(place)
+                unreadable.append("\(path) (\(name))")
                 continue
             }
             let changedAt: Date
@@ -306,17 +305,19 @@ final class StoreSnapshot: Service, @unchecked Sendable {
             references[name] = StoreReference(
                 changeID: slot.changeID, changedAt: changedAt,
                 bytes: .load {
-                    let unread = StoreError("\(place): error: the snapshot's copy of \(name) cannot be read")
+                    func unread() -> StoreError {
+                        StoreError("\(path) (\(name)): error: the snapshot's copy of \(name) cannot be read")
+                    }
                     guard let bytes = file.read(at: slot.offset + Int64(slot.recordOffset), count: slot.recordLength)
-                    else { return .failure(unread) }
+                    else { return .failure(unread()) }
                     let record: SnapshotRecord
                     switch Result(catching: { () throws(SnapshotRecord.Failure) in try SnapshotRecord(bytes: bytes) }) {
                     case .success(let read): record = read
                     case .failure(.value(let failure)): return .failure(Self.outOfRange(path, name, failure))
-                    case .failure(.notARecord): return .failure(unread)
+                    case .failure(.notARecord): return .failure(unread())
                     }
                     guard let content = decode(name, record.entries.map { ($0.name, $0.bytes) }) else {
-                        return .failure(unread)
+                        return .failure(unread())
                     }
                     return .success(content)
                 })
@@ -343,7 +344,7 @@ final class StoreSnapshot: Service, @unchecked Sendable {
     /// the folder: a file that is not a record is left out. Nothing when `old` is missing.
     ///
     /// - Throws: ``StoreError`` when `old` is refused (``WritableFolder``) or the pack cannot be written.
-    private func pack(_ old: String, into pack: SnapshotPack) throws {
+    private func packFolder(_ old: String, into pack: SnapshotPack) throws {
         var status = stat()
         guard lstat(old, &status) == 0 else { return }
         do {
@@ -374,7 +375,6 @@ final class StoreSnapshot: Service, @unchecked Sendable {
                 if bytes >= 64 << 20 { try write() }
             }
             try write()
-            pack.close()
             logger.notice(
                 "the store snapshot's rows, one file each, are packed",
                 metadata: ["folder": "\(old)", "pack": "\(pack.path)", "rows": "\(packed)"])
