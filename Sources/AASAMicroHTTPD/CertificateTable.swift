@@ -113,12 +113,49 @@ public final class CertificateTable: Sendable {
         }
     }
 
+    /// The entries listing one name, in the order they are served: nearly every name has one, kept without an array
+    /// (an array each would add about 6 MB to a table of 100,000 names).
+    fileprivate enum Candidates: Sendable {
+        case one(Candidate)
+        case many([Candidate])
+
+        /// The candidate served.
+        var first: Candidate {
+            switch self {
+            case .one(let candidate): candidate
+            case .many(let candidates): candidates[0]
+            }
+        }
+
+        /// These with `candidate` in its place among them.
+        func inserting(_ candidate: Candidate) -> Candidates {
+            var list: [Candidate]
+            switch self {
+            case .one(let existing): list = [existing]
+            case .many(let candidates): list = candidates
+            }
+            list.insert(candidate, at: list.firstIndex { candidate.precedes($0) } ?? list.endIndex)
+            return .many(list)
+        }
+
+        /// These without the entry `id`; `nil` when none is left.
+        func removing(_ id: String) -> Candidates? {
+            switch self {
+            case .one(let candidate):
+                return candidate.id == id ? nil : self
+            case .many(let candidates):
+                let left = candidates.filter { $0.id != id }
+                return left.count > 1 ? .many(left) : left.first.map(Candidates.one)
+            }
+        }
+    }
+
     /// The entries by id, and the names that select them.
     fileprivate struct Contents: Sendable {
         var entries = PersistentDictionary<String, Stored>()
         /// Exact names, and the parents of `*.` names, to the entries listing them, in the order they are served.
-        var exact = PersistentDictionary<String, [Candidate]>()
-        var wildcard = PersistentDictionary<String, [Candidate]>()
+        var exact = PersistentDictionary<String, Candidates>()
+        var wildcard = PersistentDictionary<String, Candidates>()
 
         /// Takes out the entry `id` and its names, if it is there.
         mutating func remove(_ id: String) {
@@ -126,9 +163,9 @@ public final class CertificateTable: Sendable {
             for name in old.names {
                 if name.hasPrefix("*.") {
                     let parent = String(name.dropFirst(2))
-                    wildcard[parent] = wildcard[parent]?.filter { $0.id != id }.nonEmpty
+                    wildcard[parent] = wildcard[parent]?.removing(id)
                 } else {
-                    exact[name] = exact[name]?.filter { $0.id != id }.nonEmpty
+                    exact[name] = exact[name]?.removing(id)
                 }
             }
         }
@@ -138,14 +175,12 @@ public final class CertificateTable: Sendable {
         mutating func insert(_ id: String, _ kept: Stored) {
             entries[id] = kept
             let candidate = Candidate(id: id, credential: kept.credential, isFallback: kept.isFallback)
-            func insert(into list: inout [Candidate]) {
-                list.insert(candidate, at: list.firstIndex { candidate.precedes($0) } ?? list.endIndex)
-            }
             for name in kept.names {
                 if name.hasPrefix("*.") {
-                    insert(into: &wildcard[String(name.dropFirst(2)), default: []])
+                    let parent = String(name.dropFirst(2))
+                    wildcard[parent] = wildcard[parent]?.inserting(candidate) ?? .one(candidate)
                 } else {
-                    insert(into: &exact[name, default: []])
+                    exact[name] = exact[name]?.inserting(candidate) ?? .one(candidate)
                 }
             }
         }
@@ -356,9 +391,4 @@ extension CertificateTable.Entry {
     fileprivate var canonicalNames: [String] {
         names.allSatisfy(CertificateName.isCanonical) ? names : names.map(CertificateName.canonical)
     }
-}
-
-extension Array {
-    /// `nil` when empty.
-    fileprivate var nonEmpty: Self? { isEmpty ? nil : self }
 }

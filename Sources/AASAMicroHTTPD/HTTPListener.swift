@@ -158,10 +158,11 @@ public final class HTTPListener: Sendable {
 
     /// Serves `routes` for every request that starts from now on.
     ///
-    /// Native responses for all prepared responses are built first; a failure leaves the old routes in place.
-    /// Requests already being handled finish with the old table, which is freed after the last of them.
+    /// Its prepared responses are checked first (``RouteSnapshot/init(_:previous:cache:)``); a failure leaves the old
+    /// routes in place. The new snapshot keeps the old one's response cache. Requests already being handled finish
+    /// with the old table, which is freed after the last of them.
     public func replaceRoutes(_ routes: some RouteTable) throws {
-        replaceRoutes(try RouteSnapshot(routes))
+        replaceRoutes(try RouteSnapshot(routes, previous: context.routes.withLock { $0 }))
     }
 
     /// Serves `snapshot` for every request that starts from now on; other listeners may serve it too.

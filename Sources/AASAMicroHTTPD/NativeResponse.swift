@@ -64,16 +64,53 @@ final class NativeResponse: @unchecked Sendable {
         status = UInt32(response.status)
         for header in response.headers(secure: secure) {
             // libmicrohttpd sets Content-Length itself and refuses names or values with CR, LF or NUL.
-            try MHDCheck.yes(
-                MHD_add_response_header(pointer, header.name, header.value),
-                HTTPListenerError(
-                    .invalidResponse,
-                    "header '\(header.name): \(header.value)' was refused by libmicrohttpd "
-                        + "(Content-Length is set by the transport; names and values must not contain CR/LF)"))
+            try MHDCheck.yes(MHD_add_response_header(pointer, header.name, header.value), Self.refused(header))
         }
     }
 
     deinit { MHD_destroy_response(pointer) }
+
+    /// Why libmicrohttpd would refuse to build `response` over plain HTTP or TLS, or `nil` when it would build it:
+    /// its rules, checked without building it (a route table's responses are checked when it is swapped in and built
+    /// when first asked for). A status outside 100–999; a header name that is empty or holds a space, tab, CR, LF or
+    /// NUL; a value that is empty or holds CR, LF or NUL; a header the transport manages itself.
+    static func refusal(of response: Response) -> HTTPListenerError? {
+        guard (100...999).contains(response.status) else {
+            return HTTPListenerError(.invalidResponse, "HTTP status \(response.status) is not a 3-digit code")
+        }
+        let refused = { (header: HTTPHeader) -> Bool in
+            let name = header.name.utf8
+            let value = header.value.utf8
+            return name.isEmpty || value.isEmpty
+                || name.contains { $0 == 0x00 || $0 == 0x09 || $0 == 0x0A || $0 == 0x0D || $0 == 0x20 }
+                || value.contains { $0 == 0x00 || $0 == 0x0A || $0 == 0x0D }
+                || Self.isManagedByTheTransport(header)
+        }
+        if let header = response.headers.first(where: refused) ?? response.httpsOnlyHeaders.first(where: refused) {
+            return Self.refused(header)
+        }
+        return nil
+    }
+
+    /// A header libmicrohttpd sets itself and refuses from a response: `Content-Length`, `Transfer-Encoding`, and a
+    /// `Connection` other than `close`.
+    private static func isManagedByTheTransport(_ header: HTTPHeader) -> Bool {
+        switch header.name.utf8.count {
+        case 14: header.name.lowercased() == "content-length"
+        case 17: header.name.lowercased() == "transfer-encoding"
+        case 10: header.name.lowercased() == "connection" && header.value.lowercased() != "close"
+        default: false
+        }
+    }
+
+    /// The error of a header libmicrohttpd refused.
+    private static func refused(_ header: HTTPHeader) -> HTTPListenerError {
+        HTTPListenerError(
+            .invalidResponse,
+            "header '\(header.name): \(header.value)' was refused by libmicrohttpd "
+                + "(Content-Length, Transfer-Encoding and Connection are the transport's; names and values must not be empty or "
+                + "contain CR/LF)")
+    }
 
     /// Queues this response on `connection`.
     func queue(on connection: OpaquePointer) -> MHD_Result {

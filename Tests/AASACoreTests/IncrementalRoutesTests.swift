@@ -40,6 +40,35 @@ import Testing
         #expect(copy.dictionary == copied && copy.count == copied.count)
     }
 
+    /// Keys whose hashes share their high bits probe from the same slot of their bucket: long runs of slots, which
+    /// removals must close up without losing any key after them; built whole, reserved by key or grown one by one.
+    @Test func persistentDictionaryKeepsEveryKeyWhenManyProbeFromOneSlot() {
+        struct Clustered: Hashable, Sendable {
+            var number: Int
+            func hash(into hasher: inout Hasher) { hasher.combine(number % 3) }
+        }
+        var random = SeededRandomNumberGenerator(seed: 5)
+        var persistent = PersistentDictionary<Clustered, Int>()
+        persistent.reserveCapacity(forKeys: (0..<100).map { Clustered(number: $0) })
+        var reference: [Clustered: Int] = [:]
+        for step in 0..<6_000 {
+            let key = Clustered(number: Int.random(in: 0..<300, using: &random))
+            if Int.random(in: 0..<3, using: &random) == 0 {
+                #expect(persistent.removeValue(forKey: key) == reference.removeValue(forKey: key))
+            } else {
+                persistent[key] = step
+                reference[key] = step
+            }
+        }
+        #expect(persistent.count == reference.count)
+        for number in 0..<300 {
+            let key = Clustered(number: number)
+            #expect(persistent[key] == reference[key] && persistent.contains(key) == (reference[key] != nil))
+        }
+        let built = PersistentDictionary(reference.map { ($0.key, $0.value) })
+        #expect(built.dictionary == reference)
+    }
+
     @Test func hostDirectoryUpdatesGiveWhatBuildingAfreshGives() {
         var random = SeededRandomNumberGenerator(seed: 7)
         var directory = HostDirectory<Int>([])

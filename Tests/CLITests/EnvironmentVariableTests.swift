@@ -187,6 +187,11 @@ import Testing
                 + "AASA_SERVER_CERTIFICATE_CACHE)"
         ),
         (
+            ["AASA_SERVER_RESPONSE_CACHE": "-1"], ["serve"],
+            "--response-cache must be between 0 and 100000000 responses (the value comes from "
+                + "AASA_SERVER_RESPONSE_CACHE)"
+        ),
+        (
             ["AASA_SERVER_ADMIN_HOST": "ok.example, bad host"], ["serve"],
             "--admin-host 'bad host' is not a host name (the value comes from AASA_SERVER_ADMIN_HOST)"
         ),

@@ -7,60 +7,134 @@
 /// in place while only one dictionary holds them (as `Dictionary` is). The bucket count doubles as the dictionary
 /// grows, keeping buckets at most ``bucketCapacity`` entries on average.
 ///
-/// A bucket keeps its entries dense, in two arrays, and hashes only each key's position: a hash table is between
-/// three eighths and three quarters full, and the values this holds are large (a domain's load result is 640
-/// bytes), so values stored in the table's slots would leave as much memory empty as they fill.
+/// A bucket keeps its entries dense, in two arrays, and indexes them with a small open-addressing table of their
+/// positions (4 bytes a slot, at most half full): a hash table of the values themselves would leave as much memory
+/// empty as it fills (a domain's load result is 640 bytes), and one of keys and positions costs about 40 bytes an
+/// entry, for each of the dozen maps a server keeps by domain.
 public struct PersistentDictionary<Key: Hashable & Sendable, Value: Sendable>: Sendable {
     /// One bucket's entries. `@unchecked Sendable`: it is changed only while one dictionary holds it
     /// (`isKnownUniquelyReferenced`), and a dictionary being changed is not shared with another thread.
     @usableFromInline
     final class Bucket: @unchecked Sendable {
-        /// Each key's position in ``keys`` and ``values``.
-        @usableFromInline var positions: [Key: Int]
+        /// Linear probing over the entries: each slot holds a position in ``keys`` and ``values`` plus one, 0 when
+        /// empty. A power of two of slots (none while the bucket is empty), at least twice the entries.
+        @usableFromInline var slots: [UInt32]
         @usableFromInline var keys: [Key]
         @usableFromInline var values: [Value]
 
+        /// An empty bucket with room for `capacity` entries.
         @usableFromInline init(capacity: Int = 0) {
-            positions = Dictionary(minimumCapacity: capacity)
             keys = []
             values = []
             keys.reserveCapacity(capacity)
             values.reserveCapacity(capacity)
+            slots = [UInt32](repeating: 0, count: Self.slotCount(for: capacity))
         }
 
         @usableFromInline init(copying other: Bucket) {
-            positions = other.positions
+            slots = other.slots
             keys = other.keys
             values = other.values
         }
 
+        /// The slots for `count` entries: the least power of two at least twice `count`.
+        @inlinable static func slotCount(for count: Int) -> Int {
+            count == 0 ? 0 : Swift.max(4, 1 << (Int.bitWidth - (2 * count - 1).leadingZeroBitCount))
+        }
+
+        /// The first slot `key` probes: from the hash's high bits, since the low ones chose the bucket.
+        @inlinable static func home(of key: Key, mask: Int) -> Int {
+            Int(truncatingIfNeeded: UInt64(UInt(bitPattern: key.hashValue)) &>> 32) & mask
+        }
+
+        /// `key`'s position in ``keys`` and ``values``, if it is here.
+        @inlinable func position(of key: Key) -> Int? {
+            guard !slots.isEmpty else { return nil }
+            let mask = slots.count - 1
+            var slot = Self.home(of: key, mask: mask)
+            while slots[slot] != 0 {
+                let position = Int(slots[slot]) - 1
+                if keys[position] == key { return position }
+                slot = (slot + 1) & mask
+            }
+            return nil
+        }
+
+        /// The slot holding `position`, which is `key`'s.
+        @inlinable func slot(holding position: Int, of key: Key) -> Int {
+            let mask = slots.count - 1
+            var slot = Self.home(of: key, mask: mask)
+            while Int(slots[slot]) - 1 != position { slot = (slot + 1) & mask }
+            return slot
+        }
+
         @inlinable func value(for key: Key) -> Value? {
-            positions[key].map { values[$0] }
+            position(of: key).map { values[$0] }
         }
 
         /// Sets or removes `key`'s value; returns the change in the entry count (-1, 0 or 1).
         @inlinable func set(_ key: Key, _ value: Value?) -> Int {
-            if let position = positions[key] {
+            if let position = position(of: key) {
                 if let value {
                     values[position] = value
                     return 0
                 }
-                positions[key] = nil
-                let last = keys.count - 1
-                if position != last {
-                    keys.swapAt(position, last)
-                    values.swapAt(position, last)
-                    positions[keys[position]] = position
-                }
-                keys.removeLast()
-                values.removeLast()
+                remove(at: position)
                 return -1
             }
             guard let value else { return 0 }
-            positions[key] = keys.count
+            if keys.count == keys.capacity {
+                // A quarter more room, not twice as much: a bucket fills once, at a start, and is kept as it is.
+                let room = keys.count + keys.count / 4 + 1
+                keys.reserveCapacity(room)
+                values.reserveCapacity(room)
+            }
+            if 2 * (keys.count + 1) > slots.count { reindex(toHold: keys.count + 1) }
+            let mask = slots.count - 1
+            var slot = Self.home(of: key, mask: mask)
+            while slots[slot] != 0 { slot = (slot + 1) & mask }
+            slots[slot] = UInt32(keys.count + 1)
             keys.append(key)
             values.append(value)
             return 1
+        }
+
+        /// Removes the entry at `position`: the last entry takes its place, and the slots after its own move back
+        /// to where their keys would probe from (deletion without tombstones).
+        @usableFromInline func remove(at position: Int) {
+            let mask = slots.count - 1
+            var empty = slot(holding: position, of: keys[position])
+            slots[empty] = 0
+            var next = (empty + 1) & mask
+            while slots[next] != 0 {
+                let home = Self.home(of: keys[Int(slots[next]) - 1], mask: mask)
+                // The entry at `next` may fill the gap when its home is not cyclically within (empty, next].
+                if (next - home) & mask >= (next - empty) & mask {
+                    slots[empty] = slots[next]
+                    slots[next] = 0
+                    empty = next
+                }
+                next = (next + 1) & mask
+            }
+            let last = keys.count - 1
+            if position != last {
+                slots[slot(holding: last, of: keys[last])] = UInt32(position + 1)
+                keys.swapAt(position, last)
+                values.swapAt(position, last)
+            }
+            keys.removeLast()
+            values.removeLast()
+        }
+
+        /// Rebuilds the slots for `count` entries.
+        @usableFromInline func reindex(toHold count: Int) {
+            slots = [UInt32](repeating: 0, count: Self.slotCount(for: count))
+            let mask = slots.count - 1
+            for (position, key) in keys.enumerated() {
+                var slot = Self.home(of: key, mask: mask)
+                while slots[slot] != 0 { slot = (slot + 1) & mask }
+                slots[slot] = UInt32(position + 1)
+            }
         }
     }
 
@@ -77,11 +151,17 @@ public struct PersistentDictionary<Key: Hashable & Sendable, Value: Sendable>: S
     /// An empty dictionary.
     public init() {}
 
-    /// A dictionary of `entries`; a key given twice keeps its last value.
+    /// A dictionary of `entries`; a key given twice keeps its last value. Each bucket is made for exactly the
+    /// entries it gets (the keys are counted by bucket first), so a start's maps hold no room for entries to come.
     @inlinable
-    public init(_ entries: some Sequence<(Key, Value)>) {
-        reserveCapacity(entries.underestimatedCount)
-        for (key, value) in entries { self[key] = value }
+    public init(_ entries: some Collection<(Key, Value)>) {
+        var bucketCount = 1
+        while entries.count > bucketCount * Self.bucketCapacity / 2 { bucketCount *= 2 }
+        let mask = bucketCount - 1
+        var sizes = [Int](repeating: 0, count: bucketCount)
+        for (key, _) in entries { sizes[key.hashValue & mask] += 1 }
+        buckets = sizes.map { Bucket(capacity: $0) }
+        for (key, value) in entries { storedCount += buckets[key.hashValue & mask].set(key, value) }
     }
 
     /// Whether the dictionary is empty.
@@ -116,13 +196,20 @@ public struct PersistentDictionary<Key: Hashable & Sendable, Value: Sendable>: S
     /// Whether `key` has a value, without copying the value.
     @inlinable
     public func contains(_ key: Key) -> Bool {
-        buckets[index(of: key)].positions[key] != nil
+        buckets[index(of: key)].position(of: key) != nil
     }
 
     /// Makes room for `count` entries at once, so that adding them does not redistribute the entries as the
     /// bucket count doubles on the way (a start adds every domain to an empty dictionary).
     public mutating func reserveCapacity(_ count: Int) {
         if count > buckets.count * Self.bucketCapacity { grow(toHold: count) }
+    }
+
+    /// Makes room for the entries of `keys` at once, each bucket made for exactly the keys it will hold, as
+    /// ``init(_:)`` makes them: what a start that adds every domain one by one reserves.
+    public mutating func reserveCapacity(forKeys keys: some Collection<Key>) {
+        let count = storedCount + keys.count
+        if count > buckets.count * Self.bucketCapacity { grow(toHold: count, adding: keys) }
     }
 
     /// Every key, in no particular order.
@@ -147,10 +234,17 @@ public struct PersistentDictionary<Key: Hashable & Sendable, Value: Sendable>: S
     }
 
     /// Doubles the bucket count until `count` entries average at most half of ``bucketCapacity`` per bucket,
-    /// and moves every entry to its new bucket. Each bucket is sized for the entries it receives plus its share
-    /// (and a quarter more) of the entries still to come, when `count` reserves room ahead.
+    /// and moves every entry to its new bucket. Each bucket is sized for the entries it receives plus its share of
+    /// the entries still to come, when `count` reserves room ahead (a bucket that gets more grows by a quarter).
     @usableFromInline
     mutating func grow(toHold count: Int) {
+        grow(toHold: count, adding: EmptyCollection())
+    }
+
+    /// ``grow(toHold:)``, each bucket also sized for the keys of `keys` it will get: the room ahead is only for the
+    /// entries still to come that `keys` does not name.
+    @usableFromInline
+    mutating func grow(toHold count: Int, adding keys: some Collection<Key>) {
         var bucketCount = buckets.count * 2
         while count > bucketCount * Self.bucketCapacity / 2 { bucketCount *= 2 }
         let old = buckets
@@ -159,7 +253,8 @@ public struct PersistentDictionary<Key: Hashable & Sendable, Value: Sendable>: S
         for bucket in old {
             for key in bucket.keys { sizes[key.hashValue & mask] += 1 }
         }
-        let ahead = (count - storedCount) * 5 / 4 / bucketCount
+        for key in keys { sizes[key.hashValue & mask] += 1 }
+        let ahead = Swift.max(0, count - storedCount - keys.count) / bucketCount
         buckets = sizes.map { Bucket(capacity: $0 + ahead) }
         for bucket in old {
             for (key, value) in zip(bucket.keys, bucket.values) { _ = buckets[key.hashValue & mask].set(key, value) }

@@ -116,7 +116,20 @@ public struct AssociationGenerator: Sendable {
                     "the generated file is \(bytes.count) bytes, close to Apple's limit of \(Self.sizeLimit)",
                     at: .root, hint: "merge rules with wildcards before adding more"))
         }
-        return Output(file: file, bytes: bytes, diagnostics: diagnostics, detailsSource: detailsSource)
+        return Output(
+            file: file, bytes: bytes, diagnostics: diagnostics, detailsSource: Self.shared(detailsSource))
+    }
+
+    /// The `detailsSource` of up to 8 apps each made into one details entry, in order (`[0, 1, …]`), nearly every
+    /// domain's: one array each, shared by every domain, rather than an allocation of each domain's own.
+    private static let identities: [[Int?]] = (0...8).map { count in (0..<count).map { $0 } }
+
+    /// `sources`, or the identical shared array (``identities``).
+    private static func shared(_ sources: [Int?]) -> [Int?] {
+        guard sources.count < identities.count, sources.enumerated().allSatisfy({ $0.element == $0.offset }) else {
+            return sources
+        }
+        return identities[sources.count]
     }
 
     /// The legacy `paths` for one app entry: each rule the legacy form can express, in order, with

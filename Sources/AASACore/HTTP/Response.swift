@@ -119,8 +119,9 @@ public struct Response: Sendable, Hashable {
 /// A response built once at load time and shared by every request that routes to it.
 ///
 /// A transport keeps its native forms of the response in the response itself (``transportForm(secure:make:)``):
-/// built when a route table holding it is swapped in (or on first use), and kept for as long as the response
-/// lives, across reloads that keep its domain unchanged.
+/// built when it is first sent (or, for a response every domain sends alike, when a table holding it is swapped in),
+/// and kept until a bounded cache lets it go (``sweepTransportForm(secure:force:)``) or the response ends, across
+/// reloads that keep its domain unchanged.
 public final class PreparedResponse: Sendable {
     /// What is sent.
     public let response: Response
@@ -140,9 +141,29 @@ public final class PreparedResponse: Sendable {
     /// Whether every domain sends these same bytes (a 404, a 405): a transport may share one native form
     /// between all of them.
     public let isCommon: Bool
-    /// The transport's native forms for plain HTTP and TLS: retained object pointers, 0 until built.
-    private let plainForm = Atomic<UInt>(0)
-    private let secureForm = Atomic<UInt>(0)
+    /// Whether TLS sends more headers than plain HTTP (``Response/httpsOnlyHeaders``): without them one native form
+    /// serves both, kept as the plain one.
+    public let hasHTTPSOnlyHeaders: Bool
+    /// The transport's native forms for plain HTTP and TLS, and whether each was sent since a sweep last looked.
+    private let forms = Mutex(TransportForms())
+
+    /// ``PreparedResponse``'s native forms.
+    private struct TransportForms {
+        var plain: (any AnyObject & Sendable)?
+        var secure: (any AnyObject & Sendable)?
+        var plainUsed = false
+        var secureUsed = false
+    }
+
+    /// What ``sweepTransportForm(secure:force:)`` did.
+    public enum FormSweep: Sendable {
+        /// The form was sent since the last sweep: it stays, unmarked.
+        case used
+        /// No form was kept.
+        case absent
+        /// The form was let go: the caller releases it (outside any lock of its own, since its release may free it).
+        case released(any AnyObject & Sendable)
+    }
 
     /// Creates a prepared response (``PreparedResponseBuilder`` prepares a table's).
     public init(_ response: Response, domainID: Int = 0, isCommon: Bool = false) {
@@ -151,35 +172,67 @@ public final class PreparedResponse: Sendable {
         self.isCommon = isCommon
         status = response.status
         bodyByteCount = response.bodyByteCount
+        hasHTTPSOnlyHeaders = !response.httpsOnlyHeaders.isEmpty
     }
 
-    deinit {
-        for bits in [plainForm.load(ordering: .acquiring), secureForm.load(ordering: .acquiring)] where bits != 0 {
-            Unmanaged<AnyObject>.fromOpaque(UnsafeRawPointer(bitPattern: bits)!).release()
-        }
-    }
-
-    /// The transport's native form for plain HTTP or TLS (`secure`), if one is kept.
+    /// The transport's native form for plain HTTP or TLS (`secure`), if one is kept, marked as sent. The caller holds
+    /// its own reference: a sweep letting go of the form meanwhile does not free it under the caller.
     @inline(__always)
     public func transportForm<Form: AnyObject & Sendable>(secure: Bool, as _: Form.Type) -> Form? {
-        let bits = secure ? secureForm.load(ordering: .acquiring) : plainForm.load(ordering: .acquiring)
-        guard bits != 0 else { return nil }
-        return Unmanaged<Form>.fromOpaque(UnsafeRawPointer(bitPattern: bits)!).takeUnretainedValue()
+        let secure = secure && hasHTTPSOnlyHeaders
+        let kept = forms.withLock { forms -> (any AnyObject & Sendable)? in
+            if secure {
+                forms.secureUsed = forms.secure != nil
+                return forms.secure
+            }
+            forms.plainUsed = forms.plain != nil
+            return forms.plain
+        }
+        return kept as? Form
     }
 
     /// The native form kept for `secure`, or `make()`'s, kept from now on. `make` runs without any lock; when two
-    /// threads race, both forms are equivalent and the first one stored stays.
+    /// threads race, both forms are equivalent and the first one kept stays.
     public func transportForm<Form: AnyObject & Sendable>(secure: Bool, make: () throws -> Form) rethrows -> Form {
         if let kept = transportForm(secure: secure, as: Form.self) { return kept }
-        let made = Unmanaged.passRetained(try make())
-        let bits = UInt(bitPattern: made.toOpaque())
-        let (stored, first) =
-            secure
-            ? secureForm.compareExchange(expected: 0, desired: bits, ordering: .acquiringAndReleasing)
-            : plainForm.compareExchange(expected: 0, desired: bits, ordering: .acquiringAndReleasing)
-        if stored { return made.takeUnretainedValue() }
-        made.release()
-        return Unmanaged<Form>.fromOpaque(UnsafeRawPointer(bitPattern: first)!).takeUnretainedValue()
+        return keep(try make(), secure: secure).form
+    }
+
+    /// Keeps `made` as the native form for `secure` unless another thread kept one first: the form kept, and whether
+    /// it is `made` (the caller's to account for, such as in a bounded cache).
+    public func keep<Form: AnyObject & Sendable>(_ made: Form, secure: Bool) -> (form: Form, isNew: Bool) {
+        let secure = secure && hasHTTPSOnlyHeaders
+        let first = forms.withLock { forms -> (any AnyObject & Sendable)? in
+            // Kept for a request about to send it: marked as sent.
+            if secure {
+                if forms.secure == nil { (forms.secure, forms.secureUsed) = (made, true) }
+                return forms.secure
+            }
+            if forms.plain == nil { (forms.plain, forms.plainUsed) = (made, true) }
+            return forms.plain
+        }
+        if first === made { return (made, true) }
+        return ((first as? Form) ?? made, false)
+    }
+
+    /// A bounded cache's sweep over the form kept for `secure` (CLOCK): one sent since the last sweep stays and is
+    /// unmarked; one that was not, or any with `force`, is let go and returned.
+    public func sweepTransportForm(secure: Bool, force: Bool = false) -> FormSweep {
+        let secure = secure && hasHTTPSOnlyHeaders
+        return forms.withLock { forms -> FormSweep in
+            let used = secure ? forms.secureUsed : forms.plainUsed
+            guard let form = secure ? forms.secure : forms.plain else { return .absent }
+            if used && !force {
+                if secure { forms.secureUsed = false } else { forms.plainUsed = false }
+                return .used
+            }
+            if secure {
+                (forms.secure, forms.secureUsed) = (nil, false)
+            } else {
+                (forms.plain, forms.plainUsed) = (nil, false)
+            }
+            return .released(form)
+        }
     }
 }
 

@@ -29,6 +29,8 @@ public final class AdminRoutes: RouteTable {
         public var store: (@Sendable () -> StoreStatus)?
         /// What the HTTPS listener's certificate cache did and holds; `nil` without HTTPS.
         public var certificateCache: (@Sendable () -> CertificateCacheFigures)?
+        /// What the public listeners' response cache did and holds; `nil` without a public listener.
+        public var responseCache: (@Sendable () -> ResponseCacheFigures)?
         /// Answers the tenant API (every path under `/api/v1/`), called only for a request whose Host, cross-site
         /// headers and token passed (``APIRequest``); `nil`: the API is 404.
         public var api: (@Sendable (APIRequest) -> Response)?
@@ -398,6 +400,7 @@ public final class AdminRoutes: RouteTable {
         gauges.cdn = live.cdn?()
         gauges.store = live.store?()
         gauges.certificateCache = live.certificateCache?()
+        gauges.responseCache = live.responseCache?()
         gauges.shard = serverStatus?.shard
         for domain in serverStatus?.domains ?? [] {
             gauges.domainStates[domain.state, default: 0] += 1

@@ -30,7 +30,7 @@ struct AdminWiring: Sendable {
     /// The builder of every catalog's routes.
     var routeBuilder: RouteBuilder {
         RouteBuilder(
-            recorder: recorder, challenges: challenges,
+            recorder: recorder, responseCache: listeners.responseCache, challenges: challenges,
             webroot: configuration.acmeWebroot.map(WebrootChallenges.init(root:)),
             thumbprint: { [acme] in acme()?.thumbprint }, live: live, access: configuration.adminAccess)
     }
@@ -51,6 +51,9 @@ struct AdminWiring: Sendable {
         }
         if configuration.httpsPort != nil {
             live.certificateCache = { [listeners] in listeners.certificateCacheFigures }
+        }
+        if configuration.httpsPort != nil || configuration.httpPort != nil {
+            live.responseCache = { [listeners] in listeners.responseCacheFigures }
         }
         if let settings = configuration.store {
             let server = PostgresConnection.server(of: settings.uri)

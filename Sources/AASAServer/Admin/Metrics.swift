@@ -22,6 +22,8 @@ struct Metrics {
         var store: StoreStatus?
         /// The HTTPS listener's certificate cache; `nil` without HTTPS.
         var certificateCache: CertificateCacheFigures?
+        /// The public listeners' response cache; `nil` without a public listener.
+        var responseCache: ResponseCacheFigures?
     }
 
     static let version = "0.1.0"
@@ -113,6 +115,20 @@ struct Metrics {
                 "aasa_tls_certificate_evictions_total", "counter",
                 "Imported certificates let go to keep the cache within its bound.")
             sample("aasa_tls_certificate_evictions_total", [], "\(cache.evictions)")
+        }
+        if let cache = gauges.responseCache {
+            family(
+                "aasa_responses_cached", "gauge",
+                "Responses built for libmicrohttpd and kept for the next requests (serve --response-cache bounds them)."
+            )
+            sample("aasa_responses_cached", [], "\(cache.count)")
+            family(
+                "aasa_response_builds_total", "counter",
+                "Responses built for a request because none was kept (a domain's first request, or one let go).")
+            sample("aasa_response_builds_total", [], "\(cache.builds)")
+            family(
+                "aasa_response_evictions_total", "counter", "Responses let go to keep the cache within its bound.")
+            sample("aasa_response_evictions_total", [], "\(cache.evictions)")
         }
         if let orders = gauges.acmeOrders {
             family(

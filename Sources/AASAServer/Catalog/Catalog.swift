@@ -54,9 +54,9 @@ struct Catalog: Sendable {
         var replaced: [(PublishedDomain, PublishedDomain)] = []
         // A reload that adds many domains at once: room for them up front, not a redistribution at each
         // doubling.
-        self.loaded.reserveCapacity(loaded.count)
-        published.reserveCapacity(loaded.count)
-        domainLoadTimes.reserveCapacity(loaded.count)
+        self.loaded.reserveCapacity(forKeys: loaded.lazy.map(\.domain))
+        published.reserveCapacity(forKeys: loaded.lazy.map(\.domain))
+        domainLoadTimes.reserveCapacity(forKeys: loaded.lazy.map(\.domain))
         for domain in loaded {
             self.loaded[domain.domain] = domain
             removedSince[domain.domain] = nil

@@ -20,7 +20,7 @@ struct CertificateSelection {
     init(folders: [CertificateDirectory.Folder], read: Set<String>?, previous catalog: CertificateCatalog, now: Date) {
         served = read == nil ? PersistentDictionary() : catalog.served
         findings = read == nil ? PersistentDictionary() : catalog.findings
-        served.reserveCapacity(folders.count)
+        served.reserveCapacity(forKeys: folders.lazy.map(\.name))
         // At a start every folder is new.
         if catalog.served.isEmpty { changed.reserveCapacity(folders.count) }
         for folder in folders {

@@ -76,6 +76,12 @@ public struct ServerConfiguration: Sendable {
     public var certificateCache = ServerConfiguration.defaultCertificateCache
     /// ``certificateCache`` unless set: Caddy's default, and about 33 MB of GnuTLS's state.
     public static let defaultCertificateCache = 10_000
+    /// How many native responses the public listeners keep built (``ResponseCache``): each domain's association
+    /// file, assetlinks.json and pages are built for libmicrohttpd when first asked for, the least recently asked for
+    /// let go first.
+    public var responseCache = ServerConfiguration.defaultResponseCache
+    /// ``responseCache`` unless set: about 12 MB of libmicrohttpd's responses.
+    public static let defaultResponseCache = ResponseCache.defaultCapacity
     /// How the public listeners wait for sockets; `nil`: poll for HTTPS, epoll for HTTP (see `EventLoop`).
     public var eventLoop: ListenerEventLoop?
     /// Whether to reload when the config or certificate folder changes (inotify); SIGHUP reloads either way.

@@ -19,6 +19,8 @@ final class Listeners: Service {
     private let temporaryCertificates: TemporaryCertificates?
     /// The certificates imported for handshakes, shared by every SNI table the HTTPS listener serves.
     private let credentialCache: CredentialCache
+    /// The native responses built for the public listeners, shared by every route snapshot they serve.
+    let responseCache: ResponseCache
     /// The SNI table the HTTPS listener serves, made of the catalog's certificates;
     /// `behind`: the last could not be made, so the one served is not the catalog's and the next is made whole.
     private let sni = Mutex<(table: CertificateTable?, behind: Bool)>((nil, false))
@@ -36,6 +38,7 @@ final class Listeners: Service {
         self.recorder = recorder
         self.temporaryCertificates = temporaryCertificates
         credentialCache = CredentialCache(capacity: configuration.certificateCache)
+        responseCache = ResponseCache(capacity: configuration.responseCache)
     }
 
     /// The port and address each configured listener listens on.
@@ -240,6 +243,9 @@ final class Listeners: Service {
 
     /// What the certificate cache of the HTTPS listener did since the start, and holds.
     var certificateCacheFigures: CertificateCacheFigures { CertificateCacheFigures(credentialCache.figures) }
+
+    /// What the public listeners' response cache did since the start, and holds.
+    var responseCacheFigures: ResponseCacheFigures { ResponseCacheFigures(responseCache.figures) }
 
     /// The public listeners' connection figures, for `/metrics` and `/status`.
     var figures: [String: AdminRoutes.ListenerFigures] {

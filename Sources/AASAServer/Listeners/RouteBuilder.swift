@@ -15,6 +15,8 @@ struct PublishedRoutes: Sendable {
 struct RouteBuilder: Sendable {
     /// Numbers each domain for the traffic figures.
     var recorder: TrafficRecorder
+    /// Keeps the native responses the public listeners built, for every snapshot made here.
+    var responseCache: ResponseCache
     /// ACME's pending http-01 answers, with `--acme`.
     var challenges: ChallengeStore?
     /// The folder of another client's http-01 answers, with `--acme-webroot`.
@@ -39,7 +41,7 @@ struct RouteBuilder: Sendable {
             site = SiteRoutes(
                 catalog.published.values, rendered: RenderedPages(qrCode: .libqrencode), domainIDs: recorder.domainIDs)
         }
-        let snapshot = try RouteSnapshot(site, previous: previous?.snapshot)
+        let snapshot = try RouteSnapshot(site, previous: previous?.snapshot, cache: responseCache)
         // The challenge routes wrap the site's without preparing anything of their own for each domain.
         let stateless = thumbprint().map { thumbprint in
             StatelessChallenges(thumbprint: thumbprint) { [loaded = catalog.loaded] in loaded.contains($0) }
@@ -48,7 +50,8 @@ struct RouteBuilder: Sendable {
             try challenges == nil && webroot == nil
             ? snapshot
             : RouteSnapshot(
-                ChallengeRoutes(site, store: challenges, webroot: webroot, stateless: stateless), previous: snapshot)
+                ChallengeRoutes(site, store: challenges, webroot: webroot, stateless: stateless), previous: snapshot,
+                cache: responseCache)
         return (PublishedRoutes(site: site, snapshot: snapshot), served, adminRoutes(for: catalog))
     }
 

@@ -206,6 +206,13 @@ struct ServerOptions: ParsableArguments {
 
     @Option(
         help: ArgumentHelp(
+            "Responses kept built for the public listeners (each domain's association file, assetlinks.json and "
+                + "pages), the least recently asked for let go first; the others are built when next asked for; 0 "
+                + "builds one for every request (env: \(EnvironmentVariable.responseCache)).", valueName: "count"))
+    var responseCache: Int = Environment.value(.responseCache, ServerConfiguration.defaultResponseCache)
+
+    @Option(
+        help: ArgumentHelp(
             "How often Apple's CDN copy (and Google's, for domains serving assetlinks.json) of each served domain is "
                 + "checked against what is served, e.g. 30m, 6h, 1d; 0 turns the check off; off with --dev unless given "
                 + "(env: \(EnvironmentVariable.cdnCheckInterval)).", valueName: "duration"))
@@ -320,6 +327,9 @@ struct ServerOptions: ParsableArguments {
         if certificateCache < 0 || certificateCache > 100_000_000 {
             throw ValidationError("--certificate-cache must be between 0 and 100000000 certificates")
         }
+        if responseCache < 0 || responseCache > 100_000_000 {
+            throw ValidationError("--response-cache must be between 0 and 100000000 responses")
+        }
         if acme && httpPort == nil {
             throw ValidationError(
                 "--acme needs the plain HTTP listener, where the CA validates each domain "
@@ -377,6 +387,7 @@ struct ServerOptions: ParsableArguments {
         configuration.shard = try shard.map { text throws in try Shard(parsing: text) }
         configuration.pagesMemory = pagesMemory << 20
         configuration.certificateCache = certificateCache
+        configuration.responseCache = responseCache
         if let uri = store ?? Environment.optional(.store) {
             var key: StoreKey?
             if let file = storeKeyFile ?? Environment.optional(.storeKeyFile) {
@@ -435,6 +446,7 @@ extension EnvironmentVariable {
     static let removalGrace: Self = "AASA_SERVER_REMOVAL_GRACE"
     static let pagesMemory: Self = "AASA_SERVER_PAGES_MEMORY"
     static let certificateCache: Self = "AASA_SERVER_CERTIFICATE_CACHE"
+    static let responseCache: Self = "AASA_SERVER_RESPONSE_CACHE"
     static let cdnCheckInterval: Self = "AASA_SERVER_CDN_CHECK_INTERVAL"
     static let appleCdn: Self = "AASA_SERVER_APPLE_CDN"
     static let googleDal: Self = "AASA_SERVER_GOOGLE_DAL"
