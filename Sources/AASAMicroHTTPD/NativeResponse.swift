@@ -28,9 +28,7 @@ final class NativeResponse: @unchecked Sendable {
     /// `released` runs when libmicrohttpd frees the response (``InFlightBytes/release(_:)``), or at once when it
     /// could not be made.
     init(_ response: Response, secure: Bool = false, released: (@Sendable () -> Void)? = nil) throws {
-        guard (100...999).contains(response.status) else {
-            throw HTTPListenerError(.invalidResponse, "HTTP status \(response.status) is not a 3-digit code")
-        }
+        if let refusal = Self.refusal(of: response.status) { throw refusal }
         let created: OpaquePointer?
         let parts = response.bodyParts
         if parts.isEmpty {
@@ -75,9 +73,7 @@ final class NativeResponse: @unchecked Sendable {
     /// when first asked for). A status outside 100–999; a header name that is empty or holds a space, tab, CR, LF or
     /// NUL; a value that is empty or holds CR, LF or NUL; a header the transport manages itself.
     static func refusal(of response: Response) -> HTTPListenerError? {
-        guard (100...999).contains(response.status) else {
-            return HTTPListenerError(.invalidResponse, "HTTP status \(response.status) is not a 3-digit code")
-        }
+        if let refusal = refusal(of: response.status) { return refusal }
         let refused = { (header: HTTPHeader) -> Bool in
             let name = header.name.utf8
             let value = header.value.utf8
@@ -90,6 +86,12 @@ final class NativeResponse: @unchecked Sendable {
             return Self.refused(header)
         }
         return nil
+    }
+
+    /// Why a response of `status` cannot be built: it is not a 3-digit code.
+    private static func refusal(of status: Int) -> HTTPListenerError? {
+        (100...999).contains(status)
+            ? nil : HTTPListenerError(.invalidResponse, "HTTP status \(status) is not a 3-digit code")
     }
 
     /// A header libmicrohttpd sets itself and refuses from a response: `Content-Length`, `Transfer-Encoding`, and a

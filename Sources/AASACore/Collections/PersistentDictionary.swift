@@ -153,6 +153,7 @@ public struct PersistentDictionary<Key: Hashable & Sendable, Value: Sendable>: S
 
     /// A dictionary of `entries`; a key given twice keeps its last value. Each bucket is made for exactly the
     /// entries it gets (the keys are counted by bucket first), so a start's maps hold no room for entries to come.
+    /// `entries` is read twice: pass an array when making an entry costs more than a copy.
     @inlinable
     public init(_ entries: some Collection<(Key, Value)>) {
         var bucketCount = 1

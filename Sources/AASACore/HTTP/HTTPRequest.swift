@@ -89,10 +89,10 @@ public struct DeferredWork: Sendable {
 
 /// Maps requests to responses. Implementations are immutable snapshots: a reload builds a new one.
 public protocol RouteTable: Sendable {
-    /// The responses this table prepared that no table before it held: the transport builds their native forms
-    /// when the table is swapped in (``PreparedResponse/transportForm(secure:make:)``), so a broken one is found
-    /// then. A table made from another one lists only its new responses; a response it returns that is not
-    /// listed is built for the wire on first use.
+    /// The responses this table prepared that no table before it held: the transport checks them when the table is
+    /// swapped in, so a broken one is found then, and builds each one's native form when it is first sent (those
+    /// every domain sends alike at once). A table made from another one lists only its new responses; a response it
+    /// returns that is not listed is built for the wire on first use.
     var preparedResponses: [PreparedResponse] { get }
     /// Decides the response for `request`. Called concurrently from transport threads.
     func route(_ request: some HTTPRequest) -> RouteDecision

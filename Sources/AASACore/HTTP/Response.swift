@@ -236,8 +236,8 @@ public final class PreparedResponse: Sendable {
     }
 }
 
-/// Collects the responses a route table prepares, so the transport can build their native forms when the
-/// table is swapped in (``RouteTable/preparedResponses``).
+/// Collects the responses a route table prepares, so the transport can check them when the table is swapped in
+/// (``RouteTable/preparedResponses``).
 public struct PreparedResponseBuilder: Sendable {
     /// Every response prepared so far, in order.
     public private(set) var responses: [PreparedResponse] = []

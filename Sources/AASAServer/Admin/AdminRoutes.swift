@@ -1,4 +1,5 @@
 public import AASACore
+public import AASAMicroHTTPD
 import Foundation
 import Synchronization
 
@@ -30,7 +31,7 @@ public final class AdminRoutes: RouteTable {
         /// What the HTTPS listener's certificate cache did and holds; `nil` without HTTPS.
         public var certificateCache: (@Sendable () -> CertificateCacheFigures)?
         /// What the public listeners' response cache did and holds; `nil` without a public listener.
-        public var responseCache: (@Sendable () -> ResponseCacheFigures)?
+        public var responseCache: (@Sendable () -> ResponseCache.Figures)?
         /// Answers the tenant API (every path under `/api/v1/`), called only for a request whose Host, cross-site
         /// headers and token passed (``APIRequest``); `nil`: the API is 404.
         public var api: (@Sendable (APIRequest) -> Response)?

@@ -1,4 +1,5 @@
 import AASACore
+import AASAMicroHTTPD
 import Foundation
 
 /// The admin listener's `/metrics`, in the Prometheus text format (version 0.0.4).
@@ -23,7 +24,7 @@ struct Metrics {
         /// The HTTPS listener's certificate cache; `nil` without HTTPS.
         var certificateCache: CertificateCacheFigures?
         /// The public listeners' response cache; `nil` without a public listener.
-        var responseCache: ResponseCacheFigures?
+        var responseCache: ResponseCache.Figures?
     }
 
     static let version = "0.1.0"

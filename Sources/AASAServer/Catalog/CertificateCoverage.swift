@@ -34,9 +34,10 @@ struct CertificateCoverage: Sendable {
                 }
             }
         }
-        // A name most often has one folder: its array as it is, not a sorted copy.
+        // A name most often has one folder: its array as it is, not a sorted copy. An array of entries, not a lazy
+        // map: the dictionary reads its entries twice, and each would be sorted twice.
         func sorted(_ names: [String: [String]]) -> PersistentDictionary<String, [String]> {
-            PersistentDictionary(names.lazy.map { ($0.key, $0.value.count < 2 ? $0.value : $0.value.sorted()) })
+            PersistentDictionary(names.map { ($0.key, $0.value.count < 2 ? $0.value : $0.value.sorted()) })
         }
         exact = sorted(table.exact)
         wildcard = sorted(table.wildcard)

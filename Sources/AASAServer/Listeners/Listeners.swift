@@ -245,7 +245,7 @@ final class Listeners: Service {
     var certificateCacheFigures: CertificateCacheFigures { CertificateCacheFigures(credentialCache.figures) }
 
     /// What the public listeners' response cache did since the start, and holds.
-    var responseCacheFigures: ResponseCacheFigures { ResponseCacheFigures(responseCache.figures) }
+    var responseCacheFigures: ResponseCache.Figures { responseCache.figures }
 
     /// The public listeners' connection figures, for `/metrics` and `/status`.
     var figures: [String: AdminRoutes.ListenerFigures] {
