@@ -77,6 +77,9 @@ check("startup probe asks /healthz on the admin port", probes["startupProbe"] ==
 volumes = {v["name"]: v for v in spec["volumes"]}
 for mount in container["volumeMounts"]:
     volume = volumes.get(mount["name"])
+    if mount["mountPath"] == "/tmp":
+        # The credential vault's folder (serve --credential-vault, default TMPDIR or /tmp): checked below.
+        continue
     if mount["mountPath"].startswith(env["AASA_SERVER_CONFIG"] + "/"):
         check(f"{mount['mountPath']} is a ConfigMap under AASA_SERVER_CONFIG", volume is not None and "configMap" in volume)
     elif mount["mountPath"].startswith(env["AASA_SERVER_CERTS"] + "/"):
@@ -97,6 +100,9 @@ for mount in container["volumeMounts"]:
     else:
         check(f"{mount['mountPath']} is under the config or certs folder", False)
     check(f"{mount['mountPath']} is read-only", mount.get("readOnly") is True)
+check("the credential vault (/tmp) is a writable emptyDir (the root filesystem is read-only)",
+      any(m["mountPath"] == "/tmp" and m.get("readOnly") is not True and "emptyDir" in volumes.get(m["name"], {})
+          for m in container["volumeMounts"]))
 check("pods run as the image's non-root user", spec["securityContext"].get("runAsUser") == user
       and spec["securityContext"].get("runAsNonRoot") is True)
 check("several replicas", deployment["spec"]["replicas"] >= 2)
@@ -223,6 +229,15 @@ def mount_holding(pod_spec, container, path):
     return mount, volumes.get(mount.get("name"), {})
 
 
+def check_credential_vault(prefix, pod_spec, container):
+    """The credential vault (serve --credential-vault, default TMPDIR or /tmp) on a writable emptyDir: with the root
+    filesystem read-only, the server would keep every certificate's leaf and key in its heap instead."""
+    env_value = (env_of(container, "AASA_SERVER_CREDENTIAL_VAULT") or {}).get("value") or "/tmp"
+    mount, volume = mount_holding(pod_spec, container, env_value.rstrip("/") + "/x")
+    check(f"{prefix}the credential vault ({env_value}) is a writable emptyDir (the root filesystem is read-only)",
+          "emptyDir" in volume and mount.get("readOnly") is not True)
+
+
 STORE_VARIABLES = {"AASA_SERVER_STORE", "AASA_SERVER_STORE_KEY_FILE", "AASA_SERVER_STORE_CACHE",
                    "AASA_SERVER_REPLICA"}
 
@@ -260,6 +275,7 @@ def check_store_pod(prefix, pod_spec, container, serving=True):
           fs_group is not None and effective & 0o040 != 0 and effective & 0o022 == 0
           and fs_group == pod_spec.get("securityContext", {}).get("runAsGroup", fs_group))
     if serving:
+        check_credential_vault(prefix, pod_spec, container)
         cache = (env_of(container, "AASA_SERVER_STORE_CACHE") or {}).get("value", "")
         cache_mount, cache_volume = mount_holding(pod_spec, container, cache + "/")
         check(f"{prefix}AASA_SERVER_STORE_CACHE is on a writable emptyDir (the root filesystem is read-only)",

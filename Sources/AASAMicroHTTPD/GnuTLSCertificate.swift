@@ -70,6 +70,9 @@ struct GnuTLSImportError: Error {
 /// threads at once.
 public final class SharedIntermediates: Sendable {
     private let imported = Mutex<[DER: GnuTLSCertificate]>([:])
+    /// The intermediates of the chains kept so far, by their certificates, so the credentials of chains that end
+    /// alike share one array.
+    private let chains = Mutex<[[ObjectIdentifier]: [GnuTLSCertificate]]>([:])
 
     /// Creates an empty set.
     public init() {}
@@ -82,6 +85,18 @@ public final class SharedIntermediates: Sendable {
         func hash(into hasher: inout Hasher) {
             hasher.combine(bytes.count)
             bytes.suffix(32).withUnsafeBytes { hasher.combine(bytes: $0) }
+        }
+    }
+
+    /// `certificates` (a chain's intermediates, imported here) as one array shared with every chain that has them.
+    func chain(_ certificates: ArraySlice<GnuTLSCertificate>) -> [GnuTLSCertificate] {
+        guard !certificates.isEmpty else { return [] }
+        let key = certificates.map(ObjectIdentifier.init)
+        return chains.withLock { chains in
+            if let shared = chains[key] { return shared }
+            let shared = Array(certificates)
+            chains[key] = shared
+            return shared
         }
     }
 

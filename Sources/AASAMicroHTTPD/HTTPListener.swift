@@ -20,8 +20,22 @@ import Synchronization
 /// every new connection; measured under new-TLS-connection load that cost twice the CPU per connection
 /// of a single thread (about 800 µs against 400 µs, nginx 350-430 µs on the same machine).
 public final class HTTPListener: Sendable {
-    /// The configuration the listener was started with.
-    public let configuration: ListenerConfiguration
+    /// The configuration the listener was started with, its certificates those it serves now
+    /// (``replaceCertificates(_:)``).
+    public var configuration: ListenerConfiguration {
+        var configuration = started
+        if let startedTLS, let table = context.certificates.withLock({ $0 }) {
+            var tls = TLSConfiguration(certificates: table, priorities: startedTLS.priorities)
+            tls.sessionTicketLifetime = startedTLS.sessionTicketLifetime
+            configuration.tls = tls
+        }
+        return configuration
+    }
+    /// The configuration the listener was started with, without its TLS settings, which ``startedTLS`` keeps
+    /// without the certificates: the table a listener started with is let go once it is replaced and its
+    /// connections are closed (a server's first table holds every certificate of its start).
+    private let started: ListenerConfiguration
+    private let startedTLS: (priorities: String, sessionTicketLifetime: Duration?)?
     /// The port actually bound (the kernel's choice when the configuration asked for 0).
     public let port: UInt16
 
@@ -48,7 +62,10 @@ public final class HTTPListener: Sendable {
     /// - Throws: as ``init(configuration:routes:)``.
     public init(configuration: ListenerConfiguration, snapshot: RouteSnapshot) throws {
         _ = ignoreSIGPIPE
-        self.configuration = configuration
+        var withoutTLS = configuration
+        withoutTLS.tls = nil
+        started = withoutTLS
+        startedTLS = configuration.tls.map { ($0.priorities, $0.sessionTicketLifetime) }
         // Deferred answers are built at a lower priority: a burst of heavy ones slows them, not the listener.
         let pool: WorkerPool?
         do {

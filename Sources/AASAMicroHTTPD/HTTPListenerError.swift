@@ -1,4 +1,5 @@
 internal import CMicroHTTPD
+internal import CShims.MicroHTTPD
 
 /// A failure to start or reconfigure an ``HTTPListener``, with a stable code and a human reason.
 ///
@@ -26,6 +27,8 @@ public struct HTTPListenerError: Error, Sendable, Equatable, CustomStringConvert
         public static let invalidPrivateKey = Code(rawValue: "invalid-private-key")
         /// A private key does not belong to the leaf certificate it is paired with.
         public static let keyMismatch = Code(rawValue: "key-mismatch")
+        /// A credential's copy in its ``CredentialVault`` could not be read back, or is not what was sealed there.
+        public static let unreadableCredential = Code(rawValue: "unreadable-credential")
         /// The certificate table has no entry or names a missing default entry.
         public static let invalidCertificateTable = Code(rawValue: "invalid-certificate-table")
         /// The operation needs TLS but the listener serves plain HTTP.

@@ -27,6 +27,12 @@ struct PrivateKeyBytes: Sendable {
         }
     }
 
+    /// A key's DER, as ``init(pem:)`` keeps it.
+    init(der: [UInt8]) {
+        bytes = der
+        isPEM = false
+    }
+
     /// The PEM as given, kept whole.
     init(keepingPEM pem: [UInt8]) {
         bytes = pem

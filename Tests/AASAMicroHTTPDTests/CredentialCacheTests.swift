@@ -10,20 +10,22 @@ import Testing
 /// in the table's ``CredentialCache`` within its bound, and imported again once let go; one GnuTLS refuses fails its
 /// own handshakes and says why, and no other.
 @Suite(.serialized) struct CredentialCacheTests {
-    /// The deferred entry of a certificate the test CA issues for `names`.
-    private static func deferredEntry(
-        _ pki: TestPKI, _ names: [String], key: PrivateKey.GenerationParameters = .ecdsaP256
+    /// The deferred entry of a certificate the test CA issues for `names`, its leaf and key sealed in `vault` when
+    /// given.
+    static func deferredEntry(
+        _ pki: TestPKI, _ names: [String], key: PrivateKey.GenerationParameters = .ecdsaP256,
+        vault: CredentialVault? = nil
     )
         throws -> (entry: CertificateTable.Entry, deferred: DeferredCredential)
     {
         let pem = try pki.entry(names, key: key).entry
         let chain = try PEMBlocks(pem.certificateChainPEM).blocks.filter(\.isCertificate).map(\.bytes)
-        let deferred = try DeferredCredential(chain: chain, keyPEM: pem.privateKeyPEM, label: names[0])
+        let deferred = try DeferredCredential(chain: chain, keyPEM: pem.privateKeyPEM, label: names[0], vault: vault)
         return (CertificateTable.Entry(id: names[0], names: names, deferred: deferred), deferred)
     }
 
     /// A listener serving `entries` (the first by default) through a cache of `capacity`.
-    private static func listener(_ entries: [CertificateTable.Entry], capacity: Int) throws -> HTTPListener {
+    static func listener(_ entries: [CertificateTable.Entry], capacity: Int) throws -> HTTPListener {
         var builder = CertificateTable.Builder(capacity: entries.count, cache: CredentialCache(capacity: capacity))
         for entry in entries { try builder.add(entry) }
         let table = try builder.table(defaultID: try #require(entries.first?.id))
@@ -33,7 +35,7 @@ import Testing
     }
 
     /// Fetches over HTTPS for `host`, curl verifying the certificate against the test CA and the name.
-    private static func fetch(_ host: String, _ listener: HTTPListener, _ pki: TestPKI) throws -> ToolResult {
+    static func fetch(_ host: String, _ listener: HTTPListener, _ pki: TestPKI) throws -> ToolResult {
         try curl("/echo", port: listener.port, host: host, tls: true, caPath: pki.caPath)
     }
 
@@ -91,7 +93,7 @@ import Testing
         let checked = try Self.deferredEntry(pki, ["broken.test"]).deferred
         // What was checked, with key bytes GnuTLS cannot read: what an import that fails at a handshake meets.
         let broken = DeferredCredential(
-            leaf: checked.leaf, intermediates: checked.intermediates,
+            leaf: try checked.bytes().leaf, intermediates: checked.intermediates,
             key: PrivateKeyBytes(
                 keepingPEM: Array("-----BEGIN PRIVATE KEY-----\nAAAA\n-----END PRIVATE KEY-----\n".utf8)),
             staple: nil)
@@ -133,8 +135,9 @@ import Testing
         // The key is kept as its DER (the PEM's one block), and the leaf as given.
         let kept = try DeferredCredential(chain: chain, keyPEM: a.privateKeyPEM, label: "a.test")
         let block = try #require(try PEMBlocks(a.privateKeyPEM).blocks.first)
-        #expect(!kept.key.isPEM && kept.key.bytes == block.bytes)
-        #expect(kept.leaf == chain[0])
+        let (leaf, key) = try kept.bytes()
+        #expect(!key.isPEM && key.bytes == block.bytes)
+        #expect(leaf == chain[0])
         // A key file with more than its key is kept as PEM, for GnuTLS to read as it reads the file.
         let withExtra = a.privateKeyPEM + a.certificateChainPEM
         #expect(PrivateKeyBytes(pem: withExtra).isPEM)

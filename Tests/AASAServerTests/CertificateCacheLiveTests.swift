@@ -65,7 +65,7 @@ import Testing
         // The certificate as checked at the load, with a key GnuTLS will not read when a handshake asks for it.
         var shop = try #require(served.catalog.served["shop.example"])
         shop.credential = DeferredCredential(
-            leaf: shop.credential.leaf, intermediates: shop.credential.intermediates,
+            leaf: try shop.credential.bytes().leaf, intermediates: shop.credential.intermediates,
             key: PrivateKeyBytes(
                 keepingPEM: Array("-----BEGIN PRIVATE KEY-----\nAAAA\n-----END PRIVATE KEY-----\n".utf8)),
             staple: nil)

@@ -123,3 +123,28 @@ import Testing
         #expect(try FileManager.default.contentsOfDirectory(atPath: victim) == ["keep.txt"])
     }
 }
+
+/// `serve --credential-vault` names a folder the server makes nameless files in: one that cannot take them stops
+/// the start with the folder's name and the fix, before anything is read.
+@Suite struct CredentialVaultCLITests {
+    @Test func aVaultFolderThatCannotTakeAFileStopsTheStart() throws {
+        let folder = TemporaryDirectory("aasa-vault-cli")
+        let missing = folder.path + "/missing"
+        let run = try Command.run(
+            RepositoryPaths.executable,
+            [
+                "serve", "--https-port", "\(freePort())", "--admin-port", "\(freePort())", "--credential-vault",
+                missing,
+            ], currentDirectory: folder.path, timeout: TestTime.seconds(60))
+        #expect(run.status == 2, "\(run.stderr)")
+        #expect(run.stderr.contains("\(missing): error: "), "\(run.stderr)")
+        #expect(run.stderr.contains("the credential vault cannot make a file in \(missing)"), "\(run.stderr)")
+        #expect(run.stderr.contains("--credential-vault off"), "\(run.stderr)")
+    }
+
+    @Test func anEmptyFolderIsAUsageError() throws {
+        let run = try Command.run(RepositoryPaths.executable, ["serve", "--credential-vault", ""], timeout: 30)
+        #expect(run.status != 0)
+        #expect(run.stderr.contains("--credential-vault needs a folder, or 'off'"), "\(run.stderr)")
+    }
+}

@@ -32,6 +32,8 @@ public final class AdminRoutes: RouteTable {
         public var certificateCache: (@Sendable () -> CertificateCacheFigures)?
         /// What the public listeners' response cache did and holds; `nil` without a public listener.
         public var responseCache: (@Sendable () -> ResponseCache.Figures)?
+        /// What the credential vault holds; `nil` when certificates are kept in memory.
+        public var credentialVault: (@Sendable () -> CredentialVault.Figures)?
         /// Answers the tenant API (every path under `/api/v1/`), called only for a request whose Host, cross-site
         /// headers and token passed (``APIRequest``); `nil`: the API is 404.
         public var api: (@Sendable (APIRequest) -> Response)?
@@ -402,6 +404,7 @@ public final class AdminRoutes: RouteTable {
         gauges.store = live.store?()
         gauges.certificateCache = live.certificateCache?()
         gauges.responseCache = live.responseCache?()
+        gauges.credentialVault = live.credentialVault?()
         gauges.shard = serverStatus?.shard
         for domain in serverStatus?.domains ?? [] {
             gauges.domainStates[domain.state, default: 0] += 1

@@ -1,4 +1,5 @@
 import AASACore
+import AASAMicroHTTPD
 import AASAPostgres
 import Foundation
 import Logging
@@ -12,6 +13,8 @@ struct AdminWiring: Sendable {
     let recorder: TrafficRecorder
     let history: ReloadHistory
     let listeners: Listeners
+    /// Where certificates' leaves and keys wait for a handshake; `nil`: in memory.
+    let vault: CredentialVault?
     /// The http-01 answers of this process's orders, with `--acme`.
     let challenges: ChallengeStore?
     /// Where the tenant API reads and writes.
@@ -52,6 +55,7 @@ struct AdminWiring: Sendable {
         if configuration.httpsPort != nil {
             live.certificateCache = { [listeners] in listeners.certificateCacheFigures }
         }
+        if let vault { live.credentialVault = { vault.figures } }
         if configuration.httpsPort != nil || configuration.httpPort != nil {
             live.responseCache = { [listeners] in listeners.responseCacheFigures }
         }

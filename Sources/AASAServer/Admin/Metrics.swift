@@ -25,6 +25,8 @@ struct Metrics {
         var certificateCache: CertificateCacheFigures?
         /// The public listeners' response cache; `nil` without a public listener.
         var responseCache: ResponseCache.Figures?
+        /// The credential vault; `nil` when certificates are kept in memory (or without HTTPS).
+        var credentialVault: CredentialVault.Figures?
     }
 
     static let version = "0.1.0"
@@ -116,6 +118,23 @@ struct Metrics {
                 "aasa_tls_certificate_evictions_total", "counter",
                 "Imported certificates let go to keep the cache within its bound.")
             sample("aasa_tls_certificate_evictions_total", [], "\(cache.evictions)")
+        }
+        if let vault = gauges.credentialVault {
+            family(
+                "aasa_sealed_credentials", "gauge",
+                "Certificates whose leaf and key wait sealed in the credential vault for a handshake "
+                    + "(serve --credential-vault).")
+            sample("aasa_sealed_credentials", [], "\(vault.entries)")
+            family(
+                "aasa_sealed_credential_bytes", "gauge",
+                "Bytes in the credential vault's files: live (sealed credentials in service) and file (on disk, with "
+                    + "what was let go in files still open).")
+            sample("aasa_sealed_credential_bytes", [("kind", "live")], "\(vault.bytes)")
+            sample("aasa_sealed_credential_bytes", [("kind", "file")], "\(vault.fileBytes)")
+            family(
+                "aasa_sealed_credential_failures_total", "counter",
+                "Certificates the credential vault could not take (a file not made or written), kept in memory.")
+            sample("aasa_sealed_credential_failures_total", [], "\(vault.failures)")
         }
         if let cache = gauges.responseCache {
             family(

@@ -165,10 +165,11 @@ public struct CertificateDirectory: Sendable {
     /// With `only`, just the folders of those names are read (what a reload of a few changed folders needs); a name
     /// with no folder is left out, as in a full listing. `beforeReading` is called with each folder's name on the
     /// thread about to read it (a start's watcher watches the folder then), and may return the folder's listing
-    /// made then: a folder it shows without `ocsp.der` is not asked for one.
+    /// made then: a folder it shows without `ocsp.der` is not asked for one. Imported certificates keep their leaves and
+    /// keys sealed in `vault` when there is one.
     public func loadFolders(
         now: Date = Date(), known: [String: KnownFolder] = [:], importing: Bool = false, only: Set<String>? = nil,
-        beforeReading: (@Sendable (String) -> [DirectoryListing.Entry]?)? = nil
+        vault: CredentialVault? = nil, beforeReading: (@Sendable (String) -> [DirectoryListing.Entry]?)? = nil
     ) -> [Folder] {
         let listed: [String]?
         if let only {
@@ -186,7 +187,7 @@ public struct CertificateDirectory: Sendable {
         }
         // Reading thousands of folders is a large part of a start: spread it over every processor. Chains are
         // parsed by OpenSSL only to check a staple, and the intermediates they share are then parsed once.
-        let sharing = Sharing()
+        let sharing = Sharing(vault: vault)
         return folderNames.concurrentMap { name in
             let listing = beforeReading?(name) ?? nil
             let folder = path + "/" + name
@@ -207,13 +208,17 @@ public struct CertificateDirectory: Sendable {
         }
     }
 
-    /// What the folders of one read share: the intermediates their chains hold, parsed and imported once.
+    /// What the folders of one read share: the intermediates their chains hold, parsed and imported once, and the
+    /// vault their leaves and keys are sealed in.
     public final class Sharing: Sendable {
         let intermediates = IntermediateCertificates()
         let imported = SharedIntermediates()
+        let vault: CredentialVault?
 
-        /// Nothing shared yet.
-        public init() {}
+        /// Nothing shared yet; certificates imported keep their leaves and keys in `vault`, else in memory.
+        public init(vault: CredentialVault? = nil) {
+            self.vault = vault
+        }
     }
 
     /// The certificate folder `name`, whose files `files` reads and messages place at `location` (a folder's path,
@@ -236,7 +241,7 @@ public struct CertificateDirectory: Sendable {
         result.certificate = loaded?.certificate
         if importing, let loaded {
             result.certificate = imported(
-                loaded.certificate, chain: loaded.chain, sharing: sharing.imported, diagnostics: &result.diagnostics)
+                loaded.certificate, chain: loaded.chain, sharing: sharing, diagnostics: &result.diagnostics)
         }
         return result
     }
@@ -324,14 +329,14 @@ public struct CertificateDirectory: Sendable {
     /// `certificate` with its credential checked from `chain` (its certificates' DER) and its PEM bytes let go, or
     /// `nil` with GnuTLS's refusal.
     private static func imported(
-        _ certificate: DomainCertificate, chain: [[UInt8]], sharing intermediates: SharedIntermediates,
-        diagnostics: inout [Diagnostic]
+        _ certificate: DomainCertificate, chain: [[UInt8]], sharing: Sharing, diagnostics: inout [Diagnostic]
     ) -> DomainCertificate? {
         var certificate = certificate
         do {
             certificate.credential = try DeferredCredential(
                 chain: chain, keyPEM: certificate.keyPEM, staple: certificate.tableStaple,
-                label: "certificate folder '\(certificate.folderName)'", intermediates: intermediates)
+                label: "certificate folder '\(certificate.folderName)'", intermediates: sharing.imported,
+                vault: sharing.vault)
         } catch {
             diagnostics.append(refusal(error, certificate: certificate))
             return nil

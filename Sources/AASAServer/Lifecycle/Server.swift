@@ -103,10 +103,12 @@ public final class Server: Sendable {
 
     /// What ``start()`` runs, in its order; nothing runs yet.
     private func makeParts() throws(StartupError) -> Running {
-        let replica = try StoreReplica(configuration, files: storedFiles, logger: logger)
+        // Certificates are read only for HTTPS; their leaves and keys wait for a handshake in the vault.
+        let vault = configuration.httpsPort == nil ? nil : try configuration.credentialVault.makeVault(logger: logger)
+        let replica = try StoreReplica(configuration, files: storedFiles, vault: vault, logger: logger)
         let storage: any Storage =
             replica.map { StoreStorage(configuration: configuration, replica: $0, files: storedFiles) }
-            ?? FolderStorage(configuration)
+            ?? FolderStorage(configuration, vault: vault)
         // Each folder is watched just before it is read, so a change made while the server starts is not missed;
         // then the entries the load did not read.
         let watcher =
@@ -120,7 +122,7 @@ public final class Server: Sendable {
             logger: logger)
         let reloader = Reloader(
             loader: loader, first: first, watcher: watcher, listeners: listeners,
-            builder: adminWiring(storage.makeRepository()).routeBuilder,
+            builder: adminWiring(storage.makeRepository(), vault: vault).routeBuilder,
             history: history, removalGrace: configuration.removalGrace, logger: logger
         ) { [weak self] catalog, changed, time in
             self?.published(catalog, changed: changed, at: time)
@@ -228,9 +230,10 @@ public final class Server: Sendable {
     }
 
     /// What the admin listener serves of this server, read at request time; the tenant API over `repository`.
-    private func adminWiring(_ repository: any DomainRepository) -> AdminWiring {
+    private func adminWiring(_ repository: any DomainRepository, vault: CredentialVault?) -> AdminWiring {
         AdminWiring(
             configuration: configuration, logger: logger, recorder: recorder, history: history, listeners: listeners,
+            vault: vault,
             challenges: challenges, repository: repository, acme: { [weak self] in self?.acme },
             cdn: { [weak self] in self?.running.withLock { $0?.cdn }?.observations ?? [:] },
             store: { [weak self] in self?.storeStatus }, status: { [weak self] in self?.status },

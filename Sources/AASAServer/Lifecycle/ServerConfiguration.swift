@@ -76,6 +76,9 @@ public struct ServerConfiguration: Sendable {
     public var certificateCache = ServerConfiguration.defaultCertificateCache
     /// ``certificateCache`` unless set: Caddy's default, and about 33 MB of GnuTLS's state.
     public static let defaultCertificateCache = 10_000
+    /// Where the leaves and keys of the certificates served wait, sealed, for a handshake to import them
+    /// (``CredentialVault``).
+    public var credentialVault = CredentialVaultPlace.temporary
     /// How many native responses the public listeners keep built (``ResponseCache``): each domain's association
     /// file, assetlinks.json and pages are built for libmicrohttpd when first asked for, the least recently asked for
     /// let go first.

@@ -213,6 +213,14 @@ struct ServerOptions: ParsableArguments {
 
     @Option(
         help: ArgumentHelp(
+            "Folder where the leaves and keys of the certificates served wait for their first handshake, sealed "
+                + "with a key held only in memory, in files that have no name; default: TMPDIR or /tmp (in memory "
+                + "when no file can be made there); 'off' keeps them in memory, about 0.8 KB more a certificate "
+                + "(env: \(EnvironmentVariable.credentialVault)).", valueName: "folder|off"))
+    var credentialVault: String? = Environment.optional(.credentialVault)
+
+    @Option(
+        help: ArgumentHelp(
             "How often Apple's CDN copy (and Google's, for domains serving assetlinks.json) of each served domain is "
                 + "checked against what is served, e.g. 30m, 6h, 1d; 0 turns the check off; off with --dev unless given "
                 + "(env: \(EnvironmentVariable.cdnCheckInterval)).", valueName: "duration"))
@@ -330,6 +338,9 @@ struct ServerOptions: ParsableArguments {
         if responseCache < 0 || responseCache > 100_000_000 {
             throw ValidationError("--response-cache must be between 0 and 100000000 responses")
         }
+        if credentialVault?.isEmpty == true {
+            throw ValidationError("--credential-vault needs a folder, or 'off' to keep credentials in memory")
+        }
         if acme && httpPort == nil {
             throw ValidationError(
                 "--acme needs the plain HTTP listener, where the CA validates each domain "
@@ -388,6 +399,11 @@ struct ServerOptions: ParsableArguments {
         configuration.pagesMemory = pagesMemory << 20
         configuration.certificateCache = certificateCache
         configuration.responseCache = responseCache
+        switch credentialVault {
+        case nil: configuration.credentialVault = .temporary
+        case "off": configuration.credentialVault = .memory
+        case let folder?: configuration.credentialVault = .folder(folder)
+        }
         if let uri = store ?? Environment.optional(.store) {
             var key: StoreKey?
             if let file = storeKeyFile ?? Environment.optional(.storeKeyFile) {
@@ -447,6 +463,7 @@ extension EnvironmentVariable {
     static let pagesMemory: Self = "AASA_SERVER_PAGES_MEMORY"
     static let certificateCache: Self = "AASA_SERVER_CERTIFICATE_CACHE"
     static let responseCache: Self = "AASA_SERVER_RESPONSE_CACHE"
+    static let credentialVault: Self = "AASA_SERVER_CREDENTIAL_VAULT"
     static let cdnCheckInterval: Self = "AASA_SERVER_CDN_CHECK_INTERVAL"
     static let appleCdn: Self = "AASA_SERVER_APPLE_CDN"
     static let googleDal: Self = "AASA_SERVER_GOOGLE_DAL"

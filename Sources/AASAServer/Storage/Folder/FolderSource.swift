@@ -1,4 +1,5 @@
 import AASACore
+import AASAMicroHTTPD
 import Foundation
 
 /// The folders as a ``ConfigSource``: `site-config/<domain>/site.json` (with `pages/`) and the certbot-layout
@@ -18,11 +19,17 @@ struct FolderSource: ConfigSource {
     var signer: AssociationSigner
     /// The watcher that watches each folder as it is read.
     var watcher: ConfigWatcher?
+    /// Where the certificates read keep their leaves and keys until a handshake imports them; `nil`: in memory.
+    var vault: CredentialVault?
 
-    init(configDirectory: String, certificateDirectory: String, refusesExposedKeys: Bool, signatures: SignatureCache) {
+    init(
+        configDirectory: String, certificateDirectory: String, refusesExposedKeys: Bool, signatures: SignatureCache,
+        vault: CredentialVault? = nil
+    ) {
         self.configDirectory = configDirectory
         self.certificateDirectory = certificateDirectory
         self.refusesExposedKeys = refusesExposedKeys
+        self.vault = vault
         signer = AssociationSigner(certificateDirectory: certificateDirectory, cache: signatures)
     }
 
@@ -71,7 +78,7 @@ struct FolderSource: ConfigSource {
         // Each new certificate is imported into GnuTLS as its folder is read: one GnuTLS refuses is that folder's
         // error, and the folder keeps its last good certificate.
         let folders = directory.loadFolders(
-            now: now, known: known, importing: true, only: only, beforeReading: beforeReading)
+            now: now, known: known, importing: true, only: only, vault: vault, beforeReading: beforeReading)
         return CertificateRead(folders: folders, findings: directory.devCAKeyFinding().map { [$0] } ?? [])
     }
 

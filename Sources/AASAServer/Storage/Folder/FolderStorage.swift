@@ -1,3 +1,4 @@
+import AASAMicroHTTPD
 import Logging
 
 /// The folders as the server's storage: the config folder (a folder per domain, its history in `.history/`) and the
@@ -7,12 +8,16 @@ struct FolderStorage: Storage {
     /// What every load reads.
     let folders: FolderSource
 
-    /// The folders of `configuration`, signing with the certificates they hold through `signatures`.
-    init(_ configuration: ServerConfiguration, signatures: SignatureCache = SignatureCache()) {
+    /// The folders of `configuration`, signing with the certificates they hold through `signatures`; certificates'
+    /// leaves and keys wait in `vault` for a handshake.
+    init(
+        _ configuration: ServerConfiguration, signatures: SignatureCache = SignatureCache(),
+        vault: CredentialVault? = nil
+    ) {
         self.configuration = configuration
         folders = FolderSource(
             configDirectory: configuration.configDirectory, certificateDirectory: configuration.certificateDirectory,
-            refusesExposedKeys: configuration.refusesExposedPrivateKeys, signatures: signatures)
+            refusesExposedKeys: configuration.refusesExposedPrivateKeys, signatures: signatures, vault: vault)
     }
 
     var source: any ConfigSource { folders }

@@ -1,4 +1,5 @@
 import AASACore
+import AASAMicroHTTPD
 import AASAPostgres
 import Foundation
 import Logging
@@ -25,12 +26,12 @@ final class StoreReplica: Service {
     /// The status until the follower runs: `connecting`, with why the last attempt failed.
     private let waiting: Mutex<StoreStatus>
 
-    /// The replica of `settings`, reading the domains of `shard`.
+    /// The replica of `settings`, reading the domains of `shard`, sealing certificates' leaves and keys in `vault`.
     ///
     /// - Throws: ``StoreError`` when the snapshot folder cannot be made.
     init(
-        settings: StoreSettings, shard: Shard?, files: StoredFiles = StoredFiles(), logger: Logger,
-        signatures: SignatureCache
+        settings: StoreSettings, shard: Shard?, files: StoredFiles = StoredFiles(), vault: CredentialVault? = nil,
+        logger: Logger, signatures: SignatureCache
     ) throws {
         self.settings = settings
         self.logger = logger
@@ -41,7 +42,7 @@ final class StoreReplica: Service {
         source = StoreSource(
             link: link, shard: shard, key: settings.key, snapshot: snapshot,
             signer: AssociationSigner(certificateDirectory: StoreSource.certificateFolder, cache: signatures),
-            files: files)
+            files: files, vault: vault)
     }
 
     /// Where the start stands after ``reach()``.

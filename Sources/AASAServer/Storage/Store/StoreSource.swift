@@ -1,4 +1,5 @@
 public import AASACore
+import AASAMicroHTTPD
 import AASAOpenSSL
 import Foundation
 
@@ -30,6 +31,8 @@ struct StoreSource: ConfigSource {
     let readFailure = StoreReadFailure()
     /// The files of the domains read, by digest: a domain read again fetches only the files that moved.
     let files: StoredFiles
+    /// Where the certificates read keep their leaves and keys until a handshake imports them; `nil`: in memory.
+    var vault: CredentialVault? = nil
 
     func takeReadFailure() -> Diagnostic? { readFailure.take() }
 
@@ -186,7 +189,7 @@ struct StoreSource: ConfigSource {
             // Nothing read: every certificate keeps what it serves.
             return CertificateRead(folders: [], failure: error)
         }
-        let sharing = CertificateDirectory.Sharing()
+        let sharing = CertificateDirectory.Sharing(vault: vault)
         let read = references.sorted { $0.key < $1.key }.concurrentMap {
             name, reference -> CertificateDirectory.Folder? in
             let location = Self.certificateFolder + "/" + name
