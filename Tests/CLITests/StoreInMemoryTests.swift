@@ -9,7 +9,8 @@ import Testing
 extension TenantAPIFleetTests {
     /// A replica loads a stored domain with pages, and its API checks a new site.json beside them, from memory:
     /// nothing is created in the replica's folder or its `TMPDIR` (watched with inotify from before the start), the
-    /// pages are served, and every finding names `<domain>/<path>` as the store holds it.
+    /// pages are served, and every finding names `<domain>/<path>` as the store holds it. The credential vault, whose
+    /// sealed files have no name (`CredentialVaultLiveTests`), is given a folder of its own: nothing shows in it.
     @Test func aStoredDomainWithPagesLoadsAndIsCheckedWithNoFileWritten() throws {
         let uri = try StoreCluster.database("in_memory")
         let workspace = TemporaryDirectory("aasa-in-memory")
@@ -28,6 +29,7 @@ extension TenantAPIFleetTests {
 
         let folder = TemporaryDirectory("aasa-in-memory-replica")
         let temporary = TemporaryDirectory("aasa-in-memory-tmp")
+        let vault = TemporaryDirectory("aasa-in-memory-vault")
         let writes = try FolderWrites(watching: [folder.path, temporary.path])
         let log = workspace.path + "/serve.log"
         #expect(FileManager.default.createFile(atPath: log, contents: nil))
@@ -35,6 +37,7 @@ extension TenantAPIFleetTests {
             in: folder.path,
             arguments: [
                 "--store", uri, "--store-key-file", key, "--admin-token-file", try tokens(workspace),
+                "--credential-vault", vault.path,
             ], environment: ["TMPDIR": temporary.path],
             errorOutput: try FileHandle(forWritingTo: URL(fileURLWithPath: log)))
         #expect(serve.waitUntilReady())
@@ -55,6 +58,7 @@ extension TenantAPIFleetTests {
         #expect(!logged.contains(temporary.path) && !logged.contains(folder.path), "\(logged)")
         #expect(writes.created() == [], "a load or a check from the store created files")
         #expect(try FileManager.default.contentsOfDirectory(atPath: temporary.path) == [])
+        #expect(try FileManager.default.contentsOfDirectory(atPath: vault.path) == [])
     }
 }
 
