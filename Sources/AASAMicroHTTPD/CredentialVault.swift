@@ -200,7 +200,7 @@ public final class CredentialVault: Sendable {
 
     /// Zeroes what held a key before it is let go.
     static func erase(_ bytes: inout [UInt8]) {
-        bytes.withUnsafeMutableBytes { $0.initializeMemory(as: UInt8.self, repeating: 0) }
+        bytes.withUnsafeMutableBytes { _ = $0.initializeMemory(as: UInt8.self, repeating: 0) }
     }
 }
 

@@ -1,5 +1,5 @@
 import AASACore
-public import AASAMicroHTTPD
+import AASAMicroHTTPD
 import Foundation
 import Logging
 

@@ -217,7 +217,7 @@ struct ServerOptions: ParsableArguments {
                 + "with a key held only in memory, in files that have no name; default: TMPDIR or /tmp (in memory "
                 + "when no file can be made there); 'off' keeps them in memory, about 0.8 KB more a certificate "
                 + "(env: \(EnvironmentVariable.credentialVault)).", valueName: "folder|off"))
-    var credentialVault: String? = Environment.optional(.credentialVault)
+    var credentialVault: String?
 
     @Option(
         help: ArgumentHelp(
@@ -399,7 +399,7 @@ struct ServerOptions: ParsableArguments {
         configuration.pagesMemory = pagesMemory << 20
         configuration.certificateCache = certificateCache
         configuration.responseCache = responseCache
-        switch credentialVault {
+        switch credentialVault ?? Environment.optional(.credentialVault) {
         case nil: configuration.credentialVault = .temporary
         case "off": configuration.credentialVault = .memory
         case let folder?: configuration.credentialVault = .folder(folder)
