@@ -172,9 +172,7 @@ public final class CredentialVault: Sendable {
         guard descriptor >= 0 else {
             throw HTTPListenerError(
                 .startFailed,
-                "the credential vault cannot make a file in \(directory): \(String(cString: strerror(errno))); name "
-                    + "a writable folder with --credential-vault, or keep credentials in memory with "
-                    + "--credential-vault off")
+                "the credential vault cannot make a file in \(directory): \(String(cString: strerror(errno)))")
         }
         return Segment(
             descriptor: descriptor, number: counters.segments.add(1, ordering: .relaxed).newValue, sealing: sealing)

@@ -139,6 +139,7 @@ import Testing
         #expect(run.status == 2, "\(run.stderr)")
         #expect(run.stderr.contains("\(missing): error: "), "\(run.stderr)")
         #expect(run.stderr.contains("the credential vault cannot make a file in \(missing)"), "\(run.stderr)")
+        #expect(run.stderr.contains("fix: name a folder the server can write with --credential-vault"), "\(run.stderr)")
         #expect(run.stderr.contains("--credential-vault off"), "\(run.stderr)")
     }
 
@@ -146,5 +147,32 @@ import Testing
         let run = try Command.run(RepositoryPaths.executable, ["serve", "--credential-vault", ""], timeout: 30)
         #expect(run.status != 0)
         #expect(run.stderr.contains("--credential-vault needs a folder, or 'off'"), "\(run.stderr)")
+    }
+}
+
+extension CredentialVaultCLITests {
+    /// Without `--credential-vault`, a `TMPDIR` that cannot take a file (here a regular file) does not stop the start:
+    /// the server says so once, with the fix, keeps certificates in memory and serves them.
+    @Test func anUnusableTemporaryFolderKeepsCredentialsInMemoryAndSaysSo() throws {
+        let directory = TemporaryDirectory("aasa-vault-tmpdir")
+        try directory.copy(RepositoryPaths.siteConfig, to: "site-config")
+        let notAFolder = try directory.write("not-a-folder", "a file\n")
+        let log = directory.path + "/serve.log"
+        #expect(FileManager.default.createFile(atPath: log, contents: nil))
+        let serve = try ServeProcess(
+            in: directory.path, arguments: ["--dev", "--no-watch"], environment: ["TMPDIR": notAFolder],
+            errorOutput: try FileHandle(forWritingTo: URL(fileURLWithPath: log)))
+        #expect(serve.waitUntilReady())
+        let served = try Curl.request(
+            "https://shop.example:\(serve.port)/.well-known/apple-app-site-association",
+            caFile: directory.path + "/certs/dev-ca/ca.pem", resolve: ("shop.example", serve.port))
+        #expect(served.status == 200, "\(served.text)")
+        let metrics = try Curl.request("http://127.0.0.1:\(serve.admin)/metrics").text
+        #expect(metrics.contains("aasa_tls_certificate_lookups_total") && !metrics.contains("aasa_sealed_credentials"))
+        #expect(serve.terminate(within: 10) == 0)
+        let logged = try String(contentsOfFile: log, encoding: .utf8)
+        #expect(logged.contains("certificates' leaves and keys are kept in memory"), "\(logged)")
+        #expect(logged.contains("cannot make a file in \(notAFolder)"), "\(logged)")
+        #expect(logged.contains("fix=name a writable folder with --credential-vault"), "\(logged)")
     }
 }

@@ -14,12 +14,6 @@ public enum CredentialVaultPlace: Sendable, Equatable {
     /// In memory: about 0.8 KB more for each certificate.
     case memory
 
-    /// The system's temporary folder.
-    static var temporaryFolder: String {
-        let folder = ProcessInfo.processInfo.environment["TMPDIR"] ?? ""
-        return folder.isEmpty ? "/tmp" : folder
-    }
-
     /// The vault of this place, made now; `nil` in memory (or, for ``temporary``, when no file can be made there,
     /// said in a warning).
     ///
@@ -33,16 +27,23 @@ public enum CredentialVaultPlace: Sendable, Equatable {
                 return try CredentialVault(directory: folder)
             } catch {
                 throw Server.StartupError(
-                    diagnostics: [Diagnostic(.error, rule: .listener, error.reason, file: folder)],
-                    isConfigurationError: true)
+                    diagnostics: [
+                        Diagnostic(
+                            .error, rule: .listener, error.reason, file: folder,
+                            hint:
+                                "name a folder the server can write with --credential-vault, or keep certificates in "
+                                + "memory with --credential-vault off")
+                    ], isConfigurationError: true)
             }
         case .temporary:
             do {
-                return try CredentialVault(directory: Self.temporaryFolder)
+                return try CredentialVault(directory: FileManager.default.temporaryDirectory.path)
             } catch {
                 logger.warning(
                     "certificates' leaves and keys are kept in memory (about 0.8 KB each)",
-                    metadata: ["reason": "\(error.reason)"])
+                    metadata: [
+                        "reason": "\(error.reason)", "fix": "name a writable folder with --credential-vault",
+                    ])
                 return nil
             }
         }
