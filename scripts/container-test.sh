@@ -85,7 +85,9 @@ done
 user=$(podman --runtime runc exec aasa-container-test id -u) || fail "cannot exec"
 [[ "$user" == 10001 ]] || fail "runs as uid $user, not 10001"
 podman --runtime runc exec aasa-container-test aasa-server healthcheck --port $admin >/dev/null || fail "healthcheck failed"
-curl -fsS "http://127.0.0.1:$admin/metrics" | grep -q 'aasa_requests_total{domain="shop.example"' || fail "no metrics"
+# Read the whole page before matching: under pipefail, `curl | grep -q` fails when grep stops reading first.
+metrics=$(curl -fsS "http://127.0.0.1:$admin/metrics") || fail "no metrics page"
+[[ "$metrics" == *'aasa_requests_total{domain="shop.example"'* ]] || fail "no request metrics for shop.example"
 
 start=$(date +%s.%N)
 podman --runtime runc stop -t 10 aasa-container-test >/dev/null
