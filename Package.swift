@@ -3,9 +3,10 @@ import PackageDescription
 
 /// aasa-server: generates and serves Apple's apple-app-site-association for many domains.
 ///
-/// Dependencies point one way: executable → AASAServer → (AASAOpenSSL, AASAMicroHTTPD, AASACurl, AASAPostgres, AASAQRCode) →
-/// AASACore, and the wrappers → C targets. Only AASAOpenSSL imports OpenSSL; only AASAMicroHTTPD imports libmicrohttpd and
-/// GnuTLS; only AASACurl imports libcurl; only AASAPostgres imports libpq; only AASAQRCode imports libqrencode.
+/// Dependencies point one way: executable → AASAServer → (AASAOpenSSL, AASAMicroHTTPD, AASACurl, AASAPostgres, AASAQRCode,
+/// AASADNS) → AASACore, and the wrappers → C targets. Only AASAOpenSSL imports OpenSSL; only AASAMicroHTTPD imports
+/// libmicrohttpd and GnuTLS; only AASACurl imports libcurl; only AASAPostgres imports libpq; only AASAQRCode imports
+/// libqrencode; only AASADNS imports ldns.
 /// The language features every Swift target is built with, tests included: `any` spelled out for existentials,
 /// imports internal unless declared `public import` (so a C or dependency type never leaks into API by accident),
 /// and a module's members visible only in files that import it.
@@ -45,6 +46,7 @@ let package = Package(
             name: "CLibPQ", pkgConfig: "libpq", providers: [.apt(["libpq-dev"]), .brew(["libpq"])]),
         .systemLibrary(
             name: "CQREncode", pkgConfig: "libqrencode", providers: [.apt(["libqrencode-dev"]), .brew(["qrencode"])]),
+        .systemLibrary(name: "CLDNS", pkgConfig: "ldns", providers: [.apt(["libldns-dev"]), .brew(["ldns"])]),
         .target(name: "CShims", dependencies: ["CMicroHTTPD", "CGnuTLS", "COpenSSL", "CCurl"]),
 
         // MARK: Swift modules
@@ -59,7 +61,7 @@ let package = Package(
         .target(
             name: "AASAServer",
             dependencies: [
-                "AASACore", "AASAOpenSSL", "AASAMicroHTTPD", "AASACurl", "AASAPostgres", "AASAQRCode",
+                "AASACore", "AASAOpenSSL", "AASAMicroHTTPD", "AASACurl", "AASAPostgres", "AASAQRCode", "AASADNS",
                 .product(name: "Logging", package: "swift-log"),
             ],
             // The admin dashboard, compiled into the binary (no bundle to install beside it).
@@ -88,6 +90,8 @@ let package = Package(
         // The only module importing libqrencode: QR codes of page URLs for desktop visitors, drawn as SVG.
         .target(
             name: "AASAQRCode", dependencies: ["AASACore", "CQREncode"], swiftSettings: upcomingLanguageFeatures),
+        // The only module importing ldns: DNS lookups and RFC 2136 updates signed with TSIG, for ACME's dns-01.
+        .target(name: "AASADNS", dependencies: ["AASACore", "CLDNS"], swiftSettings: upcomingLanguageFeatures),
         // What the fuzz targets do with one input; pure Swift, so tests replay found inputs (docs/fuzzing.md).
         .target(name: "AASAFuzzHarness", dependencies: ["AASACore"], swiftSettings: upcomingLanguageFeatures),
         .executableTarget(
@@ -117,11 +121,15 @@ let package = Package(
         .testTarget(
             name: "AASAServerTests",
             dependencies: [
-                "AASAServer", "AASACore", "AASAOpenSSL", "AASACurl", "AASAMicroHTTPD", "AASAQRCode", "AASATestSupport",
+                "AASAServer", "AASACore", "AASAOpenSSL", "AASACurl", "AASAMicroHTTPD", "AASAQRCode", "AASADNS",
+                "AASATestSupport",
             ],
             swiftSettings: upcomingLanguageFeatures),
         .testTarget(
             name: "AASAQRCodeTests", dependencies: ["AASAQRCode", "AASACore", "AASATestSupport"],
+            swiftSettings: upcomingLanguageFeatures),
+        .testTarget(
+            name: "AASADNSTests", dependencies: ["AASADNS", "AASATestSupport"],
             swiftSettings: upcomingLanguageFeatures),
         .testTarget(
             name: "AASAPostgresTests", dependencies: ["AASAPostgres", "AASATestSupport"],

@@ -8,9 +8,9 @@
 #                                    pages' QR codes back)
 set -euo pipefail
 
-packages=(libmicrohttpd-dev libgnutls28-dev libssl-dev libcurl4-openssl-dev libpq-dev libqrencode-dev pkg-config)
+packages=(libmicrohttpd-dev libgnutls28-dev libssl-dev libcurl4-openssl-dev libpq-dev libqrencode-dev libldns-dev pkg-config)
 if [[ "${1:-}" == "--test" ]]; then
-    packages+=(curl openssl python3 iproute2 chromium testssl.sh pebble nginx libnginx-mod-stream postgresql python3-cryptography zbar-tools)
+    packages+=(curl openssl python3 iproute2 chromium testssl.sh pebble nginx libnginx-mod-stream postgresql python3-cryptography zbar-tools bind9 bind9-dnsutils)
 fi
 
 missing=()

@@ -1,0 +1,1 @@
+#include <ldns/ldns.h>

@@ -1,0 +1,135 @@
+import Foundation
+
+/// Debian's BIND 9 as a test DNS (`scripts/setup.sh --test` installs it; `../shared/notes/dns-testing.md`): an
+/// authoritative `named` for the given zones on a free loopback port, with a TSIG key that may update them, and a
+/// second `named` in front of it as a forwarding resolver, which follows CNAMEs from one zone into another as a CA's
+/// resolver does.
+///
+/// Every zone's SOA names `ns.provider.test.`; TTLs and negative caching are a few seconds, so a record just added
+/// is seen through the resolver within seconds.
+public final class BindDNS: @unchecked Sendable {
+    public let directory = TemporaryDirectory("aasa-bind")
+    /// The authoritative server's port, and the resolver's.
+    public let port = freePort()
+    public let resolverPort = freePort()
+    /// The key file (BIND's format, from `tsig-keygen`) of the key `acme`, which may change every zone.
+    public let keyFile: String
+    /// A key the servers do not know, in the same format.
+    public let unknownKeyFile: String
+    private var processes: [Process] = []
+
+    /// The authoritative server, and the resolver, as `HOST:PORT`.
+    public var server: String { "127.0.0.1:\(port)" }
+    public var resolver: String { "127.0.0.1:\(resolverPort)" }
+
+    /// Starts both servers; `zones` maps each zone's name to its records beyond the SOA and NS, as zone file lines
+    /// (`_acme-challenge.shop IN CNAME shop.provider.test.`). `updatable` lists the zones the key may change (all by
+    /// default).
+    public init(zones: [String: [String]], updatable: Set<String>? = nil) throws {
+        keyFile = directory.path + "/acme.key"
+        unknownKeyFile = directory.path + "/other.key"
+        for (name, path) in [("acme", keyFile), ("acme", unknownKeyFile)] {
+            let key = try Command.run("/usr/sbin/tsig-keygen", ["-a", "hmac-sha256", name])
+            guard key.status == 0 else { throw Failure(description: "tsig-keygen failed: \(key.stderr)") }
+            try directory.write((path as NSString).lastPathComponent, key.stdout)
+        }
+        var declarations = ""
+        for (zone, records) in zones.sorted(by: { $0.key < $1.key }) {
+            let lines =
+                ["$TTL 2", "@ IN SOA ns.provider.test. admin.provider.test. 1 60 60 600 1", "@ IN NS ns.provider.test."]
+                + records
+            try directory.write("zones/\(zone).db", lines.joined(separator: "\n") + "\n")
+            let policy = (updatable ?? Set(zones.keys)).contains(zone) ? "update-policy { grant acme zonesub ANY; };" : ""
+            declarations += "zone \"\(zone)\" { type primary; file \"\(directory.path)/zones/\(zone).db\"; \(policy) };\n"
+        }
+        let key = try String(contentsOfFile: keyFile, encoding: .utf8)
+        try directory.write(
+            "named.conf",
+            """
+            options { directory "\(directory.path)"; listen-on port \(port) { 127.0.0.1; }; listen-on-v6 { none; };
+                      recursion no; pid-file "\(directory.path)/named.pid"; dnssec-validation no; };
+            controls { };
+            \(key)
+            \(declarations)
+            """)
+        try directory.write(
+            "resolver/named.conf",
+            """
+            options { directory "\(directory.path)/resolver"; listen-on port \(resolverPort) { 127.0.0.1; };
+                      listen-on-v6 { none; }; recursion yes; allow-recursion { any; }; forward only;
+                      forwarders { 127.0.0.1 port \(port); }; pid-file "\(directory.path)/resolver/named.pid";
+                      dnssec-validation no; max-cache-ttl 2; max-ncache-ttl 1; };
+            controls { };
+            """)
+        try start(directory.path + "/named.conf", log: "named.log")
+        try start(directory.path + "/resolver/named.conf", log: "resolver.log")
+        let first = zones.keys.sorted().first ?? "."
+        for _ in 0..<TestTime.tries(100) {
+            if dig(first, "SOA", resolver: false).count == 1, dig(first, "SOA").count == 1 {
+                return
+            }
+            usleep(100_000)
+        }
+        throw Failure(description: "named did not answer: \(log)")
+    }
+
+    deinit { stop() }
+
+    private func start(_ configuration: String, log: String) throws {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/sbin/named")
+        process.arguments = ["-c", configuration, "-f", "-4"]
+        let path = directory.path + "/" + log
+        _ = FileManager.default.createFile(atPath: path, contents: nil)
+        process.standardOutput = FileHandle(forWritingAtPath: path)
+        process.standardError = FileHandle(forWritingAtPath: path)
+        try process.run()
+        processes.append(process)
+    }
+
+    /// Stops both servers.
+    public func stop() {
+        for process in processes where process.isRunning {
+            process.terminate()
+            process.waitUntilExit()
+        }
+        processes = []
+    }
+
+    /// What both servers printed.
+    public var log: String {
+        ["named.log", "resolver.log"].map {
+            (try? String(contentsOfFile: directory.path + "/" + $0, encoding: .utf8)) ?? ""
+        }.joined(separator: "\n")
+    }
+
+    /// `dig +short` for `name`'s records of `type`, through the resolver or at the authoritative server, one line
+    /// each (TXT values unquoted).
+    public func dig(_ name: String, _ type: String, resolver: Bool = true) -> [String] {
+        let output = try? Command.run(
+            "/usr/bin/dig",
+            ["+short", "+time=2", "+tries=1", "-p", "\(resolver ? resolverPort : port)", "@127.0.0.1", name, type])
+        return (output?.stdout ?? "").split(separator: "\n").map {
+            $0.hasPrefix("\"") && $0.hasSuffix("\"") ? String($0.dropFirst().dropLast()) : String($0)
+        }
+    }
+
+    /// Sends `commands` (nsupdate's language, without `server` and `send`) to the authoritative server, signed with
+    /// the key.
+    public func update(_ commands: String) throws {
+        let script = "server 127.0.0.1 \(port)\n\(commands)\nsend\n"
+        let result = try Command.run("/usr/bin/nsupdate", ["-k", keyFile], input: Array(script.utf8))
+        guard result.status == 0 else { throw Failure(description: "nsupdate failed: \(result.stderr)") }
+    }
+
+    /// Whether `named`, `tsig-keygen`, `nsupdate` and `dig` are installed.
+    public static var isInstalled: Bool {
+        ["/usr/sbin/named", "/usr/sbin/tsig-keygen", "/usr/bin/nsupdate", "/usr/bin/dig"].allSatisfy {
+            FileManager.default.isExecutableFile(atPath: $0)
+        }
+    }
+
+    public struct Failure: Error, CustomStringConvertible {
+        public var description: String
+    }
+}
