@@ -97,7 +97,7 @@ let package = Package(
         .executableTarget(
             name: "aasa-server",
             dependencies: [
-                "AASAServer", "AASACore", "AASACurl",
+                "AASAServer", "AASACore", "AASACurl", "AASADNS",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ],

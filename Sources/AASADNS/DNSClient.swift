@@ -21,13 +21,15 @@ public struct DNSClient: Sendable {
     /// authoritative server). An answer with any response code is returned; no answer is an error.
     public func query(_ name: String, _ kind: DNSRecord.Kind, recursive: Bool = true) throws(DNSError) -> DNSAnswer {
         guard DNSName.isValid(name) else {
-            throw DNSError(.configuration, "'\(name)' is not a domain name", hint: "give a name of letters, digits and -")
+            throw DNSError(
+                .configuration, "'\(name)' is not a domain name", hint: "give a name of letters, digits and -")
         }
         let resolver = try makeResolver()
         defer { ldns_resolver_deep_free(resolver) }
         ldns_resolver_set_recursive(resolver, recursive ? 1 : 0)
         guard let owner = ldns_dname_new_frm_str(DNSName.absolute(name)) else {
-            throw DNSError(.configuration, "'\(name)' is not a domain name", hint: "give a name of letters, digits and -")
+            throw DNSError(
+                .configuration, "'\(name)' is not a domain name", hint: "give a name of letters, digits and -")
         }
         defer { ldns_rdf_deep_free(owner) }
         var packet: UnsafeMutablePointer<ldns_pkt>?
@@ -50,7 +52,8 @@ public struct DNSClient: Sendable {
     /// server applies all of it or none.
     public func update(zone: String, adding: [DNSRecord], deleting: [DNSRecord], key: TSIGKey?) throws(DNSError) {
         guard DNSName.isValid(zone) else {
-            throw DNSError(.configuration, "'\(zone)' is not a zone name", hint: "give the zone's apex, e.g. example.com")
+            throw DNSError(
+                .configuration, "'\(zone)' is not a zone name", hint: "give the zone's apex, e.g. example.com")
         }
         for record in adding + deleting where !DNSName.isWithin(record.name, zone: zone) {
             throw DNSError(
@@ -108,8 +111,11 @@ public struct DNSClient: Sendable {
             if status == LDNS_STATUS_CRYPTO_TSIG_BOGUS || status == LDNS_STATUS_CRYPTO_TSIG_ERR {
                 throw DNSError(
                     .key,
-                    "\(serverName) answered the update of \(names) without a valid signature for \(key.map(\.description) ?? "no key")",
-                    hint: "check that the key file is the one the server's configuration holds (name, algorithm, secret)")
+                    "\(serverName) did not accept the update of \(names) signed with \(key.map(\.description) ?? "no key"): "
+                        + "its answer carries no valid signature, as when it does not know the key or holds another secret",
+                    hint:
+                        "give the key file the server's configuration holds (tsig-keygen's output, name and secret alike)"
+                )
             }
             throw DNSError(
                 .network, "no answer from \(serverName) to the update of \(names): \(Self.text(status))",
@@ -126,7 +132,8 @@ public struct DNSClient: Sendable {
         case "NOTAUTH" where key != nil:
             return DNSError(
                 .key, message + ": it does not accept \(key!) (an unknown key, or a wrong secret or algorithm)",
-                hint: "give the key file the server's configuration holds (tsig-keygen's output, name and secret alike)",
+                hint:
+                    "give the key file the server's configuration holds (tsig-keygen's output, name and secret alike)",
                 rcode: rcode)
         case "NOTAUTH":
             return DNSError(
@@ -136,7 +143,8 @@ public struct DNSClient: Sendable {
         case "REFUSED":
             return DNSError(
                 .answered, message + ": its policy does not let \(key?.description ?? "an unsigned update") change it",
-                hint: "allow the key to update TXT records in the zone (BIND: update-policy { grant KEY zonesub TXT; };)",
+                hint:
+                    "allow the key to update TXT records in the zone (BIND: update-policy { grant KEY zonesub TXT; };)",
                 rcode: rcode)
         case "NOTZONE":
             return DNSError(
@@ -160,10 +168,13 @@ public struct DNSClient: Sendable {
             guard !addresses.isEmpty else {
                 ldns_resolver_deep_free(resolver)
                 throw DNSError(
-                    .network, "the DNS server \(server) has no address", hint: "give its IP address, or a resolvable name")
+                    .network, "the DNS server \(server) has no address",
+                    hint: "give its IP address, or a resolvable name")
             }
             for address in addresses {
-                guard let rdf = ldns_rdf_new_frm_str(address.contains(":") ? LDNS_RDF_TYPE_AAAA : LDNS_RDF_TYPE_A, address)
+                guard
+                    let rdf = ldns_rdf_new_frm_str(
+                        address.contains(":") ? LDNS_RDF_TYPE_AAAA : LDNS_RDF_TYPE_A, address)
                 else { continue }
                 _ = ldns_resolver_push_nameserver(resolver, rdf)
                 ldns_rdf_deep_free(rdf)
@@ -179,8 +190,10 @@ public struct DNSClient: Sendable {
             }
             resolver = made
         }
-        let microseconds = max(100_000, timeout.components.seconds * 1_000_000 + timeout.components.attoseconds / 1_000_000_000_000)
-        ldns_resolver_set_timeout(resolver, timeval(tv_sec: Int(microseconds / 1_000_000), tv_usec: Int(microseconds % 1_000_000)))
+        let microseconds = max(
+            100_000, timeout.components.seconds * 1_000_000 + timeout.components.attoseconds / 1_000_000_000_000)
+        ldns_resolver_set_timeout(
+            resolver, timeval(tv_sec: Int(microseconds / 1_000_000), tv_usec: Int(microseconds % 1_000_000)))
         ldns_resolver_set_retry(resolver, 2)
         ldns_resolver_set_retrans(resolver, 1)
         ldns_resolver_set_dnssec(resolver, 0)

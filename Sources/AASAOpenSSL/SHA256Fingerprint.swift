@@ -12,12 +12,7 @@ public struct SHA256Fingerprint: Sendable, Hashable, CustomStringConvertible {
 
     /// The fingerprint of `der`, a certificate's DER encoding.
     public init(der: [UInt8]) {
-        var digest = [UInt8](repeating: 0, count: 32)
-        der.withUnsafeBufferPointer { input in
-            digest.withUnsafeMutableBufferPointer { output in
-                _ = COpenSSL.SHA256(input.baseAddress, input.count, output.baseAddress)
-            }
-        }
+        let digest = SHA256Digest.bytes(of: der)
         func word(_ index: Int) -> UInt64 {
             digest[(index * 8)..<(index * 8 + 8)].reduce(0) { $0 << 8 | UInt64($1) }
         }

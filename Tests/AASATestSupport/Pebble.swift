@@ -17,6 +17,8 @@ public final class Pebble: @unchecked Sendable {
     private let environment: [String: String]
     private var pebble: Process?
     private var dns: Process?
+    /// The DNS pebble resolves names with.
+    private let dnsServer: String
 
     /// The directory URL.
     public var directoryURL: String { "https://127.0.0.1:\(port)/dir" }
@@ -25,12 +27,16 @@ public final class Pebble: @unchecked Sendable {
 
     /// Starts both programs; `environment` adds pebble's knobs (`PEBBLE_WFE_NONCEREJECT`, …). Validation is
     /// immediate (`PEBBLE_VA_NOSLEEP=1`). A non-empty `externalAccountKeys` (key ID: base64url HMAC key) makes
-    /// pebble require an external account binding made with one of them.
-    public init(httpPort: UInt16, environment: [String: String] = [:], externalAccountKeys: [String: String] = [:])
-        throws
-    {
+    /// pebble require an external account binding made with one of them. `dnsServer` (`HOST:PORT`) is the DNS
+    /// pebble asks instead of `pebble-challtestsrv` (a ``BindDNS`` resolver, for dns-01).
+    public init(
+        httpPort: UInt16, environment: [String: String] = [:], externalAccountKeys: [String: String] = [:],
+        dnsServer: String? = nil
+    ) throws {
         self.httpPort = httpPort
         self.environment = ["PEBBLE_VA_NOSLEEP": "1"].merging(environment) { _, new in new }
+        self.dnsServer = dnsServer ?? "127.0.0.1:\(dnsPort)"
+
         let made = try Command.run(
             "openssl",
             [
@@ -50,6 +56,10 @@ public final class Pebble: @unchecked Sendable {
              "ocspResponderURL":"","externalAccountBindingRequired":\(!externalAccountKeys.isEmpty),
              "externalAccountMACKeys":\(keys)}}
             """)
+        guard dnsServer == nil else {
+            try start()
+            return
+        }
         let dns = Process()
         dns.executableURL = URL(fileURLWithPath: "/usr/bin/pebble-challtestsrv")
         dns.arguments = [
@@ -76,7 +86,7 @@ public final class Pebble: @unchecked Sendable {
         reserved = []
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/pebble")
-        process.arguments = ["-config", "config.json", "-dnsserver", "127.0.0.1:\(dnsPort)"]
+        process.arguments = ["-config", "config.json", "-dnsserver", dnsServer]
         process.currentDirectoryURL = URL(fileURLWithPath: directory.path)
         process.environment = ProcessInfo.processInfo.environment.merging(environment) { _, new in new }
         let log = directory.path + "/pebble.log"

@@ -4,12 +4,13 @@ public import AASAOpenSSL
 import Foundation
 import Synchronization
 
-/// Ordering a certificate (RFC 8555 §7.4): the order, its authorizations and their http-01 challenges, the polls
-/// while the CA works, the finalization and the download.
+/// Ordering a certificate (RFC 8555 §7.4): the order, its authorizations and their http-01 or dns-01 challenges, the
+/// polls while the CA works, the finalization and the download.
 extension ACMEClient {
 
     /// Orders a certificate for `names` with `key` (RFC 8555 §7.4): answers each pending authorization's http-01
-    /// challenge through `challenges`, finalizes with a CSR, and downloads the chain (PEM, leaf first).
+    /// challenge through `challenges`, or its dns-01 challenge through `dns` (a wildcard name's always, and every
+    /// name `dns` answers), finalizes with a CSR, and downloads the chain (PEM, leaf first).
     ///
     /// An account the CA does not know (it lost its state, or the account was deactivated) is registered again
     /// and the order started over, once.
@@ -21,23 +22,24 @@ extension ACMEClient {
     /// the order is placed once more without it.
     public func obtainCertificate(
         for names: [String], key: PrivateKey, challenges: any ChallengeResponder,
-        replacing: X509Certificate? = nil
+        dns: (any DNSChallengeResponder)? = nil, replacing: X509Certificate? = nil
     ) throws(ACMEFailure) -> [UInt8] {
+        let solvers = Solvers(http: challenges, dns: dns)
         try checkProfile()
         let replaces = try replacing.flatMap { certificate throws(ACMEFailure) in
             try directory().renewalInfo == nil ? nil : Self.certID(of: certificate)
         }
         do {
-            return try orderOnce(names, key: key, challenges: challenges, replaces: replaces)
+            return try orderOnce(names, key: key, challenges: solvers, replaces: replaces)
         } catch let failure where failure.problem?.kind == "accountDoesNotExist" {
             try account.forget(at: directoryURL)
-            return try orderOnce(names, key: key, challenges: challenges, replaces: replaces)
+            return try orderOnce(names, key: key, challenges: solvers, replaces: replaces)
         }
     }
 
     /// ``order(_:key:challenges:replaces:)``, again without `replaces` when the CA says the certificate was
     /// already replaced.
-    private func orderOnce(_ names: [String], key: PrivateKey, challenges: any ChallengeResponder, replaces: String?)
+    private func orderOnce(_ names: [String], key: PrivateKey, challenges: Solvers, replaces: String?)
         throws(ACMEFailure) -> [UInt8]
     {
         do {
@@ -50,7 +52,7 @@ extension ACMEClient {
         }
     }
 
-    private func order(_ names: [String], key: PrivateKey, challenges: any ChallengeResponder, replaces: String?)
+    private func order(_ names: [String], key: PrivateKey, challenges: Solvers, replaces: String?)
         throws(ACMEFailure) -> [UInt8]
     {
         let directory = try directory()
@@ -98,30 +100,68 @@ extension ACMEClient {
         return download.body
     }
 
-    /// Brings one authorization to `valid`: nothing to do when it is; else its http-01 challenge is published,
-    /// answered, polled, and withdrawn.
-    private func authorize(_ url: String, challenges responder: any ChallengeResponder) throws(ACMEFailure) {
+    /// The answerers of an order's challenges.
+    struct Solvers {
+        var http: any ChallengeResponder
+        var dns: (any DNSChallengeResponder)?
+    }
+
+    /// Brings one authorization to `valid`: nothing to do when it is; else its challenge (dns-01 for a wildcard name
+    /// and the names `dns` answers, http-01 otherwise) is published, answered, polled, and withdrawn.
+    private func authorize(_ url: String, challenges solvers: Solvers) throws(ACMEFailure) {
         let authorization = try json(post(url, payload: nil), url: url)
         let status = authorization[member: "status"]?.stringValue
         if status == "valid" { return }
         let domain = authorization[member: "identifier"]?[member: "value"]?.stringValue ?? "?"
+        let wildcard = authorization[member: "wildcard"] == .bool(true)
+        let shown = wildcard ? "*.\(domain)" : domain
         let offered = authorization[member: "challenges"]?.arrayValue ?? []
         guard status == "pending" else {
             throw ACMEFailure(
-                .challenge, "\(domain): the authorization is \(status ?? "without a status")", url: url,
+                .challenge, "\(shown): the authorization is \(status ?? "without a status")", url: url,
                 hint: "the server orders again later")
         }
-        guard let challenge = offered.first(where: { $0[member: "type"]?.stringValue == "http-01" }),
+        let type = wildcard || solvers.dns?.answers(domain) == true ? "dns-01" : "http-01"
+        guard let challenge = offered.first(where: { $0[member: "type"]?.stringValue == type }),
             let challengeURL = challenge[member: "url"]?.stringValue,
             let token = challenge[member: "token"]?.stringValue, Self.isToken(token)
         else {
             let types = offered.compactMap { $0[member: "type"]?.stringValue }.joined(separator: ", ")
             throw ACMEFailure(
-                .challenge, "\(domain): the CA offers no usable http-01 challenge (offered: \(types))", url: url,
-                hint: "aasa-server answers http-01 only; use a CA that offers it for this name")
+                .challenge, "\(shown): the CA offers no usable \(type) challenge (offered: \(types))", url: url,
+                hint: type == "dns-01"
+                    ? "use a CA that offers dns-01 for this name"
+                    : "answer this name with dns-01 (--acme-dns-names), or use a CA that offers http-01 for it")
         }
-        try responder.publish(token: token, keyAuthorization: keyAuthorization(token: token), domain: domain)
-        defer { responder.withdraw(token: token, domain: domain) }
+        let keyAuthorization = keyAuthorization(token: token)
+        let checked: String
+        if type == "dns-01" {
+            guard let dns = solvers.dns else {
+                throw ACMEFailure(
+                    .configuration, "\(shown): a wildcard name is validated with dns-01 only, which is not configured",
+                    url: url, hint: "give --acme-dns-server and --acme-dns-tsig-key-file, or --acme-dns-hook")
+            }
+            // RFC 8555 §8.4: the TXT value is the base64url SHA-256 digest of the key authorization.
+            let value = Base64URL.encode(SHA256Digest.bytes(of: Array(keyAuthorization.utf8)))
+            let record = try dns.present(domain: domain, value: value)
+            defer { dns.cleanup(record) }
+            checked =
+                "the TXT record at _acme-challenge.\(domain)"
+                + (DNSDelegation.challengeName(of: domain) == record.name ? "" : " (CNAME \(record.name))")
+            try answer(url, challengeURL: challengeURL, domain: shown, checked: checked, dns: true)
+        } else {
+            try solvers.http.publish(token: token, keyAuthorization: keyAuthorization, domain: domain)
+            defer { solvers.http.withdraw(token: token, domain: domain) }
+            checked = "http://\(domain)/.well-known/acme-challenge/\(token)"
+            try answer(url, challengeURL: challengeURL, domain: shown, checked: checked, dns: false)
+        }
+    }
+
+    /// Tells the CA the challenge at `challengeURL` is ready and polls the authorization at `url` until it is valid;
+    /// a failure names what the CA `checked` and the CA's problem.
+    private func answer(_ url: String, challengeURL: String, domain: String, checked: String, dns: Bool)
+        throws(ACMEFailure)
+    {
         _ = try post(challengeURL, payload: .members([]))
         let final = try poll(url, while: ["pending", "processing"], what: "authorization")
         guard final[member: "status"]?.stringValue == "valid" else {
@@ -131,9 +171,13 @@ extension ACMEClient {
             let problem = error.flatMap { ACMEProblem(body: JSONWriter(style: .compact).bytes($0), status: 403) }
             throw ACMEFailure(
                 .challenge,
-                "\(domain): the CA could not validate http://\(domain)/.well-known/acme-challenge/\(token): "
+                "\(domain): the CA could not validate \(checked): "
                     + (problem?.summary ?? "the authorization is \(final[member: "status"]?.stringValue ?? "?")"),
-                url: challengeURL, hint: Self.validationHint(domain, problem), problem: problem)
+                url: challengeURL,
+                hint: dns
+                    ? "check that the TXT record is published where the CA's resolvers look (CAA records allowing the CA, "
+                        + "the CNAME from _acme-challenge, the zone's name servers)"
+                    : Self.validationHint(domain, problem), problem: problem)
         }
     }
 

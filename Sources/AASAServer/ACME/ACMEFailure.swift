@@ -17,6 +17,8 @@ public struct ACMEFailure: Error, Sendable, CustomStringConvertible {
         case configuration
         /// A file could not be read or written (the account key, the issued certificate).
         case storage
+        /// A dns-01 record could not be written, removed or seen (the DNS server, its key, the hook, a delegation).
+        case dns
     }
 
     /// What kind of failure.

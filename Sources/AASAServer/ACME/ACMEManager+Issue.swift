@@ -116,7 +116,7 @@ extension ACMEManager {
         let chain: [UInt8]
         do {
             chain = try ordering.obtainCertificate(
-                for: [domain], key: key, challenges: responder,
+                for: [domain], key: key, challenges: responder, dns: dns,
                 // Only the CA that issued a certificate knows it to replace.
                 replacing: entry?.status.issuer.map { $0 == ordering.directoryURL } ?? !useFallback ? replacing : nil)
         } catch {
@@ -133,7 +133,7 @@ extension ACMEManager {
                 metadata: ["domain": "\(domain)", "reason": "\(error.about(domain))", "ca": "\(fallback.directoryURL)"])
             ordering = fallback
             do {
-                chain = try fallback.obtainCertificate(for: [domain], key: key, challenges: responder)
+                chain = try fallback.obtainCertificate(for: [domain], key: key, challenges: responder, dns: dns)
             } catch {
                 throw error.about(domain)
             }

@@ -54,6 +54,8 @@ public final class ACMEManager: Service, Sendable {
     public let challenges: ChallengeStore
     /// Where the orders publish their answers: ``challenges``, or a webroot another server answers from.
     let responder: any ChallengeResponder
+    /// The dns-01 answers (``ACMESettings/dns``), `nil` without.
+    public let dns: DNSChallenges?
     /// The ACME client of the primary CA.
     public let client: ACMEClient
     /// The client of the fallback CA (``ACMESettings/fallback``), signing with the same account key.
@@ -100,6 +102,7 @@ public final class ACMEManager: Service, Sendable {
         let store = (responder as? ChallengeStore) ?? ChallengeStore()
         challenges = store
         self.responder = responder ?? store
+        dns = settings.dns.map { DNSChallenges(settings: $0, logger: logger) }
         schedule = RenewalSchedule(
             renewBefore: settings.renewBefore, minimumRetry: settings.minimumRetry, maximumRetry: settings.maximumRetry)
         pacer = OrderPacer(rate: settings.orderRate)
@@ -345,6 +348,7 @@ public final class ACMEManager: Service, Sendable {
     /// next wait for the CA (``ACMEClient/stopPolling()``) or, past it, once its certificate is written; a request
     /// in flight ends within the HTTP client's timeout.
     public func stop() {
+        dns?.stop()
         client.stopPolling()
         fallback?.stopPolling()
         queue.stop()

@@ -31,6 +31,8 @@ public struct ACMESettings: Sendable {
     /// The binding of the account to an account at the CA (`--acme-eab-kid`, `--acme-eab-hmac-key-file`), for CAs
     /// that require one.
     public var externalAccountBinding: ExternalAccountBinding?
+    /// How dns-01 challenges are answered (`--acme-dns-*`, `--acme-wildcard`); `nil`: every name with http-01.
+    public var dns: DNSChallengeSettings?
 
     /// The defaults: Let's Encrypt, no contact, terms not accepted.
     public init() {}

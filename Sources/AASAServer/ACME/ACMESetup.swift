@@ -18,10 +18,11 @@ struct ACMESetup {
             Server.StartupError(
                 diagnostics: [Diagnostic(.error, rule: .acmeSetup, message, hint: hint)], isConfigurationError: true)
         }
-        guard configuration.httpPort != nil else {
+        guard configuration.httpPort != nil || settings.dns?.names.coversAll == true else {
             throw failure(
                 "--acme needs the plain HTTP listener: the CA validates each domain at http://<domain>/.well-known/acme-challenge/",
-                hint: "add --http-port 80 (or a port that port 80 is mapped to)")
+                hint: "add --http-port 80 (or a port that port 80 is mapped to), or answer every name with dns-01 "
+                    + "(--acme-dns-names '*')")
         }
         guard configuration.httpsPort != nil else {
             throw failure("--acme obtains certificates for HTTPS, which is off", hint: "drop --https-port 0")

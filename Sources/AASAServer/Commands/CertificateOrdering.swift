@@ -16,6 +16,8 @@ public struct CertificateOrdering {
         case standalone(port: UInt16, address: String?)
         /// Files in this webroot, which a running server answers.
         case webroot(String)
+        /// No http-01 answers: every name is answered with dns-01 (``ACMESettings/dns``).
+        case dnsOnly
     }
 
     /// The ACME settings.

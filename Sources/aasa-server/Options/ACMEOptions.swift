@@ -105,6 +105,9 @@ struct ACMEOptions: ParsableArguments {
                 + "(env: \(EnvironmentVariable.acmeFallbackEabHmacKeyFile)).", valueName: "file"))
     var acmeFallbackEabHmacKeyFile: String?
 
+    /// dns-01 and wildcard certificates.
+    @OptionGroup var dns: ACMEDNSOptions
+
     mutating func validate() throws {
         try Environment.naming { try checkValues() }
     }
@@ -229,6 +232,8 @@ struct ACMEOptions: ParsableArguments {
             fallback.externalAccountBinding = try? fallbackExternalAccountBinding()
             settings.fallback = fallback
         }
+        // Checked by ``ACMEDNSOptions/validate()``.
+        settings.dns = try? dns.settings()
         return settings
     }
 }

@@ -80,11 +80,14 @@ struct Certs: ParsableCommand {
                 server picks them up by itself. The CA validates each domain at \
                 http://<domain>/.well-known/acme-challenge/<token>: answer with --standalone (a listener of this \
                 command's own on --http-port, default 80) or through a running `serve --acme-webroot DIR` by \
-                passing the same --acme-webroot here. Exits 1 when any domain got no certificate.
+                passing the same --acme-webroot here; names answered with dns-01 (--acme-dns-names, --acme-wildcard) \
+                need neither. Exits 1 when any domain got no certificate.
 
                 Examples:
                   aasa-server certs acme --standalone --acme-email ops@example.com --acme-agree-tos
                   aasa-server certs acme --acme-webroot /srv/acme --domain shop.example --acme-agree-tos
+                  aasa-server certs acme --acme-dns-names '*' --acme-dns-server ns1.provider.example:53 \
+                    --acme-dns-tsig-key-file /etc/aasa/acme.key --acme-dns-zone acme.provider.example --acme-agree-tos
                 """)
 
         @Option(
@@ -124,8 +127,10 @@ struct Certs: ParsableCommand {
             if standalone && acmeWebroot != nil {
                 throw ValidationError("answer the CA's challenges one way, not both: \(ways)")
             }
-            if !standalone && acmeWebroot == nil {
-                throw ValidationError("say how the CA's challenges are answered: \(ways)")
+            let dns = (try? acmeOptions.dns.settings()) ?? nil
+            if !standalone && acmeWebroot == nil && dns == nil {
+                throw ValidationError(
+                    "say how the CA's challenges are answered: \(ways), or dns-01 (--acme-dns-names, --acme-wildcard)")
             }
         }
 
@@ -143,9 +148,19 @@ struct Certs: ParsableCommand {
                 DiagnosticPrinter.printError("error: no domain folders in '\(configOptions.config)' and no --domain")
                 throw ExitCode(2)
             }
+            if !standalone && acmeWebroot == nil, let dns = acmeOptions.settings.dns {
+                let http = names.filter { !dns.answers($0) }
+                guard http.isEmpty else {
+                    DiagnosticPrinter.printError(
+                        "error: \(http.joined(separator: ", ")) would be validated with http-01, which nothing answers: "
+                            + "add them to --acme-dns-names, or answer http-01 with --standalone or --acme-webroot DIR")
+                    throw ExitCode(2)
+                }
+            }
             let ordering = CertificateOrdering(
                 settings: acmeOptions.settings, certificateDirectory: certsOptions.certs,
-                answering: acmeWebroot.map { .webroot($0) } ?? .standalone(port: httpPort, address: bind))
+                answering: acmeWebroot.map { .webroot($0) }
+                    ?? (standalone ? .standalone(port: httpPort, address: bind) : .dnsOnly))
             let lines: [CertificateOrdering.Line]
             do {
                 lines = try ordering.run(domains: names, logger: Logger(label: "aasa-server"))

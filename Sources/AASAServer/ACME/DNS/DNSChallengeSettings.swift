@@ -1,0 +1,50 @@
+public import AASADNS
+
+/// How dns-01 challenges are answered (RFC 8555 §8.4): for which names, through which DNS, and how long the server
+/// waits for a TXT record to be seen.
+public struct DNSChallengeSettings: Sendable {
+    /// How the TXT record is published.
+    public enum Publisher: Sendable {
+        /// RFC 2136 dynamic updates to the zone's primary server (`--acme-dns-server`), signed with the key
+        /// (`--acme-dns-tsig-key-file`).
+        case update(server: DNSServerAddress, key: TSIGKey?)
+        /// A program run as `PATH present|cleanup FQDN VALUE` (`--acme-dns-hook`), with a time limit.
+        case hook(path: String, timeout: Duration)
+    }
+
+    /// Where a TXT record must be seen before the CA is asked to look.
+    public enum Propagation: String, Sendable, CaseIterable {
+        /// Through the resolver and at every authoritative name server of the zone (port 53).
+        case all
+        /// Through the resolver only.
+        case resolver
+    }
+
+    /// The names obtained with dns-01 (`--acme-dns-names`); wildcard certificates always are.
+    public var names: DNSNamePatterns
+    public var publisher: Publisher
+    /// The zone records are written in (`--acme-dns-zone`), and where tenants point their CNAMEs; `nil`: each name's
+    /// zone is found by an SOA lookup.
+    public var zone: String?
+    /// Where lookups go (`--acme-dns-resolver`); `nil`: the system's resolvers.
+    public var resolver: DNSServerAddress?
+    public var propagation: Propagation = .all
+    /// How long the server waits for a TXT record to be seen (`--acme-dns-propagation-timeout`).
+    public var propagationTimeout: Duration = .seconds(180)
+    /// How often it looks meanwhile.
+    public var propagationInterval: Duration = .seconds(2)
+    /// The TTL of the TXT records written.
+    public var ttl: UInt32 = 60
+    /// The base names of wildcard certificates (`--acme-wildcard`): one certificate for `name` and `*.name` each.
+    public var wildcards: [String] = []
+
+    public init(names: DNSNamePatterns, publisher: Publisher) {
+        self.names = names
+        self.publisher = publisher
+    }
+
+    /// Whether `domain`'s authorizations are answered with dns-01.
+    public func answers(_ domain: String) -> Bool {
+        names.matches(domain) || wildcards.contains(domain.lowercased())
+    }
+}

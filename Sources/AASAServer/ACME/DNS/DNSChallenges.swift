@@ -1,0 +1,249 @@
+import AASACore
+import AASADNS
+import Foundation
+public import Logging
+import Synchronization
+
+/// Answers dns-01 challenges (RFC 8555 §8.4): finds where `_acme-challenge.<domain>` leads (CNAME delegation),
+/// writes the TXT record there (an RFC 2136 update signed with TSIG, or the operator's hook), waits until it is seen
+/// (through the resolver, and at every authoritative name server of the zone unless told otherwise), and removes it
+/// once the CA has looked.
+public final class DNSChallenges: DNSChallengeResponder, Sendable {
+    public let settings: DNSChallengeSettings
+    /// Where lookups go.
+    let resolver: DNSClient
+    let logger: Logger
+    private let hook: DNSHook?
+    private let counts = Mutex(DNSChallengeFigures())
+    private let stopped = Mutex(false)
+
+    /// The most CNAMEs followed from `_acme-challenge.<domain>`.
+    static let maximumCNAMEs = 8
+
+    public init(settings: DNSChallengeSettings, logger: Logger) {
+        self.settings = settings
+        self.logger = logger
+        resolver = DNSClient(server: settings.resolver, timeout: .seconds(3))
+        if case .hook(let path, let timeout) = settings.publisher {
+            hook = DNSHook(path: path, timeout: timeout, logger: logger)
+        } else {
+            hook = nil
+        }
+    }
+
+    /// What the challenges did so far, for `/metrics`.
+    public var figures: DNSChallengeFigures { counts.withLock { $0 } }
+
+    public func answers(_ domain: String) -> Bool { settings.answers(domain) }
+
+    /// Ends every propagation wait at its next look, with a failure (the server is stopping).
+    public func stop() { stopped.withLock { $0 = true } }
+
+    // MARK: Delegation
+
+    /// Where `domain`'s challenge record goes and whether the server can write it, from the resolver's answers.
+    public func delegation(of domain: String) -> DNSDelegation {
+        let name = DNSDelegation.challengeName(of: domain)
+        var delegation = DNSDelegation(
+            domain: domain, state: .unknown, name: name, target: name, message: "")
+        var chain = [name]
+        do {
+            for _ in 0..<Self.maximumCNAMEs {
+                let answer = try resolver.query(chain.last!, .cname)
+                guard answer.rcode == "NOERROR" || answer.rcode == "NXDOMAIN" else {
+                    delegation.message =
+                        "the resolver (\(resolver.serverName)) answered \(answer.rcode) for "
+                        + "\(chain.last!) CNAME"
+                    return delegation
+                }
+                guard let next = answer.records(.cname, of: chain.last!).first.map({ DNSName.relative($0.value) })
+                else { break }
+                guard !chain.contains(next) else {
+                    delegation.message = "the CNAMEs from \(name) loop: " + (chain + [next]).joined(separator: " → ")
+                    return delegation
+                }
+                chain.append(next)
+            }
+        } catch {
+            delegation.message = error.description
+            return delegation
+        }
+        delegation.target = chain.last!
+        if chain.count > Self.maximumCNAMEs {
+            delegation.message = "more than \(Self.maximumCNAMEs) CNAMEs from \(name)"
+            return delegation
+        }
+        let through = chain.count > 1 ? " (CNAME " + chain.dropFirst().joined(separator: " → ") + ")" : ""
+        if let zone = settings.zone.map(DNSName.relative) {
+            delegation.zone = zone
+            if DNSName.isWithin(delegation.target, zone: zone) {
+                delegation.state = chain.count > 1 ? .inPlace : .direct
+                delegation.message = "\(name) is written in zone \(zone)\(through)"
+            } else {
+                let expected = DNSName.relative(domain) + "." + zone
+                delegation.state = .missing
+                delegation.record = "\(name). IN CNAME \(expected)."
+                delegation.message =
+                    (chain.count > 1
+                        ? "\(name) points to \(delegation.target), outside zone \(zone)"
+                        : "\(name) has no CNAME into zone \(zone)") + ": add \(delegation.record!)"
+            }
+            return delegation
+        }
+        if case .hook = settings.publisher {
+            delegation.state = chain.count > 1 ? .inPlace : .direct
+            delegation.message = "the hook writes \(delegation.target)\(through)"
+            return delegation
+        }
+        do {
+            delegation.zone = try zone(of: delegation.target)
+            delegation.state = chain.count > 1 ? .inPlace : .direct
+            delegation.message = "\(delegation.target) is written in zone \(delegation.zone!)\(through)"
+        } catch {
+            delegation.message = error.description
+        }
+        return delegation
+    }
+
+    /// The zone holding `name`, from its SOA (in the answer, or the authority section of a name that does not exist).
+    func zone(of name: String) throws(DNSError) -> String {
+        let answer = try resolver.query(name, .soa)
+        if let soa = (answer.answer + answer.authority).first(where: { $0.kind == .soa }) {
+            return DNSName.relative(soa.name)
+        }
+        throw DNSError(
+            .answered,
+            "no zone found for \(name): the resolver (\(resolver.serverName)) answered \(answer.rcode) without an SOA",
+            hint: "give the zone with --acme-dns-zone, or check the resolver (--acme-dns-resolver)")
+    }
+
+    // MARK: Presenting
+
+    public func present(domain: String, value: String) throws(ACMEFailure) -> DNSChallengeRecord {
+        let delegation = delegation(of: domain)
+        guard delegation.isUsable else {
+            throw ACMEFailure(
+                .dns, "\(domain): dns-01 cannot be answered: \(delegation.message)",
+                hint: delegation.record.map { "the domain's owner adds \($0) to its DNS" }
+                    ?? "check the DNS options (--acme-dns-resolver, --acme-dns-zone)")
+        }
+        let record = DNSChallengeRecord(
+            domain: domain, name: delegation.target, value: value, zone: hook == nil ? delegation.zone : nil)
+        try write(record, adding: true)
+        counts.withLock { $0.records += 1 }
+        let started = ContinuousClock.now
+        do {
+            try waitUntilSeen(record, zone: delegation.zone)
+        } catch {
+            cleanup(record)
+            counts.withLock { $0.propagationFailures += 1 }
+            throw error
+        }
+        let waited = ContinuousClock.now - started
+        counts.withLock {
+            $0.propagationWaits += 1
+            $0.propagationSeconds += waited.timeInterval
+        }
+        logger.info(
+            "ACME: dns-01 record seen",
+            metadata: ["domain": "\(domain)", "name": "\(record.name)", "seconds": "\(waited.timeInterval)"])
+        return record
+    }
+
+    public func cleanup(_ record: DNSChallengeRecord) {
+        do {
+            try write(record, adding: false)
+        } catch {
+            counts.withLock { $0.cleanupFailures += 1 }
+            logger.warning(
+                "ACME: could not remove a dns-01 record", metadata: ["name": "\(record.name)", "error": "\(error)"])
+            return
+        }
+        counts.withLock { $0.records -= 1 }
+    }
+
+    /// Adds or removes `record`'s TXT value.
+    private func write(_ record: DNSChallengeRecord, adding: Bool) throws(ACMEFailure) {
+        if let hook {
+            try hook.run(adding ? "present" : "cleanup", name: record.name, value: record.value)
+            return
+        }
+        guard case .update(let server, let key) = settings.publisher, let zone = record.zone else { return }
+        let txt = DNSRecord(name: record.name, kind: .txt, ttl: settings.ttl, value: record.value)
+        do {
+            try DNSClient(server: server, timeout: .seconds(5)).update(
+                zone: zone, adding: adding ? [txt] : [], deleting: adding ? [] : [txt], key: key)
+        } catch {
+            throw ACMEFailure(
+                .dns,
+                "\(record.domain): could not \(adding ? "write" : "remove") the TXT record \(record.name): "
+                    + error.message, hint: error.hint)
+        }
+    }
+
+    // MARK: Propagation
+
+    /// Returns once `record` is seen everywhere ``DNSChallengeSettings/propagation`` says; fails after
+    /// ``DNSChallengeSettings/propagationTimeout`` naming where it is not.
+    private func waitUntilSeen(_ record: DNSChallengeRecord, zone: String?) throws(ACMEFailure) {
+        let deadline = ContinuousClock.now + settings.propagationTimeout
+        while true {
+            let missing = whereMissing(record, zone: zone)
+            if missing.isEmpty { return }
+            if ContinuousClock.now >= deadline || stopped.withLock({ $0 }) {
+                throw ACMEFailure(
+                    .dns,
+                    "\(record.domain): the TXT record \(record.name) was not seen "
+                        + missing.joined(separator: ", ") + " within \(settings.propagationTimeout)",
+                    hint: "check that the update reached every name server of the zone; raise "
+                        + "--acme-dns-propagation-timeout, or use --acme-dns-propagation resolver when the name servers "
+                        + "cannot be reached from here")
+            }
+            Thread.sleep(forTimeInterval: settings.propagationInterval.timeInterval)
+        }
+    }
+
+    /// Where `record` is not seen yet, in words; empty when it is seen everywhere.
+    private func whereMissing(_ record: DNSChallengeRecord, zone: String?) -> [String] {
+        var missing: [String] = []
+        // Asked by the name the CA asks: the resolver follows the CNAMEs as the CA's does.
+        let asked = DNSDelegation.challengeName(of: record.domain)
+        let seen = (try? resolver.query(asked, .txt))?.records(.txt, of: record.name).contains {
+            $0.value == record.value
+        }
+        if seen != true { missing.append("through the resolver (\(resolver.serverName))") }
+        guard settings.propagation == .all else { return missing }
+        guard let zone = zone ?? (try? self.zone(of: record.name)) else {
+            return missing + ["at the zone's name servers (the zone of \(record.name) was not found)"]
+        }
+        let hosts = ((try? resolver.query(zone, .ns))?.records(.ns, of: zone) ?? []).map(\.value)
+        if hosts.isEmpty { return missing + ["at the name servers of \(zone) (none found)"] }
+        for host in hosts {
+            let addresses = [DNSRecord.Kind.a, .aaaa].flatMap { kind in
+                ((try? resolver.query(host, kind))?.records(kind, of: host) ?? []).map(\.value)
+            }
+            if addresses.isEmpty { missing.append("at \(DNSName.relative(host)) (no address)") }
+            for address in addresses {
+                let server = DNSClient(server: DNSServerAddress(host: address), timeout: .seconds(2))
+                let answer = try? server.query(record.name, .txt, recursive: false)
+                if answer?.records(.txt, of: record.name).contains(where: { $0.value == record.value }) != true {
+                    missing.append("at \(DNSName.relative(host)) (\(address))")
+                }
+            }
+        }
+        return missing
+    }
+}
+
+/// What the dns-01 challenges did: `/metrics`.
+public struct DNSChallengeFigures: Sendable, Equatable {
+    /// TXT records written and not yet removed.
+    public var records = 0
+    /// Records seen everywhere they had to be, and the seconds those waits took in all.
+    public var propagationWaits = 0
+    public var propagationSeconds = 0.0
+    /// Records not seen within the time limit.
+    public var propagationFailures = 0
+    /// Records that could not be removed.
+    public var cleanupFailures = 0
+}

@@ -1,0 +1,159 @@
+import AASATestSupport
+import Foundation
+import Testing
+
+/// dns-01 as an operator runs it: BIND as the provider's DNS (an authoritative server taking TSIG-signed updates,
+/// a forwarding resolver in front), a tenant's domain that points nowhere but delegates `_acme-challenge` by CNAME
+/// into the provider's zone, and pebble resolving through that resolver as a real CA would.
+@Suite(.serialized) struct ACMEDNSTests {
+    /// BIND with the provider's zone and a tenant's zone, pebble behind its resolver, and a config folder of tenant
+    /// domains.
+    final class Setup {
+        let directory = TemporaryDirectory("aasa-acme-dns")
+        let bind: BindDNS
+        let pebble: Pebble
+
+        /// `tenantRecords` are the tenant zone's records (the delegations in place from the start).
+        init(domains: [String], tenantRecords: [String]) throws {
+            try #require(Pebble.isInstalled, "install pebble: scripts/setup.sh --test")
+            try #require(BindDNS.isInstalled, "install bind9: scripts/setup.sh --test")
+            bind = try BindDNS(zones: ["provider.test": ["ns IN A 127.0.0.1"], "tenant.test": tenantRecords])
+            // Nothing answers http-01: pebble's http port is a port nobody listens on.
+            pebble = try Pebble(httpPort: freePort(), dnsServer: bind.resolver)
+            for domain in domains {
+                try directory.write(
+                    "site-config/\(domain)/site.json",
+                    #"{"universalLinks": {"apps": [{"appIDs": ["ABCDE12345.com.example.shop"], "rules": [{"path": "/*"}]}]}}"#
+                )
+            }
+        }
+
+        /// The dns-01 options for this BIND, with the provider's zone.
+        var dnsOptions: [String] {
+            [
+                "--acme-dns-server", bind.server, "--acme-dns-tsig-key-file", bind.keyFile, "--acme-dns-zone",
+                "provider.test", "--acme-dns-resolver", bind.resolver, "--acme-dns-propagation", "resolver",
+            ]
+        }
+
+        var common: [String] {
+            [
+                "--acme-directory", pebble.directoryURL, "--acme-ca-file", pebble.caFile, "--acme-agree-tos",
+                "--acme-order-rate", "0", "--config", directory.path + "/site-config", "--certs",
+                directory.path + "/certs",
+            ]
+        }
+
+        func aasa(_ arguments: [String]) throws -> Command.Output {
+            try Command.run(RepositoryPaths.executable, arguments, currentDirectory: directory.path, timeout: 180)
+        }
+
+        /// `openssl verify` of the domain's issued chain against pebble's root.
+        func verify(_ folder: String) throws -> Command.Output {
+            let chain = directory.path + "/certs/\(folder)/fullchain.pem"
+            return try Command.run(
+                "openssl", ["verify", "-CAfile", try pebble.rootFile(), "-untrusted", chain, chain])
+        }
+
+        /// The names the issued certificate of `folder` covers.
+        func names(_ folder: String) throws -> [String] {
+            let text = try Command.run(
+                "openssl",
+                ["x509", "-noout", "-ext", "subjectAltName", "-in", directory.path + "/certs/\(folder)/fullchain.pem"])
+            return text.stdout.components(separatedBy: "DNS:").dropFirst().map {
+                $0.trimmingCharacters(in: CharacterSet(charactersIn: ", \n"))
+            }.sorted()
+        }
+    }
+
+    @Test func aDomainPointingNowhereGetsATrustedCertificateThroughItsCNAMEDelegation() throws {
+        let setup = try Setup(
+            domains: ["shop.tenant.test"],
+            tenantRecords: ["_acme-challenge.shop IN CNAME shop.tenant.test.provider.test."])
+        // The tenant's name has no address at all: http-01 could never reach it.
+        #expect(setup.bind.dig("shop.tenant.test", "A").isEmpty)
+        let result = try setup.aasa(["certs", "acme", "--acme-dns-names", "*"] + setup.dnsOptions + setup.common)
+        #expect(result.status == 0, "\(result.stdout)\n\(result.stderr)\n\(setup.pebble.log)")
+        #expect(result.stdout.contains("shop.tenant.test: certificate valid until 20"), "\(result.stdout)")
+        let verified = try setup.verify("shop.tenant.test")
+        #expect(verified.status == 0, "\(verified.stdout)\(verified.stderr)")
+        #expect(try setup.names("shop.tenant.test") == ["shop.tenant.test"])
+        // The challenge record is gone from the provider's zone once the CA has looked.
+        #expect(setup.bind.dig("shop.tenant.test.provider.test", "TXT", resolver: false).isEmpty)
+        // The record was written by a dynamic update: BIND keeps a journal of the zone's updates.
+        #expect(FileManager.default.fileExists(atPath: setup.bind.directory.path + "/zones/provider.test.db.jnl"))
+    }
+
+    @Test func aKeyTheDNSServerRefusesIsTheOrdersNamedErrorAndNoSecretIsPrinted() throws {
+        let setup = try Setup(
+            domains: ["shop.tenant.test"],
+            tenantRecords: ["_acme-challenge.shop IN CNAME shop.tenant.test.provider.test."])
+        var options = setup.dnsOptions
+        options[options.firstIndex(of: setup.bind.keyFile)!] = setup.bind.unknownKeyFile
+        let result = try setup.aasa(["certs", "acme", "--acme-dns-names", "*"] + options + setup.common)
+        #expect(result.status == 1, "\(result.stdout)\n\(result.stderr)")
+        let output = result.stdout + result.stderr
+        #expect(
+            output.contains("shop.tenant.test: could not write the TXT record shop.tenant.test.provider.test"),
+            "\(output)")
+        #expect(output.contains("did not accept the update") && output.contains("TSIG key 'acme'"), "\(output)")
+        for keyFile in [setup.bind.keyFile, setup.bind.unknownKeyFile] {
+            let secret = try #require(
+                try String(contentsOfFile: keyFile, encoding: .utf8).split(separator: "\"").dropFirst(3).first)
+            #expect(!output.contains(secret))
+        }
+        #expect(!FileManager.default.fileExists(atPath: setup.directory.path + "/certs/shop.tenant.test/fullchain.pem"))
+    }
+
+    @Test func aHookWritesAndRemovesTheRecordsForAnyOtherProvider() throws {
+        let setup = try Setup(
+            domains: ["shop.tenant.test"],
+            tenantRecords: ["_acme-challenge.shop IN CNAME shop.tenant.test.provider.test."])
+        let calls = setup.directory.path + "/hook-calls"
+        // The operator's hook: nsupdate with the provider's key, as a DNS provider's CLI would be called.
+        let hook = try setup.directory.write(
+            "hook.sh",
+            """
+            #!/bin/sh
+            echo "$1 $2 $3" >> \(calls)
+            case "$1" in present) verb=add ;; cleanup) verb=delete ;; *) exit 2 ;; esac
+            printf 'server 127.0.0.1 \(setup.bind.port)\\nupdate %s %s 60 TXT "%s"\\nsend\\n' "$verb" "$2" "$3" \\
+                | nsupdate -k \(setup.bind.keyFile) && echo "hook: $1 done for $2"
+            """)
+        chmod(hook, 0o755)
+        let result = try setup.aasa(
+            [
+                "certs", "acme", "--acme-dns-names", "shop.tenant.test", "--acme-dns-hook", hook,
+                "--acme-dns-resolver", setup.bind.resolver, "--acme-dns-propagation", "resolver",
+            ] + setup.common)
+        #expect(result.status == 0, "\(result.stdout)\n\(result.stderr)")
+        #expect(try setup.verify("shop.tenant.test").status == 0)
+        let lines = try String(contentsOfFile: calls, encoding: .utf8).split(separator: "\n").map {
+            $0.split(separator: " ").map(String.init)
+        }
+        #expect(
+            lines.map { $0.prefix(2) } == [
+                ["present", "shop.tenant.test.provider.test."], ["cleanup", "shop.tenant.test.provider.test."],
+            ])
+        #expect(lines.map { $0.last } == [lines[0].last, lines[0].last])
+        #expect(setup.bind.dig("shop.tenant.test.provider.test", "TXT", resolver: false).isEmpty)
+    }
+
+    @Test func aFailingHookIsTheOrdersNamedErrorWithItsOutput() throws {
+        let setup = try Setup(domains: ["shop.tenant.test"], tenantRecords: [])
+        let hook = try setup.directory.write(
+            "hook.sh", "#!/bin/sh\necho \"provider API: token expired\" >&2\nexit 3\n")
+        chmod(hook, 0o755)
+        let result = try setup.aasa(
+            [
+                "certs", "acme", "--acme-dns-names", "*", "--acme-dns-hook", hook, "--acme-dns-resolver",
+                setup.bind.resolver,
+            ]
+                + setup.common)
+        #expect(result.status == 1)
+        let output = result.stdout + result.stderr
+        #expect(output.contains("the DNS hook failed (exit status 3)"), "\(output)")
+        #expect(output.contains("provider API: token expired"), "\(output)")
+        #expect(output.contains("present _acme-challenge.shop.tenant.test."), "\(output)")
+    }
+}
