@@ -156,4 +156,57 @@ import Testing
         #expect(output.contains("provider API: token expired"), "\(output)")
         #expect(output.contains("present _acme-challenge.shop.tenant.test."), "\(output)")
     }
+
+    @Test func aMissingDelegationIsNamedOnStatusWithItsRecordAndTheDomainIsServedOnceItIsAdded() throws {
+        let setup = try Setup(domains: ["shop.tenant.test"], tenantRecords: [])
+        let serve = try ServeProcess(
+            in: setup.directory.path,
+            arguments: ["--acme", "--acme-dns-names", "*", "--acme-retry-min", "1"] + setup.dnsOptions + setup.common,
+            errorLog: setup.directory.path + "/serve.log")
+        #expect(serve.waitUntilHealthy())
+        func certificate() -> [String: Any]? {
+            guard let answer = try? Curl.request("http://127.0.0.1:\(serve.admin)/status"), answer.status == 200,
+                let object = try? JSONSerialization.jsonObject(with: Data(answer.body)) as? [String: Any],
+                let domains = object["domains"] as? [String: Any],
+                let domain = domains["shop.tenant.test"] as? [String: Any]
+            else { return nil }
+            return domain["certificate"] as? [String: Any]
+        }
+        func delegation() -> [String: Any]? { certificate()?["delegation"] as? [String: Any] }
+        // Before: the record the tenant adds, named; no order placed.
+        var missing: [String: Any]?
+        for _ in 0..<TestTime.tries(100) {
+            missing = delegation()
+            if missing?["state"] as? String == "missing" { break }
+            usleep(100_000)
+        }
+        #expect(missing?["state"] as? String == "missing", "\(String(describing: certificate()))")
+        #expect(
+            missing?["record"] as? String
+                == "_acme-challenge.shop.tenant.test. IN CNAME shop.tenant.test.provider.test.")
+        #expect(certificate()?["challenge"] as? String == "dns-01")
+        #expect(certificate()?["state"] as? String == "pending")
+        #expect((certificate()?["lastError"] as? String)?.contains("add _acme-challenge.shop.tenant.test.") == true)
+        #expect(!setup.pebble.log.contains("Added order"), "an order was placed without the delegation")
+        // The tenant adds the CNAME: the certificate is ordered and served, trusted, without a restart.
+        try setup.bind.update("update add _acme-challenge.shop.tenant.test 2 CNAME shop.tenant.test.provider.test.")
+        let root = try setup.pebble.rootFile()
+        var served = false
+        for _ in 0..<TestTime.tries(300) {
+            let answer = try? Curl.request(
+                "https://shop.tenant.test:\(serve.port)/.well-known/apple-app-site-association", caFile: root,
+                resolve: ("shop.tenant.test", serve.port))
+            if answer?.status == 200 {
+                served = true
+                break
+            }
+            usleep(100_000)
+        }
+        let log = (try? String(contentsOfFile: setup.directory.path + "/serve.log", encoding: .utf8)) ?? ""
+        #expect(served, "\(log)")
+        #expect(delegation()?["state"] as? String == "in-place", "\(String(describing: certificate()))")
+        #expect(delegation()?["record"] is NSNull)
+        #expect(certificate()?["state"] as? String == "valid")
+        #expect(serve.terminate() == 0)
+    }
 }

@@ -27,6 +27,9 @@ extension ACMEManager {
         case failed(ACMEFailure, ACMEHistory)
         /// The storage could not be reached (the store is down): no failure of the domain's; it is tried again then.
         case storageUnavailable(until: Date, ACMEFailure)
+        /// dns-01 cannot be answered yet (the tenant's CNAME is missing, the lookups failed): no order was placed
+        /// and nothing counts as a failure; the delegation is looked up again then.
+        case awaitingDelegation(DNSDelegation, until: Date)
     }
 
     /// How long a domain waits when the storage could not be reached before its turn.
@@ -60,6 +63,13 @@ extension ACMEManager {
                             issuedHere: entry.issuedHere)
                     } ?? due
                 if next > now { return .rescheduled(window, due: next) }
+            }
+        }
+        if let dns, dns.answers(domain) {
+            let delegation = dns.delegation(of: domain)
+            queue.withItems { $0[domain]?.delegation = delegation }
+            guard delegation.isUsable else {
+                return .awaitingDelegation(delegation, until: now.addingTimeInterval(settings.minimumRetry.timeInterval))
             }
         }
         let taken: ACMELease?
@@ -277,6 +287,14 @@ extension ACMEManager {
                 entry.status.nextRenewal = history.nextAttempt
                 entry.status.lastError = history.lastError
                 entry.status.lastProblem = history.lastProblem
+            case .awaitingDelegation(let delegation, let until):
+                entry.due = until
+                entry.delegation = delegation
+                entry.status.state = entry.status.expiry == nil ? .pending : .renewing
+                entry.status.nextRenewal = until
+                entry.status.lastError =
+                    "\(domain): dns-01 cannot be answered: \(delegation.message); looked up again at "
+                    + ISO8601DateFormatter().string(from: until)
             case .storageUnavailable(let until, let failure):
                 entry.due = until
                 entry.status.nextRenewal = until

@@ -254,12 +254,16 @@ public final class ACMEManager: Service, Sendable {
                         entry.status.nextRenewal = entry.due
                     }
                 }
+                entry.challenge = challenge(of: domain)
                 entries[domain] = entry
             }
             lineUp(&entries, now: now)
             current = entries
         }
     }
+
+    /// How the CA validates `domain`: `dns-01` for the names ``ACMESettings/dns`` answers, else `http-01`.
+    func challenge(of domain: String) -> String { dns?.answers(domain) == true ? "dns-01" : "http-01" }
 
     /// Gives every order waiting for its turn its place and time: certificates nearest expiry first, then new
     /// domains in the order they appeared; the n-th is placed when the bucket has earned its n-th token, after any
@@ -301,6 +305,14 @@ public final class ACMEManager: Service, Sendable {
             switch outcome {
             case .failed(let failure, _), .paused(_, let failure), .storageUnavailable(_, let failure):
                 return (domain, failure.about(domain))
+            case .awaitingDelegation(let delegation, _):
+                return (
+                    domain,
+                    ACMEFailure(
+                        .dns, "\(domain): dns-01 cannot be answered: \(delegation.message)",
+                        hint: delegation.record.map { "the domain's owner adds \($0) to its DNS; then run this again" }
+                            ?? "check the DNS options (--acme-dns-resolver, --acme-dns-zone)")
+                )
             case .deferred(let history):
                 return (
                     domain,

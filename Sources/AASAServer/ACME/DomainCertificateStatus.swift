@@ -41,6 +41,11 @@ public struct DomainCertificateStatus: Sendable, Equatable {
     public var eta: Date?
     /// The directory URL of the CA that issued the served certificate, when the server obtained it.
     public var issuer: String?
+    /// How the CA validates the name: `http-01` or `dns-01` (``ACMESettings/dns``); `nil` for the operator's
+    /// certificates.
+    public var challenge: String?
+    /// For dns-01: where the challenge record goes and whether the server can write it, as last looked up.
+    public var delegation: DNSDelegation?
 
     /// Creates a status.
     public init(

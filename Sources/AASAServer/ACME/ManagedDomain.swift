@@ -28,6 +28,9 @@ struct ManagedDomain: Sendable {
     var appeared = 0
     /// While the order waits for its turn under the order rate (or a pause): when it may be placed.
     var slot: Date?
+    /// How the CA validates the name, and for dns-01 the delegation as last looked up.
+    var challenge: String?
+    var delegation: DNSDelegation?
 
     init(status: DomainCertificateStatus, appeared: Int) {
         self.status = status
@@ -45,6 +48,10 @@ struct ManagedDomain: Sendable {
     /// The status with the queue's place and time while the order waits.
     var currentStatus: DomainCertificateStatus {
         var current = status
+        if current.source == .acme {
+            current.challenge = challenge
+            current.delegation = delegation
+        }
         current.eta = slot
         if slot == nil { current.queuePosition = nil }
         return current

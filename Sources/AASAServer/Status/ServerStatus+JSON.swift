@@ -149,6 +149,22 @@ extension DomainCertificateStatus {
             ("queuePosition", queuePosition.map { .number(Double($0)) } ?? .null),
             ("eta", date(eta)),
             ("issuer", issuer.map { .string($0) } ?? .null),
+            ("challenge", challenge.map { .string($0) } ?? .null),
+            ("delegation", delegation?.jsonValue ?? .null),
+        ])
+    }
+}
+
+extension DNSDelegation {
+    /// A dns-01 domain's `certificate.delegation` member of `/status`.
+    fileprivate var jsonValue: JSONValue {
+        .members([
+            ("state", .string(state.rawValue)),
+            ("name", .string(name)),
+            ("target", .string(target)),
+            ("zone", zone.map { .string($0) } ?? .null),
+            ("record", record.map { .string($0) } ?? .null),
+            ("message", .string(message)),
         ])
     }
 }

@@ -342,10 +342,15 @@ struct ServerOptions: ParsableArguments {
             throw ValidationError("--credential-vault needs a folder, or 'off' to keep credentials in memory")
         }
         if acme && httpPort == nil {
-            throw ValidationError(
-                "--acme needs the plain HTTP listener, where the CA validates each domain "
-                    + "(http://<domain>/.well-known/acme-challenge/): add --http-port 80, or a port that port 80 is "
-                    + "mapped to")
+            // dns-01 for every name needs no HTTP listener (the variables are read by the group's own check too).
+            var dns = acmeOptions.dns
+            try? dns.validate()
+            guard (try? dns.settings())??.names.coversAll == true else {
+                throw ValidationError(
+                    "--acme needs the plain HTTP listener, where the CA validates each domain "
+                        + "(http://<domain>/.well-known/acme-challenge/): add --http-port 80, or a port that port 80 is "
+                        + "mapped to, or validate every name with dns-01 (--acme-dns-names '*')")
+            }
         }
         if acmeWebroot != nil && httpPort == nil {
             throw ValidationError(
