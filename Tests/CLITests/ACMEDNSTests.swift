@@ -209,4 +209,48 @@ import Testing
         #expect(certificate()?["state"] as? String == "valid")
         #expect(serve.terminate() == 0)
     }
+
+    @Test func oneWildcardOrderServesEveryConfiguredSubdomain() throws {
+        let subdomains = ["a.shop.tenant.test", "b.shop.tenant.test", "c.shop.tenant.test"]
+        let setup = try Setup(
+            domains: subdomains, tenantRecords: ["_acme-challenge.shop IN CNAME shop.tenant.test.provider.test."])
+        let serve = try ServeProcess(
+            in: setup.directory.path,
+            arguments: ["--acme", "--acme-dns-names", "*", "--acme-wildcard", "shop.tenant.test"] + setup.dnsOptions
+                + setup.common,
+            errorLog: setup.directory.path + "/serve.log")
+        #expect(serve.waitUntilHealthy())
+        let root = try setup.pebble.rootFile()
+        func served(_ domain: String) -> Bool {
+            let answer = try? Curl.request(
+                "https://\(domain):\(serve.port)/.well-known/apple-app-site-association", caFile: root,
+                resolve: (domain, serve.port))
+            return answer?.status == 200
+        }
+        var all = false
+        for _ in 0..<TestTime.tries(300) {
+            all = subdomains.allSatisfy(served)
+            if all { break }
+            usleep(100_000)
+        }
+        let log = (try? String(contentsOfFile: setup.directory.path + "/serve.log", encoding: .utf8)) ?? ""
+        #expect(all, "\(log)")
+        // One order, for the base and the wildcard, kept in the base's folder; none for the subdomains.
+        #expect(setup.pebble.log.components(separatedBy: "Added order").count - 1 == 1, "\(setup.pebble.log)")
+        #expect(try setup.names("shop.tenant.test") == ["*.shop.tenant.test", "shop.tenant.test"])
+        for domain in subdomains {
+            #expect(!FileManager.default.fileExists(atPath: setup.directory.path + "/certs/\(domain)"))
+        }
+        // /status gives each subdomain the wildcard's certificate state.
+        let answer = try Curl.request("http://127.0.0.1:\(serve.admin)/status")
+        let object = try JSONSerialization.jsonObject(with: Data(answer.body)) as? [String: Any]
+        let domains = object?["domains"] as? [String: Any]
+        for domain in subdomains {
+            let certificate = (domains?[domain] as? [String: Any])?["certificate"] as? [String: Any]
+            #expect(certificate?["wildcard"] as? String == "*.shop.tenant.test", "\(domain): \(String(describing: certificate))")
+            #expect(certificate?["state"] as? String == "valid")
+            #expect(certificate?["challenge"] as? String == "dns-01")
+        }
+        #expect(serve.terminate() == 0)
+    }
 }

@@ -120,13 +120,14 @@ extension ACMEManager {
         } catch {
             throw ACMEFailure(.storage, "\(domain): could not generate a key: \(error)", hint: "report this")
         }
+        let names = orderedNames(domain)
         var ordering = useFallback ? fallback! : client
         logger.info(
             "ACME: ordering a certificate", metadata: ["domain": "\(domain)", "ca": "\(ordering.directoryURL)"])
         let chain: [UInt8]
         do {
             chain = try ordering.obtainCertificate(
-                for: [domain], key: key, challenges: responder, dns: dns,
+                for: names, key: key, challenges: responder, dns: dns,
                 // Only the CA that issued a certificate knows it to replace.
                 replacing: entry?.status.issuer.map { $0 == ordering.directoryURL } ?? !useFallback ? replacing : nil)
         } catch {
@@ -143,15 +144,15 @@ extension ACMEManager {
                 metadata: ["domain": "\(domain)", "reason": "\(error.about(domain))", "ca": "\(fallback.directoryURL)"])
             ordering = fallback
             do {
-                chain = try fallback.obtainCertificate(for: [domain], key: key, challenges: responder, dns: dns)
+                chain = try fallback.obtainCertificate(for: names, key: key, challenges: responder, dns: dns)
             } catch {
                 throw error.about(domain)
             }
         }
-        let (notBefore, notAfter) = try Self.check(chain: chain, key: key, domain: domain)
+        let (notBefore, notAfter) = try Self.check(chain: chain, key: key, names: names)
         try storage.save(
             chain: chain, key: key, domain: domain,
-            record: CertificateRecord(directoryURL: ordering.directoryURL, issued: Date(), names: [domain]))
+            record: CertificateRecord(directoryURL: ordering.directoryURL, issued: Date(), names: names))
         storage.save(history: nil, of: domain)
         return .issued(notBefore: notBefore, notAfter: notAfter, issuer: ordering.directoryURL)
     }
@@ -218,10 +219,12 @@ extension ACMEManager {
         return history
     }
 
-    /// Checks the downloaded `chain` against `key` and `domain`; returns its validity.
-    static func check(chain: [UInt8], key: PrivateKey, domain: String) throws(ACMEFailure) -> (
+    /// Checks the downloaded `chain` against `key` and the `names` ordered (the first is the certificate's folder);
+    /// returns its validity.
+    static func check(chain: [UInt8], key: PrivateKey, names: [String]) throws(ACMEFailure) -> (
         notBefore: Date, notAfter: Date
     ) {
+        let domain = names[0]
         let leaf: X509Certificate
         do {
             leaf = try X509Certificate(pemEncoded: chain)
@@ -231,9 +234,11 @@ extension ACMEManager {
                 .protocolViolation, "\(domain): the CA's certificate cannot be used: \(error)",
                 hint: "the server orders again later")
         }
-        guard leaf.covers(hostname: domain) else {
+        let listed = Set(leaf.subjectAlternativeNames.dnsNames.map { $0.lowercased() })
+        guard leaf.covers(hostname: domain), names.allSatisfy({ !$0.hasPrefix("*.") || listed.contains($0) }) else {
             throw ACMEFailure(
-                .protocolViolation, "\(domain): the CA's certificate does not cover the name",
+                .protocolViolation,
+                "\(domain): the CA's certificate does not cover \(names.joined(separator: " and "))",
                 hint: "the server orders again later")
         }
         return (leaf.notBefore, leaf.notAfter)

@@ -47,8 +47,10 @@ public final class ACMEManager: Service, Sendable {
         orders.withLock { Dictionary(uniqueKeysWithValues: $0.map { ($0.key.rawValue, $0.value) }) }
     }
 
-    /// Every domain's certificate status, for `/status`.
-    public var statuses: [String: DomainCertificateStatus] { queue.reading { $0.mapValues(\.currentStatus) } }
+    /// Every domain's certificate status, for `/status`; a domain a wildcard certificate covers has the wildcard's.
+    public var statuses: [String: DomainCertificateStatus] {
+        withWildcardCoverage(queue.reading { $0.mapValues(\.currentStatus) })
+    }
 
     /// The answers this manager's orders publish in memory: serve them (``ChallengeRoutes``).
     public let challenges: ChallengeStore
@@ -70,6 +72,8 @@ public final class ACMEManager: Service, Sendable {
     /// Every configured domain, and the workers that order and renew each one when it is due.
     let queue: DueQueue<String, ManagedDomain>
     let orders = Mutex<[ACMEOrderResult: Int]>([:])
+    /// The configured domains a wildcard certificate covers, and its base name.
+    private let wildcardCoverage = Mutex<[String: String]>([:])
     /// How many domains were planned so far: the next one's ``ManagedDomain/appeared``.
     private let appearances = Mutex(0)
     /// When the pacing state was last read, so `/status` reads the fleet's at most every few seconds.
@@ -190,12 +194,29 @@ public final class ACMEManager: Service, Sendable {
     // MARK: Planning
 
     /// Plans every domain in `domains` from the certificates served now; domains no longer configured are dropped.
+    /// A domain a wildcard certificate covers (``DNSChallengeSettings/wildcards``) is not ordered for itself: the
+    /// wildcard's base name is planned instead, for one certificate of `base` and `*.base`.
     public func update(domains: [String], certificates: [ServedCertificate], now: Date = Date()) {
         storage.refresh()
         let coverage = CertificateNameIndex(subjectAlternativeNames: certificates.map(\.subjectAlternativeNames))
         let byFolder = Dictionary(certificates.map { ($0.folder, $0) }, uniquingKeysWith: { first, _ in first })
-        var plans: [String: CertificatePlan] = [:]
+        let wildcards = dns?.settings.wildcards ?? []
+        var covered: [String: String] = [:]
         for domain in domains {
+            if let base = wildcards.first(where: { Self.wildcard($0, covers: domain) }) { covered[domain] = base }
+        }
+        wildcardCoverage.withLock { $0 = covered }
+        var plans: [String: CertificatePlan] = [:]
+        for base in wildcards {
+            // Only a certificate of both names is the wildcard's own: one for the base alone is replaced.
+            let own = byFolder[base].flatMap {
+                $0.subjectAlternativeNames.dnsNames.contains("*." + base)
+                    && $0.subjectAlternativeNames.covers(hostname: base) ? $0 : nil
+            }
+            plans[base] = CertificatePlan.make(
+                base, own: own, covering: own, storage: storage, directories: directories, now: now)
+        }
+        for domain in domains where covered[domain] == nil {
             let own = byFolder[domain].flatMap { $0.subjectAlternativeNames.covers(hostname: domain) ? $0 : nil }
             let other = coverage.firstIndex(covering: domain).map { certificates[$0] }
             plans[domain] = CertificatePlan.make(
@@ -264,6 +285,32 @@ public final class ACMEManager: Service, Sendable {
 
     /// How the CA validates `domain`: `dns-01` for the names ``ACMESettings/dns`` answers, else `http-01`.
     func challenge(of domain: String) -> String { dns?.answers(domain) == true ? "dns-01" : "http-01" }
+
+    /// Whether the certificate of `base` and `*.base` covers `domain`: the base itself, or a name one label below it.
+    static func wildcard(_ base: String, covers domain: String) -> Bool {
+        guard domain != base else { return true }
+        guard domain.hasSuffix("." + base) else { return false }
+        let label = domain.dropLast(base.count + 1)
+        return !label.isEmpty && !label.contains(".")
+    }
+
+    /// The names ordered for `domain`'s certificate: `domain` and `*.domain` for a wildcard's base, else `domain`.
+    func orderedNames(_ domain: String) -> [String] {
+        dns?.settings.wildcards.contains(domain) == true ? [domain, "*." + domain] : [domain]
+    }
+
+    /// The statuses of the configured domains a wildcard certificate covers: its status, naming it.
+    private func withWildcardCoverage(_ statuses: [String: DomainCertificateStatus]) -> [String: DomainCertificateStatus] {
+        let covered = wildcardCoverage.withLock { $0 }
+        guard !covered.isEmpty else { return statuses }
+        var all = statuses
+        for (domain, base) in covered {
+            guard var status = statuses[base] else { continue }
+            status.wildcard = "*." + base
+            all[domain] = status
+        }
+        return all
+    }
 
     /// Gives every order waiting for its turn its place and time: certificates nearest expiry first, then new
     /// domains in the order they appeared; the n-th is placed when the bucket has earned its n-th token, after any
@@ -390,7 +437,7 @@ public final class ACMEManager: Service, Sendable {
             pending: pending, ratePerHour: settings.orderRate?.perHour, pausedUntil: state.pausedUntil,
             pauseReason: state.pauseReason,
             etaSeconds: last.map { CheckedNumber.clamped($0.timeIntervalSince(now).rounded(.up), to: 0...Int.max) })
-        return ACMEFigures(statuses: statuses, orders: orderCounts, queue: queue)
+        return ACMEFigures(statuses: withWildcardCoverage(statuses), orders: orderCounts, queue: queue)
     }
 
     /// The queue of new orders: how many wait, at what rate, the pause, and when the last is expected.
@@ -398,7 +445,8 @@ public final class ACMEManager: Service, Sendable {
 
     /// Makes `domain`'s order due now (the admin route `POST /acme/retry` and the dashboard's button), unless the name
     /// failed validation 5 times within the hour.
-    public func retryNow(_ domain: String, now: Date = Date()) -> ACMERetryOutcome {
+    public func retryNow(_ requested: String, now: Date = Date()) -> ACMERetryOutcome {
+        let domain = wildcardCoverage.withLock { $0[requested] } ?? requested
         let exists = queue.reading { $0[domain] != nil }
         guard exists else { return .unknownDomain }
         let history = storage.history(of: domain)

@@ -46,6 +46,9 @@ public struct DomainCertificateStatus: Sendable, Equatable {
     public var challenge: String?
     /// For dns-01: where the challenge record goes and whether the server can write it, as last looked up.
     public var delegation: DNSDelegation?
+    /// The wildcard certificate that covers the domain (`*.shop.example`, ``DNSChallengeSettings/wildcards``), whose
+    /// status this is.
+    public var wildcard: String?
 
     /// Creates a status.
     public init(

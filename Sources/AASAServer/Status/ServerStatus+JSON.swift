@@ -151,6 +151,7 @@ extension DomainCertificateStatus {
             ("issuer", issuer.map { .string($0) } ?? .null),
             ("challenge", challenge.map { .string($0) } ?? .null),
             ("delegation", delegation?.jsonValue ?? .null),
+            ("wildcard", wildcard.map { .string($0) } ?? .null),
         ])
     }
 }
