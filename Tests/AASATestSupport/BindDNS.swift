@@ -16,6 +16,14 @@ public final class BindDNS: @unchecked Sendable {
     public let keyFile: String
     /// A key the servers do not know, in the same format.
     public let unknownKeyFile: String
+    /// A loopback address of this test's own (127.x.y.z) on which the authoritative server also answers on port 53,
+    /// where a propagation check asks a zone's name servers: give it as the name server's A record.
+    public let nameServerAddress: String
+
+    /// A random loopback address other than 127.0.0.1.
+    public static func randomLoopbackAddress() -> String {
+        "127.\(UInt8.random(in: 1...254)).\(UInt8.random(in: 1...254)).\(UInt8.random(in: 1...254))"
+    }
     private var processes: [Process] = []
 
     /// The authoritative server, and the resolver, as `HOST:PORT`.
@@ -25,7 +33,16 @@ public final class BindDNS: @unchecked Sendable {
     /// Starts both servers; `zones` maps each zone's name to its records beyond the SOA and NS, as zone file lines
     /// (`_acme-challenge.shop IN CNAME shop.provider.test.`). `updatable` lists the zones the key may change (all by
     /// default).
-    public init(zones: [String: [String]], updatable: Set<String>? = nil) throws {
+    /// `nameServerAddress` is where the authoritative server also listens on port 53.
+    public init(
+        zones: [String: [String]], updatable: Set<String>? = nil,
+        nameServerAddress: String = BindDNS.randomLoopbackAddress()
+    ) throws {
+        self.nameServerAddress = nameServerAddress
+        // named listens only on the addresses of interfaces: give the loopback interface this one (root only).
+        if nameServerAddress != "127.0.0.1" {
+            _ = try? Command.run("/usr/sbin/ip", ["addr", "add", nameServerAddress + "/32", "dev", "lo"])
+        }
         keyFile = directory.path + "/acme.key"
         unknownKeyFile = directory.path + "/other.key"
         for (name, path) in [("acme", keyFile), ("acme", unknownKeyFile)] {
@@ -36,17 +53,23 @@ public final class BindDNS: @unchecked Sendable {
         var declarations = ""
         for (zone, records) in zones.sorted(by: { $0.key < $1.key }) {
             let lines =
-                ["$TTL 2", "@ IN SOA ns.provider.test. admin.provider.test. 1 60 60 600 1", "@ IN NS ns.provider.test."]
+                [
+                    "$TTL 2", "@ IN SOA ns.provider.test. admin.provider.test. 1 60 60 600 1",
+                    "@ IN NS ns.provider.test.",
+                ]
                 + records
             try directory.write("zones/\(zone).db", lines.joined(separator: "\n") + "\n")
-            let policy = (updatable ?? Set(zones.keys)).contains(zone) ? "update-policy { grant acme zonesub ANY; };" : ""
-            declarations += "zone \"\(zone)\" { type primary; file \"\(directory.path)/zones/\(zone).db\"; \(policy) };\n"
+            let policy =
+                (updatable ?? Set(zones.keys)).contains(zone) ? "update-policy { grant acme zonesub ANY; };" : ""
+            declarations +=
+                "zone \"\(zone)\" { type primary; file \"\(directory.path)/zones/\(zone).db\"; \(policy) };\n"
         }
         let key = try String(contentsOfFile: keyFile, encoding: .utf8)
         try directory.write(
             "named.conf",
             """
-            options { directory "\(directory.path)"; listen-on port \(port) { 127.0.0.1; }; listen-on-v6 { none; };
+            options { directory "\(directory.path)"; listen-on port \(port) { 127.0.0.1; };
+                      listen-on port 53 { \(nameServerAddress); }; listen-on-v6 { none; };
                       recursion no; pid-file "\(directory.path)/named.pid"; dnssec-validation no; };
             controls { };
             \(key)
@@ -87,11 +110,14 @@ public final class BindDNS: @unchecked Sendable {
         processes.append(process)
     }
 
-    /// Stops both servers.
+    /// Stops both servers, and takes the name server's address off the loopback interface.
     public func stop() {
         for process in processes where process.isRunning {
             process.terminate()
             process.waitUntilExit()
+        }
+        if !processes.isEmpty, nameServerAddress != "127.0.0.1" {
+            _ = try? Command.run("/usr/sbin/ip", ["addr", "del", nameServerAddress + "/32", "dev", "lo"])
         }
         processes = []
     }

@@ -13,11 +13,18 @@ import Testing
         let bind: BindDNS
         let pebble: Pebble
 
-        /// `tenantRecords` are the tenant zone's records (the delegations in place from the start).
-        init(domains: [String], tenantRecords: [String]) throws {
+        /// `tenantRecords` are the tenant zone's records (the delegations in place from the start). The provider
+        /// zone's name server answers on port 53 at its own loopback address, unless `unreachableNameServer`: then
+        /// its address is 127.0.0.1, where nothing answers on port 53.
+        init(domains: [String], tenantRecords: [String], unreachableNameServer: Bool = false) throws {
             try #require(Pebble.isInstalled, "install pebble: scripts/setup.sh --test")
             try #require(BindDNS.isInstalled, "install bind9: scripts/setup.sh --test")
-            bind = try BindDNS(zones: ["provider.test": ["ns IN A 127.0.0.1"], "tenant.test": tenantRecords])
+            let address = BindDNS.randomLoopbackAddress()
+            bind = try BindDNS(
+                zones: [
+                    "provider.test": ["ns IN A \(unreachableNameServer ? "127.0.0.1" : address)"],
+                    "tenant.test": tenantRecords,
+                ], nameServerAddress: address)
             // Nothing answers http-01: pebble's http port is a port nobody listens on.
             pebble = try Pebble(httpPort: freePort(), dnsServer: bind.resolver)
             for domain in domains {
@@ -247,10 +254,99 @@ import Testing
         let domains = object?["domains"] as? [String: Any]
         for domain in subdomains {
             let certificate = (domains?[domain] as? [String: Any])?["certificate"] as? [String: Any]
-            #expect(certificate?["wildcard"] as? String == "*.shop.tenant.test", "\(domain): \(String(describing: certificate))")
+            #expect(
+                certificate?["wildcard"] as? String == "*.shop.tenant.test",
+                "\(domain): \(String(describing: certificate))")
             #expect(certificate?["state"] as? String == "valid")
             #expect(certificate?["challenge"] as? String == "dns-01")
         }
         #expect(serve.terminate() == 0)
+    }
+
+    @Test func theRecordMustBeSeenAtEveryAuthoritativeNameServerBeforeTheCALooks() throws {
+        let setup = try Setup(
+            domains: ["shop.tenant.test"],
+            tenantRecords: ["_acme-challenge.shop IN CNAME shop.tenant.test.provider.test."])
+        var options = setup.dnsOptions
+        options.removeLast(2)  // the default: --acme-dns-propagation all
+        let result = try setup.aasa(["certs", "acme", "--acme-dns-names", "*"] + options + setup.common)
+        #expect(result.status == 0, "\(result.stdout)\n\(result.stderr)")
+        #expect(try setup.verify("shop.tenant.test").status == 0)
+    }
+
+    @Test func aRecordNeverSeenAtANameServerFailsNamingItAndIsRemoved() throws {
+        let setup = try Setup(
+            domains: ["shop.tenant.test"],
+            tenantRecords: ["_acme-challenge.shop IN CNAME shop.tenant.test.provider.test."],
+            unreachableNameServer: true)
+        var options = setup.dnsOptions
+        options.removeLast(2)
+        let result = try setup.aasa(
+            ["certs", "acme", "--acme-dns-names", "*", "--acme-dns-propagation-timeout", "3"] + options + setup.common)
+        #expect(result.status == 1)
+        let output = result.stdout + result.stderr
+        #expect(output.contains("the TXT record shop.tenant.test.provider.test was not seen"), "\(output)")
+        #expect(output.contains("at ns.provider.test (127.0.0.1) within 3.0 seconds"), "\(output)")
+        #expect(output.contains("--acme-dns-propagation resolver"), "\(output)")
+        #expect(!setup.pebble.log.contains("Added order") || !setup.pebble.log.contains("POST /chalZ"))
+        // Removed after the failure, from the zone and from the state.
+        #expect(setup.bind.dig("shop.tenant.test.provider.test", "TXT", resolver: false).isEmpty)
+        let orders = try JSONSerialization.jsonObject(
+            with: Data(contentsOf: URL(fileURLWithPath: setup.directory.path + "/certs/acme/orders.json")))
+        let history = (orders as? [String: Any])?["shop.tenant.test"] as? [String: Any]
+        #expect((history?["challengeRecords"] as? [Any])?.isEmpty == true, "\(String(describing: orders))")
+        #expect((history?["lastError"] as? String)?.contains("was not seen") == true)
+    }
+
+    @Test func aRecordLeftBySIGKILLMidOrderIsRemovedAtTheNextStart() throws {
+        let setup = try Setup(
+            domains: ["shop.tenant.test"],
+            tenantRecords: ["_acme-challenge.shop IN CNAME shop.tenant.test.provider.test."],
+            unreachableNameServer: true)
+        var options = setup.dnsOptions
+        options.removeLast(2)
+        // The name server never answers: the order waits for the record to be seen, with the record written.
+        let first = try ServeProcess(
+            in: setup.directory.path,
+            arguments: ["--acme", "--acme-dns-names", "*", "--acme-dns-propagation-timeout", "600"] + options
+                + setup.common,
+            errorLog: setup.directory.path + "/first.log")
+        var written: [String] = []
+        for _ in 0..<TestTime.tries(200) {
+            written = setup.bind.dig("shop.tenant.test.provider.test", "TXT", resolver: false)
+            if !written.isEmpty { break }
+            usleep(100_000)
+        }
+        #expect(written.count == 1)
+        kill(first.process.processIdentifier, SIGKILL)
+        first.process.waitUntilExit()
+        #expect(setup.bind.dig("shop.tenant.test.provider.test", "TXT", resolver: false) == written)
+        let orders = try String(contentsOfFile: setup.directory.path + "/certs/acme/orders.json", encoding: .utf8)
+        #expect(orders.contains("challengeRecords") && orders.contains(written[0]), "\(orders)")
+        // The next start removes it first, then orders (seen through the resolver this time) and serves.
+        let second = try ServeProcess(
+            in: setup.directory.path,
+            arguments: ["--acme", "--acme-dns-names", "*"] + setup.dnsOptions + setup.common,
+            errorLog: setup.directory.path + "/second.log")
+        let root = try setup.pebble.rootFile()
+        var served = false
+        for _ in 0..<TestTime.tries(300) {
+            let answer = try? Curl.request(
+                "https://shop.tenant.test:\(second.port)/.well-known/apple-app-site-association", caFile: root,
+                resolve: ("shop.tenant.test", second.port))
+            if answer?.status == 200 {
+                served = true
+                break
+            }
+            usleep(100_000)
+        }
+        let log = (try? String(contentsOfFile: setup.directory.path + "/second.log", encoding: .utf8)) ?? ""
+        #expect(served, "\(log)")
+        #expect(log.contains("removed a dns-01 record an earlier run left"), "\(log)")
+        #expect(setup.bind.dig("shop.tenant.test.provider.test", "TXT", resolver: false).isEmpty)
+        let after =
+            (try? String(contentsOfFile: setup.directory.path + "/certs/acme/orders.json", encoding: .utf8)) ?? ""
+        #expect(!after.contains(written[0]), "\(after)")
+        #expect(second.terminate() == 0)
     }
 }

@@ -20,6 +20,15 @@ package struct ACMEHistory: Sendable, Equatable {
     package var renewalWindow: ClosedRange<Date>?
     package var windowCertificate: String?
     package var windowCheckedAt: Date?
+    /// dns-01 records written and not yet removed.
+    package var challengeRecords: [DNSChallengeRecord] = []
+
+    /// Whether the history holds nothing but ``challengeRecords``, or nothing at all.
+    package var isOnlyRecords: Bool {
+        var bare = ACMEHistory()
+        bare.challengeRecords = challengeRecords
+        return self == bare
+    }
 
     /// Failed validations allowed per name per hour (Let's Encrypt's "Authorization Failures per Identifier per
     /// Account").
@@ -52,6 +61,7 @@ package struct ACMEHistory: Sendable, Equatable {
             ("windowEnd", renewalWindow.map { .string(formatter.string(from: $0.upperBound)) } ?? .null),
             ("windowCertificate", windowCertificate.map { .string($0) } ?? .null),
             ("windowCheckedAt", windowCheckedAt.map { .string(formatter.string(from: $0)) } ?? .null),
+            ("challengeRecords", .array(challengeRecords.map { JSONNode($0.json) })),
         ])
     }
 
@@ -90,6 +100,8 @@ package struct ACMEHistory: Sendable, Equatable {
         }
         windowCertificate = json[member: "windowCertificate"]?.stringValue
         windowCheckedAt = try date("windowCheckedAt", json[member: "windowCheckedAt"])
+        challengeRecords = (json[member: "challengeRecords"]?.arrayValue ?? []).prefix(64).compactMap(
+            DNSChallengeRecord.init(json:))
     }
 
     package init() {}

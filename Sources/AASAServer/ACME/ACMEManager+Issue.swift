@@ -69,7 +69,8 @@ extension ACMEManager {
             let delegation = dns.delegation(of: domain)
             queue.withItems { $0[domain]?.delegation = delegation }
             guard delegation.isUsable else {
-                return .awaitingDelegation(delegation, until: now.addingTimeInterval(settings.minimumRetry.timeInterval))
+                return .awaitingDelegation(
+                    delegation, until: now.addingTimeInterval(settings.minimumRetry.timeInterval))
             }
         }
         let taken: ACMELease?
@@ -127,7 +128,7 @@ extension ACMEManager {
         let chain: [UInt8]
         do {
             chain = try ordering.obtainCertificate(
-                for: names, key: key, challenges: responder, dns: dns,
+                for: names, key: key, challenges: responder, dns: recordedDNS,
                 // Only the CA that issued a certificate knows it to replace.
                 replacing: entry?.status.issuer.map { $0 == ordering.directoryURL } ?? !useFallback ? replacing : nil)
         } catch {
@@ -144,7 +145,7 @@ extension ACMEManager {
                 metadata: ["domain": "\(domain)", "reason": "\(error.about(domain))", "ca": "\(fallback.directoryURL)"])
             ordering = fallback
             do {
-                chain = try fallback.obtainCertificate(for: names, key: key, challenges: responder, dns: dns)
+                chain = try fallback.obtainCertificate(for: names, key: key, challenges: responder, dns: recordedDNS)
             } catch {
                 throw error.about(domain)
             }
@@ -153,7 +154,10 @@ extension ACMEManager {
         try storage.save(
             chain: chain, key: key, domain: domain,
             record: CertificateRecord(directoryURL: ordering.directoryURL, issued: Date(), names: names))
-        storage.save(history: nil, of: domain)
+        // The failures are over; a dns-01 record that could not be removed stays listed for the next start.
+        var left = ACMEHistory()
+        left.challengeRecords = storage.history(of: domain)?.challengeRecords ?? []
+        storage.save(history: left.challengeRecords.isEmpty ? nil : left, of: domain)
         return .issued(notBefore: notBefore, notAfter: notAfter, issuer: ordering.directoryURL)
     }
 

@@ -58,6 +58,8 @@ public final class ACMEManager: Service, Sendable {
     let responder: any ChallengeResponder
     /// The dns-01 answers (``ACMESettings/dns``), `nil` without.
     public let dns: DNSChallenges?
+    /// ``dns`` with each record kept in the storage until removed.
+    let recordedDNS: RecordedDNSChallenges?
     /// The ACME client of the primary CA.
     public let client: ACMEClient
     /// The client of the fallback CA (``ACMESettings/fallback``), signing with the same account key.
@@ -106,7 +108,9 @@ public final class ACMEManager: Service, Sendable {
         let store = (responder as? ChallengeStore) ?? ChallengeStore()
         challenges = store
         self.responder = responder ?? store
-        dns = settings.dns.map { DNSChallenges(settings: $0, logger: logger) }
+        let dns = settings.dns.map { DNSChallenges(settings: $0, logger: logger) }
+        self.dns = dns
+        recordedDNS = dns.map { RecordedDNSChallenges(challenges: $0, storage: storage, logger: logger) }
         schedule = RenewalSchedule(
             renewBefore: settings.renewBefore, minimumRetry: settings.minimumRetry, maximumRetry: settings.maximumRetry)
         pacer = OrderPacer(rate: settings.orderRate)
@@ -300,7 +304,9 @@ public final class ACMEManager: Service, Sendable {
     }
 
     /// The statuses of the configured domains a wildcard certificate covers: its status, naming it.
-    private func withWildcardCoverage(_ statuses: [String: DomainCertificateStatus]) -> [String: DomainCertificateStatus] {
+    private func withWildcardCoverage(_ statuses: [String: DomainCertificateStatus]) -> [String:
+        DomainCertificateStatus]
+    {
         let covered = wildcardCoverage.withLock { $0 }
         guard !covered.isEmpty else { return statuses }
         var all = statuses
@@ -342,6 +348,7 @@ public final class ACMEManager: Service, Sendable {
     /// Runs everything due at `now` (orders, renewals, and renewal-information checks) one after the other on the
     /// calling thread (`certs acme`), and returns each domain's outcome.
     public func runDue(now: Date = Date()) -> [(domain: String, failure: ACMEFailure?)] {
+        recordedDNS?.removeLeftovers()
         let due = queue.reading { entries in
             entries.filter { entry in entry.value.wake.map { $0 <= now } ?? false }.keys.sorted()
         }
@@ -388,6 +395,20 @@ public final class ACMEManager: Service, Sendable {
 
     /// Starts the worker threads (``ACMESettings/concurrency``), which order and renew each domain when it is due.
     public func start() {
+        guard let recordedDNS else { return startWorkers() }
+        // The records a crash left go first, on a thread of their own: a DNS server slow to answer delays the orders,
+        // never the start.
+        Thread.detachNewThread { [weak self] in
+            recordedDNS.removeLeftovers()
+            guard let self else { return }
+            stopped.withLock { stopped in if !stopped { startWorkers() } }
+        }
+    }
+
+    /// Set by ``stop()``: workers started late (after the leftover records) do not start once it is.
+    private let stopped = Mutex(false)
+
+    private func startWorkers() {
         queue.start { [weak self] domain in
             guard let self else { return }
             let outcome = turn(domain, now: Date())
@@ -407,6 +428,7 @@ public final class ACMEManager: Service, Sendable {
     /// next wait for the CA (``ACMEClient/stopPolling()``) or, past it, once its certificate is written; a request
     /// in flight ends within the HTTP client's timeout.
     public func stop() {
+        stopped.withLock { $0 = true }
         dns?.stop()
         client.stopPolling()
         fallback?.stopPolling()

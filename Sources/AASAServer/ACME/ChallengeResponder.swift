@@ -1,3 +1,5 @@
+public import AASACore
+
 /// Makes an http-01 answer reachable at `http://<domain>/.well-known/acme-challenge/<token>` (RFC 8555 §8.3) while
 /// the CA validates, and takes it away afterwards.
 public protocol ChallengeResponder: Sendable {

@@ -46,6 +46,8 @@ protocol ACMEStorage: Sendable {
     func history(of domain: String) -> ACMEHistory?
     /// Keeps `history` for `domain` (`nil`: it has none any more, after a certificate was issued).
     func save(history: ACMEHistory?, of domain: String)
+    /// The histories that hold dns-01 records not yet removed, by domain.
+    func historiesWithChallengeRecords() -> [String: ACMEHistory]
 }
 
 /// The lock on ordering one certificate (``ACMEStorage/lock(_:)``).

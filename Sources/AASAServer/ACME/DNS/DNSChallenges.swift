@@ -1,4 +1,4 @@
-import AASACore
+public import AASACore
 import AASADNS
 import Foundation
 public import Logging
@@ -120,6 +120,16 @@ public final class DNSChallenges: DNSChallengeResponder, Sendable {
     // MARK: Presenting
 
     public func present(domain: String, value: String) throws(ACMEFailure) -> DNSChallengeRecord {
+        let record = try prepare(domain: domain, value: value)
+        try publish(record)
+        return record
+    }
+
+    public func cleanup(_ record: DNSChallengeRecord) { _ = try? remove(record) }
+
+    /// The record that answers `value` for `domain`: where its delegation leads; fails when the server cannot write
+    /// there (the tenant's CNAME missing, the lookups failing).
+    func prepare(domain: String, value: String) throws(ACMEFailure) -> DNSChallengeRecord {
         let delegation = delegation(of: domain)
         guard delegation.isUsable else {
             throw ACMEFailure(
@@ -127,15 +137,20 @@ public final class DNSChallenges: DNSChallengeResponder, Sendable {
                 hint: delegation.record.map { "the domain's owner adds \($0) to its DNS" }
                     ?? "check the DNS options (--acme-dns-resolver, --acme-dns-zone)")
         }
-        let record = DNSChallengeRecord(
+        return DNSChallengeRecord(
             domain: domain, name: delegation.target, value: value, zone: hook == nil ? delegation.zone : nil)
+    }
+
+    /// Writes `record` and returns once it is seen where ``DNSChallengeSettings/propagation`` says; a record not
+    /// seen in time is removed again, and the failure names where it was missing.
+    func publish(_ record: DNSChallengeRecord) throws(ACMEFailure) {
         try write(record, adding: true)
         counts.withLock { $0.records += 1 }
         let started = ContinuousClock.now
         do {
-            try waitUntilSeen(record, zone: delegation.zone)
+            try waitUntilSeen(record, zone: record.zone)
         } catch {
-            cleanup(record)
+            _ = try? remove(record)
             counts.withLock { $0.propagationFailures += 1 }
             throw error
         }
@@ -146,20 +161,20 @@ public final class DNSChallenges: DNSChallengeResponder, Sendable {
         }
         logger.info(
             "ACME: dns-01 record seen",
-            metadata: ["domain": "\(domain)", "name": "\(record.name)", "seconds": "\(waited.timeInterval)"])
-        return record
+            metadata: ["domain": "\(record.domain)", "name": "\(record.name)", "seconds": "\(waited.timeInterval)"])
     }
 
-    public func cleanup(_ record: DNSChallengeRecord) {
+    /// Removes `record`; a failure is logged, counted and thrown.
+    func remove(_ record: DNSChallengeRecord) throws(ACMEFailure) {
         do {
             try write(record, adding: false)
         } catch {
             counts.withLock { $0.cleanupFailures += 1 }
             logger.warning(
                 "ACME: could not remove a dns-01 record", metadata: ["name": "\(record.name)", "error": "\(error)"])
-            return
+            throw error
         }
-        counts.withLock { $0.records -= 1 }
+        counts.withLock { $0.records = max(0, $0.records - 1) }
     }
 
     /// Adds or removes `record`'s TXT value.

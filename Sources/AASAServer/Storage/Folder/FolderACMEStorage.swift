@@ -101,6 +101,13 @@ final class FolderACMEStorage: ACMEStorage {
         }
     }
 
+    func historiesWithChallengeRecords() -> [String: ACMEHistory] {
+        state.withLock { state in
+            if state.histories == nil { state.histories = readHistories() }
+            return state.histories?.filter { !$0.value.challengeRecords.isEmpty } ?? [:]
+        }
+    }
+
     func save(history: ACMEHistory?, of domain: String) {
         let all = state.withLock { state in
             var histories = state.histories ?? readHistories()

@@ -316,6 +316,21 @@ final class StoreACMEStorage: ACMEStorage, @unchecked Sendable {
         }
     }
 
+    func historiesWithChallengeRecords() -> [String: ACMEHistory] {
+        // The compact JSON of a history with records holds this text; the histories without stay unread.
+        let rows = try? withStore("read the dns-01 records left in the store") { store in
+            let result = try store.connection.execute(
+                "SELECT name FROM acme_orders WHERE position($1::bytea IN history) > 0",
+                [.bytes(Array(#""challengeRecords":[{"#.utf8))])
+            return (0..<result.rowCount).compactMap { result.text($0, 0) }
+        }
+        var found: [String: ACMEHistory] = [:]
+        for name in rows ?? [] {
+            if let history = history(of: name), !history.challengeRecords.isEmpty { found[name] = history }
+        }
+        return found
+    }
+
     func save(history: ACMEHistory?, of domain: String) {
         _ = try? withStore("record the failures of \(domain)") { store in
             if let history {
