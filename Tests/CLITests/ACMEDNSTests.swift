@@ -195,6 +195,8 @@ import Testing
         #expect(certificate()?["state"] as? String == "pending")
         #expect((certificate()?["lastError"] as? String)?.contains("add _acme-challenge.shop.tenant.test.") == true)
         #expect(!setup.pebble.log.contains("Added order"), "an order was placed without the delegation")
+        let metrics = try Curl.request("http://127.0.0.1:\(serve.admin)/metrics").text
+        #expect(metrics.contains(#"aasa_acme_dns_delegations{state="missing"} 1"# + "\n"), "\(metrics)")
         // The tenant adds the CNAME: the certificate is ordered and served, trusted, without a restart.
         try setup.bind.update("update add _acme-challenge.shop.tenant.test 2 CNAME shop.tenant.test.provider.test.")
         let root = try setup.pebble.rootFile()
@@ -247,6 +249,15 @@ import Testing
         #expect(try setup.names("shop.tenant.test") == ["*.shop.tenant.test", "shop.tenant.test"])
         for domain in subdomains {
             #expect(!FileManager.default.fileExists(atPath: setup.directory.path + "/certs/\(domain)"))
+        }
+        // /metrics: one dns-01 order, its two authorizations' records seen (base and wildcard), none left.
+        let metrics = try Curl.request("http://127.0.0.1:\(serve.admin)/metrics").text
+        for line in [
+            #"aasa_acme_dns_orders_total{result="valid"} 1"#, "aasa_acme_dns_propagation_waits_total 2",
+            "aasa_acme_dns_records 0", #"aasa_acme_dns_delegations{state="in-place"} 1"#,
+            "aasa_acme_dns_propagation_failures_total 0",
+        ] {
+            #expect(metrics.contains(line + "\n"), "\(line)")
         }
         // /status gives each subdomain the wildcard's certificate state.
         let answer = try Curl.request("http://127.0.0.1:\(serve.admin)/status")

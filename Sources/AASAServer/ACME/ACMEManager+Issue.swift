@@ -257,6 +257,7 @@ extension ACMEManager {
             switch outcome {
             case .issued(let notBefore, let notAfter, let issuer):
                 orders.withLock { $0[.valid, default: 0] += 1 }
+                if dns?.answers(domain) == true { dnsOrders.withLock { $0[.valid, default: 0] += 1 } }
                 entry.failures = 0
                 entry.forced = false
                 entry.issuedHere = now
@@ -316,6 +317,7 @@ extension ACMEManager {
                 entry.status.lastProblem = failure.problem?.document
             case .failed(let failure, let history):
                 orders.withLock { $0[.failed, default: 0] += 1 }
+                if dns?.answers(domain) == true { dnsOrders.withLock { $0[.failed, default: 0] += 1 } }
                 entry.failures = history.failures
                 entry.due = history.nextAttempt
                 entry.status.state = .failed

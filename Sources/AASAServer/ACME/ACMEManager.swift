@@ -74,6 +74,8 @@ public final class ACMEManager: Service, Sendable {
     /// Every configured domain, and the workers that order and renew each one when it is due.
     let queue: DueQueue<String, ManagedDomain>
     let orders = Mutex<[ACMEOrderResult: Int]>([:])
+    /// The orders of ``orders`` validated with dns-01.
+    let dnsOrders = Mutex<[ACMEOrderResult: Int]>([:])
     /// The configured domains a wildcard certificate covers, and its base name.
     private let wildcardCoverage = Mutex<[String: String]>([:])
     /// How many domains were planned so far: the next one's ``ManagedDomain/appeared``.
@@ -459,7 +461,15 @@ public final class ACMEManager: Service, Sendable {
             pending: pending, ratePerHour: settings.orderRate?.perHour, pausedUntil: state.pausedUntil,
             pauseReason: state.pauseReason,
             etaSeconds: last.map { CheckedNumber.clamped($0.timeIntervalSince(now).rounded(.up), to: 0...Int.max) })
-        return ACMEFigures(statuses: withWildcardCoverage(statuses), orders: orderCounts, queue: queue)
+        var figures = ACMEFigures(statuses: withWildcardCoverage(statuses), orders: orderCounts, queue: queue)
+        if let dns {
+            var delegations: [DNSDelegation.State: Int] = [:]
+            for status in statuses.values { if let state = status.delegation?.state { delegations[state, default: 0] += 1 } }
+            figures.dns = ACMEFigures.DNSFigures(
+                orders: dnsOrders.withLock { Dictionary(uniqueKeysWithValues: $0.map { ($0.key.rawValue, $0.value) }) },
+                challenges: dns.figures, delegations: delegations)
+        }
+        return figures
     }
 
     /// The queue of new orders: how many wait, at what rate, the pause, and when the last is expected.

@@ -400,6 +400,7 @@ public final class AdminRoutes: RouteTable {
         let acme = live.acme?()
         gauges.acmeOrders = acme?.orders
         gauges.acmeQueue = acme?.queue
+        gauges.acmeDNS = acme?.dns
         gauges.cdn = live.cdn?()
         gauges.store = live.store?()
         gauges.certificateCache = live.certificateCache?()

@@ -15,6 +15,8 @@ struct Metrics {
         var acmeOrders: [String: Int]?
         /// ACME's queue of new orders; `nil` without `--acme`.
         var acmeQueue: ACMEQueueStatus?
+        /// What dns-01 did; `nil` without it.
+        var acmeDNS: ACMEFigures.DNSFigures?
         /// The CDN check's latest observations by domain; `nil` without the check.
         var cdn: [String: (apple: CDNObservation?, google: CDNObservation?)]?
         /// The shard the process is (`serve --shard`); `nil` when it serves every domain.
@@ -172,6 +174,39 @@ struct Metrics {
                 "When the pause of new ACME orders ends, as a Unix time; 0 when not paused.")
             sample(
                 "aasa_acme_paused_until_seconds", [], format(queue.pausedUntil?.timeIntervalSince1970.rounded() ?? 0))
+        }
+        if let dns = gauges.acmeDNS {
+            family(
+                "aasa_acme_dns_orders_total", "counter",
+                "ACME orders validated with dns-01 finished, by result: valid or failed (also in aasa_acme_orders_total).")
+            for result in ACMEOrderResult.allCases.map(\.rawValue) {
+                sample("aasa_acme_dns_orders_total", [("result", result)], "\(dns.orders[result] ?? 0)")
+            }
+            family(
+                "aasa_acme_dns_propagation_waits_total", "counter",
+                "dns-01 records seen everywhere they had to be before the CA was asked to look.")
+            sample("aasa_acme_dns_propagation_waits_total", [], "\(dns.challenges.propagationWaits)")
+            family(
+                "aasa_acme_dns_propagation_seconds_total", "counter",
+                "Seconds spent waiting for dns-01 records to be seen, in all (divide by the waits for the mean).")
+            sample("aasa_acme_dns_propagation_seconds_total", [], format(dns.challenges.propagationSeconds))
+            family(
+                "aasa_acme_dns_propagation_failures_total", "counter",
+                "dns-01 records not seen within --acme-dns-propagation-timeout (the order failed).")
+            sample("aasa_acme_dns_propagation_failures_total", [], "\(dns.challenges.propagationFailures)")
+            family("aasa_acme_dns_records", "gauge", "dns-01 TXT records written by this process and not yet removed.")
+            sample("aasa_acme_dns_records", [], "\(dns.challenges.records)")
+            family(
+                "aasa_acme_dns_cleanup_failures_total", "counter",
+                "dns-01 records that could not be removed (tried again at the next start).")
+            sample("aasa_acme_dns_cleanup_failures_total", [], "\(dns.challenges.cleanupFailures)")
+            family(
+                "aasa_acme_dns_delegations", "gauge",
+                "dns-01 domains by the state of _acme-challenge's delegation as last looked up: in-place, direct, "
+                    + "missing, unknown.")
+            for state in [DNSDelegation.State.inPlace, .direct, .missing, .unknown] {
+                sample("aasa_acme_dns_delegations", [("state", state.rawValue)], "\(dns.delegations[state] ?? 0)")
+            }
         }
         if let cdn = gauges.cdn {
             let domains = cdn.sorted { $0.key < $1.key }
