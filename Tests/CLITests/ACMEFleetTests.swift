@@ -21,9 +21,10 @@ struct ACMEFleetTests {
         var replicas: [ServeProcess?] = []
         var folders: [TemporaryDirectory] = []
 
+        /// With `dns`, pebble resolves through its resolver (for dns-01).
         init(
             _ name: String, domains count: Int, replicas: Int, front: Bool = false,
-            rate: (count: Int, seconds: Int)? = nil
+            rate: (count: Int, seconds: Int)? = nil, dns: BindDNS? = nil
         ) throws {
             uri = try StoreCluster.database(name)
             domains = (1...count).map { String(format: "d%02d.fleet.example", $0) }
@@ -59,7 +60,7 @@ struct ACMEFleetTests {
 
                 """)
             router = try NginxRouter(directory: workspace.path, include: include, port: balancer)
-            let pebble = try Pebble(httpPort: balancer)
+            let pebble = try Pebble(httpPort: balancer, dnsServer: dns?.resolver)
             self.pebble = pebble
             self.front = front ? try ACMEFront(pebble: pebble, rate: rate) : nil
         }
@@ -147,6 +148,50 @@ struct ACMEFleetTests {
         let plain = try store.execute(
             "SELECT count(*) FROM certificates WHERE position('PRIVATE KEY'::bytea in privkey_sealed) > 0")
         #expect(plain.text(0, 0) == "0")
+        for serve in replicas { #expect(serve.terminate() == 0) }
+    }
+
+    @Test(.enabled(if: BindDNS.isInstalled))
+    func threeReplicasPlaceOneDNS01OrderPerCertificateAndLeaveNoRecord() throws {
+        let bind = try BindDNS(zones: ["fleet.example": ["ns IN A 127.0.0.1"]])
+        let fleet = try Fleet("acme_fleet_dns", domains: 10, replicas: 3, dns: bind)
+        // A record an earlier run left, listed in the store: the first replica to start removes it.
+        try bind.update("update add _acme-challenge.d01.fleet.example 60 TXT \"left-by-a-crash\"")
+        let store = try PostgresConnection(uri: fleet.uri)
+        defer { store.close() }
+        _ = try store.execute(
+            "INSERT INTO acme_orders (name, history) VALUES ($1, $2)",
+            [
+                .text("d01.fleet.example"),
+                .bytes(
+                    Array(
+                        #"{"failures":0,"challengeRecords":[{"domain":"d01.fleet.example","name":"_acme-challenge.d01.fleet.example","value":"left-by-a-crash","zone":"fleet.example"}]}"#
+                            .utf8)),
+            ])
+        let dns = [
+            "--acme-dns-names", "*", "--acme-dns-server", bind.server, "--acme-dns-tsig-key-file", bind.keyFile,
+            "--acme-dns-zone", "fleet.example", "--acme-dns-resolver", bind.resolver, "--acme-dns-propagation",
+            "resolver",
+        ]
+        for index in 0..<3 { try fleet.start(index, extra: dns) }
+        let replicas = fleet.replicas.compactMap { $0 }
+        let root = try fleet.pebble.rootFile()
+        let took = fleet.waitFor(240) {
+            replicas.allSatisfy { serve in fleet.domains.allSatisfy { fleet.servesTrusted(serve, $0, root: root) } }
+        }
+        #expect(took != nil, "pebble: \(fleet.pebble.log.suffix(3000))\nr0: \(fleet.log(0).suffix(3000))")
+        // One order per certificate across the fleet, every validation passed, and no record left in the zone.
+        #expect(fleet.pebbleCount("Added order") == 10)
+        #expect(fleet.pebbleCount("set INVALID") == 0)
+        for domain in fleet.domains {
+            #expect(bind.dig("_acme-challenge.\(domain)", "TXT", resolver: false).isEmpty, "\(domain)")
+        }
+        let left = try store.execute(
+            "SELECT count(*) FROM acme_orders WHERE position('\"challengeRecords\":[{'::bytea IN history) > 0")
+        #expect(left.text(0, 0) == "0")
+        #expect(
+            (0..<3).contains { fleet.log($0).contains("removed a dns-01 record an earlier run left") },
+            "\(fleet.log(0).suffix(2000))")
         for serve in replicas { #expect(serve.terminate() == 0) }
     }
 
