@@ -360,4 +360,39 @@ import Testing
         #expect(!after.contains(written[0]), "\(after)")
         #expect(second.terminate() == 0)
     }
+
+    @Test func checkNamesTheMissingCNAMEThenSaysWhereTheRecordIsWritten() throws {
+        let setup = try Setup(
+            domains: ["shop.tenant.test", "a.wild.tenant.test", "b.wild.tenant.test"], tenantRecords: [])
+        let arguments =
+            [
+                "check", "--no-certificates", "--acme-dns-names", "shop.tenant.test", "--acme-wildcard",
+                "wild.tenant.test",
+                "--config", setup.directory.path + "/site-config",
+            ] + setup.dnsOptions
+        let before = try setup.aasa(arguments)
+        #expect(before.status == 1, "\(before.stdout)\(before.stderr)")
+        for name in ["shop.tenant.test", "wild.tenant.test"] {
+            #expect(
+                before.stdout.contains(
+                    "error: [acme-dns-delegation] \(name)\(name.hasPrefix("wild") ? " and *.\(name)" : ""): dns-01: "
+                        + "_acme-challenge.\(name) has no CNAME into zone provider.test: add _acme-challenge.\(name). "
+                        + "IN CNAME \(name).provider.test."), "\(before.stdout)")
+        }
+        // One finding for the wildcard, not one per subdomain it covers.
+        #expect(before.stdout.components(separatedBy: "[acme-dns-delegation]").count - 1 == 2, "\(before.stdout)")
+        try setup.bind.update(
+            "update add _acme-challenge.shop.tenant.test 2 CNAME shop.tenant.test.provider.test.\n"
+                + "update add _acme-challenge.wild.tenant.test 2 CNAME wild.tenant.test.provider.test.")
+        var after = try setup.aasa(arguments + ["--strict"])
+        for _ in 0..<TestTime.tries(30) where after.status != 0 {
+            usleep(500_000)  // the resolver's negative cache
+            after = try setup.aasa(arguments + ["--strict"])
+        }
+        #expect(after.status == 0, "\(after.stdout)\(after.stderr)")
+        #expect(
+            after.stdout.contains(
+                "note: [acme-dns-delegation] shop.tenant.test: dns-01: _acme-challenge.shop.tenant.test is written in "
+                    + "zone provider.test (CNAME shop.tenant.test.provider.test)"), "\(after.stdout)")
+    }
 }

@@ -291,6 +291,13 @@ import Testing
             ]),
             noPass: "a CA file that can be read leads to an order, which needs a reachable ACME server"),
         Scenario(
+            rule: "acme-dns-delegation",
+            run: .tool([
+                "check", "--no-certificates", "--acme-dns-names", "*", "--acme-dns-server", "127.0.0.1:1",
+                "--acme-dns-resolver", "127.0.0.1:1",
+            ]),
+            noPass: "a delegation that is in place is a note, which needs a DNS that answers: ACMEDNSTests runs BIND"),
+        Scenario(
             rule: "acme-order",
             run: .tool([
                 "certs", "acme", "--domain", domain, "--standalone", "--http-port", freePortArgument,

@@ -295,6 +295,7 @@ extension Rule {
         .ocspStaple,
         .noCertificates,
         .acmeSetup,
+        .acmeDNSDelegation,
         .acmeOrder,
         .listener,
         .storeUnreachable,

@@ -21,6 +21,10 @@ struct Check: ParsableCommand {
               aasa-server check
               aasa-server check --config site-config --certs certs --strict
               aasa-server check --aasa apple-app-site-association --format json
+              aasa-server check --acme-dns-names '*' --acme-dns-zone acme.provider.example \\
+                --acme-dns-server ns1.provider.example:53 --acme-dns-tsig-key-file acme.key
+            With the dns-01 options of `serve --acme`, each dns-01 domain's _acme-challenge delegation is looked up: a \
+            note says where its record is written, an error names the CNAME its owner must add.
             """)
 
     /// Output formats.
@@ -47,7 +51,7 @@ struct Check: ParsableCommand {
             "Lint this assetlinks.json instead: the dynamic rules Android 15+ would discard.", valueName: "file"))
     var assetlinks: String?
 
-    @Flag(help: "Treat warnings as errors.")
+    @Flag(help: "Treat warnings as errors (notes stay notes).")
     var strict = false
 
     @Flag(help: "Skip the certificate checks.")
@@ -55,6 +59,9 @@ struct Check: ParsableCommand {
 
     @Option(help: ArgumentHelp("Output format: text or json.", valueName: "format"))
     var format: Format = .text
+
+    /// With dns-01 options, each dns-01 domain's delegation is looked up and reported.
+    @OptionGroup(title: "dns-01") var dnsOptions: ACMEDNSOptions
 
     func validate() throws {
         if aasa != nil && (configOptions.config != nil || certs != nil) {
@@ -98,10 +105,13 @@ struct Check: ParsableCommand {
                 diagnostics += CertificateCheck(directory: certs ?? Environment.value(.certs, "certs")).check(
                     domains: loaded.map(\.domain))
             }
+            if let dns = try? dnsOptions.settings() {
+                diagnostics += DNSDelegationCheck(settings: dns).check(domains: loaded.map(\.domain))
+            }
             checked = loaded.count
         }
         report(diagnostics, checked: checked)
-        let failing = diagnostics.hasErrors || (strict && !diagnostics.isEmpty)
+        let failing = diagnostics.hasErrors || (strict && diagnostics.contains { $0.severity != .note })
         if failing { throw ExitCode(1) }
     }
 
