@@ -5,7 +5,7 @@
 #
 # Two stages: the official Swift image for Debian bookworm builds a static-stdlib binary into one staging
 # folder; the runtime stage is debian:bookworm-slim with only the C libraries the binary links
-# (libmicrohttpd, GnuTLS, OpenSSL, libcurl, libpq, libqrencode) and the system's CA certificates, which the ACME client trusts for
+# (libmicrohttpd, GnuTLS, OpenSSL, libcurl, libpq, libqrencode, ldns) and the system's CA certificates, which the ACME client trusts for
 # the CA's HTTPS (`serve --acme`: mount /srv/certs writable by uid 10001 then). Base images are build arguments so air-gapped builds can use local
 # copies (see scripts/container-test.sh).
 ARG BUILD_IMAGE=swift:6.3-bookworm
@@ -13,7 +13,7 @@ ARG RUNTIME_IMAGE=debian:bookworm-slim
 
 FROM ${BUILD_IMAGE} AS build
 RUN apt-get update \
-    && apt-get install -y --no-install-recommends libmicrohttpd-dev libgnutls28-dev libssl-dev libcurl4-openssl-dev libpq-dev libqrencode-dev pkg-config \
+    && apt-get install -y --no-install-recommends libmicrohttpd-dev libgnutls28-dev libssl-dev libcurl4-openssl-dev libpq-dev libqrencode-dev libldns-dev pkg-config \
     && rm -rf /var/lib/apt/lists/*
 WORKDIR /src
 COPY Package.swift ./
@@ -26,7 +26,7 @@ RUN swift build -c release --product aasa-server --static-swift-stdlib \
 
 FROM ${RUNTIME_IMAGE}
 RUN apt-get update \
-    && apt-get install -y --no-install-recommends libmicrohttpd12 libgnutls30 libssl3 libcurl4 libpq5 libqrencode4 ca-certificates \
+    && apt-get install -y --no-install-recommends libmicrohttpd12 libgnutls30 libssl3 libcurl4 libpq5 libqrencode4 libldns3 ca-certificates \
     && rm -rf /var/lib/apt/lists/* \
     && useradd --system --uid 10001 --user-group --no-create-home --shell /usr/sbin/nologin aasa
 COPY --from=build /staging/ /

@@ -91,4 +91,47 @@ import Testing
         }
         #expect(errors.isEmpty, "\(errors)")
     }
+
+    @Test func eachDomainShowsItsChallengeAndAMissingDelegationsRecord() throws {
+        var figures = ACMEAdminListener.figures
+        figures.statuses["shop.example"]?.challenge = "dns-01"
+        figures.statuses["shop.example"]?.delegation = DNSDelegation(
+            domain: "shop.example", state: .missing, name: "_acme-challenge.shop.example",
+            target: "_acme-challenge.shop.example", zone: "acme.provider.example",
+            record: "_acme-challenge.shop.example. IN CNAME shop.example.acme.provider.example.<b>",
+            message: "_acme-challenge.shop.example has no CNAME into zone acme.provider.example")
+        figures.statuses["links.example"]?.challenge = "dns-01"
+        figures.statuses["links.example"]?.wildcard = "*.example"
+        figures.statuses["links.example"]?.delegation = DNSDelegation(
+            domain: "example", state: .inPlace, name: "_acme-challenge.example",
+            target: "example.acme.provider.example", zone: "acme.provider.example", record: nil,
+            message: "written in zone acme.provider.example")
+        let admin = try ACMEAdminListener(figures: figures)
+        let profile = TemporaryDirectory("aasa-devtools")
+        let browser = try DevTools(profile: profile.path)
+        let page = try browser.openPage(width: 1440, height: 1000)
+        try page.navigate(admin.base + "/")
+        try page.wait(for: "document.getElementById('token-form')?.checkVisibility()")
+        try page.evaluate("document.getElementById('token').focus()")
+        try page.type(ACMEAdminListener.token)
+        try page.press("Enter")
+        try page.wait(for: "document.querySelector('#domains tr[data-domain=\"shop.example\"] .challenge')")
+        func cell(_ domain: String) throws -> String {
+            try #require(
+                try page.evaluate(
+                    "document.querySelector('#domains tr[data-domain=\"\(domain)\"] .cell-cert').innerText")
+                    as? String)
+        }
+        let shop = try cell("shop.example")
+        for text in ["dns-01", "missing", "add _acme-challenge.shop.example. IN CNAME shop.example.acme.provider.example.<b>"] {
+            #expect(shop.contains(text), "\(text) in \(shop)")
+        }
+        // The record is text: its `<b>` is no element.
+        #expect(try page.evaluate("document.querySelector('.delegation-record b') === null") as? Bool == true)
+        let links = try cell("links.example")
+        for text in ["dns-01 via *.example", "in-place"] { #expect(links.contains(text), "\(text) in \(links)") }
+        #expect(!links.contains("add "), "\(links)")
+        let overflow = try page.evaluate("document.documentElement.scrollWidth - window.innerWidth")
+        #expect((overflow as? Int).map { $0 <= 0 } == true, "the page scrolls sideways by \(overflow ?? "?") px")
+    }
 }

@@ -162,6 +162,22 @@ import Testing
         #expect(output.contains("the DNS hook failed (exit status 3)"), "\(output)")
         #expect(output.contains("provider API: token expired"), "\(output)")
         #expect(output.contains("present _acme-challenge.shop.tenant.test."), "\(output)")
+        // A hook that hangs is stopped at its time limit, and that is the order's error.
+        let hanging = try setup.directory.write("hang.sh", "#!/bin/sh\necho started\nsleep 59.25\n")
+        chmod(hanging, 0o755)
+        let started = Date()
+        let stopped = try setup.aasa(
+            [
+                "certs", "acme", "--acme-dns-names", "*", "--acme-dns-hook", hanging, "--acme-dns-hook-timeout", "1",
+                "--acme-dns-resolver", setup.bind.resolver,
+            ] + setup.common)
+        #expect(stopped.status == 1)
+        #expect(
+            (stopped.stdout + stopped.stderr).contains("the DNS hook did not finish within 1.0 seconds"),
+            "\(stopped.stdout)\(stopped.stderr)")
+        #expect(Date().timeIntervalSince(started) < 30)
+        // The programs the hook started went with it.
+        #expect(try Command.run("/usr/bin/pgrep", ["-f", "sleep 59.25"]).stdout.isEmpty)
     }
 
     @Test func aMissingDelegationIsNamedOnStatusWithItsRecordAndTheDomainIsServedOnceItIsAdded() throws {

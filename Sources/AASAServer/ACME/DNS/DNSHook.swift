@@ -2,11 +2,18 @@ import AASACore
 import AASADNS
 import Foundation
 import Logging
-import Synchronization
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// The operator's program for a DNS provider the server does not speak to itself (`--acme-dns-hook`), run as
 /// `PATH present FQDN VALUE` before the CA looks and `PATH cleanup FQDN VALUE` after, as lego's `exec` provider and
 /// certbot's manual hooks run theirs; FQDN ends with a dot.
+///
+/// It runs in a process group of its own, with no input, the signals the server blocks unblocked, and its output
+/// read into a bounded buffer; past its time limit the whole group (the programs it started too) gets SIGTERM, then
+/// SIGKILL two seconds later. The server reaps it itself, whatever its own signal handling.
 struct DNSHook: Sendable {
     let path: String
     let timeout: Duration
@@ -20,64 +27,137 @@ struct DNSHook: Sendable {
     func run(_ action: String, name: String, value: String) throws(ACMEFailure) {
         let fqdn = DNSName.absolute(name)
         let command = "\(path) \(action) \(fqdn) \(value)"
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: path)
-        process.arguments = [action, fqdn, value]
-        let pipe = Pipe()
-        process.standardOutput = pipe
-        process.standardError = pipe
-        process.standardInput = FileHandle.nullDevice
-        let ended = DispatchSemaphore(value: 0)
-        process.terminationHandler = { _ in ended.signal() }
+        let run: Run
         do {
-            try process.run()
+            run = try Self.spawn([path, action, fqdn, value], timeout: timeout)
         } catch {
             throw ACMEFailure(
-                .dns, "the DNS hook \(path) cannot be run: \(error.localizedDescription)",
+                .dns, "the DNS hook \(path) cannot be run: \(error.description)",
                 hint: "give --acme-dns-hook an executable file (chmod +x) the server's user may run")
         }
-        let reader = pipe.fileHandleForReading
-        let output = Mutex<[UInt8]>([])
-        let drained = DispatchSemaphore(value: 0)
-        Thread.detachNewThread {
-            while true {
-                let chunk = reader.availableData
-                if chunk.isEmpty { break }
-                output.withLock { kept in
-                    kept.append(contentsOf: chunk.prefix(max(0, Self.outputLimit - kept.count)))
-                }
-            }
-            drained.signal()
-        }
-        var timedOut = false
-        if ended.wait(timeout: .now() + timeout.timeInterval) == .timedOut {
-            timedOut = true
-            process.terminate()
-            if ended.wait(timeout: .now() + 2) == .timedOut {
-                kill(process.processIdentifier, SIGKILL)
-                ended.wait()
-            }
-        }
-        // The hook's children may hold the pipe open: stop reading after a moment.
-        _ = drained.wait(timeout: .now() + 1)
-        let text = String(decoding: output.withLock { $0 }, as: UTF8.self)
-        for line in text.split(whereSeparator: \.isNewline).suffix(50) {
+        let text = String(decoding: run.output, as: UTF8.self)
+        let lines = text.split(whereSeparator: \.isNewline)
+        for line in lines.suffix(50) {
             logger.info(
                 "ACME: DNS hook output",
                 metadata: ["action": "\(action)", "name": "\(fqdn)", "line": "\(LogEscaping.escape(String(line)))"])
         }
-        let last = text.split(whereSeparator: \.isNewline).suffix(3).joined(separator: " / ")
-        if timedOut {
+        let last = lines.suffix(3).joined(separator: " / ")
+        if run.timedOut {
             throw ACMEFailure(
                 .dns, "the DNS hook did not finish within \(timeout): \(command)",
                 hint: "make the hook end sooner, or raise --acme-dns-hook-timeout")
         }
-        guard process.terminationReason == .exit, process.terminationStatus == 0 else {
+        guard run.status == 0 else {
             throw ACMEFailure(
-                .dns,
-                "the DNS hook failed (\(process.terminationReason == .exit ? "exit status \(process.terminationStatus)" : "signal \(process.terminationStatus)")): "
-                    + command + (last.isEmpty ? "" : ": \(last)"),
+                .dns, "the DNS hook failed (\(run.statusText)): " + command + (last.isEmpty ? "" : ": \(last)"),
                 hint: "see the hook's output in the log; run the same command by hand to try it")
         }
+    }
+
+    /// How a run ended.
+    struct Run {
+        var output: [UInt8] = []
+        /// The exit status; `nil` when a signal ended it.
+        var status: Int32?
+        var signal: Int32?
+        var timedOut = false
+
+        var statusText: String {
+            if let status { return "exit status \(status)" }
+            return "signal \(signal ?? 0)"
+        }
+    }
+
+    /// Why a program could not be started.
+    struct SpawnError: Error, CustomStringConvertible {
+        var description: String
+    }
+
+    /// Runs `arguments` (the program first) and returns once it has ended, or once it was stopped at `timeout`.
+    static func spawn(_ arguments: [String], timeout: Duration) throws(SpawnError) -> Run {
+        var pipe: [Int32] = [-1, -1]
+        guard Glibc.pipe(&pipe) == 0 else {
+            throw SpawnError(description: "no pipe: \(String(cString: strerror(errno)))")
+        }
+        // Neither end goes to other programs the server starts; the hook gets the write end as 1 and 2 only.
+        for end in pipe { _ = fcntl(end, F_SETFD, FD_CLOEXEC) }
+        var actions = posix_spawn_file_actions_t()
+        posix_spawn_file_actions_init(&actions)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
+        posix_spawn_file_actions_adddup2(&actions, pipe[1], 1)
+        posix_spawn_file_actions_adddup2(&actions, pipe[1], 2)
+        var attributes = posix_spawnattr_t()
+        posix_spawnattr_init(&attributes)
+        defer { posix_spawnattr_destroy(&attributes) }
+        var none = sigset_t()
+        sigemptyset(&none)
+        var all = sigset_t()
+        sigfillset(&all)
+        posix_spawnattr_setsigmask(&attributes, &none)
+        posix_spawnattr_setsigdefault(&attributes, &all)
+        posix_spawnattr_setpgroup(&attributes, 0)
+        posix_spawnattr_setflags(
+            &attributes, Int16(POSIX_SPAWN_SETPGROUP | POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF))
+        let argv = arguments.map { strdup($0) } + [nil]
+        defer { argv.forEach { free($0) } }
+        var pid: pid_t = 0
+        let spawned = posix_spawn(&pid, arguments[0], &actions, &attributes, argv, environ)
+        close(pipe[1])
+        defer { close(pipe[0]) }
+        guard spawned == 0 else { throw SpawnError(description: String(cString: strerror(spawned))) }
+
+        var run = Run()
+        let deadline = ContinuousClock.now + timeout
+        var ended: Int32?
+        var endedAt: ContinuousClock.Instant?
+        var killedAt: ContinuousClock.Instant?
+        var buffer = [UInt8](repeating: 0, count: 4096)
+        var open = true
+        while true {
+            if ended == nil {
+                var status: Int32 = 0
+                let reaped = waitpid(pid, &status, WNOHANG)
+                if reaped == pid || (reaped < 0 && errno == ECHILD) {
+                    ended = reaped == pid ? status : 0
+                    endedAt = .now
+                }
+            }
+            // Once it ended, what it wrote is read for a moment more: a program it left running may hold the pipe.
+            if let endedAt, !open || ContinuousClock.now - endedAt > .seconds(1) { break }
+            let now = ContinuousClock.now
+            if ended == nil, now >= deadline {
+                if killedAt == nil {
+                    run.timedOut = true
+                    kill(-pid, SIGTERM)
+                    killedAt = now
+                } else if now - killedAt! > .seconds(2) {
+                    kill(-pid, SIGKILL)
+                }
+            }
+            guard open else {
+                usleep(20_000)
+                continue
+            }
+            var poller = pollfd(fd: pipe[0], events: Int16(POLLIN), revents: 0)
+            guard poll(&poller, 1, 50) > 0 else { continue }
+            let count = read(pipe[0], &buffer, buffer.count)
+            if count <= 0 {
+                if count == 0 || (errno != EINTR && errno != EAGAIN) { open = false }
+                continue
+            }
+            run.output.append(contentsOf: buffer[0..<min(count, max(0, outputLimit - run.output.count))])
+        }
+        // The group's other programs go with it.
+        kill(-pid, SIGKILL)
+        if let status = ended {
+            if status & 0x7F == 0 {
+                run.status = (status >> 8) & 0xFF
+            } else {
+                run.signal = status & 0x7F
+            }
+        }
+        return run
     }
 }

@@ -24,6 +24,7 @@ const TONES = {
   failed: 'bad', 'invalid-url': 'bad', reconnecting: 'bad', connecting: 'warn', connected: 'ok',
   'serving snapshot': 'warn',
   removing: 'info', pending: 'info', renewing: 'info', manifest: 'info', queued: 'info', 'in-progress': 'info',
+  'in-place': 'ok', direct: 'ok', missing: 'bad', unknown: 'warn',
 };
 const STATE_ICONS = { published: '✓', stale: '!', failed: '✕', removing: '–' };
 

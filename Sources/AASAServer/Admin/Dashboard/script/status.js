@@ -173,6 +173,7 @@ function certificateCell(name, domain, certificate) {
       !waiting && info.nextRenewal && [next, timeAgo(info.nextRenewal)]));
     if (waiting) cell.append(queuePlace(info));
     if (info.issuer) cell.append(h('div', { class: 'cell-sub issuer', title: info.issuer, text: `issued by ${hostName(info.issuer)}` }));
+    if (info.challenge) cell.append(challengeLine(info));
     if (waiting || info.state === 'failed' || info.state === 'pending') cell.append(retryControl(name));
   } else if (info?.state === 'failed') {
     cell.append(h('div', { class: 'cell-sub' }, badge('failed')));
@@ -180,6 +181,18 @@ function certificateCell(name, domain, certificate) {
   return cell;
 }
 
+
+/** How the CA validates the name (http-01, dns-01, the wildcard that covers it) and, for dns-01, its delegation:
+ * the record the tenant adds while it is missing. */
+function challengeLine(info) {
+  const delegation = info.delegation;
+  const line = h('div', { class: 'cell-sub challenge', title: delegation?.message || '' },
+    h('span', { class: 'mono', text: info.challenge }),
+    info.wildcard && [' via ', h('span', { class: 'mono', text: info.wildcard })],
+    delegation && [' ', badge(delegation.state)]);
+  if (delegation?.state !== 'missing' || !delegation.record) return line;
+  return h('div', {}, line, h('div', { class: 'cell-sub delegation-record' }, 'add ', h('code', { text: delegation.record })));
+}
 
 /** What Apple's CDN and Google hold, a line each; the reason and hint in the title. */
 function cdnList(cdn) {
