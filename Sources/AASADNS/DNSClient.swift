@@ -49,7 +49,8 @@ public struct DNSClient: Sendable {
 
     /// Sends one dynamic update (RFC 2136) for `zone` to ``server``: removes each record of `deleting` (that exact
     /// value; others at the name stay) and adds each of `adding`, signed with `key` when given (RFC 8945). The
-    /// server applies all of it or none.
+    /// server applies all of it or none. With nothing to add or delete it changes nothing, and still answers whether
+    /// it is authoritative for the zone and accepts the key: a check that updates would be taken.
     public func update(zone: String, adding: [DNSRecord], deleting: [DNSRecord], key: TSIGKey?) throws(DNSError) {
         guard DNSName.isValid(zone) else {
             throw DNSError(
@@ -102,7 +103,8 @@ public struct DNSClient: Sendable {
         var answer: UnsafeMutablePointer<ldns_pkt>?
         let status = ldns_resolver_send_pkt(&answer, resolver, packet)
         defer { if let answer { ldns_pkt_free(answer) } }
-        let names = Set((adding + deleting).map { DNSName.relative($0.name) }).sorted().joined(separator: ", ")
+        let changed = Set((adding + deleting).map { DNSName.relative($0.name) }).sorted().joined(separator: ", ")
+        let names = changed.isEmpty ? "zone \(DNSName.relative(zone)) (changing nothing)" : changed
         if let answer, ldns_pkt_get_rcode(answer) != LDNS_RCODE_NOERROR {
             let rcode = Self.rcode(ldns_pkt_get_rcode(answer))
             throw Self.refusal(rcode, server: serverName, zone: DNSName.relative(zone), names: names, key: key)

@@ -304,7 +304,7 @@ extension ACMEManager {
                 entry.status.nextRenewal = until
                 entry.status.lastError =
                     "\(domain): dns-01 cannot be answered: \(delegation.message); looked up again at "
-                    + ISO8601DateFormatter().string(from: until)
+                    + ISO8601DateFormatter().string(from: until) + "; fix: \(delegation.fix)"
             case .storageUnavailable(let until, let failure):
                 entry.due = until
                 entry.status.nextRenewal = until

@@ -366,8 +366,7 @@ public final class ACMEManager: Service, Sendable {
                     domain,
                     ACMEFailure(
                         .dns, "\(domain): dns-01 cannot be answered: \(delegation.message)",
-                        hint: delegation.record.map { "the domain's owner adds \($0) to its DNS; then run this again" }
-                            ?? "check the DNS options (--acme-dns-resolver, --acme-dns-zone)")
+                        hint: delegation.fix + "; then run this again")
                 )
             case .deferred(let history):
                 return (
@@ -464,7 +463,9 @@ public final class ACMEManager: Service, Sendable {
         var figures = ACMEFigures(statuses: withWildcardCoverage(statuses), orders: orderCounts, queue: queue)
         if let dns {
             var delegations: [DNSDelegation.State: Int] = [:]
-            for status in statuses.values { if let state = status.delegation?.state { delegations[state, default: 0] += 1 } }
+            for status in statuses.values {
+                if let state = status.delegation?.state { delegations[state, default: 0] += 1 }
+            }
             figures.dns = ACMEFigures.DNSFigures(
                 orders: dnsOrders.withLock { Dictionary(uniqueKeysWithValues: $0.map { ($0.key.rawValue, $0.value) }) },
                 challenges: dns.figures, delegations: delegations)

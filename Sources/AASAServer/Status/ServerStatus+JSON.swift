@@ -165,6 +165,7 @@ extension DNSDelegation {
             ("target", .string(target)),
             ("zone", zone.map { .string($0) } ?? .null),
             ("record", record.map { .string($0) } ?? .null),
+            ("updatable", updatable.map { .bool($0) } ?? .null),
             ("message", .string(message)),
         ])
     }

@@ -79,6 +79,7 @@ public final class DNSChallenges: DNSChallengeResponder, Sendable {
             if DNSName.isWithin(delegation.target, zone: zone) {
                 delegation.state = chain.count > 1 ? .inPlace : .direct
                 delegation.message = "\(name) is written in zone \(zone)\(through)"
+                checkUpdates(&delegation)
             } else {
                 let expected = DNSName.relative(domain) + "." + zone
                 delegation.state = .missing
@@ -99,10 +100,24 @@ public final class DNSChallenges: DNSChallengeResponder, Sendable {
             delegation.zone = try zone(of: delegation.target)
             delegation.state = chain.count > 1 ? .inPlace : .direct
             delegation.message = "\(delegation.target) is written in zone \(delegation.zone!)\(through)"
+            checkUpdates(&delegation)
         } catch {
             delegation.message = error.description
         }
         return delegation
+    }
+
+    /// Asks the DNS server to take an empty update of the delegation's zone, signed with the key: sets
+    /// ``DNSDelegation/updatable``, and says why not in the message.
+    private func checkUpdates(_ delegation: inout DNSDelegation) {
+        guard case .update(let server, let key) = settings.publisher, let zone = delegation.zone else { return }
+        do {
+            try DNSClient(server: server, timeout: .seconds(3)).update(zone: zone, adding: [], deleting: [], key: key)
+            delegation.updatable = true
+        } catch {
+            delegation.updatable = false
+            delegation.message += "; but the server cannot update zone \(zone): \(error.message)"
+        }
     }
 
     /// The zone holding `name`, from its SOA (in the answer, or the authority section of a name that does not exist).
@@ -134,8 +149,7 @@ public final class DNSChallenges: DNSChallengeResponder, Sendable {
         guard delegation.isUsable else {
             throw ACMEFailure(
                 .dns, "\(domain): dns-01 cannot be answered: \(delegation.message)",
-                hint: delegation.record.map { "the domain's owner adds \($0) to its DNS" }
-                    ?? "check the DNS options (--acme-dns-resolver, --acme-dns-zone)")
+                hint: delegation.fix)
         }
         return DNSChallengeRecord(
             domain: domain, name: delegation.target, value: value, zone: hook == nil ? delegation.zone : nil)

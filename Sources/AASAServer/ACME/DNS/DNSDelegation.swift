@@ -24,11 +24,25 @@ public struct DNSDelegation: Sendable, Equatable {
     public var zone: String?
     /// The record the tenant adds, in zone file form, when ``state`` is ``State/missing``.
     public var record: String?
+    /// Whether the DNS server took an empty update of ``zone`` signed with the key (it is the zone's primary and
+    /// accepts the key); `nil` when not asked (a hook writes the records, or the zone is not known).
+    public var updatable: Bool?
     /// What was found, in words.
     public var message: String
 
+    /// What to do when the record cannot be written: the tenant's record to add, the key to give, or the DNS
+    /// options to check.
+    public var fix: String {
+        if let record { return "the domain's owner adds \(record) to its DNS" }
+        if updatable == false {
+            return "give the key the zone's primary server accepts (--acme-dns-tsig-key-file) and send updates to it "
+                + "(--acme-dns-server)"
+        }
+        return "check the DNS options (--acme-dns-resolver, --acme-dns-zone)"
+    }
+
     /// Whether the server can write the record now.
-    public var isUsable: Bool { state == .inPlace || state == .direct }
+    public var isUsable: Bool { (state == .inPlace || state == .direct) && updatable != false }
 
     /// The name of the challenge record of `domain`.
     static func challengeName(of domain: String) -> String { "_acme-challenge." + DNSName.relative(domain) }

@@ -22,6 +22,10 @@ public struct DNSDelegationCheck {
             let delegation = challenges.delegation(of: name)
             let subject = settings.wildcards.contains(name) ? "\(name) and *.\(name)" : name
             switch delegation.state {
+            case .inPlace where delegation.updatable == false, .direct where delegation.updatable == false:
+                return Diagnostic(
+                    .error, rule: .acmeDNSDelegation, "\(subject): dns-01: \(delegation.message)",
+                    hint: delegation.fix)
             case .inPlace, .direct:
                 return Diagnostic(
                     .note, rule: .acmeDNSDelegation, "\(subject): dns-01: \(delegation.message)",
@@ -29,8 +33,7 @@ public struct DNSDelegationCheck {
             case .missing:
                 return Diagnostic(
                     .error, rule: .acmeDNSDelegation, "\(subject): dns-01: \(delegation.message)",
-                    hint: "the domain's owner adds \(delegation.record ?? "the CNAME") to its DNS; the certificate is "
-                        + "ordered once it is there")
+                    hint: delegation.fix + "; the certificate is ordered once it is there")
             case .unknown:
                 return Diagnostic(
                     .warning, rule: .acmeDNSDelegation,
