@@ -31,7 +31,8 @@ public struct TSIGKey: Sendable, CustomStringConvertible, CustomDebugStringConve
         guard let handle = FileHandle(forReadingAtPath: path) else {
             throw DNSError(
                 .configuration, "\(path): cannot read the TSIG key file",
-                hint: "give the file BIND's tsig-keygen wrote (key \"name\" { algorithm …; secret \"…\"; };), readable by "
+                hint:
+                    "give the file BIND's tsig-keygen wrote (key \"name\" { algorithm …; secret \"…\"; };), readable by "
                     + "the server")
         }
         defer { try? handle.close() }
@@ -54,7 +55,9 @@ public struct TSIGKey: Sendable, CustomStringConvertible, CustomDebugStringConve
         }
         func expect(_ token: String) throws(DNSError) {
             let next = tokens.next()
-            guard next == token else { throw failure("expected '\(token)', found \(next.map { "'\($0)'" } ?? "the end")") }
+            guard next == token else {
+                throw failure("expected '\(token)', found \(next.map { "'\($0)'" } ?? "the end")")
+            }
         }
         guard tokens.next() == "key" else { throw failure("no key statement") }
         guard let name = tokens.next(), name != "{", let keyName = Self.unquoted(name), DNSName.isValid(keyName) else {
@@ -144,7 +147,9 @@ struct KeyFileTokens {
                 while index < bytes.count, bytes[index] != 0x0A { index += 1 }
             } else if byte == UInt8(ascii: "/"), index + 1 < bytes.count, bytes[index + 1] == UInt8(ascii: "*") {
                 index += 2
-                while index + 1 < bytes.count, !(bytes[index] == UInt8(ascii: "*") && bytes[index + 1] == UInt8(ascii: "/")) {
+                while index + 1 < bytes.count,
+                    !(bytes[index] == UInt8(ascii: "*") && bytes[index + 1] == UInt8(ascii: "/"))
+                {
                     if bytes[index] == 0x0A { line += 1 }
                     index += 1
                 }

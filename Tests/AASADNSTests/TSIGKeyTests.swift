@@ -20,11 +20,17 @@ struct TSIGKeyTests {
 
     @Test(arguments: [
         ("", "1: no key statement"),
-        ("key \"a\" {\n algorithm hmac-md5;\n secret \"c2VjcmV0LXNlY3JldC1zZWNyZXQ=\";\n};", "algorithm 'hmac-md5' is not supported"),
+        (
+            "key \"a\" {\n algorithm hmac-md5;\n secret \"c2VjcmV0LXNlY3JldC1zZWNyZXQ=\";\n};",
+            "algorithm 'hmac-md5' is not supported"
+        ),
         ("key \"a\" {\n algorithm hmac-sha256;\n};", "no secret"),
         ("key \"a\" {\n algorithm hmac-sha256;\n secret \"c2hvcnQ=\";\n};", "no secret of at least 16 bytes"),
         ("key \"a\" {\n algorithm hmac-sha256;\n colour blue;\n};", "3: unknown field 'colour'"),
-        ("key \"a\" { algorithm hmac-sha256; secret \"c2VjcmV0LXNlY3JldC1zZWNyZXQ=\"; };\nkey \"b\" {};", "'key' after the key statement"),
+        (
+            "key \"a\" { algorithm hmac-sha256; secret \"c2VjcmV0LXNlY3JldC1zZWNyZXQ=\"; };\nkey \"b\" {};",
+            "'key' after the key statement"
+        ),
     ])
     func aFileThatIsNotOneKeyIsNamedWithTheLine(text: String, expected: String) {
         let error = #expect(throws: DNSError.self) { try TSIGKey(parsing: text, path: "/keys/acme.key") }
@@ -33,10 +39,11 @@ struct TSIGKeyTests {
         #expect(error?.hint.contains("tsig-keygen") == true)
     }
 
-    @Test(arguments: [
-        ("127.0.0.1:5353", "127.0.0.1", 5353), ("ns1.example", "ns1.example", 53), ("[::1]:53", "::1", 53),
-        ("::1", "::1", 53),
-    ] as [(String, String, UInt16)])
+    @Test(
+        arguments: [
+            ("127.0.0.1:5353", "127.0.0.1", 5353), ("ns1.example", "ns1.example", 53), ("[::1]:53", "::1", 53),
+            ("::1", "::1", 53),
+        ] as [(String, String, UInt16)])
     func serverAddressesRead(text: String, host: String, port: UInt16) throws {
         let address = try DNSServerAddress(parsing: text)
         #expect(address.host == host && address.port == port)

@@ -123,7 +123,9 @@ import Testing
                     as? String)
         }
         let shop = try cell("shop.example")
-        for text in ["dns-01", "missing", "add _acme-challenge.shop.example. IN CNAME shop.example.acme.provider.example.<b>"] {
+        for text in [
+            "dns-01", "missing", "add _acme-challenge.shop.example. IN CNAME shop.example.acme.provider.example.<b>",
+        ] {
             #expect(shop.contains(text), "\(text) in \(shop)")
         }
         // The record is text: its `<b>` is no element.

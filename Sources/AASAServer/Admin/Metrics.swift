@@ -178,7 +178,8 @@ struct Metrics {
         if let dns = gauges.acmeDNS {
             family(
                 "aasa_acme_dns_orders_total", "counter",
-                "ACME orders validated with dns-01 finished, by result: valid or failed (also in aasa_acme_orders_total).")
+                "ACME orders validated with dns-01 finished, by result: valid or failed (also in aasa_acme_orders_total)."
+            )
             for result in ACMEOrderResult.allCases.map(\.rawValue) {
                 sample("aasa_acme_dns_orders_total", [("result", result)], "\(dns.orders[result] ?? 0)")
             }
