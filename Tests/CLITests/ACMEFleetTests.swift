@@ -195,6 +195,32 @@ struct ACMEFleetTests {
         for serve in replicas { #expect(serve.terminate() == 0) }
     }
 
+    @Test(.enabled(if: BindDNS.isInstalled))
+    func threeReplicasPlaceOneWildcardOrderForEveryDomainItCovers() throws {
+        let bind = try BindDNS(zones: ["fleet.example": ["ns IN A 127.0.0.1"]])
+        let fleet = try Fleet("acme_fleet_wildcard", domains: 10, replicas: 3, dns: bind)
+        let dns = [
+            "--acme-wildcard", "fleet.example", "--acme-dns-server", bind.server, "--acme-dns-tsig-key-file",
+            bind.keyFile, "--acme-dns-zone", "fleet.example", "--acme-dns-resolver", bind.resolver,
+            "--acme-dns-propagation", "resolver",
+        ]
+        for index in 0..<3 { try fleet.start(index, extra: dns) }
+        let replicas = fleet.replicas.compactMap { $0 }
+        let root = try fleet.pebble.rootFile()
+        let took = fleet.waitFor(240) {
+            replicas.allSatisfy { serve in fleet.domains.allSatisfy { fleet.servesTrusted(serve, $0, root: root) } }
+        }
+        #expect(took != nil, "pebble: \(fleet.pebble.log.suffix(3000))\nr0: \(fleet.log(0).suffix(3000))")
+        // One order for the fleet, for fleet.example and *.fleet.example, kept in one row.
+        #expect(fleet.pebbleCount("Added order") == 1)
+        let store = try PostgresConnection(uri: fleet.uri)
+        defer { store.close() }
+        let rows = try store.execute("SELECT name FROM certificates WHERE acme_json IS NOT NULL")
+        #expect(rows.rowCount == 1 && rows.text(0, 0) == "fleet.example")
+        #expect(bind.dig("_acme-challenge.fleet.example", "TXT", resolver: false).isEmpty)
+        for serve in replicas { #expect(serve.terminate() == 0) }
+    }
+
     @Test func killingTheReplicaThatHoldsAnOrderLetsAnotherFinishIt() throws {
         let fleet = try Fleet("acme_fleet_kill", domains: 1, replicas: 3, front: true)
         // The first answer to the challenge waits 20 s at the front: the order stays in flight meanwhile.

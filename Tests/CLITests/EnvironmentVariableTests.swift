@@ -197,7 +197,7 @@ import Testing
         ),
         (
             ["AASA_SERVER_ACME": "yes"], ["serve"],
-            "add --http-port 80, or a port that port 80 is mapped to (the value comes from AASA_SERVER_ACME)"
+            "or validate every name with dns-01 (--acme-dns-names '*') (the value comes from AASA_SERVER_ACME)"
         ),
         (
             ["AASA_SERVER_ACME": "1", "AASA_SERVER_HTTP_PORT": "8080", "AASA_SERVER_ACME_EMAIL": "ops"], ["serve"],
