@@ -5,8 +5,8 @@ import Foundation
 /// second `named` in front of it as a forwarding resolver, which follows CNAMEs from one zone into another as a CA's
 /// resolver does.
 ///
-/// Every zone's SOA names `ns.provider.test.`; TTLs and negative caching are a few seconds, so a record just added
-/// is seen through the resolver within seconds.
+/// Every zone's SOA names `ns.provider.test.`; TTLs are 2 seconds and negative caching 1 unless told otherwise, so a
+/// record just added is seen through the resolver within seconds.
 public final class BindDNS: @unchecked Sendable {
     public let directory = TemporaryDirectory("aasa-bind")
     /// The authoritative server's port, and the resolver's.
@@ -34,9 +34,11 @@ public final class BindDNS: @unchecked Sendable {
     /// (`_acme-challenge.shop IN CNAME shop.provider.test.`). `updatable` lists the zones the key may change (all by
     /// default).
     /// `nameServerAddress` is where the authoritative server also listens on port 53.
+    /// `negativeSeconds` is how long the resolver keeps a name it found absent (each zone's SOA minimum, and the
+    /// resolver's `max-ncache-ttl`).
     public init(
         zones: [String: [String]], updatable: Set<String>? = nil,
-        nameServerAddress: String = BindDNS.randomLoopbackAddress()
+        nameServerAddress: String = BindDNS.randomLoopbackAddress(), negativeSeconds: Int = 1
     ) throws {
         self.nameServerAddress = nameServerAddress
         // named listens only on the addresses of interfaces: give the loopback interface this one (root only).
@@ -54,7 +56,9 @@ public final class BindDNS: @unchecked Sendable {
         for (zone, records) in zones.sorted(by: { $0.key < $1.key }) {
             let lines =
                 [
-                    "$TTL 2", "@ IN SOA ns.provider.test. admin.provider.test. 1 60 60 600 1",
+                    // A negative answer is kept for the smaller of the SOA's TTL and its last field (RFC 2308).
+                    "$TTL \(max(2, negativeSeconds))",
+                    "@ IN SOA ns.provider.test. admin.provider.test. 1 60 60 600 \(negativeSeconds)",
                     "@ IN NS ns.provider.test.",
                 ]
                 + records
@@ -81,7 +85,7 @@ public final class BindDNS: @unchecked Sendable {
             options { directory "\(directory.path)/resolver"; listen-on port \(resolverPort) { 127.0.0.1; };
                       listen-on-v6 { none; }; recursion yes; allow-recursion { any; }; forward only;
                       forwarders { 127.0.0.1 port \(port); }; pid-file "\(directory.path)/resolver/named.pid";
-                      dnssec-validation no; max-cache-ttl 2; max-ncache-ttl 1; };
+                      dnssec-validation no; max-cache-ttl 2; max-ncache-ttl \(negativeSeconds); };
             controls { };
             """)
         try start(directory.path + "/named.conf", log: "named.log")

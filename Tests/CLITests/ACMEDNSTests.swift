@@ -16,7 +16,9 @@ import Testing
         /// `tenantRecords` are the tenant zone's records (the delegations in place from the start). The provider
         /// zone's name server answers on port 53 at its own loopback address, unless `unreachableNameServer`: then
         /// its address is 127.0.0.1, where nothing answers on port 53.
-        init(domains: [String], tenantRecords: [String], unreachableNameServer: Bool = false) throws {
+        init(
+            domains: [String], tenantRecords: [String], unreachableNameServer: Bool = false, negativeSeconds: Int = 1
+        ) throws {
             try #require(Pebble.isInstalled, "install pebble: scripts/setup.sh --test")
             try #require(BindDNS.isInstalled, "install bind9: scripts/setup.sh --test")
             let address = BindDNS.randomLoopbackAddress()
@@ -24,7 +26,7 @@ import Testing
                 zones: [
                     "provider.test": ["ns IN A \(unreachableNameServer ? "127.0.0.1" : address)"],
                     "tenant.test": tenantRecords,
-                ], nameServerAddress: address)
+                ], nameServerAddress: address, negativeSeconds: negativeSeconds)
             // Nothing answers http-01: pebble's http port is a port nobody listens on.
             pebble = try Pebble(httpPort: freePort(), dnsServer: bind.resolver)
             for domain in domains {
@@ -416,5 +418,26 @@ import Testing
             after.stdout.contains(
                 "note: [acme-dns-delegation] shop.tenant.test: dns-01: _acme-challenge.shop.tenant.test is written in "
                     + "zone provider.test (CNAME shop.tenant.test.provider.test)"), "\(after.stdout)")
+    }
+
+    @Test func theResolversNegativeCacheNeverHidesTheRecordTheServerIsAboutToWrite() throws {
+        // The resolver keeps a name it found absent for 5 minutes, longer than the 20 s the order waits: were the name
+        // the record goes to asked before it is written, the record would never be seen in time.
+        let setup = try Setup(
+            domains: ["shop.tenant.test"],
+            tenantRecords: ["_acme-challenge.shop IN CNAME shop.tenant.test.provider.test."], negativeSeconds: 300)
+        let result = try setup.aasa(
+            ["certs", "acme", "--acme-dns-names", "*", "--acme-dns-propagation-timeout", "20"] + setup.dnsOptions
+                + setup.common)
+        #expect(result.status == 0, "\(result.stdout)\n\(result.stderr)")
+        #expect(try setup.verify("shop.tenant.test").status == 0)
+        // And without --acme-dns-zone: the zone is found from the SOA above the name, never the name itself.
+        var options = setup.dnsOptions
+        options.removeSubrange(options.firstIndex(of: "--acme-dns-zone")!...options.firstIndex(of: "provider.test")!)
+        try FileManager.default.removeItem(atPath: setup.directory.path + "/certs/shop.tenant.test")
+        let again = try setup.aasa(
+            ["certs", "acme", "--acme-dns-names", "*", "--acme-dns-propagation-timeout", "20"] + options + setup.common)
+        #expect(again.status == 0, "\(again.stdout)\n\(again.stderr)")
+        #expect(try setup.verify("shop.tenant.test").status == 0)
     }
 }

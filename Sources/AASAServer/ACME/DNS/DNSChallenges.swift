@@ -49,7 +49,11 @@ public final class DNSChallenges: DNSChallengeResponder, Sendable {
         var chain = [name]
         do {
             for _ in 0..<Self.maximumCNAMEs {
-                let answer = try resolver.query(chain.last!, .cname)
+                // A name in the zone the server writes is where the record goes. It is not asked: a resolver asked
+                // about a name before its record exists keeps it absent for the zone's negative TTL, and would not
+                // see the record when it is written.
+                if let zone = settings.zone, DNSName.isWithin(chain.last!, zone: zone) { break }
+                let answer = try cnameAnswer(chain.last!)
                 guard answer.rcode == "NOERROR" || answer.rcode == "NXDOMAIN" else {
                     delegation.message =
                         "the resolver (\(resolver.serverName)) answered \(answer.rcode) for "
@@ -120,9 +124,25 @@ public final class DNSChallenges: DNSChallengeResponder, Sendable {
         }
     }
 
-    /// The zone holding `name`, from its SOA (in the answer, or the authority section of a name that does not exist).
+    /// The answer to `name`'s CNAME question: from the server that takes the updates when it is authoritative for the
+    /// name (asked without recursion, so no resolver caches the answer: the record may be written at that name, and
+    /// must not be kept absent before it is), else from the resolver.
+    private func cnameAnswer(_ name: String) throws(DNSError) -> DNSAnswer {
+        if case .update(let server, _) = settings.publisher,
+            let answer = try? DNSClient(server: server, timeout: .seconds(3)).query(name, .cname, recursive: false),
+            answer.rcode == "NXDOMAIN" || (answer.rcode == "NOERROR" && !answer.authority.contains { $0.kind == .ns })
+        {
+            return answer
+        }
+        return try resolver.query(name, .cname)
+    }
+
+    /// The zone holding `name`, from the SOA of the name above it (in the answer, or in the authority section of a
+    /// name that does not exist). `name` itself is not asked: the record is about to be written there, and a resolver
+    /// keeps a name it found absent so for the zone's negative TTL.
     func zone(of name: String) throws(DNSError) -> String {
-        let answer = try resolver.query(name, .soa)
+        let labels = DNSName.relative(name).split(separator: ".", maxSplits: 1)
+        let answer = try resolver.query(labels.count == 2 ? String(labels[1]) : name, .soa)
         if let soa = (answer.answer + answer.authority).first(where: { $0.kind == .soa }) {
             return DNSName.relative(soa.name)
         }
