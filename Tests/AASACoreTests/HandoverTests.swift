@@ -18,7 +18,11 @@ import Testing
             }
         }
         let notified = Atomic<Bool>(false)
-        handover.given.notify(queue: .global()) { notified.store(true, ordering: .relaxed) }
+        let notice = DispatchSemaphore(value: 0)
+        handover.given.notify(queue: .global()) {
+            notified.store(true, ordering: .relaxed)
+            notice.signal()
+        }
         usleep(50_000)
         #expect(seen.withLock { $0.isEmpty })
         let notifiedEarly = notified.load(ordering: .relaxed)
@@ -27,7 +31,8 @@ import Testing
         #expect(waiters.wait(timeout: .now() + 10) == .success)
         #expect(seen.withLock { $0 } == Array(repeating: [1, 2, 3], count: 8))
         #expect(handover.value == [1, 2, 3])
-        usleep(50_000)
+        // The notice runs on a shared queue, which a busy test run may hold up: waited for, not slept on.
+        #expect(notice.wait(timeout: .now() + 10) == .success)
         let notifiedLate = notified.load(ordering: .relaxed)
         #expect(notifiedLate)
     }
