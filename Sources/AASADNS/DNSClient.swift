@@ -130,25 +130,25 @@ public struct DNSClient: Sendable {
         -> DNSError
     {
         let message = "\(server) answered \(rcode) to the update of \(names) in zone \(zone)"
-        switch rcode {
-        case "NOTAUTH" where key != nil:
+        switch (rcode, key) {
+        case ("NOTAUTH", let key?):
             return DNSError(
-                .key, message + ": it does not accept \(key!) (an unknown key, or a wrong secret or algorithm)",
+                .key, message + ": it does not accept \(key) (an unknown key, or a wrong secret or algorithm)",
                 hint:
                     "give the key file the server's configuration holds (tsig-keygen's output, name and secret alike)",
                 rcode: rcode)
-        case "NOTAUTH":
+        case ("NOTAUTH", nil):
             return DNSError(
                 .answered, message + ": it is not authoritative for the zone, or wants a signed update",
                 hint: "send updates to the zone's primary server, with its TSIG key (--acme-dns-tsig-key-file)",
                 rcode: rcode)
-        case "REFUSED":
+        case ("REFUSED", _):
             return DNSError(
                 .answered, message + ": its policy does not let \(key?.description ?? "an unsigned update") change it",
                 hint:
                     "allow the key to update TXT records in the zone (BIND: update-policy { grant KEY zonesub TXT; };)",
                 rcode: rcode)
-        case "NOTZONE":
+        case ("NOTZONE", _):
             return DNSError(
                 .answered, message + ": the name is not in that zone",
                 hint: "give the zone that holds the name (--acme-dns-zone), or leave the zone to the SOA lookup",

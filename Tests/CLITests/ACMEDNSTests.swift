@@ -64,6 +64,23 @@ import Testing
                 "openssl", ["verify", "-CAfile", try pebble.rootFile(), "-untrusted", chain, chain])
         }
 
+        /// Waits until `serve` serves every one of `domains` over HTTPS with a certificate that verifies against
+        /// pebble's root; whether it did, and `log`'s text for the failure message.
+        func waitUntilServed(_ serve: ServeProcess, _ domains: [String], log: String) throws -> (Bool, String) {
+            let root = try pebble.rootFile()
+            func served(_ domain: String) -> Bool {
+                let answer = try? Curl.request(
+                    "https://\(domain):\(serve.port)/.well-known/apple-app-site-association", caFile: root,
+                    resolve: (domain, serve.port))
+                return answer?.status == 200
+            }
+            for _ in 0..<TestTime.tries(300) {
+                if domains.allSatisfy(served) { return (true, "") }
+                usleep(100_000)
+            }
+            return (false, (try? String(contentsOfFile: directory.path + "/" + log, encoding: .utf8)) ?? "")
+        }
+
         /// The names the issued certificate of `folder` covers.
         func names(_ folder: String) throws -> [String] {
             let text = try Command.run(
@@ -222,19 +239,7 @@ import Testing
         #expect(metrics.contains(#"aasa_acme_dns_delegations{state="missing"} 1"# + "\n"), "\(metrics)")
         // The tenant adds the CNAME: the certificate is ordered and served, trusted, without a restart.
         try setup.bind.update("update add _acme-challenge.shop.tenant.test 2 CNAME shop.tenant.test.provider.test.")
-        let root = try setup.pebble.rootFile()
-        var served = false
-        for _ in 0..<TestTime.tries(300) {
-            let answer = try? Curl.request(
-                "https://shop.tenant.test:\(serve.port)/.well-known/apple-app-site-association", caFile: root,
-                resolve: ("shop.tenant.test", serve.port))
-            if answer?.status == 200 {
-                served = true
-                break
-            }
-            usleep(100_000)
-        }
-        let log = (try? String(contentsOfFile: setup.directory.path + "/serve.log", encoding: .utf8)) ?? ""
+        let (served, log) = try setup.waitUntilServed(serve, ["shop.tenant.test"], log: "serve.log")
         #expect(served, "\(log)")
         #expect(delegation()?["state"] as? String == "in-place", "\(String(describing: certificate()))")
         #expect(delegation()?["record"] is NSNull)
@@ -253,20 +258,7 @@ import Testing
                 + setup.common,
             errorLog: setup.directory.path + "/serve.log")
         #expect(serve.waitUntilHealthy())
-        let root = try setup.pebble.rootFile()
-        func served(_ domain: String) -> Bool {
-            let answer = try? Curl.request(
-                "https://\(domain):\(serve.port)/.well-known/apple-app-site-association", caFile: root,
-                resolve: (domain, serve.port))
-            return answer?.status == 200
-        }
-        var all = false
-        for _ in 0..<TestTime.tries(300) {
-            all = subdomains.allSatisfy(served)
-            if all { break }
-            usleep(100_000)
-        }
-        let log = (try? String(contentsOfFile: setup.directory.path + "/serve.log", encoding: .utf8)) ?? ""
+        let (all, log) = try setup.waitUntilServed(serve, subdomains, log: "serve.log")
         #expect(all, "\(log)")
         // One order, for the base and the wildcard, kept in the base's folder; none for the subdomains.
         #expect(setup.pebble.log.components(separatedBy: "Added order").count - 1 == 1, "\(setup.pebble.log)")
@@ -363,18 +355,7 @@ import Testing
             in: setup.directory.path,
             arguments: ["--acme", "--acme-dns-names", "*"] + setup.dnsOptions + setup.common,
             errorLog: setup.directory.path + "/second.log")
-        let root = try setup.pebble.rootFile()
-        var served = false
-        for _ in 0..<TestTime.tries(300) {
-            let answer = try? Curl.request(
-                "https://shop.tenant.test:\(second.port)/.well-known/apple-app-site-association", caFile: root,
-                resolve: ("shop.tenant.test", second.port))
-            if answer?.status == 200 {
-                served = true
-                break
-            }
-            usleep(100_000)
-        }
+        let (served, _) = try setup.waitUntilServed(second, ["shop.tenant.test"], log: "second.log")
         let log = (try? String(contentsOfFile: setup.directory.path + "/second.log", encoding: .utf8)) ?? ""
         #expect(served, "\(log)")
         #expect(log.contains("removed a dns-01 record an earlier run left"), "\(log)")

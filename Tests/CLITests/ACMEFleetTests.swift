@@ -102,6 +102,24 @@ struct ACMEFleetTests {
             return answer?.status == 200
         }
 
+        /// Starts three replicas answering dns-01 through `bind` (zone fleet.example, the resolver only) with
+        /// `which` (the names, or a wildcard), and waits until every one serves every domain, trusted.
+        func startWithDNS(_ bind: BindDNS, _ which: [String]) throws -> [ServeProcess] {
+            let dns =
+                which + [
+                    "--acme-dns-server", bind.server, "--acme-dns-tsig-key-file", bind.keyFile, "--acme-dns-zone",
+                    "fleet.example", "--acme-dns-resolver", bind.resolver, "--acme-dns-propagation", "resolver",
+                ]
+            for index in 0..<3 { try start(index, extra: dns) }
+            let replicas = self.replicas.compactMap { $0 }
+            let root = try pebble.rootFile()
+            let took = waitFor(240) {
+                replicas.allSatisfy { serve in domains.allSatisfy { servesTrusted(serve, $0, root: root) } }
+            }
+            #expect(took != nil, "pebble: \(pebble.log.suffix(3000))\nr0: \(log(0).suffix(3000))")
+            return replicas
+        }
+
         /// What pebble logged of `marker` (one `Added order` per new order, `set INVALID` per failed validation).
         func pebbleCount(_ marker: String) -> Int { pebble.log.components(separatedBy: marker).count - 1 }
 
@@ -168,18 +186,7 @@ struct ACMEFleetTests {
                         #"{"failures":0,"challengeRecords":[{"domain":"d01.fleet.example","name":"_acme-challenge.d01.fleet.example","value":"left-by-a-crash","zone":"fleet.example"}]}"#
                             .utf8)),
             ])
-        let dns = [
-            "--acme-dns-names", "*", "--acme-dns-server", bind.server, "--acme-dns-tsig-key-file", bind.keyFile,
-            "--acme-dns-zone", "fleet.example", "--acme-dns-resolver", bind.resolver, "--acme-dns-propagation",
-            "resolver",
-        ]
-        for index in 0..<3 { try fleet.start(index, extra: dns) }
-        let replicas = fleet.replicas.compactMap { $0 }
-        let root = try fleet.pebble.rootFile()
-        let took = fleet.waitFor(240) {
-            replicas.allSatisfy { serve in fleet.domains.allSatisfy { fleet.servesTrusted(serve, $0, root: root) } }
-        }
-        #expect(took != nil, "pebble: \(fleet.pebble.log.suffix(3000))\nr0: \(fleet.log(0).suffix(3000))")
+        let replicas = try fleet.startWithDNS(bind, ["--acme-dns-names", "*"])
         // One order per certificate across the fleet, every validation passed, and no record left in the zone.
         #expect(fleet.pebbleCount("Added order") == 10)
         #expect(fleet.pebbleCount("set INVALID") == 0)
@@ -199,18 +206,7 @@ struct ACMEFleetTests {
     func threeReplicasPlaceOneWildcardOrderForEveryDomainItCovers() throws {
         let bind = try BindDNS(zones: ["fleet.example": ["ns IN A 127.0.0.1"]])
         let fleet = try Fleet("acme_fleet_wildcard", domains: 10, replicas: 3, dns: bind)
-        let dns = [
-            "--acme-wildcard", "fleet.example", "--acme-dns-server", bind.server, "--acme-dns-tsig-key-file",
-            bind.keyFile, "--acme-dns-zone", "fleet.example", "--acme-dns-resolver", bind.resolver,
-            "--acme-dns-propagation", "resolver",
-        ]
-        for index in 0..<3 { try fleet.start(index, extra: dns) }
-        let replicas = fleet.replicas.compactMap { $0 }
-        let root = try fleet.pebble.rootFile()
-        let took = fleet.waitFor(240) {
-            replicas.allSatisfy { serve in fleet.domains.allSatisfy { fleet.servesTrusted(serve, $0, root: root) } }
-        }
-        #expect(took != nil, "pebble: \(fleet.pebble.log.suffix(3000))\nr0: \(fleet.log(0).suffix(3000))")
+        let replicas = try fleet.startWithDNS(bind, ["--acme-wildcard", "fleet.example"])
         // One order for the fleet, for fleet.example and *.fleet.example, kept in one row.
         #expect(fleet.pebbleCount("Added order") == 1)
         let store = try PostgresConnection(uri: fleet.uri)

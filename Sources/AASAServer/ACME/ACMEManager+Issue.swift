@@ -32,6 +32,15 @@ extension ACMEManager {
         case awaitingDelegation(DNSDelegation, until: Date)
     }
 
+    /// The longest wait between two lookups of a delegation that is not usable.
+    static let longestDelegationWait: TimeInterval = 3600
+
+    /// The wait before the next lookup of a delegation that was unusable `waits` times in a row: `--acme-retry-min`,
+    /// doubled each time up to an hour, so domains whose owners never add their CNAME cost a lookup an hour each.
+    static func delegationWait(after waits: Int, minimumRetry: Duration) -> TimeInterval {
+        min(minimumRetry.timeInterval * Double(1 << min(waits, 20)), longestDelegationWait)
+    }
+
     /// How long a domain waits when the storage could not be reached before its turn.
     static let storageRetry: TimeInterval = 30
 
@@ -67,10 +76,15 @@ extension ACMEManager {
         }
         if let dns, dns.answers(domain) {
             let delegation = dns.delegation(of: domain)
-            queue.withItems { $0[domain]?.delegation = delegation }
+            queue.withItems {
+                $0[domain]?.delegation = delegation
+                if delegation.isUsable { $0[domain]?.delegationWaits = 0 }
+            }
             guard delegation.isUsable else {
                 return .awaitingDelegation(
-                    delegation, until: now.addingTimeInterval(settings.minimumRetry.timeInterval))
+                    delegation,
+                    until: now.addingTimeInterval(
+                        Self.delegationWait(after: entry?.delegationWaits ?? 0, minimumRetry: settings.minimumRetry)))
             }
         }
         let taken: ACMELease?
@@ -300,6 +314,7 @@ extension ACMEManager {
             case .awaitingDelegation(let delegation, let until):
                 entry.due = until
                 entry.delegation = delegation
+                entry.delegationWaits += 1
                 entry.status.state = entry.status.expiry == nil ? .pending : .renewing
                 entry.status.nextRenewal = until
                 entry.status.lastError =

@@ -209,7 +209,7 @@ public final class ACMEManager: Service, Sendable {
         let wildcards = dns?.settings.wildcards ?? []
         var covered: [String: String] = [:]
         for domain in domains {
-            if let base = wildcards.first(where: { Self.wildcard($0, covers: domain) }) { covered[domain] = base }
+            if let base = dns?.settings.wildcard(covering: domain) { covered[domain] = base }
         }
         wildcardCoverage.withLock { $0 = covered }
         var plans: [String: CertificatePlan] = [:]
@@ -292,17 +292,9 @@ public final class ACMEManager: Service, Sendable {
     /// How the CA validates `domain`: `dns-01` for the names ``ACMESettings/dns`` answers, else `http-01`.
     func challenge(of domain: String) -> String { dns?.answers(domain) == true ? "dns-01" : "http-01" }
 
-    /// Whether the certificate of `base` and `*.base` covers `domain`: the base itself, or a name one label below it.
-    static func wildcard(_ base: String, covers domain: String) -> Bool {
-        guard domain != base else { return true }
-        guard domain.hasSuffix("." + base) else { return false }
-        let label = domain.dropLast(base.count + 1)
-        return !label.isEmpty && !label.contains(".")
-    }
-
     /// The names ordered for `domain`'s certificate: `domain` and `*.domain` for a wildcard's base, else `domain`.
     func orderedNames(_ domain: String) -> [String] {
-        dns?.settings.wildcards.contains(domain) == true ? [domain, "*." + domain] : [domain]
+        dns?.settings.isWildcardBase(domain) == true ? [domain, "*." + domain] : [domain]
     }
 
     /// The statuses of the configured domains a wildcard certificate covers: its status, naming it.
@@ -400,7 +392,7 @@ public final class ACMEManager: Service, Sendable {
         // The records a crash left go first, on a thread of their own: a DNS server slow to answer delays the orders,
         // never the start.
         Thread.detachNewThread { [weak self] in
-            recordedDNS.removeLeftovers()
+            recordedDNS.removeLeftovers { self?.stopped.withLock { $0 } ?? true }
             guard let self else { return }
             stopped.withLock { stopped in if !stopped { startWorkers() } }
         }

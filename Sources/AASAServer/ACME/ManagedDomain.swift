@@ -31,6 +31,8 @@ struct ManagedDomain: Sendable {
     /// How the CA validates the name, and for dns-01 the delegation as last looked up.
     var challenge: String?
     var delegation: DNSDelegation?
+    /// Lookups in a row that found the delegation unusable: each waits twice as long as the one before.
+    var delegationWaits = 0
 
     init(status: DomainCertificateStatus, appeared: Int) {
         self.status = status

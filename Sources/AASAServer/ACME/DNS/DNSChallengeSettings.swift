@@ -36,7 +36,11 @@ public struct DNSChallengeSettings: Sendable {
     /// The TTL of the TXT records written.
     public var ttl: UInt32 = 60
     /// The base names of wildcard certificates (`--acme-wildcard`): one certificate for `name` and `*.name` each.
-    public var wildcards: [String] = []
+    public var wildcards: [String] = [] {
+        didSet { wildcardBases = Set(wildcards) }
+    }
+    /// ``wildcards`` as a set, for lookups per domain.
+    private var wildcardBases: Set<String> = []
 
     public init(names: DNSNamePatterns, publisher: Publisher) {
         self.names = names
@@ -45,6 +49,18 @@ public struct DNSChallengeSettings: Sendable {
 
     /// Whether `domain`'s authorizations are answered with dns-01.
     public func answers(_ domain: String) -> Bool {
-        names.matches(domain) || wildcards.contains(domain.lowercased())
+        names.matches(domain) || wildcardBases.contains(domain.lowercased())
+    }
+
+    /// Whether `domain` is the base of a wildcard certificate.
+    public func isWildcardBase(_ domain: String) -> Bool { wildcardBases.contains(domain) }
+
+    /// The base of the wildcard certificate that covers `domain`: `domain` itself when it is a base, else the name
+    /// one label above it when that is; `nil` when none covers it. Two lookups, whatever the number of wildcards.
+    public func wildcard(covering domain: String) -> String? {
+        if wildcardBases.contains(domain) { return domain }
+        guard let dot = domain.firstIndex(of: "."), dot > domain.startIndex else { return nil }
+        let parent = String(domain[domain.index(after: dot)...])
+        return wildcardBases.contains(parent) ? parent : nil
     }
 }

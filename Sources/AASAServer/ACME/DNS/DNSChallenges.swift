@@ -233,11 +233,13 @@ public final class DNSChallenges: DNSChallengeResponder, Sendable {
     // MARK: Propagation
 
     /// Returns once `record` is seen everywhere ``DNSChallengeSettings/propagation`` says; fails after
-    /// ``DNSChallengeSettings/propagationTimeout`` naming where it is not.
+    /// ``DNSChallengeSettings/propagationTimeout`` naming where it is not. The zone's name servers are looked up
+    /// once; each look then asks only for the TXT record.
     private func waitUntilSeen(_ record: DNSChallengeRecord, zone: String?) throws(ACMEFailure) {
         let deadline = ContinuousClock.now + settings.propagationTimeout
+        let servers = settings.propagation == .all ? nameServers(of: zone, for: record.name) : .success([])
         while true {
-            let missing = whereMissing(record, zone: zone)
+            let missing = whereMissing(record, servers: servers, deadline: deadline)
             if missing.isEmpty { return }
             if ContinuousClock.now >= deadline || stopped.withLock({ $0 }) {
                 throw ACMEFailure(
@@ -252,8 +254,53 @@ public final class DNSChallenges: DNSChallengeResponder, Sendable {
         }
     }
 
-    /// Where `record` is not seen yet, in words; empty when it is seen everywhere.
-    private func whereMissing(_ record: DNSChallengeRecord, zone: String?) -> [String] {
+    /// A name server of a zone, and one of its addresses.
+    private struct NameServer {
+        var host: String
+        var address: String
+    }
+
+    /// Why a zone's name servers could not be asked, in words.
+    private struct NameServerProblem: Error {
+        var text: String
+    }
+
+    /// The most name servers asked, and addresses of each: a zone with more (a tenant's own, in direct mode) costs
+    /// no more than this per look.
+    static let maximumNameServers = 8
+    static let maximumAddresses = 2
+
+    /// The addresses of the authoritative name servers of `zone` (found from `name` when `nil`), at most
+    /// ``maximumNameServers`` with ``maximumAddresses`` each.
+    private func nameServers(of zone: String?, for name: String) -> Result<[NameServer], NameServerProblem> {
+        guard let zone = zone ?? (try? self.zone(of: name)) else {
+            return .failure(NameServerProblem(text: "at the zone's name servers (the zone of \(name) was not found)"))
+        }
+        let hosts = ((try? resolver.query(zone, .ns))?.records(.ns, of: zone) ?? []).map(\.value)
+        guard !hosts.isEmpty else {
+            return .failure(NameServerProblem(text: "at the name servers of \(zone) (none found)"))
+        }
+        var servers: [NameServer] = []
+        for host in hosts.prefix(Self.maximumNameServers) {
+            let addresses = [DNSRecord.Kind.a, .aaaa].flatMap { kind in
+                ((try? resolver.query(host, kind))?.records(kind, of: host) ?? []).map(\.value)
+            }
+            guard !addresses.isEmpty else {
+                return .failure(NameServerProblem(text: "at \(DNSName.relative(host)) (no address)"))
+            }
+            servers += addresses.prefix(Self.maximumAddresses).map {
+                NameServer(host: DNSName.relative(host), address: $0)
+            }
+        }
+        return .success(servers)
+    }
+
+    /// Where `record` is not seen yet, in words; empty when it is seen everywhere. Past `deadline`, the servers not
+    /// asked yet count as not seeing it.
+    private func whereMissing(
+        _ record: DNSChallengeRecord, servers: Result<[NameServer], NameServerProblem>,
+        deadline: ContinuousClock.Instant
+    ) -> [String] {
         var missing: [String] = []
         // Asked by the name the CA asks: the resolver follows the CNAMEs as the CA's does.
         let asked = DNSDelegation.challengeName(of: record.domain)
@@ -261,23 +308,16 @@ public final class DNSChallenges: DNSChallengeResponder, Sendable {
             $0.value == record.value
         }
         if seen != true { missing.append("through the resolver (\(resolver.serverName))") }
-        guard settings.propagation == .all else { return missing }
-        guard let zone = zone ?? (try? self.zone(of: record.name)) else {
-            return missing + ["at the zone's name servers (the zone of \(record.name) was not found)"]
+        let found: [NameServer]
+        switch servers {
+        case .success(let servers): found = servers
+        case .failure(let problem): return missing + [problem.text]
         }
-        let hosts = ((try? resolver.query(zone, .ns))?.records(.ns, of: zone) ?? []).map(\.value)
-        if hosts.isEmpty { return missing + ["at the name servers of \(zone) (none found)"] }
-        for host in hosts {
-            let addresses = [DNSRecord.Kind.a, .aaaa].flatMap { kind in
-                ((try? resolver.query(host, kind))?.records(kind, of: host) ?? []).map(\.value)
-            }
-            if addresses.isEmpty { missing.append("at \(DNSName.relative(host)) (no address)") }
-            for address in addresses {
-                let server = DNSClient(server: DNSServerAddress(host: address), timeout: .seconds(2))
-                let answer = try? server.query(record.name, .txt, recursive: false)
-                if answer?.records(.txt, of: record.name).contains(where: { $0.value == record.value }) != true {
-                    missing.append("at \(DNSName.relative(host)) (\(address))")
-                }
+        for server in found {
+            let client = DNSClient(server: DNSServerAddress(host: server.address), timeout: .seconds(2))
+            let answer = ContinuousClock.now < deadline ? try? client.query(record.name, .txt, recursive: false) : nil
+            if answer?.records(.txt, of: record.name).contains(where: { $0.value == record.value }) != true {
+                missing.append("at \(server.host) (\(server.address))")
             }
         }
         return missing

@@ -15,12 +15,12 @@ public struct DNSDelegationCheck {
         let challenges = DNSChallenges(settings: settings, logger: Logger(label: "aasa-server.check"))
         var names: [String] = []
         for domain in domains.sorted() {
-            let name = settings.wildcards.first { ACMEManager.wildcard($0, covers: domain) } ?? domain
+            let name = settings.wildcard(covering: domain) ?? domain
             if settings.answers(name), !names.contains(name) { names.append(name) }
         }
         return names.map { name in
             let delegation = challenges.delegation(of: name)
-            let subject = settings.wildcards.contains(name) ? "\(name) and *.\(name)" : name
+            let subject = settings.isWildcardBase(name) ? "\(name) and *.\(name)" : name
             switch delegation.state {
             case .inPlace where delegation.updatable == false, .direct where delegation.updatable == false:
                 return Diagnostic(

@@ -30,10 +30,12 @@ struct RecordedDNSChallenges: DNSChallengeResponder {
 
     /// Removes the records earlier runs left (a crash mid-order, a removal that failed), each under its domain's
     /// order lock, so a record another replica's order is using now stays; returns how many were removed.
+    /// `stopping` ends the sweep between two domains (the server is stopping).
     @discardableResult
-    func removeLeftovers() -> Int {
+    func removeLeftovers(stopping: () -> Bool = { false }) -> Int {
         var removed = 0
         for (domain, history) in storage.historiesWithChallengeRecords().sorted(by: { $0.key < $1.key }) {
+            if stopping() { break }
             guard let lease = try? storage.lock(domain) else { continue }
             defer { lease.release() }
             // Read again under the lock: the records are what no order holds now.
