@@ -56,6 +56,13 @@ public struct DNSClient: Sendable {
             throw DNSError(
                 .configuration, "'\(zone)' is not a zone name", hint: "give the zone's apex, e.g. example.com")
         }
+        // A name read back (a CNAME's target, a state file) is written into the record's text: only a plain name
+        // may be, so it cannot add fields of its own.
+        for record in adding + deleting where !DNSName.isValid(record.name) {
+            throw DNSError(
+                .configuration, "'\(record.name)' is not a name a record is written at",
+                hint: "use names of letters, digits, - and _ (the CNAME's target, or the state file's record)")
+        }
         for record in adding + deleting where !DNSName.isWithin(record.name, zone: zone) {
             throw DNSError(
                 .configuration, "\(DNSName.relative(record.name)) is not in zone \(DNSName.relative(zone))",

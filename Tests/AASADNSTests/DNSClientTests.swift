@@ -74,6 +74,19 @@ import Testing
         #expect(bind.dig("_acme-challenge.provider.test", "TXT", resolver: false).isEmpty)
     }
 
+    @Test func aNameThatIsNotPlainIsNeverWrittenIntoAnUpdate() throws {
+        let bind = try Self.bind()
+        let client = DNSClient(server: try DNSServerAddress(parsing: bind.server))
+        let key = try TSIGKey(contentsOf: bind.keyFile)
+        // A name read back from a tampered state file, trying to turn the record into an address record.
+        let crafted = DNSRecord(name: "x.provider.test 60 IN A 192.0.2.1 ;", kind: .txt, ttl: 5, value: "v")
+        let error = try #require(throws: DNSError.self) {
+            try client.update(zone: "provider.test", adding: [crafted], deleting: [], key: key)
+        }
+        #expect(error.message.contains("is not a name a record is written at"), "\(error)")
+        #expect(bind.dig("x.provider.test", "A", resolver: false).isEmpty)
+    }
+
     @Test func aZoneTheKeyMayNotChangeIsRefusedWithTheFix() throws {
         let bind = try Self.bind()
         let client = DNSClient(server: try DNSServerAddress(parsing: bind.server))

@@ -10,12 +10,8 @@ import Testing
 /// ACME figures (``ACMEAdminListener``): the queue panel, each domain's place, eta and issuer, and the Retry now
 /// button, whose POST reaches the server and whose answer is shown.
 @Suite(.serialized) struct DashboardQueueBrowserTests {
-    @Test func theQueuePanelAndRetryNowShowWhatTheServerSays() throws {
-        var figures = ACMEAdminListener.figures
-        figures.queue.pausedUntil = Date().addingTimeInterval(2 * 3600 + 60)
-        figures.statuses["shop.example"]?.eta = Date().addingTimeInterval(3 * 3600 + 60)
-        let admin = try ACMEAdminListener(figures: figures)
-        let profile = TemporaryDirectory("aasa-devtools")
+    /// Headless Chromium on `admin`'s dashboard at 1440 px, the token typed into its form.
+    static func signedIn(_ admin: ACMEAdminListener, profile: TemporaryDirectory) throws -> (DevTools, DevTools.Page) {
         let browser = try DevTools(profile: profile.path)
         let page = try browser.openPage(width: 1440, height: 1000)
         try page.navigate(admin.base + "/")
@@ -23,6 +19,16 @@ import Testing
         try page.evaluate("document.getElementById('token').focus()")
         try page.type(ACMEAdminListener.token)
         try page.press("Enter")
+        return (browser, page)
+    }
+
+    @Test func theQueuePanelAndRetryNowShowWhatTheServerSays() throws {
+        var figures = ACMEAdminListener.figures
+        figures.queue.pausedUntil = Date().addingTimeInterval(2 * 3600 + 60)
+        figures.statuses["shop.example"]?.eta = Date().addingTimeInterval(3 * 3600 + 60)
+        let admin = try ACMEAdminListener(figures: figures)
+        let profile = TemporaryDirectory("aasa-devtools")
+        let (browser, page) = try Self.signedIn(admin, profile: profile)
 
         // The queue panel: what waits, the rate, when the last order goes out, the pause and the CA's reason.
         try page.wait(for: "document.getElementById('acme-queue')?.checkVisibility()")
@@ -108,13 +114,7 @@ import Testing
             message: "written in zone acme.provider.example")
         let admin = try ACMEAdminListener(figures: figures)
         let profile = TemporaryDirectory("aasa-devtools")
-        let browser = try DevTools(profile: profile.path)
-        let page = try browser.openPage(width: 1440, height: 1000)
-        try page.navigate(admin.base + "/")
-        try page.wait(for: "document.getElementById('token-form')?.checkVisibility()")
-        try page.evaluate("document.getElementById('token').focus()")
-        try page.type(ACMEAdminListener.token)
-        try page.press("Enter")
+        let (browser, page) = try Self.signedIn(admin, profile: profile)
         try page.wait(for: "document.querySelector('#domains tr[data-domain=\"shop.example\"] .challenge')")
         func cell(_ domain: String) throws -> String {
             try #require(
@@ -135,5 +135,6 @@ import Testing
         #expect(!links.contains("add "), "\(links)")
         let overflow = try page.evaluate("document.documentElement.scrollWidth - window.innerWidth")
         #expect((overflow as? Int).map { $0 <= 0 } == true, "the page scrolls sideways by \(overflow ?? "?") px")
+        withExtendedLifetime(browser) {}
     }
 }
