@@ -13,6 +13,9 @@ public enum CertificateFile: String, Sendable, CaseIterable {
     /// The file's name in its folder.
     public var name: String { rawValue }
 
+    /// The files a load reads from every certificate folder: what ``FolderReadAhead`` brings in ahead of it.
+    public static let readAhead = [chain.name, privateKey.name]
+
     /// The file's path in the certificate folder `folder`.
     public func path(in folder: String) -> String { folder + "/" + rawValue }
 }

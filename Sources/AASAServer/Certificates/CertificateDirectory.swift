@@ -185,10 +185,16 @@ public struct CertificateDirectory: Sendable {
         let folderNames = listed.sorted().filter { name in
             !name.hasPrefix(".") && name != Self.devCAFolder && name != ACMEAccount.folderName
         }
-        // Reading thousands of folders is a large part of a start: spread it over every processor. Chains are
+        // Reading thousands of folders is a large part of a start: spread it over every processor, the folders brought
+        // in from the disk ahead of it (FolderReadAhead). Chains are
         // parsed by OpenSSL only to check a staple, and the intermediates they share are then parsed once.
         let sharing = Sharing(vault: vault)
-        return folderNames.concurrentMap { name in
+        let ahead = FolderReadAhead.start(
+            folderNames.map { path + "/" + $0 }, count: folderNames.count, files: CertificateFile.readAhead)
+        defer { ahead?.stop() }
+        return folderNames.indices.concurrentMap { index in
+            ahead?.reached(index)
+            let name = folderNames[index]
             let listing = beforeReading?(name) ?? nil
             let folder = path + "/" + name
             var result = Self.readFolder(

@@ -105,7 +105,8 @@ struct Loader: Sendable {
         return load
     }
 
-    /// Reads `domains` on every processor at once: with thousands of domains this is most of a start. A domain
+    /// Reads `domains` on every processor at once, what they are read from brought in ahead of the parsers
+    /// (``ConfigSource/readAhead(_:)``): with thousands of domains this is most of a start. A domain
     /// whose source did not change since `previous` was loaded keeps that result. All domains' pages share one
     /// ``PagesBudget``. With `helpersAfter`, only this thread reads until that group is done
     /// (``Swift/Collection/concurrentMap(helpersAfter:_:)``).
@@ -116,8 +117,13 @@ struct Loader: Sendable {
         var loader = SiteConfigLoader()
         loader.pages.budget = PagesBudget(limit: pagesMemory)
         let settings = SharedSettings()
-        return domains.concurrentMap(helpersAfter: helpersAfter) { [loader, source] in
-            source.readDomain($0, reusing: previous[$0.name], with: loader).keptBetweenLoads(sharing: settings)
+        let ahead = source.readAhead(domains)
+        defer { ahead?.stop() }
+        return domains.indices.concurrentMap(helpersAfter: helpersAfter) { [loader, source] index in
+            ahead?.reached(index)
+            let domain = domains[index]
+            return source.readDomain(domain, reusing: previous[domain.name], with: loader)
+                .keptBetweenLoads(sharing: settings)
         }
     }
 

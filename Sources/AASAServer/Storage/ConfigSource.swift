@@ -25,6 +25,9 @@ protocol ConfigSource: Sendable {
     /// changed since.
     func readDomain(_ domain: SourceDomain, reusing previous: LoadedDomain?, with loader: SiteConfigLoader)
         -> LoadedDomain
+    /// Starts bringing what ``readDomain(_:reusing:with:)`` will read of `domains`, in that order, into memory ahead
+    /// of it; `nil` when the source has nothing to read ahead (rows fetched together, or a few folders).
+    func readAhead(_ domains: [SourceDomain]) -> FolderReadAhead?
     /// Reads every certificate, or with `only` those named, each imported for TLS; a certificate `known` lists is
     /// not parsed again when what it was read from has not changed.
     func readCertificates(known: [String: CertificateDirectory.KnownFolder], only: Set<String>?, now: Date)
@@ -40,6 +43,8 @@ protocol ConfigSource: Sendable {
 
 extension ConfigSource {
     func takeReadFailure() -> Diagnostic? { nil }
+
+    func readAhead(_ domains: [SourceDomain]) -> FolderReadAhead? { nil }
 
     func domains(named names: Set<String>) throws(Diagnostic) -> [String: SourceDomain] {
         var found: [String: SourceDomain] = [:]

@@ -69,6 +69,14 @@ struct FolderSource: ConfigSource {
         return loader.loadDomain(folder, reusing: previous, listed: listed)
     }
 
+    func readAhead(_ domains: [SourceDomain]) -> FolderReadAhead? {
+        FolderReadAhead.start(
+            domains.compactMap { domain in
+                guard case .folder(let folder) = domain.location else { return nil }
+                return folder.path
+            }, count: domains.count, files: [SiteConfigLoader.fileName])
+    }
+
     func readCertificates(known: [String: CertificateDirectory.KnownFolder], only: Set<String>?, now: Date)
         -> CertificateRead
     {

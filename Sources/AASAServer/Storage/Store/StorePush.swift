@@ -60,8 +60,13 @@ public struct StorePush {
         var outcome = Outcome()
         let folders = try DomainFolder.list(config, excluding: [excludedCerts])
         var tls: SigningCertificates?
+        // The folders come from the disk ahead of the batches that check them.
+        let ahead = FolderReadAhead.start(folders.map(\.path), count: folders.count, files: [SiteConfigLoader.fileName])
+        defer { ahead?.stop() }
+        var first = 0
         for batch in Store.batches(folders, maximumCount: Self.domainsPerBatch) {
-            try push(batch, to: store, tls: &tls, outcome: &outcome, say: say)
+            try push(batch, from: first, ahead: ahead, to: store, tls: &tls, outcome: &outcome, say: say)
+            first += batch.count
         }
         if prune {
             let present = Set(folders.map(\.domain))
@@ -90,13 +95,17 @@ public struct StorePush {
     }
 
     /// Checks `folders` as `check` does (the TLS certificates of a signing domain read into `tls` once, when a
-    /// batch first needs them), reads the valid ones and writes those that differ from the store.
+    /// batch first needs them), reads the valid ones and writes those that differ from the store. `first` is the
+    /// place of the batch's first folder in what `ahead` reads ahead.
     private func push(
-        _ folders: [DomainFolder], to store: Store, tls: inout SigningCertificates?, outcome: inout Outcome,
-        say: (String) -> Void
+        _ folders: [DomainFolder], from first: Int, ahead: FolderReadAhead?, to store: Store,
+        tls: inout SigningCertificates?, outcome: inout Outcome, say: (String) -> Void
     ) throws {
         let loader = SiteConfigLoader()
-        let loaded = folders.concurrentMap { loader.loadDomain($0) }
+        let loaded = folders.indices.concurrentMap { index in
+            ahead?.reached(first + index)
+            return loader.loadDomain(folders[index])
+        }
         if tls == nil && loaded.contains(where: AssociationSigner.signsWithTLSCertificate) {
             tls = SigningCertificates.read(excludedCerts)
         }
@@ -226,12 +235,20 @@ public struct StorePush {
         var present: Set<String> = []
         var pending: [StoredCertificate] = []
         var pendingBytes = 0
-        for group in Store.batches(names.sorted(), maximumCount: Self.foldersReadTogether) {
-            let read = group.concurrentMap { name in
-                Result { () throws(StoreError) in
-                    try Self.readCertificate(name, in: directory, confinement: confinement)
+        let sorted = names.sorted()
+        let ahead = FolderReadAhead.start(
+            sorted.map { directory + "/" + $0 }, count: sorted.count, files: CertificateFile.readAhead)
+        defer { ahead?.stop() }
+        var first = 0
+        for group in Store.batches(sorted, maximumCount: Self.foldersReadTogether) {
+            let offset = first
+            let read = group.indices.concurrentMap { index in
+                ahead?.reached(offset + index)
+                return Result { () throws(StoreError) in
+                    try Self.readCertificate(group[index], in: directory, confinement: confinement)
                 }
             }
+            first += group.count
             for result in read {
                 guard let certificate = try result.get() else { continue }
                 let (name, files) = certificate
