@@ -186,8 +186,8 @@ public struct CertificateDirectory: Sendable {
             !name.hasPrefix(".") && name != Self.devCAFolder && name != ACMEAccount.folderName
         }
         // Reading thousands of folders is a large part of a start: spread it over every processor, the folders brought
-        // in from the disk ahead of it (FolderReadAhead). Chains are
-        // parsed by OpenSSL only to check a staple, and the intermediates they share are then parsed once.
+        // in from the disk ahead of it (FolderReadAhead). Chains are parsed by OpenSSL only to check a staple, and the
+        // intermediates they share are then parsed once.
         let sharing = Sharing(vault: vault)
         let ahead = FolderReadAhead.start(
             folderNames.map { path + "/" + $0 }, count: folderNames.count, files: CertificateFile.readAhead)
