@@ -40,7 +40,7 @@ import Testing
             folders: folders + [root.path + "/linked.example"],
             files: ["site.json", "linked.json", "pipe", "absent.json"],
             window: FolderReadAhead.window, cachedTime: 0)
-        #expect(waitUntil { ahead.figures.read == folders.count + 1 })
+        #expect(waitUntil { ahead.foldersRead == folders.count + 1 })
         ahead.stop()
 
         #expect(waitUntil { files.allSatisfy { PageCache.residentPages(of: $0) > 0 } })
@@ -57,9 +57,9 @@ import Testing
         }
         let ahead = FolderReadAhead(folders: folders, files: ["site.json"], window: 100, cachedTime: 0)
         defer { ahead.stop() }
-        #expect(waitUntil { ahead.figures.read == 100 })
+        #expect(waitUntil { ahead.foldersRead == 100 })
         usleep(200_000)
-        #expect(ahead.figures.read == 100, "it went past the window")
+        #expect(ahead.foldersRead == 100, "it went past the window")
 
         // As parsers do, each folder once. The threads waiting at 100 and after are woken on the way (at 128) and
         // may each still read the folder it held, if the parsers have not passed it by then: at most one a thread.
@@ -72,7 +72,7 @@ import Testing
         #expect(
             read[100..<200].count { $0 } <= FolderReadAhead.threads, "it read folders the parsers had passed")
         #expect(read[300...].allSatisfy { !$0 }, "it went past the window")
-        #expect(ahead.figures.read <= 200 + FolderReadAhead.threads)
+        #expect(ahead.foldersRead <= 200 + FolderReadAhead.threads)
     }
 
     @Test func foldersAlreadyCachedAreOnlySampled() throws {
@@ -86,7 +86,7 @@ import Testing
         // Nothing waits for the disk: after 64 cached folders in a row, one in 64 is looked at.
         #expect(waitUntil { ahead.isDone })
         ahead.stop()
-        #expect(ahead.figures.read < folders.count / 2, "\(ahead.figures) of \(folders.count) looked at")
+        #expect(ahead.foldersRead < folders.count / 2, "\(ahead.foldersRead) of \(folders.count) looked at")
     }
 
     @Test func aFewFoldersAreReadWithoutIt() {

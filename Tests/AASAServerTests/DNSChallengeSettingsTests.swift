@@ -9,7 +9,7 @@ struct DNSChallengeSettingsTests {
         var settings = DNSChallengeSettings(
             names: try DNSNamePatterns(parsing: names),
             publisher: .update(server: DNSServerAddress(host: "127.0.0.1"), key: nil))
-        settings.wildcards = wildcards
+        settings.wildcards = Set(wildcards)
         return settings
     }
 
@@ -23,6 +23,10 @@ struct DNSChallengeSettingsTests {
         #expect(settings.wildcard(covering: ".shop.example") == nil)
         #expect(settings.answers("shop.example") && !settings.answers("a.shop.example"))
         #expect(settings.isWildcardBase("b.example") && !settings.isWildcardBase("a.b.example"))
+        // A domain named in capitals is the same name.
+        #expect(settings.wildcard(covering: "A.Shop.Example") == "shop.example")
+        #expect(settings.wildcard(covering: "SHOP.example") == "shop.example")
+        #expect(settings.isWildcardBase("B.Example") && settings.answers("B.EXAMPLE"))
     }
 
     @Test func namesAndSuffixesSayWhichDomainsUseDNS01() throws {

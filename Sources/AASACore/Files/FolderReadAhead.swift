@@ -37,7 +37,7 @@ public final class FolderReadAhead: Sendable {
     public static let cachedRun = 64
     /// One folder in this many is looked at while sampling.
     public static let stride = 64
-    /// A folder listed and read ahead in less than this (in nanoseconds) was in the page cache.
+    /// A folder whose files were opened and read ahead in less than this (in nanoseconds) was in the page cache.
     public static let cachedTime = 40_000
 
     /// The folders, in the order the parsers take them.
@@ -56,8 +56,8 @@ public final class FolderReadAhead: Sendable {
     private let cached = Atomic<Int>(0)
     /// Set by ``stop()``.
     private let stopped = Atomic<Bool>(false)
-    /// Folders read ahead, and of those, found already cached (for tests and the log).
-    private let counts = Mutex<(read: Int, cached: Int)>((0, 0))
+    /// Folders looked at.
+    private let looked = Atomic<Int>(0)
     private let workers = Mutex<[ServiceThread]>([])
     /// Threads that have not yet run out of folders.
     private let active = Atomic<Int>(0)
@@ -133,8 +133,8 @@ public final class FolderReadAhead: Sendable {
     /// Whether every thread has run out of folders (or was stopped).
     var isDone: Bool { active.load(ordering: .acquiring) == 0 }
 
-    /// How many folders were read ahead, and how many of them were already in the page cache.
-    public var figures: (read: Int, cached: Int) { counts.withLock { $0 } }
+    /// How many folders the threads have looked at (read ahead, or found cached).
+    var foldersRead: Int { looked.load(ordering: .relaxed) }
 
     private func run() {
         while !stopped.load(ordering: .relaxed) {
@@ -160,16 +160,12 @@ public final class FolderReadAhead: Sendable {
             if index <= parsed.load(ordering: .relaxed) { continue }
             let started = Self.now()
             Self.readAhead(files, in: folders[index])
-            let wasCached = Self.now() - started < fast
-            if wasCached {
+            if Self.now() - started < fast {
                 cached.wrappingAdd(1, ordering: .relaxed)
             } else {
                 cached.store(0, ordering: .relaxed)
             }
-            counts.withLock {
-                $0.read += 1
-                if wasCached { $0.cached += 1 }
-            }
+            looked.wrappingAdd(1, ordering: .relaxed)
         }
     }
 

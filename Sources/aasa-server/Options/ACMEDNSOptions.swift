@@ -155,7 +155,7 @@ struct ACMEDNSOptions: ParsableArguments {
                     + "--acme-dns-tsig-key-file (RFC 2136), or --acme-dns-hook PATH")
         }
         var settings = DNSChallengeSettings(names: names, publisher: publisher)
-        settings.wildcards = wildcards
+        settings.wildcards = Set(wildcards)
         if let zone = acmeDnsZone {
             guard DNSName.isValid(zone), !zone.contains("*") else {
                 throw ValidationError(

@@ -35,12 +35,9 @@ public struct DNSChallengeSettings: Sendable {
     public var propagationInterval: Duration = .seconds(2)
     /// The TTL of the TXT records written.
     public var ttl: UInt32 = 60
-    /// The base names of wildcard certificates (`--acme-wildcard`): one certificate for `name` and `*.name` each.
-    public var wildcards: [String] = [] {
-        didSet { wildcardBases = Set(wildcards) }
-    }
-    /// ``wildcards`` as a set, for lookups per domain.
-    private var wildcardBases: Set<String> = []
+    /// The base names of wildcard certificates (`--acme-wildcard`), lower-case: one certificate for `name` and
+    /// `*.name` each.
+    public var wildcards: Set<String> = []
 
     public init(names: DNSNamePatterns, publisher: Publisher) {
         self.names = names
@@ -49,18 +46,20 @@ public struct DNSChallengeSettings: Sendable {
 
     /// Whether `domain`'s authorizations are answered with dns-01.
     public func answers(_ domain: String) -> Bool {
-        names.matches(domain) || wildcardBases.contains(domain.lowercased())
+        names.matches(domain) || isWildcardBase(domain)
     }
 
-    /// Whether `domain` is the base of a wildcard certificate.
-    public func isWildcardBase(_ domain: String) -> Bool { wildcardBases.contains(domain) }
+    /// Whether `domain` (in any case) is the base of a wildcard certificate.
+    public func isWildcardBase(_ domain: String) -> Bool { wildcards.contains(domain.lowercased()) }
 
-    /// The base of the wildcard certificate that covers `domain`: `domain` itself when it is a base, else the name
-    /// one label above it when that is; `nil` when none covers it. Two lookups, whatever the number of wildcards.
+    /// The base of the wildcard certificate that covers `domain` (in any case): `domain` itself when it is a base,
+    /// else the name one label above it when that is; `nil` when none covers it. Two lookups, whatever the number of
+    /// wildcards.
     public func wildcard(covering domain: String) -> String? {
-        if wildcardBases.contains(domain) { return domain }
+        let domain = domain.lowercased()
+        if wildcards.contains(domain) { return domain }
         guard let dot = domain.firstIndex(of: "."), dot > domain.startIndex else { return nil }
         let parent = String(domain[domain.index(after: dot)...])
-        return wildcardBases.contains(parent) ? parent : nil
+        return wildcards.contains(parent) ? parent : nil
     }
 }
