@@ -20,9 +20,9 @@ import Synchronization
 /// the last one a parser ``reached(_:)`` (a thread that gets there sleeps until the parsers move on), so what they
 /// bring in is still cached when the parsers get there, and they skip what the parsers have passed.
 ///
-/// Folders already cached cost an open and a byte of each file, and not even that for long: after
-/// ``cachedRun`` folders in a row each came back in under ``cachedTime``, the threads look at one folder in
-/// ``stride``, and go back to every folder at the first one that waits for the disk.
+/// Folders already cached cost an open and a byte of each file, and not even that for long: after ``cachedRun``
+/// folders in a row whose reading made the thread read nothing from the disk (its `getrusage` block input), the
+/// threads look at one folder in ``stride``, and go back to every folder at the first one that reads the disk.
 ///
 /// It reads and nothing else, within bounds: only the files it is given the names of, never through a symbolic link
 /// (neither the folder nor the file), only regular files, opened non-blocking, and at most ``bytesPerFile`` of each.
@@ -37,8 +37,6 @@ public final class FolderReadAhead: Sendable {
     public static let cachedRun = 64
     /// One folder in this many is looked at while sampling.
     public static let stride = 64
-    /// A folder whose files were opened and read ahead in less than this (in nanoseconds) was in the page cache.
-    public static let cachedTime = 40_000
 
     /// The folders, in the order the parsers take them.
     private let folders: [String]
@@ -46,8 +44,6 @@ public final class FolderReadAhead: Sendable {
     private let files: [String]
     /// How many folders past the parsers the threads go at most (``window`` but in tests).
     private let reach: Int
-    /// A folder read ahead in less than this many nanoseconds was cached (``cachedTime`` but in tests).
-    private let fast: Int
     /// The next folder a thread takes.
     private let next = Atomic<Int>(0)
     /// The furthest folder a parser has reached.
@@ -81,14 +77,13 @@ public final class FolderReadAhead: Sendable {
     /// Starts reading the files named `files` in each of `folders` (paths, in the order they will be parsed) ahead.
     /// When no thread can be started, the load reads as it would without this.
     public convenience init(folders: [String], files: [String]) {
-        self.init(folders: folders, files: files, window: Self.window, cachedTime: Self.cachedTime)
+        self.init(folders: folders, files: files, window: Self.window)
     }
 
-    init(folders: [String], files: [String], window: Int, cachedTime: Int) {
+    init(folders: [String], files: [String], window: Int) {
         self.folders = folders
         self.files = files
         reach = window
-        fast = cachedTime
         guard !folders.isEmpty else { return }
         for index in 0..<min(Self.threads, folders.count) {
             active.wrappingAdd(1, ordering: .relaxed)
@@ -158,9 +153,9 @@ public final class FolderReadAhead: Sendable {
             }
             // The parsers may have passed it while this thread waited.
             if index <= parsed.load(ordering: .relaxed) { continue }
-            let started = Self.now()
+            let before = Self.blocksRead()
             Self.readAhead(files, in: folders[index])
-            if Self.now() - started < fast {
+            if Self.blocksRead() == before {
                 cached.wrappingAdd(1, ordering: .relaxed)
             } else {
                 cached.store(0, ordering: .relaxed)
@@ -179,8 +174,8 @@ public final class FolderReadAhead: Sendable {
             guard file >= 0 else { continue }
             var status = stat()
             if fstat(file, &status) == 0 && status.st_mode & S_IFMT == S_IFREG {
-                // The kernel reads the rest on its own; the first byte is waited for, so the time taken says
-                // whether the file was cached.
+                // The kernel reads the rest on its own; the first byte is waited for, so each thread keeps one
+                // folder in flight.
                 _ = posix_fadvise(file, 0, off_t(bytesPerFile), POSIX_FADV_WILLNEED)
                 var byte: UInt8 = 0
                 _ = pread(file, &byte, 1, 0)
@@ -189,10 +184,16 @@ public final class FolderReadAhead: Sendable {
         }
     }
 
-    /// A monotonic time in nanoseconds.
-    private static func now() -> Int {
-        var time = timespec()
-        clock_gettime(CLOCK_MONOTONIC, &time)
-        return time.tv_sec * 1_000_000_000 + time.tv_nsec
+    /// The blocks the calling thread has read from the disk (`getrusage(RUSAGE_THREAD)`'s block input, which
+    /// counts the reads it started, `posix_fadvise`'s among them); 0 where the system does not say.
+    private static func blocksRead() -> Int {
+        #if os(Linux)
+            var usage = rusage()
+            // RUSAGE_THREAD (1), which the Glibc module does not import.
+            guard getrusage(__rusage_who_t(1), &usage) == 0 else { return 0 }
+            return usage.ru_inblock
+        #else
+            return 0
+        #endif
     }
 }
