@@ -47,6 +47,20 @@ import Testing
         #expect(PageCache.residentPages(of: elsewhere) == 0, "it read through a linked folder")
     }
 
+    @Test func readingEntriesLooksAtEachFolderAndReadsNoFile() throws {
+        let root = try DiskFolder()
+        let folders = try (0..<300).map { index in
+            let folder = try root.folder("d\(index).example")
+            try PageCache.evict(try root.file("d\(index).example/site.json"))
+            return folder
+        }
+        let ahead = FolderReadAhead(folders: folders, files: ["site.json"], reading: .entries)
+        #expect(waitUntil { ahead.isDone })
+        ahead.stop()
+        #expect(ahead.foldersRead > 0)
+        #expect(folders.allSatisfy { PageCache.residentPages(of: $0 + "/site.json") == 0 }, "it read a file")
+    }
+
     @Test func staysWithinItsWindowAndSkipsWhatTheParsersPassed() throws {
         let root = try DiskFolder()
         let folders = try (0..<400).map { index in

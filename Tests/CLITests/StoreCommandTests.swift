@@ -52,6 +52,14 @@ import Testing
         return Int(try connection.execute("SELECT count(*) FROM changes").text(0, 0) ?? "") ?? -1
     }
 
+    /// `store push` of the workspace's site-config/ and certs/ to `uri`, sealed with store.key.
+    func pushArguments(_ uri: String) -> [String] {
+        [
+            "store", "push", "--config", "site-config", "--certs", "certs", "--store", uri, "--store-key-file",
+            "store.key",
+        ]
+    }
+
     @Test func pushThenPullRoundTripsTheConfigAndCertificatesByteForByte() throws {
         let uri = try StoreCluster.database("roundtrip")
         let directory = try workspace("aasa-store-roundtrip")
@@ -141,10 +149,7 @@ import Testing
     @Test func aSecondIdenticalPushChangesNothingAndPruneRemoves() throws {
         let uri = try StoreCluster.database("repeat")
         let directory = try workspace("aasa-store-repeat")
-        let arguments = [
-            "store", "push", "--config", "site-config", "--certs", "certs", "--store", uri, "--store-key-file",
-            "store.key",
-        ]
+        let arguments = pushArguments(uri)
         // A dry run writes nothing, not even the schema.
         let early = try aasa(arguments + ["--dry-run"], in: directory.path)
         #expect(early.status == 1)
@@ -195,6 +200,65 @@ import Testing
         #expect(try repository.siteJSON("shop.example", revision: shop[1].revision) != current.siteJSON)
         let links = try repository.history("links.example", limit: 10)
         #expect(links.map(\.removed) == [true, false], "\(links)")
+    }
+
+    @Test func aFolderUnchangedSincePushedIsNotReadAgainUntilAFileItsRowOrTheKeyMoves() throws {
+        let uri = try StoreCluster.database("stamps")
+        let directory = try workspace("aasa-store-stamps")
+        let arguments = pushArguments(uri)
+        let certificates = try FileManager.default.contentsOfDirectory(atPath: directory.path + "/certs").filter {
+            FileManager.default.fileExists(atPath: directory.path + "/certs/\($0)/fullchain.pem")
+        }
+        let folders = 2 + certificates.count
+        // Every file was written just now, within the settling time: nothing is stamped.
+        let first = try aasa(arguments, in: directory.path)
+        #expect(first.status == 0, "\(first.stderr)")
+        #expect(!first.stdout.contains("not read again"), "\(first.stdout)")
+        Thread.sleep(forTimeInterval: 2.2)
+        let changes = try changeCount(uri)
+        let second = try aasa(arguments, in: directory.path)
+        #expect(second.stdout.contains("nothing changed"), "\(second.stdout)")
+        #expect(!second.stdout.contains("not read again"), "\(second.stdout)")
+        let third = try aasa(arguments, in: directory.path)
+        #expect(third.status == 0, "\(third.stderr)")
+        #expect(third.stdout.contains("\(folders) folders unchanged since a push compared them"), "\(third.stdout)")
+        #expect(third.stdout.contains("nothing changed"), "\(third.stdout)")
+        // Keeping the stamps wrote no change.
+        #expect(try changeCount(uri) == changes)
+
+        // A page rewritten in place to the same size: only its times moved.
+        let page = directory.path + "/site-config/shop.example/pages/index.html"
+        var bytes = try #require(FileManager.default.contents(atPath: page))
+        bytes[bytes.startIndex] = bytes.first == UInt8(ascii: "x") ? UInt8(ascii: "y") : UInt8(ascii: "x")
+        let handle = try #require(FileHandle(forWritingAtPath: page))
+        try handle.write(contentsOf: bytes)
+        try handle.close()
+        Thread.sleep(forTimeInterval: 2.2)
+        let rewritten = try aasa(arguments, in: directory.path)
+        #expect(rewritten.stdout.contains("shop.example: site.json unchanged; pages: 1 changed"), "\(rewritten.stdout)")
+        #expect(rewritten.stdout.contains("\(folders - 1) folders unchanged"), "\(rewritten.stdout)")
+
+        // Another writer (the tenant API) moves the row: its stamp no longer holds, and the push puts the folder's
+        // site.json back.
+        let repository = StoreDomainRepository(uri: uri)
+        let current = try #require(try repository.read("links.example"))
+        _ = try repository.write(
+            "links.example", siteJSON: Array(#"{"universalLinks": {"apps": []}}"#.utf8),
+            expecting: .revision(current.revision), actor: "test", summary: "edited")
+        let restored = try aasa(arguments, in: directory.path)
+        #expect(restored.stdout.contains("links.example:"), "\(restored.stdout)")
+        #expect(restored.stdout.contains("\(folders - 1) folders unchanged"), "\(restored.stdout)")
+        #expect(try repository.read("links.example")?.siteJSON == current.siteJSON)
+
+        // Another store key stamps differently: every certificate is compared again, and the key that does not open
+        // the stored ones is named.
+        try writeKey(directory, "other.key", byte: "b")
+        let before = try changeCount(uri)
+        let otherKey = try aasa(
+            Array(arguments.dropLast()) + ["other.key"], in: directory.path)
+        #expect(otherKey.status == 1)
+        #expect(otherKey.stderr.contains("other.key: error: the store key does not open"), "\(otherKey.stderr)")
+        #expect(try changeCount(uri) == before)
     }
 
     @Test func anInvalidDomainIsRefusedWithItsDiagnosticAndTheOthersAreWritten() throws {

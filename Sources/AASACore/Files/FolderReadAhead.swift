@@ -24,6 +24,9 @@ import Synchronization
 /// folders in a row whose reading made the thread read nothing from the disk (its `getrusage` block input), the
 /// threads look at one folder in ``stride``, and go back to every folder at the first one that reads the disk.
 ///
+/// With ``Reading/entries`` it reads only the folders' entries and the files' inodes (a `stat` of each), for a walk
+/// that decides from them which files to read.
+///
 /// It reads and nothing else, within bounds: only the files it is given the names of, never through a symbolic link
 /// (neither the folder nor the file), only regular files, opened non-blocking, and at most ``bytesPerFile`` of each.
 public final class FolderReadAhead: Sendable {
@@ -42,6 +45,8 @@ public final class FolderReadAhead: Sendable {
     private let folders: [String]
     /// The names of the files read ahead in each folder.
     private let files: [String]
+    /// What of them is read.
+    private let reading: Reading
     /// How many folders past the parsers the threads go at most (``window`` but in tests).
     private let reach: Int
     /// The next folder a thread takes.
@@ -66,23 +71,33 @@ public final class FolderReadAhead: Sendable {
     /// Below this many folders a load reads without threads of its own reading ahead (a reload of a few changes).
     public static let minimumFolders = 256
 
+    /// What is read of each file named.
+    public enum Reading: Sendable {
+        /// Its start, up to ``bytesPerFile``: for the threads that parse the files.
+        case contents
+        /// Its entry in the folder and its inode (a `stat`), never a byte of it: for a walk that looks at the
+        /// files' times and sizes (``FolderStamp``) and reads only some of them.
+        case entries
+    }
+
     /// Starts reading the files named `files` in each of `folders` (paths, in the order they will be parsed) ahead;
     /// `nil` for fewer than ``minimumFolders``. Stop it (``stop()``) when the parsers are done.
-    public static func start(_ folders: @autoclosure () -> [String], count: Int, files: [String])
-        -> FolderReadAhead?
-    {
-        count < minimumFolders ? nil : FolderReadAhead(folders: folders(), files: files)
+    public static func start(
+        _ folders: @autoclosure () -> [String], count: Int, files: [String], reading: Reading = .contents
+    ) -> FolderReadAhead? {
+        count < minimumFolders ? nil : FolderReadAhead(folders: folders(), files: files, reading: reading)
     }
 
     /// Starts reading the files named `files` in each of `folders` (paths, in the order they will be parsed) ahead.
     /// When no thread can be started, the load reads as it would without this.
-    public convenience init(folders: [String], files: [String]) {
-        self.init(folders: folders, files: files, window: Self.window)
+    public convenience init(folders: [String], files: [String], reading: Reading = .contents) {
+        self.init(folders: folders, files: files, reading: reading, window: Self.window)
     }
 
-    init(folders: [String], files: [String], window: Int) {
+    init(folders: [String], files: [String], reading: Reading = .contents, window: Int) {
         self.folders = folders
         self.files = files
+        self.reading = reading
         reach = window
         guard !folders.isEmpty else { return }
         for index in 0..<min(Self.threads, folders.count) {
@@ -154,7 +169,7 @@ public final class FolderReadAhead: Sendable {
             // The parsers may have passed it while this thread waited.
             if index <= parsed.load(ordering: .relaxed) { continue }
             let before = Self.blocksRead()
-            Self.readAhead(files, in: folders[index])
+            Self.readAhead(files, in: folders[index], reading: reading)
             if Self.blocksRead() == before {
                 cached.wrappingAdd(1, ordering: .relaxed)
             } else {
@@ -164,12 +179,17 @@ public final class FolderReadAhead: Sendable {
         }
     }
 
-    /// Asks the kernel to read the start of each of `files` in the folder `path`.
-    private static func readAhead(_ files: [String], in path: String) {
+    /// Asks the kernel to read the start (or only the entry and inode) of each of `files` in the folder `path`.
+    private static func readAhead(_ files: [String], in path: String, reading: Reading) {
         let folder = open(path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
         guard folder >= 0 else { return }
         defer { close(folder) }
         for name in files {
+            if reading == .entries {
+                var status = stat()
+                _ = fstatat(folder, name, &status, AT_SYMLINK_NOFOLLOW)
+                continue
+            }
             let file = openat(folder, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC)
             guard file >= 0 else { continue }
             var status = stat()

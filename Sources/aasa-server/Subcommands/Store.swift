@@ -103,7 +103,7 @@ struct Store: ParsableCommand {
         static let configuration = CommandConfiguration(
             abstract: "Upload domain folders (and certificates) to the store, each domain checked as check does.",
             discussion: """
-                A domain with an error is refused (nothing of it is written) and its diagnostics are printed; the others are compared with the store a thousand at a time (site.json and file digests, no stored file read) and those that differ written in one transaction per batch, each domain with its own change and history entry; each changed domain prints the semantic diff of what was stored against what is pushed. A second identical push writes nothing, and --dry-run never writes (not even the schema: run store init first). Private keys are sealed with the store key before they leave the process. Exit status 0 when every domain was written, 2 when any was refused, 1 when the store failed.
+                A domain with an error is refused (nothing of it is written) and its diagnostics are printed; the others are compared with the store a thousand at a time (site.json and file digests, no stored file read) and those that differ written in one transaction per batch, each domain with its own change and history entry; each changed domain prints the semantic diff of what was stored against what is pushed. A second identical push writes nothing, and reads again only the folders whose files changed since (each folder's stamp, its entries' inodes, sizes and times, is kept with its row); --dry-run never writes (not even the schema: run store init first). Private keys are sealed with the store key before they leave the process. Exit status 0 when every domain was written, 2 when any was refused, 1 when the store failed.
 
                 Examples:
                   aasa-server store push --config site-config --store postgresql://aasa@db/aasa
@@ -140,6 +140,11 @@ struct Store: ParsableCommand {
             for refused in outcome.refused {
                 DiagnosticPrinter.printError("\(refused.domain): refused: nothing of it is written")
                 DiagnosticPrinter.print(refused.diagnostics)
+            }
+            if outcome.unread > 0 {
+                print(
+                    "\(outcome.unread) folder\(outcome.unread == 1 ? "" : "s") unchanged since a push compared "
+                        + "\(outcome.unread == 1 ? "it" : "them") with the store: not read again")
             }
             if outcome.changed == 0 {
                 print("nothing changed: the store at \(store.connection.server) already holds what \(config) has")

@@ -14,6 +14,8 @@ extension Store {
         public var domain: StoredDomain
         /// The history entry's summary.
         public var summary: String
+        /// The stamp of the folder the domain was read from (``FolderStamp``), kept with the row, or `nil` for none.
+        var stamp: String?
 
         /// A write of `domain` summarised by `summary`.
         public init(_ domain: StoredDomain, summary: String) {
@@ -39,6 +41,11 @@ extension Store {
                 },
                 tail: " ON CONFLICT (name) DO UPDATE SET site_json = excluded.site_json, change_id = excluded.change_id"
             )
+            try insertStamps(
+                .domains,
+                zip(writes, changes).compactMap { write, change in
+                    write.stamp.map { NewStamp(name: write.domain.name, stamp: $0, seen: change) }
+                })
             try execute("DELETE FROM domain_files WHERE domain = ANY($1::text[])", forNamesIn: names)
             try insertRows(
                 "INSERT INTO domain_files (domain, path, bytes)", casts: ["", "", ""],
@@ -72,6 +79,13 @@ extension Store {
     /// transaction; their private keys must already be sealed. Returns the change ids in the order given.
     @discardableResult
     public func put(_ certificates: [StoredCertificate]) throws -> [Int64] {
+        try put(certificates, stamps: [:])
+    }
+
+    /// ``put(_:)-([StoredCertificate])``, each certificate named in `stamps` with the stamp of the folder it was read
+    /// from (``FolderStamp``).
+    @discardableResult
+    func put(_ certificates: [StoredCertificate], stamps: [String: String]) throws -> [Int64] {
         try recordChanges(.certificate, certificates.map(\.name)) { changes in
             try insertRows(
                 "INSERT INTO certificates (name, fullchain, privkey_sealed, ocsp, acme_json, change_id, shard_hash)",
@@ -86,6 +100,11 @@ extension Store {
                         privkey_sealed = excluded.privkey_sealed, ocsp = excluded.ocsp, acme_json = excluded.acme_json,
                         change_id = excluded.change_id
                     """)
+            try insertStamps(
+                .certificates,
+                zip(certificates, changes).compactMap { certificate, change in
+                    stamps[certificate.name].map { NewStamp(name: certificate.name, stamp: $0, seen: change) }
+                })
         }
     }
 

@@ -8,6 +8,11 @@ import Foundation
 /// diagnostics); a domain with an error is refused and nothing of it is written. A valid domain whose bytes differ
 /// from the stored ones is written whole in one transaction, and reported with the semantic diff of what was stored
 /// against what is pushed (``DomainDiff``); one whose bytes are the stored ones is left alone.
+///
+/// A folder whose tree has not changed since a push compared its row with it (its ``FolderStamp``, kept with the row,
+/// is the same, and no other write moved the row since) is not read or checked again: a second push of a million
+/// unchanged folders lists and stats them and reads nothing else. The stamp covers the build that checked the folder
+/// (and, for a certificate, the store key), so a new release or another key compares every folder again.
 public struct StorePush {
     /// The config folder.
     public var config: String
@@ -31,6 +36,8 @@ public struct StorePush {
         public var refused: [(domain: String, diagnostics: [Diagnostic])] = []
         /// The domains and certificates written (or, dry, that would be) and removed.
         public var changed = 0
+        /// The domain and certificate folders left alone unread: their stamps are the ones their rows hold.
+        public var unread = 0
     }
 
     /// A push of `config`.
@@ -60,12 +67,16 @@ public struct StorePush {
         var outcome = Outcome()
         let folders = try DomainFolder.list(config, excluding: [excludedCerts])
         var tls: SigningCertificates?
-        // The folders come from the disk ahead of the batches that check them.
-        let ahead = FolderReadAhead.start(folders.map(\.path), count: folders.count, files: [SiteConfigLoader.fileName])
+        // The folders' entries come from the disk ahead of the batches that stamp them; the files of the folders
+        // that are read come ahead of their checks, batch by batch.
+        let ahead = FolderReadAhead.start(
+            folders.map(\.path), count: folders.count, files: [SiteConfigLoader.fileName], reading: .entries)
         defer { ahead?.stop() }
+        let context = Self.buildIdentity.map { "domain\u{0}" + $0 }
         var first = 0
         for batch in Store.batches(folders, maximumCount: Self.domainsPerBatch) {
-            try push(batch, from: first, ahead: ahead, to: store, tls: &tls, outcome: &outcome, say: say)
+            try push(
+                batch, from: first, ahead: ahead, context: context, to: store, tls: &tls, outcome: &outcome, say: say)
             first += batch.count
         }
         if prune {
@@ -77,20 +88,56 @@ public struct StorePush {
                 for batch in Store.batches(gone, maximumCount: Self.domainsPerBatch) { try store.deleteDomains(batch) }
             }
         }
-        if let certs { outcome.changed += try pushCertificates(certs, to: store, say: say) }
+        if let certs {
+            let certificates = try pushCertificates(certs, to: store, say: say)
+            outcome.changed += certificates.changed
+            outcome.unread += certificates.unread
+        }
         return outcome
     }
 
-    /// A domain read from its folder, as it is to be stored, its load, and the bytes it holds.
+    /// What tells this build from any other: the device, inode, size and modification time of the running executable,
+    /// or `nil` (and no folder is stamped) when it cannot be read.
+    static let buildIdentity: String? = {
+        var status = stat()
+        guard stat("/proc/self/exe", &status) == 0 else { return nil }
+        return [
+            UInt64(status.st_dev), UInt64(status.st_ino), UInt64(status.st_size), UInt64(status.st_mtim.tv_sec),
+            UInt64(status.st_mtim.tv_nsec),
+        ].map { String($0) }.joined(separator: ":")
+    }()
+
+    /// The stamps of `folders` (`nil` for one that cannot be stamped), taken on every processor, and which of them
+    /// are the ones `stored` holds.
+    static func stamps(
+        _ folders: [String], from first: Int, ahead: FolderReadAhead?, context: String?,
+        stored: [String: Store.PushStamp], names: [String]
+    ) -> (stamps: [String?], unchanged: [Bool]) {
+        let stamps = folders.indices.concurrentMap { index -> String? in
+            ahead?.reached(first + index)
+            return context.flatMap { FolderStamp.of(folders[index], context: $0) }
+        }
+        let unchanged = zip(names, stamps).map { name, stamp in stamp != nil && stored[name]?.stamp == stamp }
+        return (stamps, unchanged)
+    }
+
+    /// A domain read from its folder, as it is to be stored, its load, the bytes it holds, and its folder's stamp
+    /// with the row's stamp and change as read before the folder was.
     private struct Pushed: Sendable {
         let domain: StoredDomain
         let loaded: LoadedDomain
         let bytes: Int
+        let stamp: String?
+        let stored: Store.PushStamp?
 
-        init(domain: StoredDomain, loaded: LoadedDomain) {
+        init(domain: StoredDomain, loaded: LoadedDomain, stamp: String?, stored: Store.PushStamp?) {
             self.domain = domain
             self.loaded = loaded
             bytes = domain.siteJSON.count + domain.files.values.reduce(0) { $0 + $1.count }
+            // A domain signing with a TLS certificate is checked with the certificate folder's files, which its
+            // stamp does not cover.
+            self.stamp = AssociationSigner.signsWithTLSCertificate(loaded) ? nil : stamp
+            self.stored = stored
         }
     }
 
@@ -98,12 +145,22 @@ public struct StorePush {
     /// batch first needs them), reads the valid ones and writes those that differ from the store. `first` is the
     /// place of the batch's first folder in what `ahead` reads ahead.
     private func push(
-        _ folders: [DomainFolder], from first: Int, ahead: FolderReadAhead?, to store: Store,
+        _ batch: [DomainFolder], from first: Int, ahead: FolderReadAhead?, context: String?, to store: Store,
         tls: inout SigningCertificates?, outcome: inout Outcome, say: (String) -> Void
     ) throws {
+        let known = try store.pushStamps(.domains, batch.map(\.domain))
+        let (stamps, unchanged) = Self.stamps(
+            batch.map(\.path), from: first, ahead: ahead, context: context, stored: known, names: batch.map(\.domain))
+        outcome.unread += unchanged.count(where: { $0 })
+        let kept = batch.indices.filter { !unchanged[$0] }
+        guard !kept.isEmpty else { return }
+        let folders = kept.map { batch[$0] }
+        let reading = FolderReadAhead.start(
+            folders.map(\.path), count: folders.count, files: [SiteConfigLoader.fileName])
+        defer { reading?.stop() }
         let loader = SiteConfigLoader()
         let loaded = folders.indices.concurrentMap { index in
-            ahead?.reached(first + index)
+            reading?.reached(index)
             return loader.loadDomain(folders[index])
         }
         if tls == nil && loaded.contains(where: AssociationSigner.signsWithTLSCertificate) {
@@ -112,18 +169,19 @@ public struct StorePush {
         let signed = AssociationSigner(certificateDirectory: excludedCerts).sign(loaded, now: Date(), certificates: tls)
         var pending: [Pushed] = []
         var pendingBytes = 0
-        for group in Store.batches(Array(zip(folders, signed)), maximumCount: Self.foldersReadTogether) {
-            let read = group.concurrentMap { folder, domain -> (pushed: Pushed?, refusal: [Diagnostic]) in
+        let items = zip(kept, zip(folders, signed)).map { (stamp: stamps[$0], folder: $1.0, domain: $1.1) }
+        for group in Store.batches(items, maximumCount: Self.foldersReadTogether) {
+            let read = group.concurrentMap { stamp, folder, domain -> (pushed: Pushed?, refusal: [Diagnostic]) in
                 let errors = domain.diagnostics.errors + (StoreSource.unstorableSigning(domain).map { [$0] } ?? [])
                 guard errors.isEmpty, let confinement = folder.confinement else { return (nil, errors) }
                 do throws(Diagnostic) {
-                    let stored = try Self.read(folder, confinement: confinement, loaded: domain, pages: loader.pages)
-                    return (Pushed(domain: stored, loaded: domain), [])
+                    let read = try Self.read(folder, confinement: confinement, loaded: domain, pages: loader.pages)
+                    return (Pushed(domain: read, loaded: domain, stamp: stamp, stored: known[folder.domain]), [])
                 } catch {
                     return (nil, [error])
                 }
             }
-            for ((_, domain), result) in zip(group, read) {
+            for ((_, _, domain), result) in zip(group, read) {
                 guard let pushed = result.pushed else {
                     outcome.refused.append((domain.domain, result.refusal))
                     continue
@@ -154,14 +212,24 @@ public struct StorePush {
                 stored: before, pushed: item.domain, digests: digests, loaded: item.loaded, dryRun: dryRun)
         }
         var writes: [Store.DomainWrite] = []
+        var stamps: [Store.NewStamp] = []
         for (item, summary) in zip(pushed, summaries) {
-            guard let summary else { continue }
+            guard let summary else {
+                if let stamp = item.stamp, let stored = item.stored, stored.stamp != stamp {
+                    stamps.append(Store.NewStamp(name: item.domain.name, stamp: stamp, seen: stored.change))
+                }
+                continue
+            }
             say(summary)
             outcome.changed += 1
-            writes.append(
-                Store.DomainWrite(item.domain, summary: String(summary.dropFirst(item.domain.name.count + 2))))
+            var write = Store.DomainWrite(item.domain, summary: String(summary.dropFirst(item.domain.name.count + 2)))
+            write.stamp = item.stamp
+            writes.append(write)
         }
-        if !dryRun { try store.put(writes) }
+        if !dryRun {
+            try store.put(writes)
+            try store.recordPushStamps(.domains, stamps)
+        }
     }
 
     /// `<domain>: <semantic diff summary>[; pages: …]`, from what the store holds (`digests`: the pushed files'
@@ -222,8 +290,10 @@ public struct StorePush {
     }
 
     /// Pushes every certificate folder of `directory` (a folder with a `fullchain.pem` or a `privkey.pem`; others,
-    /// such as `dev-ca/`, are not certificates); returns how many changed.
-    func pushCertificates(_ directory: String, to store: Store, say: (String) -> Void) throws -> Int {
+    /// such as `dev-ca/`, are not certificates); returns how many changed, and how many were left alone unread.
+    func pushCertificates(_ directory: String, to store: Store, say: (String) -> Void) throws -> (
+        changed: Int, unread: Int
+    ) {
         guard let key else { throw StoreError("pushing certificates needs --store-key-file") }
         guard let names = DirectoryListing.folderNames(in: directory), let real = Confinement.realPath(directory)
         else {
@@ -231,41 +301,67 @@ public struct StorePush {
                 "\(directory): error: the certificate folder cannot be listed; fix: name an existing folder")
         }
         let confinement = Confinement(folder: real)
+        // Another store key compares every certificate again, so a key that does not open the stored ones is named.
+        let context = Self.buildIdentity.map { "certificate\u{0}\($0)\u{0}\(key.keyIDText)" }
         var changed = 0
+        var unread = 0
         var present: Set<String> = []
-        var pending: [StoredCertificate] = []
+        var pending: [(certificate: StoredCertificate, stamp: String?)] = []
         var pendingBytes = 0
+        var known: [String: Store.PushStamp] = [:]
         let sorted = names.sorted()
         let ahead = FolderReadAhead.start(
-            sorted.map { directory + "/" + $0 }, count: sorted.count, files: CertificateFile.readAhead)
+            sorted.map { directory + "/" + $0 }, count: sorted.count, files: CertificateFile.readAhead,
+            reading: .entries)
         defer { ahead?.stop() }
         var first = 0
-        for group in Store.batches(sorted, maximumCount: Self.foldersReadTogether) {
-            let offset = first
-            let read = group.indices.concurrentMap { index in
-                ahead?.reached(offset + index)
-                return Result { () throws(StoreError) in
-                    try Self.readCertificate(group[index], in: directory, confinement: confinement)
+        for batch in Store.batches(sorted, maximumCount: Self.domainsPerBatch) {
+            let stored = try store.pushStamps(.certificates, batch)
+            known.merge(stored) { _, new in new }
+            let (stamps, unchanged) = Self.stamps(
+                batch.map { directory + "/" + $0 }, from: first, ahead: ahead, context: context, stored: stored,
+                names: batch)
+            first += batch.count
+            var toRead: [(name: String, stamp: String?)] = []
+            for (index, name) in batch.enumerated() {
+                if unchanged[index] {
+                    present.insert(name)
+                    unread += 1
+                } else {
+                    toRead.append((name, stamps[index]))
                 }
             }
-            first += group.count
-            for result in read {
-                guard let certificate = try result.get() else { continue }
-                let (name, files) = certificate
-                present.insert(name)
-                let bytes = files.values.reduce(0) { $0 + $1.count }
-                if pending.count >= Self.domainsPerBatch
-                    || (!pending.isEmpty && pendingBytes + bytes > Store.batchBytes)
-                {
-                    changed += try writeCertificates(pending, to: store, key: key, say: say)
-                    pending = []
-                    pendingBytes = 0
+            let reading = FolderReadAhead.start(
+                toRead.map { directory + "/" + $0.name }, count: toRead.count, files: CertificateFile.readAhead)
+            defer { reading?.stop() }
+            var reached = 0
+            for group in Store.batches(toRead, maximumCount: Self.foldersReadTogether) {
+                let offset = reached
+                let read = group.indices.concurrentMap { index in
+                    reading?.reached(offset + index)
+                    return Result { () throws(StoreError) in
+                        try Self.readCertificate(group[index].name, in: directory, confinement: confinement)
+                    }
                 }
-                pending.append(StoredCertificate(name: name, files: files))
-                pendingBytes += bytes
+                reached += group.count
+                for ((_, stamp), result) in zip(group, read) {
+                    guard let certificate = try result.get() else { continue }
+                    let (name, files) = certificate
+                    present.insert(name)
+                    let bytes = files.values.reduce(0) { $0 + $1.count }
+                    if pending.count >= Self.domainsPerBatch
+                        || (!pending.isEmpty && pendingBytes + bytes > Store.batchBytes)
+                    {
+                        changed += try writeCertificates(pending, known: known, to: store, key: key, say: say)
+                        pending = []
+                        pendingBytes = 0
+                    }
+                    pending.append((StoredCertificate(name: name, files: files), stamp))
+                    pendingBytes += bytes
+                }
             }
         }
-        changed += try writeCertificates(pending, to: store, key: key, say: say)
+        changed += try writeCertificates(pending, known: known, to: store, key: key, say: say)
         if prune {
             // A certificate the fleet obtained by ACME is the fleet's, not the folder's: pruning keeps it.
             let obtained = Set(try store.obtainedCertificateNames())
@@ -278,7 +374,7 @@ public struct StorePush {
                 }
             }
         }
-        return changed
+        return (changed, unread)
     }
 
     /// The files of the certificate folder `name` of `directory`, or `nil` when it has neither a chain nor a key (such
@@ -303,9 +399,11 @@ public struct StorePush {
     /// differ, their keys sealed, in one transaction; returns how many. The first certificate that fails, in order, is
     /// the error, and nothing is written.
     private func writeCertificates(
-        _ read: [StoredCertificate], to store: Store, key: StoreKey, say: (String) -> Void
+        _ pending: [(certificate: StoredCertificate, stamp: String?)], known: [String: Store.PushStamp],
+        to store: Store, key: StoreKey, say: (String) -> Void
     ) throws -> Int {
-        guard !read.isEmpty else { return 0 }
+        guard !pending.isEmpty else { return 0 }
+        let read = pending.map(\.certificate)
         let stored = try store.certificates(read.map(\.name))
         let sealed = read.concurrentMap { certificate -> Result<StoredCertificate?, any Error> in
             Result {
@@ -320,14 +418,25 @@ public struct StorePush {
             }
         }
         var writes: [StoredCertificate] = []
-        for (certificate, outcome) in zip(read, sealed) {
-            guard let write = try outcome.get() else { continue }
+        var stamps: [String: String] = [:]
+        var unchanged: [Store.NewStamp] = []
+        for ((certificate, stamp), outcome) in zip(pending, sealed) {
+            guard let write = try outcome.get() else {
+                if let stamp, let before = known[certificate.name], before.stamp != stamp {
+                    unchanged.append(Store.NewStamp(name: certificate.name, stamp: stamp, seen: before.change))
+                }
+                continue
+            }
             say(
                 "certificate \(certificate.name): \(stored[certificate.name] == nil ? "added" : "updated")"
                     + (dryRun ? " (dry run: not written)" : ""))
             writes.append(write)
+            stamps[certificate.name] = stamp
         }
-        if !dryRun { try store.put(writes) }
+        if !dryRun {
+            try store.put(writes, stamps: stamps)
+            try store.recordPushStamps(.certificates, unchanged)
+        }
         return writes.count
     }
 

@@ -150,6 +150,26 @@ public enum StoreSchema {
             // (``StoredFiles``).
             "ALTER TABLE domain_files ADD COLUMN digest bytea GENERATED ALWAYS AS (sha256(bytes)) STORED"
         ],
+        [
+            // What `store push` saw of the folder it last compared a row with (``FolderStamp``), and the change the
+            // row was at then: the stamp holds only while that change is the row's, so any other write (the tenant
+            // API, an ACME renewal, a server of an older version) voids it. Tables of their own, so that keeping a
+            // stamp rewrites a narrow row, not the domain's or the certificate's.
+            """
+            CREATE TABLE domain_push_stamps (
+                name text PRIMARY KEY REFERENCES domains (name) ON DELETE CASCADE,
+                stamp text NOT NULL,
+                change_id bigint NOT NULL
+            )
+            """,
+            """
+            CREATE TABLE certificate_push_stamps (
+                name text PRIMARY KEY REFERENCES certificates (name) ON DELETE CASCADE,
+                stamp text NOT NULL,
+                change_id bigint NOT NULL
+            )
+            """,
+        ],
     ]
 
     /// What a version needs done beside its statements, with the server's code: the hashes of rows written before
