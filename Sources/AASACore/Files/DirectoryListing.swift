@@ -8,6 +8,13 @@
 /// (through Foundation, listing every domain folder costs 1 % of a start at 100,000 domains), and with the kind of
 /// each entry the file system reports, so that a listing of 100,000 folders needs no `lstat` of each.
 public enum DirectoryListing {
+    #if canImport(Glibc)
+        /// What `opendir` returns.
+        private typealias Stream = OpaquePointer
+    #else
+        private typealias Stream = UnsafeMutablePointer<DIR>
+    #endif
+
     /// One entry of a folder.
     public struct Entry: Sendable {
         /// The entry's name.
@@ -33,6 +40,24 @@ public enum DirectoryListing {
     public static func entries(in path: String) -> [Entry]? {
         guard let stream = opendir(path) else { return nil }
         defer { closedir(stream) }
+        return entries(of: stream, limit: Int.max)
+    }
+
+    /// The entries of the folder open as `folder` (the descriptor stays open and unmoved), other than `.` and `..`;
+    /// `nil` when it cannot be listed or has more than `limit` entries, which are not all read.
+    public static func entries(ofFolder folder: Int32, limit: Int) -> [Entry]? {
+        let listing = dup(folder)
+        guard listing >= 0 else { return nil }
+        guard let stream = fdopendir(listing) else {
+            close(listing)
+            return nil
+        }
+        defer { closedir(stream) }
+        return entries(of: stream, limit: limit)
+    }
+
+    /// The entries `stream` lists, or `nil` past `limit` of them.
+    private static func entries(of stream: Stream, limit: Int) -> [Entry]? {
         var entries: [Entry] = []
         while let item = readdir(stream) {
             let name = withUnsafeBytes(of: item.pointee.d_name) { raw in
@@ -46,6 +71,7 @@ public enum DirectoryListing {
                 case Int32(DT_UNKNOWN): .unknown
                 default: .other
                 }
+            guard entries.count < limit else { return nil }
             entries.append(Entry(name: name, kind: kind))
         }
         return entries

@@ -51,27 +51,11 @@ public enum FolderStamp {
     private static func walk(
         _ folder: Int32, path: String, into record: inout [UInt8], entries: inout Int, latest: Int64
     ) -> Bool {
-        let listing = dup(folder)
-        guard listing >= 0 else { return false }
-        guard let stream = fdopendir(listing) else {
-            close(listing)
+        guard let listed = DirectoryListing.entries(ofFolder: folder, limit: maximumEntries - entries) else {
             return false
         }
-        var names: [String] = []
-        while let item = readdir(stream) {
-            let name = withUnsafeBytes(of: item.pointee.d_name) { raw in
-                String(decoding: raw.prefix(while: { $0 != 0 }), as: UTF8.self)
-            }
-            guard name != "." && name != ".." else { continue }
-            names.append(name)
-            entries += 1
-            guard entries <= maximumEntries else {
-                closedir(stream)
-                return false
-            }
-        }
-        closedir(stream)
-        for name in names.sorted() {
+        entries += listed.count
+        for name in listed.map(\.name).sorted() {
             let child = path + "/" + name
             var status = stat()
             guard fstatat(folder, name, &status, AT_SYMLINK_NOFOLLOW) == 0,

@@ -306,9 +306,8 @@ public struct StorePush {
         var changed = 0
         var unread = 0
         var present: Set<String> = []
-        var pending: [(certificate: StoredCertificate, stamp: String?)] = []
+        var pending: [PendingCertificate] = []
         var pendingBytes = 0
-        var known: [String: Store.PushStamp] = [:]
         let sorted = names.sorted()
         let ahead = FolderReadAhead.start(
             sorted.map { directory + "/" + $0 }, count: sorted.count, files: CertificateFile.readAhead,
@@ -317,7 +316,6 @@ public struct StorePush {
         var first = 0
         for batch in Store.batches(sorted, maximumCount: Self.domainsPerBatch) {
             let stored = try store.pushStamps(.certificates, batch)
-            known.merge(stored) { _, new in new }
             let (stamps, unchanged) = Self.stamps(
                 batch.map { directory + "/" + $0 }, from: first, ahead: ahead, context: context, stored: stored,
                 names: batch)
@@ -352,16 +350,19 @@ public struct StorePush {
                     if pending.count >= Self.domainsPerBatch
                         || (!pending.isEmpty && pendingBytes + bytes > Store.batchBytes)
                     {
-                        changed += try writeCertificates(pending, known: known, to: store, key: key, say: say)
+                        changed += try writeCertificates(pending, to: store, key: key, say: say)
                         pending = []
                         pendingBytes = 0
                     }
-                    pending.append((StoredCertificate(name: name, files: files), stamp))
+                    pending.append(
+                        PendingCertificate(
+                            certificate: StoredCertificate(name: name, files: files), stamp: stamp,
+                            stored: stored[name]))
                     pendingBytes += bytes
                 }
             }
         }
-        changed += try writeCertificates(pending, known: known, to: store, key: key, say: say)
+        changed += try writeCertificates(pending, to: store, key: key, say: say)
         if prune {
             // A certificate the fleet obtained by ACME is the fleet's, not the folder's: pruning keeps it.
             let obtained = Set(try store.obtainedCertificateNames())
@@ -375,6 +376,14 @@ public struct StorePush {
             }
         }
         return (changed, unread)
+    }
+
+    /// A certificate folder read and waiting to be compared: its files, its folder's stamp, and its row's stamp and
+    /// change as read before the folder was.
+    private struct PendingCertificate: Sendable {
+        var certificate: StoredCertificate
+        var stamp: String?
+        var stored: Store.PushStamp?
     }
 
     /// The files of the certificate folder `name` of `directory`, or `nil` when it has neither a chain nor a key (such
@@ -399,8 +408,7 @@ public struct StorePush {
     /// differ, their keys sealed, in one transaction; returns how many. The first certificate that fails, in order, is
     /// the error, and nothing is written.
     private func writeCertificates(
-        _ pending: [(certificate: StoredCertificate, stamp: String?)], known: [String: Store.PushStamp],
-        to store: Store, key: StoreKey, say: (String) -> Void
+        _ pending: [PendingCertificate], to store: Store, key: StoreKey, say: (String) -> Void
     ) throws -> Int {
         guard !pending.isEmpty else { return 0 }
         let read = pending.map(\.certificate)
@@ -420,9 +428,10 @@ public struct StorePush {
         var writes: [StoredCertificate] = []
         var stamps: [String: String] = [:]
         var unchanged: [Store.NewStamp] = []
-        for ((certificate, stamp), outcome) in zip(pending, sealed) {
+        for (item, outcome) in zip(pending, sealed) {
+            let certificate = item.certificate
             guard let write = try outcome.get() else {
-                if let stamp, let before = known[certificate.name], before.stamp != stamp {
+                if let stamp = item.stamp, let before = item.stored, before.stamp != stamp {
                     unchanged.append(Store.NewStamp(name: certificate.name, stamp: stamp, seen: before.change))
                 }
                 continue
@@ -431,7 +440,7 @@ public struct StorePush {
                 "certificate \(certificate.name): \(stored[certificate.name] == nil ? "added" : "updated")"
                     + (dryRun ? " (dry run: not written)" : ""))
             writes.append(write)
-            stamps[certificate.name] = stamp
+            stamps[certificate.name] = item.stamp
         }
         if !dryRun {
             try store.put(writes, stamps: stamps)
