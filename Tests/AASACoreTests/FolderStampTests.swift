@@ -87,6 +87,13 @@ import Testing
         #expect(stamp(root.path + "/linked.example") == nil)
         #expect(stamp(root.path + "/missing.example") == nil)
 
+        // Folders nested one deeper than the walk follows, and then exactly as deep.
+        let nested = (0...FolderStamp.maximumDepth).map { "n\($0)" }.joined(separator: "/")
+        try root.write("shop.example/" + nested + "/deep.html", "")
+        #expect(stamp(folder) == nil)
+        try FileManager.default.removeItem(atPath: folder + "/" + nested)
+        #expect(stamp(folder) != nil)
+
         for index in 0..<FolderStamp.maximumEntries { try root.write("shop.example/pages/many/\(index).html", "") }
         // The entries: site.json, pages/, index.html, help/, faq.html, many/ and its files.
         #expect(stamp(folder) == nil)

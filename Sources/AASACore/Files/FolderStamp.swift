@@ -13,7 +13,8 @@
 ///
 /// A stamp is only given where it can be trusted, and `nil` otherwise (the folder is then read as if it were new):
 /// - the tree has a symbolic link (what it points to can change without the tree's times moving), or anything other
-///   than files and folders, or more than ``maximumEntries`` entries, or an entry that cannot be read;
+///   than files and folders, or more than ``maximumEntries`` entries, or folders nested deeper than
+///   ``maximumDepth``, or an entry that cannot be read;
 /// - an entry changed less than ``settling`` before the stamp was taken: file times advance in ticks of the kernel's
 ///   clock, so a file written twice within one tick, keeping its size, could show the same times after each write.
 ///
@@ -22,6 +23,9 @@
 public enum FolderStamp {
     /// The most entries (files and folders) a stamped tree has.
     public static let maximumEntries = 4_096
+    /// The most folders a stamped tree nests, below its root: the walk keeps one descriptor and one call open for
+    /// each.
+    public static let maximumDepth = 32
     /// How long before the stamp is taken no entry may have changed, in nanoseconds.
     public static let settling: Int64 = 2_000_000_000
 
@@ -41,7 +45,7 @@ public enum FolderStamp {
         record.append(0)
         var entries = 0
         guard append(status, path: "", to: &record, latest: latest),
-            walk(root, path: "", into: &record, entries: &entries, latest: latest)
+            walk(root, path: "", depth: 0, into: &record, entries: &entries, latest: latest)
         else { return nil }
         return SHA256.hex(record)
     }
@@ -49,7 +53,7 @@ public enum FolderStamp {
     /// Appends to `record` each entry of the folder open as `folder` (whose path in the tree is `path`), in the
     /// order of their names, and the entries of each folder in it; `false` when the tree cannot be stamped.
     private static func walk(
-        _ folder: Int32, path: String, into record: inout [UInt8], entries: inout Int, latest: Int64
+        _ folder: Int32, path: String, depth: Int, into record: inout [UInt8], entries: inout Int, latest: Int64
     ) -> Bool {
         guard let listed = DirectoryListing.entries(ofFolder: folder, limit: maximumEntries - entries) else {
             return false
@@ -64,10 +68,12 @@ public enum FolderStamp {
             switch status.st_mode & S_IFMT {
             case S_IFREG: continue
             case S_IFDIR:
+                guard depth < maximumDepth else { return false }
                 let inner = openat(folder, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
                 guard inner >= 0 else { return false }
                 defer { close(inner) }
-                guard walk(inner, path: child, into: &record, entries: &entries, latest: latest) else { return false }
+                guard walk(inner, path: child, depth: depth + 1, into: &record, entries: &entries, latest: latest)
+                else { return false }
             default: return false
             }
         }
