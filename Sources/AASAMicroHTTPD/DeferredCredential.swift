@@ -44,12 +44,20 @@ public final class DeferredCredential: Sendable {
     ) throws {
         let parts = try GnuTLSCredential.importChain(chain, label: label, intermediates: intermediates)
         var key = PrivateKeyBytes(pem: keyPEM)
-        do {
-            _ = try GnuTLSCredential(parts: parts, key: key, staple: nil, label: label)
-        } catch let error as HTTPListenerError where error.code == .invalidPrivateKey && !key.isPEM {
-            // GnuTLS reads every key it reads as PEM from its DER too; should one differ, keep the PEM.
-            key = PrivateKeyBytes(keepingPEM: keyPEM)
-            _ = try GnuTLSCredential(parts: parts, key: key, staple: nil, label: label)
+        // An ECDSA key that carries its public point is compared with the leaf's here, as GnuTLS would compare the
+        // same two (``EmbeddedPublicKey``); any other key is imported once to be checked.
+        if !key.isPEM, let embedded = EmbeddedPublicKey(der: key.bytes),
+            let leaf = LeafPublicKey(certificate: chain[0]), let belongs = embedded.belongs(to: leaf)
+        {
+            guard belongs else { throw GnuTLSCredential.keyMismatch(label) }
+        } else {
+            do {
+                _ = try GnuTLSCredential(parts: parts, key: key, staple: nil, label: label)
+            } catch let error as HTTPListenerError where error.code == .invalidPrivateKey && !key.isPEM {
+                // GnuTLS reads every key it reads as PEM from its DER too; should one differ, keep the PEM.
+                key = PrivateKeyBytes(keepingPEM: keyPEM)
+                _ = try GnuTLSCredential(parts: parts, key: key, staple: nil, label: label)
+            }
         }
         self.init(
             leaf: chain[0], intermediates: intermediates.chain(parts.dropFirst()), key: key, staple: staple,

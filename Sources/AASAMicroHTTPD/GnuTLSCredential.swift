@@ -88,11 +88,14 @@ public final class GnuTLSCredential: @unchecked Sendable {
         self.staple = staple.map(Self.ocspData)
 
         // A key that does not belong to the leaf makes every handshake fail; refuse it here instead.
-        guard Self.belongTogether(imported.pointee.pubkey, privateKey) else {
-            throw HTTPListenerError(
-                .keyMismatch,
-                "the private key of \(label) does not belong to its leaf certificate; pair each chain with its own key")
-        }
+        guard Self.belongTogether(imported.pointee.pubkey, privateKey) else { throw Self.keyMismatch(label) }
+    }
+
+    /// The error for a private key that is not the leaf's, in the chain `label` names.
+    static func keyMismatch(_ label: String) -> HTTPListenerError {
+        HTTPListenerError(
+            .keyMismatch,
+            "the private key of \(label) does not belong to its leaf certificate; pair each chain with its own key")
     }
 
     /// The certificates after the leaf, as imported (shared with the other chains that hold them).

@@ -69,6 +69,12 @@ struct LeafPublicKey {
         }
     }
 
+    /// The named curve's object identifier (DER contents) of an ECDSA key; `nil` for RSA.
+    var curveIdentifier: [UInt8]? {
+        guard case .ecdsa(let curve, _, _) = parameters else { return nil }
+        return Self.curves.first { $0.curve == curve }?.oid
+    }
+
     /// A public key GnuTLS holds these numbers in, with the certificate's key usage.
     func imported() -> gnutls_pubkey_t? {
         var key: gnutls_pubkey_t? = nil

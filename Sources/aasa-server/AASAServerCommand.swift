@@ -1,3 +1,5 @@
+import AASACore
+import AASAOpenSSL
 import ArgumentParser
 
 /// The `aasa-server` command: serves apple-app-site-association files for many domains.
@@ -16,4 +18,10 @@ struct AASAServerCommand: ParsableCommand {
         ],
         defaultSubcommand: nil
     )
+
+    /// Runs the command named on the command line, SHA-256 (ETags, folder stamps) made by OpenSSL's code.
+    static func main() {
+        SHA256.install(SHA256Digest.bytes(of:))
+        main(nil)
+    }
 }

@@ -1,4 +1,5 @@
 import AASACore
+import Synchronization
 import Testing
 
 @testable import AASAOpenSSL
@@ -33,7 +34,21 @@ import Testing
         var generator = SystemRandomNumberGenerator()
         for length in 0...300 {
             let bytes = (0..<length).map { _ in UInt8.random(in: 0...255, using: &generator) }
-            #expect(SHA256.digest(bytes) == SHA256Fingerprint(der: bytes).bytes, "length \(length)")
+            #expect(SHA256.portableDigest(bytes) == SHA256Fingerprint(der: bytes).bytes, "length \(length)")
         }
+    }
+
+    /// With OpenSSL's installed (as the server installs it), the core's digests are made by it, and are the same.
+    @Test func theCoreHashesWithTheInstalledDigest() {
+        let calls = Mutex(0)
+        SHA256.install { bytes in
+            calls.withLock { $0 += 1 }
+            return SHA256Digest.bytes(of: bytes)
+        }
+        let bytes = Array("every ETag of a start".utf8)
+        let before = calls.withLock { $0 }
+        #expect(SHA256.digest(bytes) == SHA256.portableDigest(bytes))
+        #expect(calls.withLock { $0 } > before)
+        #expect(SHA256.hex(Array("abc".utf8)) == "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad")
     }
 }

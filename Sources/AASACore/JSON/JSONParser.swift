@@ -372,7 +372,26 @@ private struct Scanner {
         let open = index
         index += 1  // "
         smartQuoteInLastString = nil
-        var utf8: [UInt8] = []
+        // Most strings hold no escape: they are their bytes, made into a string once, without a copy to grow.
+        let start = index
+        while index < bytes.count {
+            let byte = bytes[index]
+            if byte == UInt8(ascii: "\"") {
+                let end = index
+                let string = bytes.withUnsafeBufferPointer { buffer in
+                    String(decoding: UnsafeBufferPointer(rebasing: buffer[start..<end]), as: UTF8.self)
+                }
+                index += 1
+                return string
+            }
+            if byte == UInt8(ascii: "\\") || byte < 0x20 { break }
+            if byte == 0xE2, index + 2 < bytes.count, bytes[index + 1] == 0x80, (0x98...0x9D).contains(bytes[index + 2])
+            {
+                smartQuoteInLastString = index
+            }
+            index += 1
+        }
+        var utf8 = Array(bytes[start..<index])
         while true {
             guard let byte = current else {
                 throw error("string is never closed", at: open, hint: "add the closing \"")

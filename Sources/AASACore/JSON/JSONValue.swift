@@ -32,7 +32,7 @@ public struct JSONMember: Sendable, Hashable {
 }
 
 /// A JSON value (RFC 8259).
-public indirect enum JSONValue: Sendable, Hashable {
+public enum JSONValue: Sendable, Hashable {
     case null
     case bool(Bool)
     case number(Double)

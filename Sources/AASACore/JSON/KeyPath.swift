@@ -1,4 +1,7 @@
 /// A JSON key path such as `universalLinks.apps[0].rules[2].path`, for diagnostics.
+///
+/// Readers make a path for every key they read, and almost none ever names a finding: a path is its last step and a
+/// reference to its parent's, so a step below costs one small allocation, never a copy of the steps above it.
 public struct KeyPath: Sendable, Hashable, CustomStringConvertible {
     /// One step of a path.
     public enum Component: Sendable, Hashable {
@@ -6,25 +9,71 @@ public struct KeyPath: Sendable, Hashable, CustomStringConvertible {
         case index(Int)
     }
 
-    /// The steps from the root.
-    public private(set) var components: [Component]
+    /// The last step and the path above it; `nil` at the root.
+    private final class Step: Sendable {
+        let parent: Step?
+        let component: Component
+        let depth: Int
+
+        init(parent: Step?, component: Component) {
+            self.parent = parent
+            self.component = component
+            depth = (parent?.depth ?? 0) + 1
+        }
+    }
+
+    private let last: Step?
 
     /// The root.
-    public static let root = KeyPath([])
+    public static let root = KeyPath(last: nil)
+
+    private init(last: Step?) {
+        self.last = last
+    }
 
     /// The path made of `components`, from the root.
     init(_ components: [Component]) {
-        self.components = components
+        var last: Step?
+        for component in components { last = Step(parent: last, component: component) }
+        self.last = last
+    }
+
+    /// The steps from the root.
+    public var components: [Component] {
+        var components = [Component]()
+        components.reserveCapacity(last?.depth ?? 0)
+        var step = last
+        while let current = step {
+            components.append(current.component)
+            step = current.parent
+        }
+        components.reverse()
+        return components
     }
 
     /// The path of member `key` below this one.
     public func key(_ key: String) -> KeyPath {
-        KeyPath(components + [.key(key)])
+        KeyPath(last: Step(parent: last, component: .key(key)))
     }
 
     /// The path of element `index` below this one.
     public func index(_ index: Int) -> KeyPath {
-        KeyPath(components + [.index(index)])
+        KeyPath(last: Step(parent: last, component: .index(index)))
+    }
+
+    public static func == (left: KeyPath, right: KeyPath) -> Bool {
+        var (a, b) = (left.last, right.last)
+        guard a?.depth == b?.depth else { return false }
+        while let x = a, let y = b {
+            if x === y { return true }
+            guard x.component == y.component else { return false }
+            (a, b) = (x.parent, y.parent)
+        }
+        return true
+    }
+
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(components)
     }
 
     /// The rendered path; empty at the root.

@@ -1,5 +1,32 @@
+import Synchronization
+
 /// SHA-256 (FIPS 180-4), used for strong ETags of generated files; the core imports no C library.
+///
+/// A process may install another implementation of the same function once, at its start (``install(_:)``): the
+/// server installs OpenSSL's, which uses the processor's SHA instructions where it has them and hashes a start's
+/// ETags in a twentieth of the instructions. Without one, this file's portable code hashes.
 public struct SHA256: Sendable {
+    /// An installed implementation.
+    private final class Implementation: Sendable {
+        let digest: @Sendable ([UInt8]) -> [UInt8]
+
+        init(_ digest: @escaping @Sendable ([UInt8]) -> [UInt8]) {
+            self.digest = digest
+        }
+    }
+
+    /// The address of the ``Implementation`` ``install(_:)`` installed, 0 for none: read without a lock, since every
+    /// digest reads it.
+    private static let installed = Atomic<Int>(0)
+
+    /// Makes ``digest(_:)`` (and ``hex(_:)``) call `digest`, which must compute SHA-256 itself: a library's, for speed.
+    /// Meant to be called once, before the process hashes; an implementation replaced is never freed, since a digest
+    /// under way on another thread may still be using it.
+    public static func install(_ digest: @escaping @Sendable ([UInt8]) -> [UInt8]) {
+        let implementation = Unmanaged.passRetained(Implementation(digest)).toOpaque()
+        installed.store(Int(bitPattern: implementation), ordering: .releasing)
+    }
+
     private static let k: [UInt32] = [
         0x428a2f98, 0x71374491, 0xb5c0fbcf, 0xe9b5dba5, 0x3956c25b, 0x59f111f1, 0x923f82a4, 0xab1c5ed5,
         0xd807aa98, 0x12835b01, 0x243185be, 0x550c7dc3, 0x72be5d74, 0x80deb1fe, 0x9bdc06a7, 0xc19bf174,
@@ -11,8 +38,16 @@ public struct SHA256: Sendable {
         0x748f82ee, 0x78a5636f, 0x84c87814, 0x8cc70208, 0x90befffa, 0xa4506ceb, 0xbef9a3f7, 0xc67178f2,
     ]
 
-    /// The 32-byte digest of `bytes`.
+    /// The 32-byte digest of `bytes`: by the installed implementation, else ``portableDigest(_:)``.
     public static func digest(_ bytes: [UInt8]) -> [UInt8] {
+        if let installed = UnsafeRawPointer(bitPattern: installed.load(ordering: .acquiring)) {
+            return Unmanaged<Implementation>.fromOpaque(installed).takeUnretainedValue().digest(bytes)
+        }
+        return portableDigest(bytes)
+    }
+
+    /// The 32-byte digest of `bytes`, computed by this file's code.
+    package static func portableDigest(_ bytes: [UInt8]) -> [UInt8] {
         var state: (UInt32, UInt32, UInt32, UInt32, UInt32, UInt32, UInt32, UInt32) = (
             0x6a09e667, 0xbb67ae85, 0x3c6ef372, 0xa54ff53a, 0x510e527f, 0x9b05688c, 0x1f83d9ab, 0x5be0cd19
         )
