@@ -26,6 +26,16 @@ enum MatcherHarness {
                 let result = matcher.match(url)
                 // The JSON form only for the script's own URLs: parsing it for every sample halves the speed.
                 try checkConsistency(result, mode: mode, json: index < script.urls.count)
+                // The verdict a load checks test URLs with is the match's, without its words.
+                if let parsed = try? MatchURL(parsing: url) {
+                    let decision = matcher.verdict(parsed)
+                    guard decision.verdict == result.verdict, decision.appIDs == result.appIDs else {
+                        throw InvariantViolation(
+                            .matcher,
+                            "\(mode.rawValue) verdict of \(url): \(decision) where the match says \(result.verdict) \(result.appIDs)"
+                        )
+                    }
+                }
                 if let expected = reference?.answer(url), ReferenceMatcher.Answer(result) != expected {
                     throw InvariantViolation(
                         .matcher,

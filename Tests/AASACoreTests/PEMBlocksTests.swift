@@ -13,7 +13,10 @@ import Testing
             let body = Data(bytes).base64EncodedString(options: .lineLength64Characters)
             #expect(Base64.decode(Array(body.utf8)[...]) == bytes)
         }
-        for bad in ["A", "AB", "ABC", "A===", "AB=C", "AB==C", "AB*=", "AAA=A==="] {
+        // Whitespace anywhere, a group split across lines; data after the padding, in a group of its own.
+        #expect(Base64.decode(Array("AA\nEC Aw\r\n==".utf8)[...]) == [0, 1, 2, 3])
+        #expect(Base64.decode(Array("AAEC\nAw==AAEC".utf8)[...]) == nil)
+        for bad in ["A", "AB", "ABC", "A===", "AB=C", "AB==C", "AB*=", "AAA=A===", "AAECAA*C", "AAECAAE"] {
             #expect(Base64.decode(Array(bad.utf8)[...]) == nil, "\(bad)")
         }
     }

@@ -111,7 +111,27 @@ enum Base64 {
                 let output = [UInt8](unsafeUninitializedCapacity: input.count / 4 * 3 + 3) { output, written in
                     var accumulator: UInt32 = 0
                     var count = 0
-                    for byte in input {
+                    var index = 0
+                    while index < input.count {
+                        // Four characters of the alphabet at a group's start are three bytes at once: a PEM line is
+                        // sixteen such groups.
+                        if bits == 0, padding == 0, index + 4 <= input.count {
+                            let (a, b, c, d) = (
+                                values[Int(input[index])], values[Int(input[index + 1])],
+                                values[Int(input[index + 2])], values[Int(input[index + 3])]
+                            )
+                            // Every marker is 0xFD or above: the four are of the alphabet when their bits are.
+                            if a | b | c | d < 64 {
+                                output[count] = a << 2 | b >> 4
+                                output[count + 1] = b << 4 | c >> 2
+                                output[count + 2] = c << 6 | d
+                                count += 3
+                                index += 4
+                                continue
+                            }
+                        }
+                        let byte = input[index]
+                        index += 1
                         let value = values[Int(byte)]
                         if value < 64 {
                             // Data after padding is not base64.

@@ -28,6 +28,14 @@ final class CompiledRule: Sendable {
         case items([ItemPart])
     }
 
+    /// A rule as the file holds it.
+    enum Written: Sendable {
+        /// A `components` entry.
+        case component(ComponentPattern)
+        /// A `paths` string.
+        case path(String)
+    }
+
     /// The outcome of evaluating every part, for near misses.
     struct Evaluation: Sendable {
         var specified = 0
@@ -39,8 +47,16 @@ final class CompiledRule: Sendable {
     /// Index into `components`, or into `paths` for path rules.
     let ruleIndex: Int
     let kind: MatchResult.RuleKind
-    /// The rule as written (``RuleText``).
-    let text: String
+    /// The rule as written, put in words (``RuleText``) only for a result that names it: a load compiles every
+    /// rule of every domain to check its test URLs, and names none that passes.
+    var text: String {
+        switch written {
+        case .component(let component): RuleText.component(component)
+        case .path(let entry): RuleText.path(entry)
+        }
+    }
+    /// The rule as the file holds it.
+    let written: Written
     let exclude: Bool
     let caseSensitive: Bool
     let percentEncoded: Bool
@@ -52,14 +68,14 @@ final class CompiledRule: Sendable {
     let compileErrors: [String]
 
     init(
-        detailsIndex: Int, ruleIndex: Int, kind: MatchResult.RuleKind, text: String, exclude: Bool,
+        detailsIndex: Int, ruleIndex: Int, kind: MatchResult.RuleKind, written: Written, exclude: Bool,
         caseSensitive: Bool, percentEncoded: Bool, path: Part?, query: QueryPart?, fragment: Part?,
         compileErrors: [String]
     ) {
         self.detailsIndex = detailsIndex
         self.ruleIndex = ruleIndex
         self.kind = kind
-        self.text = text
+        self.written = written
         self.exclude = exclude
         self.caseSensitive = caseSensitive
         self.percentEncoded = percentEncoded

@@ -170,7 +170,7 @@ extension URLMatcher {
             // Apple (swcutil, observed): `/`, `?`, `exclude` in defaults apply to components that do not set
             // them (spec §1.7). We treat `#` the same way: Apple calls defaults "a subclass of components" and
             // nothing distinguishes `#` from `/` and `?` there.
-            let appFrom = "applinks.details[\(detailsIndex)].defaults"
+            var appFrom: String { "applinks.details[\(detailsIndex)].defaults" }
             func pick<Value>(_ key: String, _ value: (ComponentPattern) -> Value?) -> (
                 Value, PatternDiagnostic.Location, String?
             )? {
@@ -233,7 +233,7 @@ extension URLMatcher {
             }
             let exclude = component.exclude ?? app?.exclude ?? domain?.exclude ?? false
             return CompiledRule(
-                detailsIndex: detailsIndex, ruleIndex: index, kind: .component, text: RuleText.component(component),
+                detailsIndex: detailsIndex, ruleIndex: index, kind: .component, written: .component(component),
                 exclude: exclude, caseSensitive: caseSensitive, percentEncoded: percentEncoded, path: path,
                 query: query, fragment: fragment, compileErrors: errors)
         }
@@ -249,7 +249,7 @@ extension URLMatcher {
                 Located(source: source, location: .path(detailsIndex: detailsIndex, pathIndex: index)),
                 caseSensitive: caseSensitive, percentEncoded: percentEncoded, target: .path, errors: &errors)
             return CompiledRule(
-                detailsIndex: detailsIndex, ruleIndex: index, kind: .path, text: RuleText.path(entry),
+                detailsIndex: detailsIndex, ruleIndex: index, kind: .path, written: .path(entry),
                 exclude: exclude, caseSensitive: caseSensitive, percentEncoded: percentEncoded, path: path,
                 query: nil, fragment: nil, compileErrors: errors)
         }

@@ -77,6 +77,18 @@ public struct URLMatcher: Sendable {
         return missed(subject, url: text, nearMissLimit: nearMissLimit)
     }
 
+    /// What ``match(_:displayedAs:nearMissLimit:)`` decides for `url`, without the words a result explains the
+    /// decision in: a domain's test URLs are checked at every load, and only a failing one is explained.
+    public func verdict(_ url: MatchURL) -> (verdict: MatchResult.Verdict, appIDs: [String]) {
+        let subject = MatchSubject(url)
+        for entry in entries {
+            for rule in entry.rules where rule.matches(subject) {
+                return rule.exclude ? (.excluded, []) : (.match, entry.appIDs)
+            }
+        }
+        return (.noMatch, [])
+    }
+
     private func decided(by rule: CompiledRule, in entry: Entry, url: String) -> MatchResult {
         let inherited = rule.inheritedKeys
         let inheritance = inherited.isEmpty ? "" : " (inheriting \(inherited.joined(separator: ", ")))"
