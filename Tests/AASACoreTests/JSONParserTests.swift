@@ -70,6 +70,21 @@ import Testing
         #expect(diagnostic?.line == 2)
     }
 
+    /// The first byte that breaks UTF-8 is found wherever it is: in or after runs of ASCII read eight bytes at a
+    /// time, and valid multi-byte characters of every length are passed.
+    @Test func findsTheFirstInvalidByteAtEveryOffset() {
+        let valid = Array("{\"é\": \"€ 𝄞 ok\"}".utf8)
+        #expect(JSONParser.firstInvalidUTF8Offset(valid) == nil)
+        for length in 0..<40 {
+            let prefix = Array(String(repeating: "a", count: length).utf8)
+            for bad: [UInt8] in [[0xFF], [0xC0, 0x80], [0xE2, 0x82], [0xED, 0xA0, 0x80], [0xF4, 0x90, 0x80, 0x80]] {
+                #expect(JSONParser.firstInvalidUTF8Offset(prefix + bad + prefix) == length, "\(length) \(bad)")
+                #expect(JSONParser.firstInvalidUTF8Offset(prefix + valid + bad) == length + valid.count)
+            }
+            #expect(JSONParser.firstInvalidUTF8Offset(prefix + valid + prefix) == nil)
+        }
+    }
+
     @Test func refusesDeepNestingWithoutCrashing() {
         let deep = String(repeating: "[", count: 100_000) + String(repeating: "]", count: 100_000)
         #expect(failure(deep)?.rule == .jsonTooDeep)

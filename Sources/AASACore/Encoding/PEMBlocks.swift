@@ -39,6 +39,11 @@ public struct PEMBlocks: Sendable {
         while lineStart < text.endIndex {
             let lineEnd = text[lineStart...].firstIndex(of: UInt8(ascii: "\n")) ?? text.endIndex
             let next = lineEnd < text.endIndex ? lineEnd + 1 : lineEnd
+            // Only a line that starts with a dash can be a boundary: the body's lines are passed at their first byte.
+            guard text[lineStart] == UInt8(ascii: "-") else {
+                lineStart = next
+                continue
+            }
             var line = text[lineStart..<lineEnd]
             while let last = line.last, last == UInt8(ascii: "\r") || last == UInt8(ascii: " ") || last == 9 {
                 line = line.dropLast()
@@ -52,10 +57,11 @@ public struct PEMBlocks: Sendable {
                                 + "but ends as \(String(decoding: label, as: UTF8.self))")
                     }
                     let body = text[block.bodyStart..<lineStart]
-                    guard !body.contains(UInt8(ascii: ":")) else {
-                        throw Failure(reason: "block \(blocks.count + 1) has PEM headers (encrypted or legacy PEM)")
-                    }
+                    // A header line's `:` is not base64 either: the body is looked at again only when it fails.
                     guard let bytes = Base64.decode(body) else {
+                        guard !body.contains(UInt8(ascii: ":")) else {
+                            throw Failure(reason: "block \(blocks.count + 1) has PEM headers (encrypted or legacy PEM)")
+                        }
                         throw Failure(reason: "block \(blocks.count + 1) is not valid base64")
                     }
                     blocks.append(Block(label: String(decoding: label, as: UTF8.self), bytes: bytes))

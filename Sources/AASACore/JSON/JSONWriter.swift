@@ -81,11 +81,17 @@ public struct JSONWriter: Sendable {
     /// Appends `text` as a JSON string literal (RFC 8259 §7: escape `"`, `\` and controls only).
     public static func writeString(_ text: String, into out: inout [UInt8]) {
         out.append(UInt8(ascii: "\""))
-        // Most strings need no escape: copied whole.
-        if !text.utf8.contains(where: {
-            $0 < 0x20 || $0 == 0x7F || $0 == UInt8(ascii: "\"") || $0 == UInt8(ascii: "\\")
-        }) {
-            out.append(contentsOf: text.utf8)
+        // Most strings need no escape: looked at and copied whole, as the contiguous bytes a string holds.
+        var text = text
+        let copied = text.withUTF8 { bytes in
+            for byte in bytes
+            where byte < 0x20 || byte == 0x7F || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") {
+                return false
+            }
+            out.append(contentsOf: bytes)
+            return true
+        }
+        if copied {
             out.append(UInt8(ascii: "\""))
             return
         }
