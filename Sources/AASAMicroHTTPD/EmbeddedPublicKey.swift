@@ -16,15 +16,6 @@ struct EmbeddedPublicKey {
     /// The uncompressed point: 0x04, then x and y, each the curve's size.
     var point: ArraySlice<UInt8>
 
-    /// The size in bytes of a coordinate and of the secret on each curve read here (RFC 5480 §2.1.1.1).
-    private static let sizes: [(oid: [UInt8], size: Int)] = [
-        ([0x2A, 0x86, 0x48, 0xCE, 0x3D, 0x03, 0x01, 0x07], 32),
-        ([0x2B, 0x81, 0x04, 0x00, 0x22], 48),
-        ([0x2B, 0x81, 0x04, 0x00, 0x23], 66),
-    ]
-    /// id-ecPublicKey, 1.2.840.10045.2.1 (RFC 5480), as DER contents.
-    private static let ecPublicKey: [UInt8] = [0x2A, 0x86, 0x48, 0xCE, 0x3D, 0x02, 0x01]
-
     /// Reads the point of the unencrypted key `der`; `nil` for a key GnuTLS is left to read.
     init?(der: [UInt8]) {
         typealias Tag = DERReader.Tag
@@ -39,7 +30,8 @@ struct EmbeddedPublicKey {
                 // PKCS #8: version 0, the algorithm and its curve, and SEC 1's structure in an octet string.
                 guard version.elementsEqual([0]) else { return nil }
                 var algorithm = DERReader(try key.read(Tag.sequence, "privateKeyAlgorithm"))
-                guard try algorithm.read(Tag.objectIdentifier, "algorithm").elementsEqual(Self.ecPublicKey) else {
+                guard try algorithm.read(Tag.objectIdentifier, "algorithm").elementsEqual(LeafPublicKey.ecPublicKey)
+                else {
                     return nil
                 }
                 named = try algorithm.read(Tag.objectIdentifier, "namedCurve")
@@ -60,7 +52,7 @@ struct EmbeddedPublicKey {
                 named = curve
             }
             guard let publicKey = try sec1.readIfPresent(Tag.explicit(1)), sec1.isAtEnd, let named,
-                let size = Self.sizes.first(where: { named.elementsEqual($0.oid) })?.size,
+                let size = LeafPublicKey.curves.first(where: { named.elementsEqual($0.oid) })?.size,
                 secret.count == size, secret.contains(where: { $0 != 0 })
             else { return nil }
             var wrapper = DERReader(publicKey)

@@ -102,13 +102,13 @@ struct LeafPublicKey {
     }
 
     /// id-ecPublicKey, 1.2.840.10045.2.1 (RFC 5480), as DER contents.
-    private static let ecPublicKey: [UInt8] = [0x2A, 0x86, 0x48, 0xCE, 0x3D, 0x02, 0x01]
+    static let ecPublicKey: [UInt8] = [0x2A, 0x86, 0x48, 0xCE, 0x3D, 0x02, 0x01]
     /// rsaEncryption, 1.2.840.113549.1.1.1 (RFC 8017), as DER contents.
     private static let rsaEncryption: [UInt8] = [0x2A, 0x86, 0x48, 0x86, 0xF7, 0x0D, 0x01, 0x01, 0x01]
     /// id-ce-keyUsage, 2.5.29.15, as DER contents.
     private static let keyUsageOID: [UInt8] = [0x55, 0x1D, 0x0F]
     /// The named curves imported here (RFC 5480 §2.1.1.1), with the size of one coordinate in bytes.
-    private static let curves: [(oid: [UInt8], curve: gnutls_ecc_curve_t, size: Int)] = [
+    static let curves: [(oid: [UInt8], curve: gnutls_ecc_curve_t, size: Int)] = [
         ([0x2A, 0x86, 0x48, 0xCE, 0x3D, 0x03, 0x01, 0x07], GNUTLS_ECC_CURVE_SECP256R1, 32),
         ([0x2B, 0x81, 0x04, 0x00, 0x22], GNUTLS_ECC_CURVE_SECP384R1, 48),
         ([0x2B, 0x81, 0x04, 0x00, 0x23], GNUTLS_ECC_CURVE_SECP521R1, 66),
