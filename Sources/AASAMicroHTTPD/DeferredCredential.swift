@@ -42,12 +42,15 @@ public final class DeferredCredential: Sendable {
         chain: [[UInt8]], keyPEM: [UInt8], staple: CertificateTable.OCSPStaple? = nil, label: String,
         intermediates: SharedIntermediates = SharedIntermediates(), vault: CredentialVault? = nil
     ) throws {
-        let parts = try GnuTLSCredential.importChain(chain, label: label, intermediates: intermediates)
+        // The leaf's public key, read once: for its import and to compare the private key with.
+        let leafKey = chain.first.flatMap(LeafPublicKey.init(certificate:))
+        let parts = try GnuTLSCredential.importChain(
+            chain, label: label, intermediates: intermediates, leafKey: leafKey)
         var key = PrivateKeyBytes(pem: keyPEM)
         // An ECDSA key that carries its public point is compared with the leaf's here, as GnuTLS would compare the
         // same two (``EmbeddedPublicKey``); any other key is imported once to be checked.
-        if !key.isPEM, let embedded = EmbeddedPublicKey(der: key.bytes),
-            let leaf = LeafPublicKey(certificate: chain[0]), let belongs = embedded.belongs(to: leaf)
+        if !key.isPEM, let embedded = EmbeddedPublicKey(der: key.bytes), let leaf = leafKey,
+            let belongs = embedded.belongs(to: leaf)
         {
             guard belongs else { throw GnuTLSCredential.keyMismatch(label) }
         } else {

@@ -33,7 +33,13 @@ final class GnuTLSCertificate: @unchecked Sendable {
     /// copy of its DER; a key it does not read goes through ``init(der:)``. The certificate as a whole was already
     /// checked by whoever read it first (a server's ``CertificateSummary``, or GnuTLS for an intermediate).
     convenience init(leaf der: [UInt8]) throws(GnuTLSImportError) {
-        guard let key = LeafPublicKey(certificate: der)?.imported() else {
+        try self.init(leaf: der, publicKey: LeafPublicKey(certificate: der))
+    }
+
+    /// ``init(leaf:)`` with the leaf's public key already read from `der` (`nil`: one ``LeafPublicKey`` does not
+    /// read).
+    convenience init(leaf der: [UInt8], publicKey: LeafPublicKey?) throws(GnuTLSImportError) {
+        guard let key = publicKey?.imported() else {
             try self.init(der: der)
             return
         }

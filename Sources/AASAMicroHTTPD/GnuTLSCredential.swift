@@ -55,7 +55,9 @@ public final class GnuTLSCredential: @unchecked Sendable {
         intermediates: SharedIntermediates = SharedIntermediates()
     ) throws {
         try self.init(
-            parts: try Self.importChain(chain, label: label, intermediates: intermediates),
+            parts: try Self.importChain(
+                chain, label: label, intermediates: intermediates,
+                leafKey: chain.first.flatMap(LeafPublicKey.init(certificate:))),
             key: PrivateKeyBytes(pem: keyPEM), staple: staple, label: label)
     }
 
@@ -112,10 +114,11 @@ public final class GnuTLSCredential: @unchecked Sendable {
     }
 
     /// Every certificate of a chain (DER, leaf first; a PEM chain's `CERTIFICATE` and `X509 CERTIFICATE` blocks,
-    /// as GnuTLS reads a chain): the leaf imported, the rest taken from `intermediates`.
-    static func importChain(_ blocks: [[UInt8]], label: String, intermediates: SharedIntermediates) throws
-        -> [GnuTLSCertificate]
-    {
+    /// as GnuTLS reads a chain): the leaf imported with `leafKey` (what ``LeafPublicKey/init(certificate:)`` reads
+    /// of the first block, read once by the caller), the rest taken from `intermediates`.
+    static func importChain(
+        _ blocks: [[UInt8]], label: String, intermediates: SharedIntermediates, leafKey: LeafPublicKey?
+    ) throws -> [GnuTLSCertificate] {
         guard !blocks.isEmpty else {
             throw HTTPListenerError(
                 .invalidCertificate, "could not import the certificate chain of \(label): it holds no certificate")
@@ -128,7 +131,8 @@ public final class GnuTLSCredential: @unchecked Sendable {
         }
         return try blocks.enumerated().map { index, der in
             do throws(GnuTLSImportError) {
-                return try index == 0 ? GnuTLSCertificate(leaf: der) : intermediates.certificate(der: der)
+                guard index == 0 else { return try intermediates.certificate(der: der) }
+                return try GnuTLSCertificate(leaf: der, publicKey: leafKey)
             } catch {
                 throw Self.error(error.code, "could not import certificate \(index + 1) of the chain of \(label)")
             }

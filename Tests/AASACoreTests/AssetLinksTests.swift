@@ -115,6 +115,25 @@ import Testing
         #expect(!loaded.isPublishable)
     }
 
+    @Test func repeatedFingerprintsAndPackagesAreNamedAtTheRepeat() {
+        let lower = Self.fingerprint.lowercased().replacingOccurrences(of: ":", with: "")
+        let loaded = loadSite(
+            """
+            {"webCredentials": ["ABCDE12345.com.example.shop"],
+             "android": {"apps": [
+               {"package": "com.example.shop", "fingerprints": ["\(Self.fingerprint)", "\(lower)"]},
+               {"package": "com.example.shop", "fingerprints": ["\(Self.fingerprint)"], "appLinks": false},
+               {"package": "com.example.shop", "fingerprints": ["\(Self.fingerprint)"]}]}}
+            """)
+        let fingerprints = loaded.diagnostics.filter { $0.rule == .duplicateFingerprint }
+        #expect(fingerprints.map(\.keyPath) == ["android.apps[0].fingerprints[1]"], "\(loaded.diagnostics)")
+        #expect(fingerprints.first?.message == "fingerprint \(Self.fingerprint) is listed twice")
+        // The second entry has other permissions (no App Links); the third repeats the first.
+        let packages = loaded.diagnostics.filter { $0.rule == .duplicatePackage }
+        #expect(packages.map(\.keyPath) == ["android.apps[2].package"], "\(loaded.diagnostics)")
+        #expect(packages.first?.message.contains("first at android.apps[0]") == true)
+    }
+
     /// Golden file: the exact assetlinks.json served for the sample domain. Regenerate with AASA_UPDATE_GOLDEN=1.
     @Test func sampleDomainGeneratesItsGoldenAssetLinks() throws {
         let loaded = SiteConfigLoader().loadDomain(

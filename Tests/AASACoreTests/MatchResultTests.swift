@@ -123,4 +123,44 @@ import Testing
         #expect(bare.fragment == nil)
         #expect(try MatchURL(parsing: "/a b/é").path == "/a%20b/%C3%A9")
     }
+
+    @Test func urlSplitterReadsAuthoritiesAsRFC3986Says() throws {
+        let zeros = try MatchURL(parsing: "https://example.com:000443/x")
+        #expect(zeros.port == 443)
+        let literal = try MatchURL(parsing: "https://[2001:DB8::1]:8443/x?y")
+        #expect(literal.host == "[2001:db8::1]")
+        #expect(literal.port == 8443)
+        #expect(literal.path == "/x")
+        let bracketed = try MatchURL(parsing: "https://[::1]/")
+        #expect(bracketed.host == "[::1]")
+        #expect(bracketed.port == nil)
+        let emptyPort = try MatchURL(parsing: "https://a:b@EXAMPLE.com:/p")
+        #expect(emptyPort.host == "example.com")
+        #expect(emptyPort.port == nil)
+        // A host outside ASCII is lowercased as Unicode text, one in ASCII byte by byte.
+        #expect(try MatchURL(parsing: "https://ÉCOLE.Example/").host == "école.example")
+        #expect(try MatchURL(parsing: "https://Shop.Example#top").fragment == "top")
+        #expect(try MatchURL(parsing: "https://Shop.Example#top").path == "")
+    }
+
+    static let refusals: [(String, URLParseError.Code)] = [
+        ("FTP://example.com/", .unsupportedScheme("ftp")),
+        ("https://example.com:65536/", .invalidPort("65536")),
+        ("https://example.com:0000000000000000000000080x/", .invalidPort("0000000000000000000000080x")),
+        ("https://exa mple.com/", .invalidHost("exa mple.com")),
+        ("https://user@:80/", .missingHost),
+        ("https:", .missingHost),
+        ("1http://example.com/", .missingScheme),
+        (" \t\n ", .empty),
+    ]
+
+    @Test(arguments: refusals)
+    func urlSplitterNamesWhatIsWrong(_ input: String, _ code: URLParseError.Code) {
+        do {
+            _ = try MatchURL(parsing: input)
+            Issue.record("'\(input)' was accepted")
+        } catch {
+            #expect(error.code == code)
+        }
+    }
 }

@@ -62,7 +62,8 @@ public struct AssetLinksGenerator: Sendable {
     func dynamicRules(for app: AndroidApp, index: Int, site: SiteContext, diagnostics: inout [Diagnostic])
         -> [JSONNode]?
     {
-        let appPath = KeyPath.root.key("android").key("apps").index(index)
+        // Made only for a finding.
+        var appPath: KeyPath { KeyPath.androidApps.index(index) }
         let rules: [ComponentPattern]
         let rulePath: (Int) -> KeyPath
         if let explicit = app.rules {
@@ -73,7 +74,7 @@ public struct AssetLinksGenerator: Sendable {
             let entry = site.config.universalLinks?.apps[entryIndex]
         {
             rules = entry.rules
-            rulePath = { KeyPath.root.key("universalLinks").key("apps").index(entryIndex).key("rules").index($0) }
+            rulePath = { KeyPath.universalLinksApps.index(entryIndex).key("rules").index($0) }
         } else {
             return nil
         }

@@ -80,7 +80,7 @@ public struct AssociationImporter: Sendable {
         if let components = details.components {
             let (appFlags, appPattern) = Self.split(details.defaults)
             app.defaults = appFlags
-            app.rules = components.map { Self.inherit($0, from: [appPattern, entry.domainPattern]) }
+            app.rules = components.map { Self.inherit($0, from: appPattern, then: entry.domainPattern) }
             if details.paths != nil && details.appID != nil {
                 // iOS 12 reads these paths; iOS 13+ the components. Keep both exactly.
                 if let appID = details.appID, details.appIDs != nil, details.appIDs != [appID] {
@@ -147,15 +147,21 @@ public struct AssociationImporter: Sendable {
         return (flags, pattern)
     }
 
-    /// `rule` with `/`, `?`, `#` and `exclude` taken from the nearest level that sets them (spec §1.7, observed).
-    static func inherit(_ rule: ComponentPattern, from levels: [ComponentPattern?]) -> ComponentPattern {
+    /// `rule` with `/`, `?`, `#` and `exclude` taken from the nearest level that sets them, `nearer` before
+    /// `farther` (spec §1.7, observed).
+    static func inherit(_ rule: ComponentPattern, from nearer: ComponentPattern?, then farther: ComponentPattern?)
+        -> ComponentPattern
+    {
         var result = rule
-        for level in levels.compactMap({ $0 }) {
+        func take(_ level: ComponentPattern?) {
+            guard let level else { return }
             if result.path == nil { result.path = level.path }
             if result.query == nil { result.query = level.query }
             if result.fragment == nil { result.fragment = level.fragment }
             if result.exclude == nil { result.exclude = level.exclude }
         }
+        take(nearer)
+        take(farther)
         return result
     }
 }

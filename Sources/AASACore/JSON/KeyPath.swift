@@ -112,3 +112,21 @@ extension JSONNode {
         return node.offset
     }
 }
+
+extension KeyPath {
+    // The parents of the paths that rules and generators name for every entry of every domain, made once: a path
+    // below them costs its own steps only.
+
+    /// `applinks.details`, in an association file.
+    static let applinksDetails = root.key("applinks").key("details")
+    /// `universalLinks.apps`, in a site.json.
+    static let universalLinksApps = root.key("universalLinks").key("apps")
+    /// `android.apps`, in a site.json.
+    static let androidApps = root.key("android").key("apps")
+    /// `tests`, in a site.json.
+    static let tests = root.key("tests")
+    /// The app lists of an association file other than `applinks`, in the order its lint reports them.
+    static let serviceAppLists = ["webcredentials", "appclips", "activitycontinuation", "authsrv"].map {
+        root.key($0).key("apps")
+    }
+}

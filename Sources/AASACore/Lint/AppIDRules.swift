@@ -48,11 +48,12 @@ public struct AppClipParentRule: AssociationRule {
     /// Reports App Clips that extend no listed app.
     public func check(_ context: AssociationContext) -> [Diagnostic] {
         let file = context.file
+        guard let clips = file.appClips, !clips.isEmpty else { return [] }
         let parents = Set(
             (file.applinks?.details ?? []).flatMap(\.modernAppIDs) + (file.webCredentials ?? [])
                 + (file.activityContinuation ?? []) + (file.authSrv ?? []))
         var found: [Diagnostic] = []
-        for (index, clip) in (file.appClips ?? []).enumerated() {
+        for (index, clip) in clips.enumerated() {
             // Apps that detect App Clip Codes list the parent itself here (spec §1.10).
             guard !parents.contains(clip), AppID.problem(clip) == nil else { continue }
             if parents.contains(where: { clip.hasPrefix($0 + ".") }) { continue }

@@ -169,17 +169,16 @@ extension AssociationFile {
             if let ids { lists.append(AppIDList(path: path, ids: ids)) }
         }
         for (index, details) in (applinks?.details ?? []).enumerated() {
-            let path = KeyPath.root.key("applinks").key("details").index(index)
+            let path = KeyPath.applinksDetails.index(index)
             // An entry listing its app in both forms (the dual iOS 12 / iOS 13 form) is reported once.
             if let appID = details.appID, details.appIDs?.contains(appID) != true {
                 lists.append(AppIDList(path: path.key("appID"), ids: [appID], isSingleID: true))
             }
             list(path.key("appIDs"), details.appIDs)
         }
-        list(KeyPath.root.key("webcredentials").key("apps"), webCredentials)
-        list(KeyPath.root.key("appclips").key("apps"), appClips)
-        list(KeyPath.root.key("activitycontinuation").key("apps"), activityContinuation)
-        list(KeyPath.root.key("authsrv").key("apps"), authSrv)
+        for (path, ids) in zip(KeyPath.serviceAppLists, [webCredentials, appClips, activityContinuation, authSrv]) {
+            list(path, ids)
+        }
         return lists
     }
 }

@@ -23,7 +23,7 @@ public struct EmptyComponentsRule: AssociationRule {
     public func check(_ context: AssociationContext) -> [Diagnostic] {
         (context.file.applinks?.details ?? []).enumerated().compactMap { index, details in
             guard let components = details.components, components.isEmpty else { return nil }
-            let path = KeyPath.root.key("applinks").key("details").index(index).key("components")
+            let path = KeyPath.applinksDetails.index(index).key("components")
             if let paths = details.paths, !paths.isEmpty {
                 return context.diagnostic(
                     .error, rule: .emptyComponents,
@@ -45,14 +45,17 @@ public struct DefaultsPatternRule: AssociationRule {
 
     /// Warns about each pattern key in a `defaults` dictionary.
     public func check(_ context: AssociationContext) -> [Diagnostic] {
-        var levels: [(KeyPath, ComponentPattern?)] = [
-            (KeyPath.root.key("applinks").key("defaults"), context.file.applinks?.defaults)
-        ]
+        // Each level's path is made only for a level that has defaults.
+        var levels: [(path: () -> KeyPath, defaults: ComponentPattern)] = []
+        if let defaults = context.file.applinks?.defaults {
+            levels.append(({ KeyPath.root.key("applinks").key("defaults") }, defaults))
+        }
         for (index, details) in (context.file.applinks?.details ?? []).enumerated() {
-            levels.append((KeyPath.root.key("applinks").key("details").index(index).key("defaults"), details.defaults))
+            if let defaults = details.defaults {
+                levels.append(({ KeyPath.applinksDetails.index(index).key("defaults") }, defaults))
+            }
         }
         return levels.compactMap { path, defaults in
-            guard let defaults else { return nil }
             let keys = [
                 ("/", defaults.path != nil), ("?", defaults.query != nil), ("#", defaults.fragment != nil),
                 ("exclude", defaults.exclude != nil),
@@ -61,7 +64,7 @@ public struct DefaultsPatternRule: AssociationRule {
             return context.diagnostic(
                 .warning, rule: .defaultsPattern,
                 "defaults sets \(keys.map { "\"\($0)\"" }.joined(separator: ", ")), which Apple applies to every rule that lacks it (undocumented)",
-                at: path,
+                at: path(),
                 hint: "write the key in each rule instead; only caseSensitive and percentEncoded are documented here")
         }
     }

@@ -1,8 +1,12 @@
 /// A rule as a modern client evaluates it: defaults applied, legacy `paths` turned into path rules,
 /// in the order iOS searches (entries in array order, rules top to bottom; spec §1.7, §2.2, §2.7).
 struct EffectiveRule {
-    /// Apple key path of the rule (`applinks.details[i].components[j]` or `…paths[j]`).
-    var path: KeyPath
+    /// Where the rule is: its details entry, whether among the legacy `paths`, and its index there.
+    var place: (entry: Int, legacy: Bool, index: Int)
+    /// Apple key path of the rule (`applinks.details[i].components[j]` or `…paths[j]`), made for a finding.
+    var path: KeyPath {
+        KeyPath.applinksDetails.index(place.entry).key(place.legacy ? "paths" : "components").index(place.index)
+    }
     /// The pattern with `/`, `?`, `#` and `exclude` inherited from `defaults`.
     var pattern: ComponentPattern
     var caseSensitive: Bool
@@ -18,7 +22,6 @@ struct EffectiveRule {
         let domainDefaults = applinks.defaults
         var rules: [EffectiveRule] = []
         for (entryIndex, details) in applinks.details.enumerated() where !details.modernAppIDs.isEmpty {
-            let entryPath = KeyPath.root.key("applinks").key("details").index(entryIndex)
             // One set for every rule of the entry: copies share its storage.
             let apps = Set(details.modernAppIDs)
             func flags(_ rule: ComponentPattern?) -> (Bool, Bool) {
@@ -29,11 +32,11 @@ struct EffectiveRule {
             }
             if let components = details.components {
                 for (index, component) in components.enumerated() {
-                    let pattern = AssociationImporter.inherit(component, from: [details.defaults, domainDefaults])
+                    let pattern = AssociationImporter.inherit(component, from: details.defaults, then: domainDefaults)
                     let (caseSensitive, percentEncoded) = flags(component)
                     rules.append(
                         EffectiveRule(
-                            path: entryPath.key("components").index(index), pattern: pattern,
+                            place: (entryIndex, false, index), pattern: pattern,
                             caseSensitive: caseSensitive, percentEncoded: percentEncoded,
                             apps: apps))
                 }
@@ -42,7 +45,7 @@ struct EffectiveRule {
                 for (index, legacy) in (details.paths ?? []).enumerated() {
                     rules.append(
                         EffectiveRule(
-                            path: entryPath.key("paths").index(index),
+                            place: (entryIndex, true, index),
                             pattern: AssociationImporter.rule(fromLegacyPath: legacy),
                             caseSensitive: caseSensitive, percentEncoded: percentEncoded,
                             apps: apps))

@@ -23,6 +23,11 @@ enum CaseFolding {
 
     /// Folds a string scalar by scalar.
     static func fold(_ text: String) -> String {
+        // ASCII (nearly every pattern and query name): byte by byte, unchanged when it holds no capital.
+        if text.utf8.allSatisfy({ $0 < 0x80 }) {
+            guard text.utf8.contains(where: { $0 >= 0x41 && $0 <= 0x5A }) else { return text }
+            return String(decoding: text.utf8.map { $0 >= 0x41 && $0 <= 0x5A ? $0 | 0x20 : $0 }, as: UTF8.self)
+        }
         var result = String.UnicodeScalarView()
         for scalar in text.unicodeScalars {
             result.append(Unicode.Scalar(fold(scalar.value)) ?? scalar)

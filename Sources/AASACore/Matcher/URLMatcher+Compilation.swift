@@ -8,7 +8,8 @@ extension URLMatcher {
         private(set) var notes: [String] = []
         private(set) var diagnostics: [PatternDiagnostic] = []
         private var reported: Set<PatternDiagnostic> = []
-        private var cache: [CacheKey: WildcardPatternCompiler.Output] = [:]
+        /// The patterns with variables compiled for this file (the others are ``SharedPatterns``').
+        private var cache: [SharedPatterns.Key: WildcardPatternCompiler.Output] = [:]
         /// What is left of ``PatternLimits/maximumDomainWidth``: each pattern a rule uses is charged its width,
         /// before it is built.
         private var allowedWidth = PatternLimits.maximumDomainWidth
@@ -19,13 +20,6 @@ extension URLMatcher {
         var width: Int { PatternLimits.maximumDomainWidth - allowedWidth }
         /// The states charged so far.
         var states: Int { PatternLimits.maximumDomainStates - allowedStates }
-
-        private struct CacheKey: Hashable {
-            var source: String
-            var caseSensitive: Bool
-            var percentEncoded: Bool
-            var target: WildcardPatternCompiler.Target
-        }
 
         /// A pattern with where it is written and, if inherited, which `defaults` it comes from.
         private struct Located {
@@ -259,16 +253,22 @@ extension URLMatcher {
             _ located: Located, caseSensitive: Bool, percentEncoded: Bool, target: WildcardPatternCompiler.Target,
             errors: inout [String]
         ) -> CompiledRule.Part {
-            let key = CacheKey(
+            let key = SharedPatterns.Key(
                 source: located.source, caseSensitive: caseSensitive, percentEncoded: percentEncoded, target: target)
+            // A pattern without variables compiles the same in every file: it is kept for all of them. One with
+            // variables depends on this file's, and is kept for this file only.
+            let shared = SharedPatterns.isShareable(located.source) ? SharedPatterns.shared : nil
+            let cached = if let shared { shared.output(for: key) } else { cache[key] }
             var output: WildcardPatternCompiler.Output
-            if let cached = cache[key], cached.width <= allowedWidth, cached.states <= allowedStates {
+            if let cached, cached.width <= allowedWidth, cached.states <= allowedStates {
                 output = cached
             } else {
                 output = compiler.compile(
                     located.source, caseSensitive: caseSensitive, percentEncoded: percentEncoded, target: target,
                     allowedWidth: allowedWidth, allowedStates: allowedStates)
-                if !output.problems.contains(where: { $0.code == .rulesTooComplex }) { cache[key] = output }
+                if !output.problems.contains(where: { $0.code == .rulesTooComplex }) {
+                    if let shared { shared.keep(output, for: key) } else { cache[key] = output }
+                }
             }
             allowedWidth -= output.width
             allowedStates -= output.states

@@ -71,6 +71,7 @@ struct WildcardPatternCompiler: Sendable {
                 ))
         }
         var tokens: [Token] = []
+        tokens.reserveCapacity(scalars.count)
         var index = 0
         while index < scalars.count {
             let scalar = scalars[index]
@@ -248,10 +249,9 @@ struct WildcardPatternCompiler: Sendable {
         }
 
         if isDirect(tokens) {
-            let literals = tokens.compactMap { token -> UInt32? in
-                if case .literal(let value) = token { return value }
-                return nil
-            }
+            var literals: [UInt32] = []
+            literals.reserveCapacity(tokens.count)
+            for case .literal(let value) in tokens { literals.append(value) }
             let shape: WildcardPattern.Shape =
                 literals.count == tokens.count
                 ? .exact(literals) : .prefix(literals, bare: optionalSlashAt.map { Array(literals[..<$0]) })
@@ -260,7 +260,7 @@ struct WildcardPatternCompiler: Sendable {
                 start: 0, requiredPrefix: [])
         }
 
-        var program = ProgramBuilder()
+        var program = ProgramBuilder(capacity: 2 * tokens.count + 2)
         let accept = program.append(.accept, 0, 0)
         var next = accept
         var index = tokens.count - 1
@@ -291,6 +291,13 @@ struct WildcardPatternCompiler: Sendable {
         var nexts: [Int32] = []
         var forkTargets: [Int32] = []
         var classes: [ScalarSet] = []
+
+        /// Room for `capacity` instructions: a token takes one or two.
+        init(capacity: Int) {
+            kinds.reserveCapacity(capacity)
+            operands.reserveCapacity(capacity)
+            nexts.reserveCapacity(capacity)
+        }
 
         mutating func append(_ kind: WildcardPattern.Kind, _ operand: UInt32, _ next: Int32) -> Int32 {
             kinds.append(kind)

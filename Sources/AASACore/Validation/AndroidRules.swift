@@ -8,10 +8,11 @@ public struct AndroidAppRule: SiteRule {
     public func check(_ site: SiteContext) -> [Diagnostic] {
         guard let android = site.config.android else { return [] }
         var found: [Diagnostic] = []
-        let appsPath = KeyPath.root.key("android").key("apps")
-        var seen: [String: Int] = [:]
+        // What makes two apps the same: kept only when there are two or more to compare.
+        var seen: [DuplicateKey: Int] = [:]
         for (index, app) in android.apps.enumerated() {
-            let path = appsPath.index(index)
+            // Made only for a finding.
+            var path: KeyPath { KeyPath.androidApps.index(index) }
             if let problem = Self.packageProblem(app.package) {
                 found.append(
                     site.diagnostic(
@@ -28,21 +29,24 @@ public struct AndroidAppRule: SiteRule {
                             "add the SHA-256 fingerprint of each signing certificate (debug, release, Play App Signing)"
                     ))
             }
+            // Each fingerprint is normalized once (nil exactly when it has a problem); the set of those seen is made
+            // only for an app with two or more.
             var normalized: Set<String> = []
             for (fingerprintIndex, fingerprint) in app.fingerprints.enumerated() {
-                let fingerprintPath = path.key("fingerprints").index(fingerprintIndex)
-                if let problem = CertificateFingerprint.problem(fingerprint) {
+                if let value = CertificateFingerprint.normalized(fingerprint) {
+                    if app.fingerprints.count > 1 && !normalized.insert(value).inserted {
+                        found.append(
+                            site.diagnostic(
+                                .warning, rule: .duplicateFingerprint, "fingerprint \(value) is listed twice",
+                                at: path.key("fingerprints").index(fingerprintIndex), hint: "remove the repeat"))
+                    }
+                } else if let problem = CertificateFingerprint.problem(fingerprint) {
                     found.append(
                         site.diagnostic(
-                            .error, rule: .androidFingerprint, problem, at: fingerprintPath,
+                            .error, rule: .androidFingerprint, problem,
+                            at: path.key("fingerprints").index(fingerprintIndex),
                             hint: "copy the SHA-256 line of `keytool -list -v -keystore …` or Play Console › "
                                 + "App integrity › App signing: 32 hex pairs such as 14:6D:E9:…"))
-                } else if let value = CertificateFingerprint.normalized(fingerprint), !normalized.insert(value).inserted
-                {
-                    found.append(
-                        site.diagnostic(
-                            .warning, rule: .duplicateFingerprint, "fingerprint \(value) is listed twice",
-                            at: fingerprintPath, hint: "remove the repeat"))
                 }
             }
             let loginCredentials = app.loginCredentials ?? !site.config.webCredentials.isEmpty
@@ -76,8 +80,10 @@ public struct AndroidAppRule: SiteRule {
                         "\"rulesFrom\" names \(source), which no universalLinks app lists",
                         at: path.key("rulesFrom"), hint: "use one of the appIDs in universalLinks.apps"))
             }
-            let key =
-                "\(app.package)|\(app.appLinks)|\(loginCredentials)|\(String(describing: app.rules))|\(app.rulesFrom ?? "")"
+            guard android.apps.count > 1 else { continue }
+            let key = DuplicateKey(
+                package: app.package, appLinks: app.appLinks, loginCredentials: loginCredentials, rules: app.rules,
+                rulesFrom: app.rulesFrom)
             if let first = seen[key] {
                 found.append(
                     site.diagnostic(
@@ -89,6 +95,15 @@ public struct AndroidAppRule: SiteRule {
             }
         }
         return found
+    }
+
+    /// What two entries of `android.apps` share when one repeats the other: the package and every permission.
+    private struct DuplicateKey: Hashable {
+        let package: String
+        let appLinks: Bool
+        let loginCredentials: Bool
+        let rules: [ComponentPattern]?
+        let rulesFrom: String?
     }
 
     /// Why `name` is not an Android application ID, or `nil` (two or more dot-separated parts, each a

@@ -12,7 +12,8 @@ public struct LinkTestChecker: Sendable {
         guard !site.config.tests.isEmpty else { return [] }
         var found: [Diagnostic] = []
         for (index, test) in site.config.tests.enumerated() {
-            let path = KeyPath.root.key("tests").index(index)
+            // Made only for a finding.
+            var path: KeyPath { KeyPath.tests.index(index) }
             guard let url = try? MatchURL(parsing: test.url), let host = url.host else {
                 found.append(
                     site.diagnostic(

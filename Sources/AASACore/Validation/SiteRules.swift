@@ -26,7 +26,8 @@ public struct AppEntryRule: SiteRule {
     public func check(_ site: SiteContext) -> [Diagnostic] {
         var found: [Diagnostic] = []
         for (index, app) in (site.config.universalLinks?.apps ?? []).enumerated() {
-            let path = KeyPath.root.key("universalLinks").key("apps").index(index)
+            guard app.appIDs.isEmpty || app.rules.isEmpty else { continue }
+            let path = KeyPath.universalLinksApps.index(index)
             if app.appIDs.isEmpty {
                 found.append(
                     site.diagnostic(
