@@ -43,12 +43,16 @@ public final class JSONReader {
             wrongType(node, expected: what, path: path)
             return nil
         }
+        // Nearly every object holds only known keys: it is read as parsed, without a copy of its members.
+        guard let firstUnknown = members.firstIndex(where: { !known.contains($0.key) }) else {
+            return JSONObject(members)
+        }
         var result = JSONObject()
         result.members.reserveCapacity(members.count)
-        // Only unknown keys are remembered apart, to report each once: every object of every site.json is read
-        // here at each load.
+        result.members.append(contentsOf: members[..<firstUnknown])
+        // Only unknown keys are remembered apart, to report each once.
         var unknown: Set<String> = []
-        for member in members {
+        for member in members[firstUnknown...] {
             // The parser has already reported the repeat (`duplicate-key`); the first one is read.
             guard known.contains(member.key) else {
                 guard unknown.insert(member.key).inserted else { continue }

@@ -4,10 +4,37 @@
 /// use and cached, so 500 rules against one URL decode and fold it at most once per form.
 final class MatchSubject {
     let url: MatchURL
-    private var paths: [[UInt32]?] = Array(repeating: nil, count: 4)
-    private var queries: [[UInt32]?] = Array(repeating: nil, count: 4)
-    private var fragments: [[UInt32]?] = Array(repeating: nil, count: 4)
-    private var items: [[QueryItem]?] = Array(repeating: nil, count: 2)
+    private var paths = Forms<[UInt32]>()
+    private var queries = Forms<[UInt32]>()
+    private var fragments = Forms<[UInt32]>()
+    private var items = Forms<[QueryItem]>()
+
+    /// The forms of one part, by slot (raw or decoded, as written or folded), held in place: a subject is made for
+    /// every URL matched, and four arrays of slots were four allocations each time.
+    private struct Forms<Value> {
+        private var forms: (Value?, Value?, Value?, Value?)
+
+        init() { forms = (nil, nil, nil, nil) }
+
+        subscript(slot: Int) -> Value? {
+            get {
+                switch slot {
+                case 0: forms.0
+                case 1: forms.1
+                case 2: forms.2
+                default: forms.3
+                }
+            }
+            set {
+                switch slot {
+                case 0: forms.0 = newValue
+                case 1: forms.1 = newValue
+                case 2: forms.2 = newValue
+                default: forms.3 = newValue
+                }
+            }
+        }
+    }
 
     /// One query item, decoded (spec §1.6, §2.6), and folded when asked for case-insensitively.
     struct QueryItem {
