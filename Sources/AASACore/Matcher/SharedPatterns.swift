@@ -13,7 +13,7 @@ import Synchronization
 /// patterns every file uses stay cheap and one tenant's thousands of unique patterns cost only their own compiling.
 /// A result a file's limits refuse (``PatternDiagnostic/Code/rulesTooComplex``) depends on that file and is never
 /// kept. Safe to use from any thread: a load compiles its domains on every processor.
-final class SharedPatterns: Sendable {
+package final class SharedPatterns: Sendable {
     /// What a pattern compiles the same from, in any file.
     struct Key: Hashable, Sendable {
         var source: String
@@ -23,7 +23,7 @@ final class SharedPatterns: Sendable {
     }
 
     /// The process's patterns.
-    static let shared = SharedPatterns(capacity: 4_096)
+    package static let shared = SharedPatterns(capacity: 4_096)
 
     /// The longest pattern kept, in UTF-8 bytes: typical patterns are a few dozen.
     static let maximumSourceBytes = 256
@@ -61,6 +61,11 @@ final class SharedPatterns: Sendable {
             if table.count >= limit { table.removeAll(keepingCapacity: true) }
             table[key] = output
         }
+    }
+
+    /// Forgets every kept pattern.
+    package func removeAll() {
+        for shard in shards { shard.table.withLock { $0.removeAll() } }
     }
 
     /// How many patterns are kept.
