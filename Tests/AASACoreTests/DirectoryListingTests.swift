@@ -44,9 +44,13 @@ import Testing
     @Test func aFolderThatCannotBeListedIsNilWithItsReason() throws {
         let root = TemporaryDirectory("listing-missing")
         try root.write("file", "x")
-        #expect(DirectoryListing.entries(in: root.path + "/absent") == nil)
-        #expect(errno == ENOENT)
-        #expect(DirectoryListing.entries(in: root.path + "/file") == nil)
-        #expect(errno == ENOTDIR)
+        let absent = DirectoryListing.entries(in: root.path + "/absent")
+        let absentError = errno
+        let file = DirectoryListing.entries(in: root.path + "/file")
+        let fileError = errno
+        #expect(absent == nil)
+        #expect(absentError == ENOENT)
+        #expect(file == nil)
+        #expect(fileError == ENOTDIR)
     }
 }

@@ -33,6 +33,16 @@ public enum DirectoryListing {
         case other
         /// The file system does not say (`DT_UNKNOWN`): `lstat` tells.
         case unknown
+
+        /// The kind a folder records as `d_type`.
+        init(directoryType type: UInt8) {
+            switch Int32(type) {
+            case Int32(DT_DIR): self = .folder
+            case Int32(DT_LNK): self = .link
+            case Int32(DT_UNKNOWN): self = .unknown
+            default: self = .other
+            }
+        }
     }
 
     /// The entries of `path` other than `.` and `..`, in the order the file system gives them; `nil` (with `errno`
@@ -86,14 +96,7 @@ public enum DirectoryListing {
                         decoding: UnsafeRawBufferPointer(rebasing: buffer[nameStart..<nameEnd]), as: UTF8.self)
                     offset += length
                     guard name != "." && name != ".." else { continue }
-                    let kind: Kind =
-                        switch Int32(type) {
-                        case Int32(DT_DIR): .folder
-                        case Int32(DT_LNK): .link
-                        case Int32(DT_UNKNOWN): .unknown
-                        default: .other
-                        }
-                    entries.append(Entry(name: name, kind: kind))
+                    entries.append(Entry(name: name, kind: Kind(directoryType: type)))
                 }
                 return got
             }
@@ -132,15 +135,8 @@ public enum DirectoryListing {
                 String(decoding: raw.prefix(while: { $0 != 0 }), as: UTF8.self)
             }
             guard name != "." && name != ".." else { continue }
-            let kind: Kind =
-                switch Int32(item.pointee.d_type) {
-                case Int32(DT_DIR): .folder
-                case Int32(DT_LNK): .link
-                case Int32(DT_UNKNOWN): .unknown
-                default: .other
-                }
             guard entries.count < limit else { return nil }
-            entries.append(Entry(name: name, kind: kind))
+            entries.append(Entry(name: name, kind: Kind(directoryType: item.pointee.d_type)))
         }
         return entries
     }

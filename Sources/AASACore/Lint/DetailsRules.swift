@@ -45,17 +45,13 @@ public struct DefaultsPatternRule: AssociationRule {
 
     /// Warns about each pattern key in a `defaults` dictionary.
     public func check(_ context: AssociationContext) -> [Diagnostic] {
-        // Each level's path is made only for a level that has defaults.
-        var levels: [(path: () -> KeyPath, defaults: ComponentPattern)] = []
-        if let defaults = context.file.applinks?.defaults {
-            levels.append(({ KeyPath.root.key("applinks").key("defaults") }, defaults))
-        }
+        // The levels that have defaults: the file's (no details entry) and each entry's; a path only for a finding.
+        var levels: [(entry: Int?, defaults: ComponentPattern)] = []
+        if let defaults = context.file.applinks?.defaults { levels.append((nil, defaults)) }
         for (index, details) in (context.file.applinks?.details ?? []).enumerated() {
-            if let defaults = details.defaults {
-                levels.append(({ KeyPath.applinksDetails.index(index).key("defaults") }, defaults))
-            }
+            if let defaults = details.defaults { levels.append((index, defaults)) }
         }
-        return levels.compactMap { path, defaults in
+        return levels.compactMap { entry, defaults in
             let keys = [
                 ("/", defaults.path != nil), ("?", defaults.query != nil), ("#", defaults.fragment != nil),
                 ("exclude", defaults.exclude != nil),
@@ -64,7 +60,8 @@ public struct DefaultsPatternRule: AssociationRule {
             return context.diagnostic(
                 .warning, rule: .defaultsPattern,
                 "defaults sets \(keys.map { "\"\($0)\"" }.joined(separator: ", ")), which Apple applies to every rule that lacks it (undocumented)",
-                at: path(),
+                at: entry.map { KeyPath.applinksDetails.index($0).key("defaults") }
+                    ?? KeyPath.root.key("applinks").key("defaults"),
                 hint: "write the key in each rule instead; only caseSensitive and percentEncoded are documented here")
         }
     }

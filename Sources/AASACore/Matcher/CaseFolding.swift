@@ -26,13 +26,18 @@ enum CaseFolding {
         // ASCII (nearly every pattern and query name): byte by byte, unchanged when it holds no capital.
         if text.utf8.allSatisfy({ $0 < 0x80 }) {
             guard text.utf8.contains(where: { $0 >= 0x41 && $0 <= 0x5A }) else { return text }
-            return String(decoding: text.utf8.map { $0 >= 0x41 && $0 <= 0x5A ? $0 | 0x20 : $0 }, as: UTF8.self)
+            return lowercasedASCII(text.utf8)
         }
         var result = String.UnicodeScalarView()
         for scalar in text.unicodeScalars {
             result.append(Unicode.Scalar(fold(scalar.value)) ?? scalar)
         }
         return String(result)
+    }
+
+    /// ASCII text `bytes` with `A`–`Z` lowered: what folding, and Unicode lowercasing, make of ASCII.
+    static func lowercasedASCII(_ bytes: some Sequence<UInt8>) -> String {
+        String(decoding: bytes.map { $0 >= 0x41 && $0 <= 0x5A ? $0 | 0x20 : $0 }, as: UTF8.self)
     }
 
     /// Every other scalar that folds to `value` (`K` and the Kelvin sign for `k`), for reasoning about all the

@@ -64,8 +64,7 @@ public struct MatchURL: Sendable, Hashable {
                 })
             else { throw URLParseError(.missingScheme, input: text) }
             // ASCII letters, digits and `+-.` only: lowercased byte by byte.
-            let parsedScheme = String(
-                decoding: bytes[start..<colon].map { Self.isLetter($0) ? $0 | 0x20 : $0 }, as: UTF8.self)
+            let parsedScheme = CaseFolding.lowercasedASCII(bytes[start..<colon])
             guard parsedScheme == "http" || parsedScheme == "https" else {
                 throw URLParseError(.unsupportedScheme(parsedScheme), input: text)
             }
@@ -106,7 +105,7 @@ public struct MatchURL: Sendable, Hashable {
             let hostBytes = bytes[hostStart..<hostEnd]
             host =
                 hostBytes.allSatisfy({ $0 < 0x80 })
-                ? String(decoding: hostBytes.map { $0 >= 0x41 && $0 <= 0x5A ? $0 | 0x20 : $0 }, as: UTF8.self)
+                ? CaseFolding.lowercasedASCII(hostBytes)
                 : string(hostStart..<hostEnd).lowercased()
             port = parsedPort
             start = authorityEnd

@@ -57,8 +57,10 @@ package final class SharedPatterns: Sendable {
     /// Keeps `output` as what `key` compiles to; a shard already holding its share of ``capacity`` is emptied first.
     func keep(_ output: WildcardPatternCompiler.Output, for key: Key) {
         let limit = max(1, capacity / shards.count)
+        // A full shard's patterns are freed after its lock is released, not while other threads wait for it.
+        var full: [Key: WildcardPatternCompiler.Output] = [:]
         shard(key).table.withLock { table in
-            if table.count >= limit { table.removeAll(keepingCapacity: true) }
+            if table.count >= limit { swap(&full, &table) }
             table[key] = output
         }
     }

@@ -4,11 +4,13 @@ extension URLMatcher {
         let file: AssociationFile
         let mode: MatchMode
         let compiler: WildcardPatternCompiler
+        /// Where patterns without variables are taken from and kept (``SharedPatterns/shared`` but in tests).
+        let patterns: SharedPatterns
         private(set) var entries: [Entry] = []
         private(set) var notes: [String] = []
         private(set) var diagnostics: [PatternDiagnostic] = []
         private var reported: Set<PatternDiagnostic> = []
-        /// The patterns with variables compiled for this file (the others are ``SharedPatterns``').
+        /// The patterns with variables compiled for this file (the others are ``patterns``').
         private var cache: [SharedPatterns.Key: WildcardPatternCompiler.Output] = [:]
         /// What is left of ``PatternLimits/maximumDomainWidth``: each pattern a rule uses is charged its width,
         /// before it is built.
@@ -28,9 +30,10 @@ extension URLMatcher {
             var inheritedFrom: String?
         }
 
-        init(file: AssociationFile, mode: MatchMode) {
+        init(file: AssociationFile, mode: MatchMode, patterns: SharedPatterns) {
             self.file = file
             self.mode = mode
+            self.patterns = patterns
             if mode == .modern {
                 let table = SubstitutionTable(variables: file.applinks?.substitutionVariables ?? [])
                 compiler = WildcardPatternCompiler(variables: table)
@@ -257,7 +260,7 @@ extension URLMatcher {
                 source: located.source, caseSensitive: caseSensitive, percentEncoded: percentEncoded, target: target)
             // A pattern without variables compiles the same in every file: it is kept for all of them. One with
             // variables depends on this file's, and is kept for this file only.
-            let shared = SharedPatterns.isShareable(located.source) ? SharedPatterns.shared : nil
+            let shared = SharedPatterns.isShareable(located.source) ? patterns : nil
             let cached = if let shared { shared.output(for: key) } else { cache[key] }
             var output: WildcardPatternCompiler.Output
             if let cached, cached.width <= allowedWidth, cached.states <= allowedStates {

@@ -33,7 +33,12 @@ public struct URLMatcher: Sendable {
     /// Compiles `file` for `mode`. Problems are collected in ``compileDiagnostics``; a rule whose pattern
     /// cannot be compiled never matches.
     public init(file: AssociationFile, mode: MatchMode = .modern) {
-        var compilation = Compilation(file: file, mode: mode)
+        self.init(file: file, mode: mode, patterns: .shared)
+    }
+
+    /// ``init(file:mode:)``, taking patterns without variables from `patterns` and keeping them there.
+    init(file: AssociationFile, mode: MatchMode = .modern, patterns: SharedPatterns) {
+        var compilation = Compilation(file: file, mode: mode, patterns: patterns)
         compilation.run()
         self.mode = mode
         self.compileDiagnostics = compilation.diagnostics
