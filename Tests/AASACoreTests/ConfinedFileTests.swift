@@ -1,7 +1,8 @@
-import AASACore
 import AASATestSupport
 import Foundation
 import Testing
+
+@testable import AASACore
 
 /// Files read for a domain stay inside its folder, are regular, bounded, and never private keys.
 @Suite struct ConfinedFileTests {
@@ -70,6 +71,63 @@ import Testing
         ) {
             try result.get()
         }
+    }
+
+    @Test func aFileDirectlyInAListedFolderLiesThereWithoutAskingTheKernel() throws {
+        let (directory, confinement) = try tenants()
+        let folder = directory.path + "/site-config/shop.example"
+        let read = try ConfinedFile.read(
+            folder + "/site.json", within: confinement, maximumBytes: 100, listedFolder: folder
+        ).get()
+        #expect(read.bytes == Array("{}".utf8))
+        #expect(read.realPath == confinement.folder + "/site.json")
+        var status = stat()
+        #expect(stat(folder + "/site.json", &status) == 0)
+        #expect(read.access?.mode == UInt32(status.st_mode) & 0o7777)
+        #expect(read.access?.group == UInt32(status.st_gid))
+    }
+
+    @Test(arguments: [
+        "../links.example/site.json", "../../certs/links.example/privkey.pem", "/etc/passwd",
+    ])
+    func aLinkDirectlyInAListedFolderIsStillResolvedAndRefused(target: String) throws {
+        let (directory, confinement) = try tenants()
+        let folder = directory.path + "/site-config/shop.example"
+        try FileManager.default.removeItem(atPath: folder + "/site.json")
+        #expect(symlink(target, folder + "/site.json") == 0)
+        let result = ConfinedFile.read(
+            folder + "/site.json", within: confinement, maximumBytes: 1 << 20, listedFolder: folder)
+        guard case .failure(let refusal) = result else {
+            Issue.record("read \(target) through a link in a listed folder")
+            return
+        }
+        switch refusal {
+        case .outside(let real, _), .excluded(let real, _):
+            #expect(!real.hasPrefix(confinement.folder + "/"))
+        default:
+            Issue.record("unexpected refusal \(refusal)")
+        }
+    }
+
+    @Test func aLinkDirectlyInAListedFolderToAFileBesideItIsReadWhereItLeads() throws {
+        let (directory, confinement) = try tenants()
+        let folder = directory.path + "/site-config/shop.example"
+        try directory.write("site-config/shop.example/..data/site.json", "{\"v\": 2}")
+        try FileManager.default.removeItem(atPath: folder + "/site.json")
+        #expect(symlink("..data/site.json", folder + "/site.json") == 0)
+        let read = try ConfinedFile.read(
+            folder + "/site.json", within: confinement, maximumBytes: 100, listedFolder: folder
+        ).get()
+        #expect(read.bytes == Array("{\"v\": 2}".utf8))
+        #expect(read.realPath == confinement.folder + "/..data/site.json")
+    }
+
+    @Test(arguments: [
+        ("/a/b", "/a", "b"), ("/a/site.json", "/a", "site.json"), ("/a/b/c", "/a", nil), ("/ab/c", "/a", nil),
+        ("/a/", "/a", nil), ("/a", "/a", nil), ("/a/..", "/a", nil), ("/a/.", "/a", nil), ("/a/é", "/a", "é"),
+    ])
+    func onlyAnEntryOfTheFolderItselfIsDirectlyInIt(path: String, folder: String, name: String?) {
+        #expect(ConfinedFile.entryName(of: path, directlyIn: folder) == name)
     }
 
     @Test func aKubernetesDataSwapInsideTheFolderIsRead() throws {

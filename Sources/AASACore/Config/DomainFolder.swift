@@ -17,6 +17,9 @@ public struct DomainFolder: Sendable, Hashable {
     public var problem: Diagnostic?
     /// Whether the folder's entry in the config folder is a symlink.
     var isLink = false
+    /// Whether the folder was listed as a real folder of the config folder (not a link): its path then leads to
+    /// ``confinement``'s folder through no link of its own, and a file directly in it that is not a link lies there.
+    public internal(set) var isListedFolder = false
 
     /// The folder's path as the user named it.
     public var path: String { file.lastIndex(of: "/").map { String(file[..<$0]) } ?? "." }
@@ -140,6 +143,7 @@ public struct DomainFolder: Sendable, Hashable {
             domain: name, file: path + "/" + SiteConfigLoader.fileName, realFolder: realFolder, realRoot: realRoot,
             excluded: excluded)
         folder.isLink = isLink
+        folder.isListedFolder = status.st_mode & S_IFMT == S_IFDIR
         return folder
     }
 

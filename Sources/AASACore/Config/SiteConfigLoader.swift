@@ -147,7 +147,10 @@ public struct SiteConfigLoader: Sendable {
             return LoadedDomain(domain: domain, file: file, diagnostics: folder.problem.map { [$0] } ?? [])
         }
         let read: ConfinedFile.Contents
-        switch ConfinedFile.read(file, within: confinement, maximumBytes: Self.maximumConfigBytes) {
+        switch ConfinedFile.read(
+            file, within: confinement, maximumBytes: Self.maximumConfigBytes,
+            listedFolder: folder.isListedFolder ? folder.path : nil)
+        {
         case .success(let contents):
             read = contents
         case .failure(.tooLarge(let size, _)):

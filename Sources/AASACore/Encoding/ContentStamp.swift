@@ -2,7 +2,7 @@
 ///
 /// A reload asks "are these the bytes I loaded last time?" for every site.json and certificate folder. Keeping
 /// the bytes to compare with cost 1.8 KiB per certificate folder (a chain and its key), 18 MiB at 10,000
-/// domains (docs/benchmarks.md). The hash is the standard library's SipHash, seeded at random per process:
+/// domains (docs/benchmarks.md). The hash is SipHash-1-3 (the standard library's, ``SipHash``), keyed at random per process:
 /// stamps are compared only within one process, and two different files of the same length get the same stamp
 /// with a probability of 2⁻⁶⁴.
 public struct ContentStamp: Sendable, Hashable {
@@ -13,17 +13,13 @@ public struct ContentStamp: Sendable, Hashable {
 
     /// The stamp of `bytes`.
     public init(_ bytes: [UInt8]) {
-        var hasher = Hasher()
-        bytes.withUnsafeBytes { raw in
-            // Eight bytes at a time: Hasher.combine(bytes:) went byte by byte, about 100 instructions each.
-            var offset = 0
-            while offset + 8 <= raw.count {
-                hasher.combine(raw.loadUnaligned(fromByteOffset: offset, as: UInt64.self))
-                offset += 8
-            }
-            for byte in raw[offset...] { hasher.combine(byte) }
-        }
         length = bytes.count
-        hash = hasher.finalize()
+        hash = Int(truncatingIfNeeded: bytes.withUnsafeBytes { Self.hasher.hash($0) })
     }
+
+    /// SipHash-1-3 (the standard library's hash), under a key drawn once per process.
+    private static let hasher: SipHash = {
+        var generator = SystemRandomNumberGenerator()
+        return SipHash(key: (generator.next(), generator.next()))
+    }()
 }

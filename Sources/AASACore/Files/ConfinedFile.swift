@@ -12,6 +12,12 @@
 /// in `/proc/self/fd`, so a symlink swapped between a check and the open cannot win; not asked for
 /// ``Confinement/anywhere``, which has no folder to check) and its size, before one byte is read. A file that grows
 /// while it is read is read to the size `fstat` gave.
+///
+/// A file directly in a folder its caller listed as a real folder of the confinement (`listedFolder`: a domain
+/// folder that is not a link) is opened without following a link of its own (`O_NOFOLLOW`): when it opens, it is
+/// that folder's entry, so its real path is the folder's and its name, with no path asked of `/proc` (one system
+/// call of every domain's start). A file that is a link there is opened through it and its real path asked, as any
+/// other.
 public enum ConfinedFile {
     /// A file read whole.
     public struct Contents: Sendable {
@@ -22,6 +28,9 @@ public enum ConfinedFile {
         /// Where the file really is (symlinks resolved); `nil` for a file read with ``Confinement/anywhere``, which
         /// has no folder to check it against (an operator's certificate or key: two of a domain's three files).
         public var realPath: String?
+        /// The permission bits and group of the file read (its `fstat`), for a check of who else may read it; `nil`
+        /// where the file is not on disk.
+        public var access: (mode: UInt32, group: UInt32)? = nil
     }
 
     /// Why a file was not read.
@@ -45,10 +54,21 @@ public enum ConfinedFile {
     /// Reads `path` whole if it is a regular file below `confinement` of at most `maximumBytes` bytes; with
     /// `refusingPrivateKeys`, a file holding PEM private-key armour is refused too (pages and templates: a key is
     /// never served, whatever its path).
+    ///
+    /// `listedFolder` is the path, as `path` starts with it, of a folder just listed as a real folder (not a link)
+    /// whose real path is the confinement's folder: a file directly in it that is not a link is known to lie there.
     public static func read(
-        _ path: String, within confinement: Confinement, maximumBytes: Int, refusingPrivateKeys: Bool = false
+        _ path: String, within confinement: Confinement, maximumBytes: Int, refusingPrivateKeys: Bool = false,
+        listedFolder: String? = nil
     ) -> Result<Contents, Refusal> {
-        let descriptor = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK)
+        let flags = O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK
+        var entry = listedFolder.flatMap { entryName(of: path, directlyIn: $0) }
+        var descriptor = open(path, flags | (entry == nil ? 0 : O_NOFOLLOW))
+        if descriptor < 0, errno == ELOOP, entry != nil {
+            // A link (or a loop of them): opened through it, and where it leads asked of the kernel.
+            entry = nil
+            descriptor = open(path, flags)
+        }
         guard descriptor >= 0 else {
             return .failure(errno == ENOENT || errno == ENOTDIR ? .missing : .unreadable(errorText()))
         }
@@ -58,7 +78,10 @@ public enum ConfinedFile {
         guard status.st_mode & S_IFMT == S_IFREG else { return .failure(.notRegular(kind(status.st_mode))) }
         var realPath: String?
         if confinement != .anywhere {
-            guard let resolved = Self.realPath(of: descriptor, openedAs: path, status: status) else {
+            guard
+                let resolved = entry.map({ confinement.folder + "/" + $0 })
+                    ?? Self.realPath(of: descriptor, openedAs: path, status: status)
+            else {
                 return .failure(.unreadable("cannot tell where the opened file lies"))
             }
             if let refusal = confinement.refusal(of: resolved) { return .failure(refusal) }
@@ -81,7 +104,20 @@ public enum ConfinedFile {
         guard count <= maximumBytes else { return .failure(.tooLarge(size: count, cap: maximumBytes)) }
         bytes.removeLast(bytes.count - count)
         if refusingPrivateKeys, PEMArmour.containsPrivateKey(bytes) { return .failure(.privateKey) }
-        return .success(Contents(bytes: bytes, modified: Int(status.st_mtim.tv_sec), realPath: realPath))
+        return .success(
+            Contents(
+                bytes: bytes, modified: Int(status.st_mtim.tv_sec), realPath: realPath,
+                access: (UInt32(status.st_mode) & 0o7777, UInt32(status.st_gid))))
+    }
+
+    /// The name of `path`'s last component when `path` is `folder`, a slash and that name (nothing else between).
+    static func entryName(of path: String, directlyIn folder: String) -> String? {
+        guard path.utf8.count > folder.utf8.count + 1, path.utf8.starts(with: folder.utf8) else { return nil }
+        let rest = path.utf8.dropFirst(folder.utf8.count)
+        guard rest.first == 0x2F else { return nil }
+        let name = rest.dropFirst()
+        guard !name.contains(0x2F), !name.elementsEqual(".".utf8), !name.elementsEqual("..".utf8) else { return nil }
+        return String(Substring(name))
     }
 
     /// The real path of the file open as `descriptor`: the kernel's name for it in `/proc/self/fd`, or where `/proc`

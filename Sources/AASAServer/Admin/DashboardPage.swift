@@ -63,22 +63,43 @@ enum DashboardPage {
         var lines: [String] = []
         var inComment = false
         for line in script.split(separator: "\n") {
-            let text = line.trimmingCharacters(in: .whitespacesAndNewlines)
-            let commentEnd = text.range(of: "*/")?.upperBound
+            let text = trimmed(line)
+            let commentEnd = commentEnd(in: text)
             if inComment {
                 inComment = commentEnd == nil
                 if let commentEnd, commentEnd != text.endIndex {
-                    lines.append(text[commentEnd...].trimmingCharacters(in: .whitespaces))
+                    lines.append(String(trimmed(text[commentEnd...])))
                 }
             } else if text.hasPrefix("/*") {
                 inComment = commentEnd == nil
                 // Code after the comment's end keeps the line, comment and all.
-                if let commentEnd, commentEnd != text.endIndex { lines.append(text) }
+                if let commentEnd, commentEnd != text.endIndex { lines.append(String(text)) }
             } else if !text.isEmpty && !text.hasPrefix("//") {
-                lines.append(text)
+                lines.append(String(text))
             }
         }
         return lines.joined(separator: "\n")
+    }
+
+    /// `text` without the white space (Unicode's, line breaks among it) at either end. Built at every start, as the
+    /// page is: Foundation's character sets made this a tenth of a start of a few domains.
+    static func trimmed(_ text: Substring) -> Substring {
+        guard let first = text.firstIndex(where: { !$0.isWhitespace }),
+            let last = text.lastIndex(where: { !$0.isWhitespace })
+        else { return text[text.endIndex...] }
+        return text[first...last]
+    }
+
+    /// Where the first `*/` in `text` ends, or `nil` when it has none.
+    private static func commentEnd(in text: Substring) -> Substring.Index? {
+        let bytes = text.utf8
+        var index = bytes.startIndex
+        while let star = bytes[index...].firstIndex(of: UInt8(ascii: "*")) {
+            let next = bytes.index(after: star)
+            if next != bytes.endIndex, bytes[next] == UInt8(ascii: "/") { return bytes.index(after: next) }
+            index = next
+        }
+        return nil
     }
 
     /// The stylesheet without comments, and without the white space CSS does not read: runs of it become one
@@ -125,7 +146,6 @@ enum DashboardPage {
     /// The page's lines without indentation and blank lines (it has no `<pre>` or `<textarea>` content, where
     /// they would show).
     static func compactMarkup(_ markup: String) -> String {
-        markup.split(separator: "\n").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
-            .joined(separator: "\n")
+        markup.split(separator: "\n").map(trimmed).filter { !$0.isEmpty }.joined(separator: "\n")
     }
 }

@@ -2,6 +2,7 @@ public import AASACore
 public import AASAMicroHTTPD
 public import AASAOpenSSL
 public import Foundation
+import Synchronization
 
 /// One certificate found in the certificate folder, certbot layout: `<certs>/<name>/fullchain.pem` + `privkey.pem`.
 ///
@@ -92,6 +93,21 @@ public struct CertificateDirectory: Sendable {
             tree.read(file.path(in: folder), within: .anywhere, maximumBytes: cap(of: file), refusingPrivateKeys: false)
                 .map(\.bytes)
         }
+    }
+
+    /// ``files(of:in:)`` of a folder on disk, noting in `key` the private key's mode and group each time it is read.
+    static func files(of folder: String, notingKeyAccess key: KeyAccess) -> FileReader {
+        { file in
+            let read = ConfinedFile.read(
+                file.path(in: folder), within: .anywhere, maximumBytes: cap(of: file), refusingPrivateKeys: false)
+            if file == .privateKey, case .success(let contents) = read { key.access.withLock { $0 = contents.access } }
+            return read.map(\.bytes)
+        }
+    }
+
+    /// The permission bits and group of a folder's private key as it was last read.
+    final class KeyAccess: Sendable {
+        let access = Mutex<(mode: UInt32, group: UInt32)?>(nil)
     }
 
     /// Creates a reader for `path`; with `refusesExposedKeys`, certificates whose key others can read are not loaded.
@@ -197,13 +213,18 @@ public struct CertificateDirectory: Sendable {
             let name = folderNames[index]
             let listing = beforeReading?(name) ?? nil
             let folder = path + "/" + name
+            let key = KeyAccess()
             var result = Self.readFolder(
-                name: name, location: folder, files: Self.files(of: folder), now: now, known: known[name],
-                importing: importing, sharing: sharing,
+                name: name, location: folder, files: Self.files(of: folder, notingKeyAccess: key), now: now,
+                known: known[name], importing: importing, sharing: sharing,
                 mayHaveStaple: listing?.contains { $0.name == CertificateFile.staple.name } ?? true)
-            if let exposed = PrivateKeyPermissions.check(
-                CertificateFile.privateKey.path(in: folder), refused: refusesExposedKeys)
-            {
+            let keyPath = CertificateFile.privateKey.path(in: folder)
+            // The key's mode as it was read, without a second walk of its path; asked by path when it was not read.
+            let exposure =
+                key.access.withLock { $0 }.map {
+                    PrivateKeyPermissions.check(keyPath, mode: $0.mode, group: $0.group, refused: refusesExposedKeys)
+                } ?? PrivateKeyPermissions.check(keyPath, refused: refusesExposedKeys)
+            if let exposed = exposure {
                 result.diagnostics.append(exposed)
                 if exposed.severity == .error {
                     result.certificate = nil

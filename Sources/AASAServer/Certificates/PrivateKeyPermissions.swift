@@ -38,11 +38,16 @@ public enum PrivateKeyPermissions {
     public static func check(_ path: String, refused: Bool = false) -> Diagnostic? {
         var info = stat()
         guard stat(path, &info) == 0 else { return nil }
-        let mode = UInt32(info.st_mode) & 0o7777
+        return check(path, mode: UInt32(info.st_mode) & 0o7777, group: UInt32(info.st_gid), refused: refused)
+    }
+
+    /// The finding for the key file at `path` whose permission bits are `mode` and group `group` (as `fstat` gave
+    /// them when it was read), or `nil` when only the server can read it.
+    public static func check(_ path: String, mode: UInt32, group: UInt32, refused: Bool = false) -> Diagnostic? {
         // Only the owner's bits set (0600, 0400): nothing to judge, and no need to ask for the process's groups,
         // which at 100,000 folders is 200,000 system calls.
         guard mode & 0o077 != 0 else { return nil }
-        guard let exposure = exposure(mode: mode, group: UInt32(info.st_gid), processGroups: processGroups())
+        guard let exposure = exposure(mode: mode, group: group, processGroups: processGroups())
         else { return nil }
         let name = path.split(separator: "/").last.map(String.init) ?? path
         let octal = String(mode, radix: 8)

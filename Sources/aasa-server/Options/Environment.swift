@@ -14,7 +14,10 @@ enum Environment {
 
     /// The variable's text, or `nil` when it is not set.
     private static func text(_ variable: EnvironmentVariable) -> String? {
-        guard let text = ProcessInfo.processInfo.environment[variable.name] else { return nil }
+        // getenv, not ProcessInfo's environment: that copies every variable into a dictionary at each of the
+        // options' two hundred reads.
+        guard let value = getenv(variable.name) else { return nil }
+        let text = String(cString: value)
         setVariables.withLock { _ = $0.insert(variable) }
         return text
     }

@@ -1,0 +1,64 @@
+/// SipHash (Aumasson and Bernstein, 2012) of a byte buffer under a 128-bit key: the keyed hash the standard
+/// library's `Hasher` uses (SipHash-1-3), computed in one pass over the buffer.
+///
+/// `Hasher` takes eight bytes per call, through its buffering and a call each: for a stamp of every file a start
+/// reads (three a domain), that was 22,000 instructions a domain, and this is a fifth of it.
+public struct SipHash: Sendable {
+    /// The key's two halves (little-endian, as the reference implementation reads its 16 key bytes).
+    public var key: (UInt64, UInt64)
+    /// Rounds per eight-byte block (`c`): 1 for SipHash-1-3, 2 for SipHash-2-4.
+    public var compressionRounds = 1
+    /// Rounds at the end (`d`): 3 for SipHash-1-3, 4 for SipHash-2-4.
+    public var finalizationRounds = 3
+
+    /// A hash keyed with `key`.
+    public init(key: (UInt64, UInt64), compressionRounds: Int = 1, finalizationRounds: Int = 3) {
+        self.key = key
+        self.compressionRounds = compressionRounds
+        self.finalizationRounds = finalizationRounds
+    }
+
+    /// The 64-bit hash of `bytes`.
+    public func hash(_ bytes: UnsafeRawBufferPointer) -> UInt64 {
+        var v0 = key.0 ^ 0x736f_6d65_7073_6575
+        var v1 = key.1 ^ 0x646f_7261_6e64_6f6d
+        var v2 = key.0 ^ 0x6c79_6765_6e65_7261
+        var v3 = key.1 ^ 0x7465_6462_7974_6573
+        @inline(__always) func round() {
+            v0 &+= v1
+            v1 = v1.rotatedLeft(13) ^ v0
+            v0 = v0.rotatedLeft(32)
+            v2 &+= v3
+            v3 = v3.rotatedLeft(16) ^ v2
+            v0 &+= v3
+            v3 = v3.rotatedLeft(21) ^ v0
+            v2 &+= v1
+            v1 = v1.rotatedLeft(17) ^ v2
+            v2 = v2.rotatedLeft(32)
+        }
+        @inline(__always) func compress(_ block: UInt64) {
+            v3 ^= block
+            for _ in 0..<compressionRounds { round() }
+            v0 ^= block
+        }
+        let whole = bytes.count & ~7
+        var offset = 0
+        while offset < whole {
+            compress(UInt64(littleEndian: bytes.loadUnaligned(fromByteOffset: offset, as: UInt64.self)))
+            offset += 8
+        }
+        // The last block: the bytes left, and the length's low byte in the top byte.
+        var last = UInt64(truncatingIfNeeded: bytes.count) << 56
+        for index in 0..<(bytes.count - whole) {
+            last |= UInt64(bytes[whole + index]) << (8 * UInt64(index))
+        }
+        compress(last)
+        v2 ^= 0xff
+        for _ in 0..<finalizationRounds { round() }
+        return v0 ^ v1 ^ v2 ^ v3
+    }
+}
+
+extension UInt64 {
+    fileprivate func rotatedLeft(_ count: UInt64) -> UInt64 { self << count | self >> (64 - count) }
+}
