@@ -43,6 +43,15 @@ import Testing
         let (directory, confinement) = try tenants()
         let path = try link(directory, "pages/x.html", to: target)
         let result = ConfinedFile.read(path, within: confinement, maximumBytes: 1 << 20)
+        expectRefusedOutside(result, of: confinement, path: path, what: "page '/x.html'", target: target)
+    }
+
+    /// That `result` is a refusal for leading outside `confinement`'s folder (or into the certificate folder), to a
+    /// real path outside it, whose finding names the file and where it leads.
+    private func expectRefusedOutside(
+        _ result: Result<ConfinedFile.Contents, ConfinedFile.Refusal>, of confinement: Confinement, path: String,
+        what: String, target: String
+    ) {
         guard case .failure(let refusal) = result else {
             Issue.record("read \(target) through a link")
             return
@@ -50,7 +59,7 @@ import Testing
         switch refusal {
         case .outside(let real, _), .excluded(let real, _):
             #expect(!real.hasPrefix(confinement.folder + "/"))
-            let finding = refusal.diagnostic(path, what: "page '/x.html'")
+            let finding = refusal.diagnostic(path, what: what)
             #expect(finding.rule == .pathOutside)
             #expect(finding.file == path)
             #expect(finding.message.contains(real))
@@ -73,7 +82,7 @@ import Testing
         }
     }
 
-    @Test func aFileDirectlyInAListedFolderLiesThereWithoutAskingTheKernel() throws {
+    @Test func aFileDirectlyInAListedFolderIsReadWithItsRealPathModeAndGroup() throws {
         let (directory, confinement) = try tenants()
         let folder = directory.path + "/site-config/shop.example"
         let read = try ConfinedFile.read(
@@ -97,16 +106,24 @@ import Testing
         #expect(symlink(target, folder + "/site.json") == 0)
         let result = ConfinedFile.read(
             folder + "/site.json", within: confinement, maximumBytes: 1 << 20, listedFolder: folder)
-        guard case .failure(let refusal) = result else {
-            Issue.record("read \(target) through a link in a listed folder")
-            return
-        }
-        switch refusal {
-        case .outside(let real, _), .excluded(let real, _):
-            #expect(!real.hasPrefix(confinement.folder + "/"))
-        default:
-            Issue.record("unexpected refusal \(refusal)")
-        }
+        expectRefusedOutside(result, of: confinement, path: folder + "/site.json", what: "site.json", target: target)
+    }
+
+    /// The listed folder's real path is taken as the caller gives it: confined to a path that reaches the folder
+    /// through a link (`alias/`), a file directly in the listed folder is placed there without asking the kernel,
+    /// while the same read without the listing asks, finds the real path, and refuses it as outside.
+    @Test func aListedFolderPlacesItsFileWithoutAskingTheKernelWhereItLies() throws {
+        let (directory, _) = try tenants()
+        #expect(symlink(directory.path + "/site-config", directory.path + "/alias") == 0)
+        let folder = directory.path + "/alias/shop.example"
+        let confinement = Confinement(folder: folder)
+        let listed = try ConfinedFile.read(
+            folder + "/site.json", within: confinement, maximumBytes: 100, listedFolder: folder
+        ).get()
+        #expect(listed.realPath == folder + "/site.json")
+        let asked = ConfinedFile.read(folder + "/site.json", within: confinement, maximumBytes: 100)
+        let real = try #require(Confinement.realPath(directory.path + "/site-config/shop.example/site.json"))
+        #expect(throws: ConfinedFile.Refusal.outside(real, allowed: folder)) { try asked.get() }
     }
 
     @Test func aLinkDirectlyInAListedFolderToAFileBesideItIsReadWhereItLeads() throws {

@@ -31,6 +31,26 @@ import Testing
         #expect(found == "readable by group 'root' (gid 0), which aasa-server does not run with")
     }
 
+    /// The folder reader notes the key's mode and group as the read's `fstat` gave them, and only the key's: the check
+    /// after it judges them without walking the key's path again.
+    @Test func theFolderReaderNotesTheModeAndGroupOfTheKeyItReads() throws {
+        let directory = TemporaryDirectory("aasa-keys")
+        let certs = directory.path + "/certs"
+        _ = try DevCertificates(certificateDirectory: certs).ensure(names: ["shop.example"])
+        let folder = certs + "/shop.example"
+        try FileManager.default.setAttributes([.posixPermissions: 0o640], ofItemAtPath: folder + "/privkey.pem")
+        let key = CertificateDirectory.KeyAccess()
+        let files = CertificateDirectory.files(of: folder, notingKeyAccess: key)
+        _ = try files(.chain).get()
+        #expect(key.noted == nil)
+        _ = try files(.privateKey).get()
+        var status = stat()
+        #expect(stat(folder + "/privkey.pem", &status) == 0)
+        let noted = try #require(key.noted)
+        #expect(noted.mode == 0o640)
+        #expect(noted.group == UInt32(status.st_gid))
+    }
+
     @Test func theFolderReaderWarnsOrUnderStrictRefusesAnExposedKey() throws {
         let directory = TemporaryDirectory("aasa-keys")
         let certs = directory.path + "/certs"

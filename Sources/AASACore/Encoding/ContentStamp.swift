@@ -2,9 +2,9 @@
 ///
 /// A reload asks "are these the bytes I loaded last time?" for every site.json and certificate folder. Keeping
 /// the bytes to compare with cost 1.8 KiB per certificate folder (a chain and its key), 18 MiB at 10,000
-/// domains (docs/benchmarks.md). The hash is SipHash-1-3 (the standard library's, ``SipHash``), keyed at random per process:
-/// stamps are compared only within one process, and two different files of the same length get the same stamp
-/// with a probability of 2⁻⁶⁴.
+/// domains (docs/benchmarks.md). The hash is SipHash-1-3 (``SipHash``, the standard library's hash), keyed at
+/// random per process: stamps are compared only within one process, and two different files of the same length get
+/// the same stamp with a probability of 2⁻⁶⁴.
 public struct ContentStamp: Sendable, Hashable {
     /// The number of bytes.
     public let length: Int

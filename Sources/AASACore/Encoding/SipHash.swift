@@ -2,17 +2,18 @@
 /// library's `Hasher` uses (SipHash-1-3), computed in one pass over the buffer.
 ///
 /// `Hasher` takes eight bytes per call, through its buffering and a call each: for a stamp of every file a start
-/// reads (three a domain), that was 22,000 instructions a domain, and this is a fifth of it.
+/// reads (three a domain), that was 22,000 instructions a domain, and this is half of it.
 public struct SipHash: Sendable {
     /// The key's two halves (little-endian, as the reference implementation reads its 16 key bytes).
-    public var key: (UInt64, UInt64)
+    public let key: (UInt64, UInt64)
     /// Rounds per eight-byte block (`c`): 1 for SipHash-1-3, 2 for SipHash-2-4.
-    public var compressionRounds = 1
+    public let compressionRounds: Int
     /// Rounds at the end (`d`): 3 for SipHash-1-3, 4 for SipHash-2-4.
-    public var finalizationRounds = 3
+    public let finalizationRounds: Int
 
-    /// A hash keyed with `key`.
+    /// A hash keyed with `key`; the rounds are at least one each.
     public init(key: (UInt64, UInt64), compressionRounds: Int = 1, finalizationRounds: Int = 3) {
+        precondition(compressionRounds >= 1 && finalizationRounds >= 1, "SipHash needs at least one round of each")
         self.key = key
         self.compressionRounds = compressionRounds
         self.finalizationRounds = finalizationRounds

@@ -89,25 +89,35 @@ public struct CertificateDirectory: Sendable {
     /// Links are followed anywhere: certbot's `live/` links lead into `archive/`, and the
     /// folder is the operator's, not a tenant's; a private key is what the folder is for.
     public static func files(of folder: String, in tree: any FileTree = FolderFileTree(root: "/")) -> FileReader {
-        { file in
-            tree.read(file.path(in: folder), within: .anywhere, maximumBytes: cap(of: file), refusingPrivateKeys: false)
-                .map(\.bytes)
-        }
+        files(of: folder, in: tree, notingKeyAccess: nil)
     }
 
-    /// ``files(of:in:)`` of a folder on disk, noting in `key` the private key's mode and group each time it is read.
-    static func files(of folder: String, notingKeyAccess key: KeyAccess) -> FileReader {
+    /// ``files(of:in:)``, noting in `key` the private key's mode and group (``ConfinedFile/Contents/access``) each
+    /// time it is read: the permission check then needs no second walk of the key's path.
+    static func files(
+        of folder: String, in tree: any FileTree = FolderFileTree(root: "/"), notingKeyAccess key: KeyAccess?
+    )
+        -> FileReader
+    {
         { file in
-            let read = ConfinedFile.read(
+            let read = tree.read(
                 file.path(in: folder), within: .anywhere, maximumBytes: cap(of: file), refusingPrivateKeys: false)
-            if file == .privateKey, case .success(let contents) = read { key.access.withLock { $0 = contents.access } }
+            if let key, file == .privateKey, case .success(let contents) = read {
+                key.note(contents.access)
+            }
             return read.map(\.bytes)
         }
     }
 
     /// The permission bits and group of a folder's private key as it was last read.
     final class KeyAccess: Sendable {
-        let access = Mutex<(mode: UInt32, group: UInt32)?>(nil)
+        private let access = Mutex<(mode: UInt32, group: UInt32)?>(nil)
+
+        /// The mode and group noted last, `nil` when the key was not read.
+        var noted: (mode: UInt32, group: UInt32)? { access.withLock { $0 } }
+
+        /// Notes `access` as the key's.
+        func note(_ access: (mode: UInt32, group: UInt32)?) { self.access.withLock { $0 = access } }
     }
 
     /// Creates a reader for `path`; with `refusesExposedKeys`, certificates whose key others can read are not loaded.
@@ -221,7 +231,7 @@ public struct CertificateDirectory: Sendable {
             let keyPath = CertificateFile.privateKey.path(in: folder)
             // The key's mode as it was read, without a second walk of its path; asked by path when it was not read.
             let exposure =
-                key.access.withLock { $0 }.map {
+                key.noted.map {
                     PrivateKeyPermissions.check(keyPath, mode: $0.mode, group: $0.group, refused: refusesExposedKeys)
                 } ?? PrivateKeyPermissions.check(keyPath, refused: refusesExposedKeys)
             if let exposed = exposure {
