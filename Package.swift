@@ -104,7 +104,9 @@ let package = Package(
             swiftSettings: upcomingLanguageFeatures),
 
         // MARK: Tests
-        .target(name: "AASATestSupport", path: "Tests/AASATestSupport", swiftSettings: upcomingLanguageFeatures),
+        .target(
+            name: "AASATestSupport", dependencies: ["AASACore"], path: "Tests/AASATestSupport",
+            swiftSettings: upcomingLanguageFeatures),
         .testTarget(
             name: "AASACoreTests", dependencies: ["AASACore", "AASATestSupport"], exclude: ["Fixtures"],
             swiftSettings: upcomingLanguageFeatures),

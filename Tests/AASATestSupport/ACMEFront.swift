@@ -14,7 +14,7 @@ public final class ACMEFront: @unchecked Sendable {
     public let port = freePort()
     private let pebble: Pebble
     private let logFile: String
-    private var process: Process?
+    private var process: ChildProcess?
 
     /// The directory URL, through the front.
     public var directoryURL: String { "https://127.0.0.1:\(port)/dir" }
@@ -39,12 +39,7 @@ public final class ACMEFront: @unchecked Sendable {
             ]
         }
         _ = FileManager.default.createFile(atPath: logFile, contents: nil)
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
-        process.arguments = arguments
-        process.standardOutput = FileHandle(forWritingAtPath: logFile)
-        process.standardError = FileHandle(forWritingAtPath: logFile)
-        try process.run()
+        let process = try ChildProcess("/usr/bin/python3", arguments, logFile: logFile)
         self.process = process
         for _ in 0..<TestTime.tries(200) {
             if (try? Curl.request("https://127.0.0.1:\(port)/front/stats", caFile: caFile))?.status == 200 { return }
@@ -59,10 +54,8 @@ public final class ACMEFront: @unchecked Sendable {
 
     /// Stops the front.
     public func stop() {
-        guard let process, process.isRunning else { return }
-        process.terminate()
-        process.waitUntilExit()
-        self.process = nil
+        process?.stop()
+        process = nil
     }
 
     /// What the front printed: one line per request.

@@ -24,7 +24,7 @@ public final class BindDNS: @unchecked Sendable {
     public static func randomLoopbackAddress() -> String {
         "127.\(UInt8.random(in: 1...254)).\(UInt8.random(in: 1...254)).\(UInt8.random(in: 1...254))"
     }
-    private var processes: [Process] = []
+    private var processes: [ChildProcess] = []
 
     /// The authoritative server, and the resolver, as `HOST:PORT`.
     public var server: String { "127.0.0.1:\(port)" }
@@ -103,23 +103,14 @@ public final class BindDNS: @unchecked Sendable {
     deinit { stop() }
 
     private func start(_ configuration: String, log: String) throws {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/sbin/named")
-        process.arguments = ["-c", configuration, "-f", "-4"]
         let path = directory.path + "/" + log
         _ = FileManager.default.createFile(atPath: path, contents: nil)
-        process.standardOutput = FileHandle(forWritingAtPath: path)
-        process.standardError = FileHandle(forWritingAtPath: path)
-        try process.run()
-        processes.append(process)
+        processes.append(try ChildProcess("/usr/sbin/named", ["-c", configuration, "-f", "-4"], logFile: path))
     }
 
     /// Stops both servers, and takes the name server's address off the loopback interface.
     public func stop() {
-        for process in processes where process.isRunning {
-            process.terminate()
-            process.waitUntilExit()
-        }
+        for process in processes { process.stop() }
         if !processes.isEmpty, nameServerAddress != "127.0.0.1" {
             _ = try? Command.run("/usr/sbin/ip", ["addr", "del", nameServerAddress + "/32", "dev", "lo"])
         }

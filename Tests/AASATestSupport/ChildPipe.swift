@@ -10,6 +10,9 @@ public enum ChildPipe {
     /// SIGPIPE ignored, once per process.
     private static let ignoringSIGPIPE: Void = { _ = signal(SIGPIPE, SIG_IGN) }()
 
+    /// Ignores SIGPIPE in the test process (once), so a write to a child that is gone fails with `EPIPE`.
+    public static func ignoreSIGPIPE() { ignoringSIGPIPE }
+
     /// Writes all of `bytes` to `handle`; `false` when the reader is gone (the child exited or closed its input).
     @discardableResult
     public static func write(_ bytes: some DataProtocol, to handle: FileHandle) -> Bool {

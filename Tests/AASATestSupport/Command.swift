@@ -1,5 +1,9 @@
 public import Foundation
 
+#if canImport(Glibc)
+    import Glibc
+#endif
+
 /// Runs real programs (curl, openssl, the aasa-server binary) the way a user would.
 public enum Command {
     /// What a finished program left behind.
@@ -14,50 +18,139 @@ public enum Command {
         public var stdoutBytes: [UInt8]
     }
 
-    /// Runs `executable` with `arguments` to completion (bounded by `timeout` seconds of a fast machine, scaled by
-    /// ``TestTime``), feeding `input`.
+    /// Runs `executable` with `arguments` to completion, feeding it `input`, and returns what it printed.
+    ///
+    /// Bounded in every way a program can hang a test: at `timeout` seconds (of a fast machine, scaled by
+    /// ``TestTime``) it is stopped (SIGTERM to it and what it started, SIGKILL five seconds later), and once it has
+    /// ended its output is read only while more keeps coming, so a program it left running with the pipes open does
+    /// not hold the test. Its pipes are close-on-exec here, so no other program a test starts meanwhile keeps them.
     @discardableResult
     public static func run(
         _ executable: String, _ arguments: [String], input: [UInt8]? = nil, currentDirectory: String? = nil,
         environment: [String: String]? = nil, timeout: TimeInterval = 60
     ) throws -> Output {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: executable.hasPrefix("/") ? executable : "/usr/bin/env")
-        process.arguments = executable.hasPrefix("/") ? arguments : [executable] + arguments
-        if let currentDirectory { process.currentDirectoryURL = URL(fileURLWithPath: currentDirectory) }
-        if let environment { process.environment = environment }
-        let stdout = Pipe()
-        let stderr = Pipe()
-        let stdin = Pipe()
-        process.standardOutput = stdout
-        process.standardError = stderr
-        process.standardInput = stdin
-        try process.run()
-        // Written beside the reads: a program that exits or writes much before reading all of it blocks nothing.
-        ChildPipe.feed(input ?? [], to: stdin.fileHandleForWriting)
-        // Read both pipes concurrently so a chatty program never blocks on a full pipe.
-        let group = DispatchGroup()
-        nonisolated(unsafe) var outData = Data()
-        nonisolated(unsafe) var errData = Data()
-        group.enter()
-        DispatchQueue.global().async {
-            outData = ChildPipe.readToEnd(stdout.fileHandleForReading); group.leave()
-        }
-        group.enter()
-        DispatchQueue.global().async {
-            errData = ChildPipe.readToEnd(stderr.fileHandleForReading); group.leave()
-        }
+        let inputPipe = try ClosingPipe()
+        let outputPipe = try ClosingPipe()
+        let errorPipe = try ClosingPipe()
+        let child = try ChildProcess(
+            executable, arguments, environment: environment, currentDirectory: currentDirectory,
+            standardInput: inputPipe.read, standardOutput: outputPipe.write, standardError: errorPipe.write)
+        inputPipe.closeRead()
+        outputPipe.closeWrite()
+        errorPipe.closeWrite()
+        var exchange = PipeExchange(input: inputPipe, feeding: input ?? [], outputs: [outputPipe, errorPipe])
         let deadline = TestTime.deadline(timeout)
-        while process.isRunning && Date() < deadline { usleep(10_000) }
-        if process.isRunning {
-            process.terminate()
-            process.waitUntilExit()
+        var stopped = false
+        var quietSince: Date?
+        while true {
+            if child.isRunning, !stopped, Date() > deadline {
+                // Stopped on its own thread: the pipes are read meanwhile, so a program that prints as it ends
+                // does not block on a full pipe.
+                stopped = true
+                Thread.detachNewThread { child.stop() }
+            }
+            let progressed = exchange.step(waiting: 20)
+            if child.isRunning || progressed {
+                quietSince = nil
+            } else if exchange.isFinished {
+                break
+            } else if let since = quietSince {
+                // Ended, and nothing more for a second: what is left holding the pipes is not this program.
+                if Date().timeIntervalSince(since) > 1 { break }
+            } else {
+                quietSince = Date()
+            }
         }
-        group.wait()
-        process.waitUntilExit()
+        let status = child.status ?? child.stop()
         return Output(
-            status: process.terminationStatus, stdout: String(decoding: outData, as: UTF8.self),
-            stderr: String(decoding: errData, as: UTF8.self), stdoutBytes: [UInt8](outData))
+            status: status, stdout: String(decoding: exchange.received[0], as: UTF8.self),
+            stderr: String(decoding: exchange.received[1], as: UTF8.self), stdoutBytes: exchange.received[0])
+    }
+}
+
+/// A pipe whose two descriptors are close-on-exec and closed when it is released.
+final class ClosingPipe {
+    private(set) var read: Int32
+    private(set) var write: Int32
+
+    init() throws {
+        var ends: [Int32] = [-1, -1]
+        // pipe2, not pipe and then fcntl: no other thread's child can inherit the pipe between the two.
+        guard let makePipe = Self.makePipe, makePipe(&ends, O_CLOEXEC) == 0 else {
+            throw ChildProcess.Failure(description: "pipe: \(String(cString: strerror(errno)))")
+        }
+        (read, write) = (ends[0], ends[1])
+    }
+
+    /// glibc's `pipe2`, which the Glibc module does not export.
+    private static let makePipe = dlsym(nil, "pipe2").map { unsafeBitCast($0, to: MakePipe.self) }
+    private typealias MakePipe = @convention(c) (UnsafeMutablePointer<Int32>, Int32) -> Int32
+
+    func closeRead() {
+        if read >= 0 { close(read) }
+        read = -1
+    }
+
+    func closeWrite() {
+        if write >= 0 { close(write) }
+        write = -1
+    }
+
+    deinit {
+        closeRead()
+        closeWrite()
+    }
+}
+
+/// Feeds a child's standard input and reads its output pipes with `poll`, on the caller's thread: no pipe waits for
+/// another, and no reader outlives the exchange.
+struct PipeExchange {
+    private let input: ClosingPipe
+    private var pending: [UInt8]
+    private var written = 0
+    private let outputs: [ClosingPipe]
+    /// What each output pipe gave, in the order given.
+    private(set) var received: [[UInt8]]
+    private var buffer = [UInt8](repeating: 0, count: 65_536)
+
+    init(input: ClosingPipe, feeding bytes: [UInt8], outputs: [ClosingPipe]) {
+        self.input = input
+        pending = bytes
+        self.outputs = outputs
+        received = Array(repeating: [], count: outputs.count)
+        ChildPipe.ignoreSIGPIPE()
+        _ = fcntl(input.write, F_SETFL, fcntl(input.write, F_GETFL) | O_NONBLOCK)
+        if pending.isEmpty { input.closeWrite() }
+    }
+
+    /// Whether every output pipe has reached its end.
+    var isFinished: Bool { outputs.allSatisfy { $0.read < 0 } }
+
+    /// Waits up to `milliseconds` for a pipe to be ready, then writes or reads what it can; whether anything moved.
+    mutating func step(waiting milliseconds: Int32) -> Bool {
+        var polled = outputs.map { pollfd(fd: $0.read, events: Int16(POLLIN), revents: 0) }
+        polled.append(pollfd(fd: input.write, events: Int16(POLLOUT), revents: 0))
+        guard poll(&polled, nfds_t(polled.count), milliseconds) > 0 else { return false }
+        var progressed = false
+        for (index, pipe) in outputs.enumerated() where polled[index].revents != 0 {
+            let count = buffer.withUnsafeMutableBytes { Glibc.read(pipe.read, $0.baseAddress, $0.count) }
+            if count > 0 {
+                received[index] += buffer[..<count]
+                progressed = true
+            } else if count == 0 || (errno != EINTR && errno != EAGAIN) {
+                pipe.closeRead()
+            }
+        }
+        if polled[outputs.count].revents != 0 {
+            let count = pending[written...].withUnsafeBytes { Glibc.write(input.write, $0.baseAddress, $0.count) }
+            if count > 0 {
+                written += count
+                progressed = true
+            }
+            // Written whole, or the reader is gone: the child sees the end of its input.
+            if written == pending.count || (count < 0 && errno != EINTR && errno != EAGAIN) { input.closeWrite() }
+        }
+        return progressed
     }
 }
 

@@ -25,13 +25,6 @@ public final class DevTools {
     /// The first browser installed, or `nil`.
     public static var executable: String? { candidates.first { FileManager.default.isExecutableFile(atPath: $0) } }
 
-    /// glibc's `posix_spawn_file_actions_addclosefrom_np` (2.34 and later), which the Glibc module does not export;
-    /// `nil` where the C library has none.
-    private static let closeFrom = dlsym(nil, "posix_spawn_file_actions_addclosefrom_np").map {
-        unsafeBitCast($0, to: CloseFrom.self)
-    }
-    private typealias CloseFrom = @convention(c) (UnsafeMutablePointer<posix_spawn_file_actions_t>, Int32) -> Int32
-
     private let process: pid_t
     private let commands: Int32
     private let answers: Int32
@@ -67,7 +60,7 @@ public final class DevTools {
         // Nothing else of this process reaches the browser: a pipe another thread just made for a command's output
         // (curl's, zbarimg's) would otherwise stay open in the browser, and reading it to its end would wait as long
         // as the browser runs.
-        if let closeFrom = Self.closeFrom { _ = closeFrom(&actions, 5) }
+        if let closeFrom = ChildProcess.closeFrom { _ = closeFrom(&actions, 5) }
         let argv =
             [
                 executable, "--headless", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--no-first-run",

@@ -13,7 +13,7 @@ public final class NginxRouter: @unchecked Sendable {
 
     /// The port the router listens on.
     public let port: UInt16
-    private let process = Process()
+    private let process: ChildProcess
     private let logFile: String
 
     /// Starts nginx with `include` (the generated `stream {}` file) in `directory`, and waits until it accepts
@@ -23,12 +23,10 @@ public final class NginxRouter: @unchecked Sendable {
         logFile = directory + "/nginx.log"
         let configuration = try Self.writeConfiguration(directory: directory, include: include)
         _ = FileManager.default.createFile(atPath: logFile, contents: nil)
-        process.executableURL = URL(fileURLWithPath: Self.executable)
         // -e: nginx's own messages before the configuration is read go to stderr too, not to /var/log/nginx.
-        process.arguments = ["-e", "stderr", "-p", directory + "/", "-c", configuration, "-g", "daemon off;"]
-        process.standardOutput = FileHandle(forWritingAtPath: logFile)
-        process.standardError = FileHandle(forWritingAtPath: logFile)
-        try process.run()
+        process = try ChildProcess(
+            Self.executable, ["-e", "stderr", "-p", directory + "/", "-c", configuration, "-g", "daemon off;"],
+            logFile: logFile)
         for _ in 0..<TestTime.tries(200) {
             if Self.accepts(port: port) { return }
             guard process.isRunning else { break }
@@ -37,12 +35,7 @@ public final class NginxRouter: @unchecked Sendable {
         throw Failure(description: "nginx did not listen on 127.0.0.1:\(port): \(log)")
     }
 
-    deinit {
-        if process.isRunning {
-            process.terminate()
-            process.waitUntilExit()
-        }
-    }
+    deinit { process.stop() }
 
     /// Writes `directory`/nginx.conf: the stream module, a pid file and error log of the test's own, and
     /// `include`; returns its path.

@@ -15,8 +15,8 @@ public final class Pebble: @unchecked Sendable {
     private let dnsPort = freePort()
     private let challengeManagementPort = freePort()
     private let environment: [String: String]
-    private var pebble: Process?
-    private var dns: Process?
+    private var pebble: ChildProcess?
+    private var dns: ChildProcess?
     /// The DNS pebble resolves names with.
     private let dnsServer: String
 
@@ -60,41 +60,31 @@ public final class Pebble: @unchecked Sendable {
             try start()
             return
         }
-        let dns = Process()
-        dns.executableURL = URL(fileURLWithPath: "/usr/bin/pebble-challtestsrv")
-        dns.arguments = [
-            "-defaultIPv4", "127.0.0.1", "-defaultIPv6", "", "-dns01", "127.0.0.1:\(dnsPort)", "-http01", "",
-            "-https01", "", "-tlsalpn01", "", "-management", "127.0.0.1:\(challengeManagementPort)",
-        ]
-        dns.standardOutput = FileHandle.nullDevice
-        dns.standardError = FileHandle.nullDevice
-        try dns.run()
-        self.dns = dns
+        dns = try ChildProcess(
+            "/usr/bin/pebble-challtestsrv",
+            [
+                "-defaultIPv4", "127.0.0.1", "-defaultIPv6", "", "-dns01", "127.0.0.1:\(dnsPort)", "-http01", "",
+                "-https01", "", "-tlsalpn01", "", "-management", "127.0.0.1:\(challengeManagementPort)",
+            ], logFile: nil)
         try start()
     }
 
     deinit {
         stop()
         reserved.forEach { close($0) }
-        dns?.terminate()
-        dns?.waitUntilExit()
+        dns?.stop()
     }
 
     /// Starts pebble (again, after ``stop()``: a new CA, with new roots and no accounts) and waits for its directory.
     public func start() throws {
         reserved.forEach { close($0) }
         reserved = []
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/pebble")
-        process.arguments = ["-config", "config.json", "-dnsserver", dnsServer]
-        process.currentDirectoryURL = URL(fileURLWithPath: directory.path)
-        process.environment = ProcessInfo.processInfo.environment.merging(environment) { _, new in new }
         let log = directory.path + "/pebble.log"
         _ = FileManager.default.createFile(atPath: log, contents: nil)
-        process.standardOutput = FileHandle(forWritingAtPath: log)
-        process.standardError = FileHandle(forWritingAtPath: log)
-        try process.run()
-        pebble = process
+        pebble = try ChildProcess(
+            "/usr/bin/pebble", ["-config", "config.json", "-dnsserver", dnsServer],
+            environment: ProcessInfo.processInfo.environment.merging(environment) { _, new in new },
+            currentDirectory: directory.path, logFile: log)
         for _ in 0..<TestTime.tries(100) {
             if (try? Curl.request(directoryURL, caFile: caFile))?.status == 200 { return }
             usleep(100_000)
@@ -105,8 +95,7 @@ public final class Pebble: @unchecked Sendable {
     /// Stops pebble (the DNS keeps running).
     public func stop() {
         guard let pebble, pebble.isRunning else { return }
-        pebble.terminate()
-        pebble.waitUntilExit()
+        pebble.stop()
         self.pebble = nil
         // Keep the ports while pebble is down: a bound socket that does not listen refuses connections (the CA
         // is down) and keeps the kernel from giving the port to another socket before ``start()`` binds it again.

@@ -93,44 +93,26 @@ public final class PostgresCluster: @unchecked Sendable {
         return try Self.spawn(command + arguments, output: directory.path + "/command.out", timeout: 120)
     }
 
-    /// Runs `arguments` with no descriptor of this process but its output file, and waits for it (killing it after
-    /// `timeout` seconds).
-    ///
-    /// Not `Process`: `pg_ctl start` leaves a postmaster running, which would hold on to whatever descriptors it
-    /// inherited (another test's pipe never reaching end of file), and `Process` was seen never noticing the exit of
-    /// `runuser`. bash closes every descriptor above 2 before it execs the command, and `waitpid` on the one child
-    /// needs no signal.
+    /// Runs `arguments` with no descriptor of this process but its output file, and waits for it (stopping it after
+    /// `timeout` seconds). `pg_ctl start` leaves a postmaster running, which must hold on to nothing of this process
+    /// (another test's pipe would never reach its end): ``ChildProcess`` gives it its standard descriptors only.
     private static func spawn(_ arguments: [String], output: String, timeout: Double) throws -> (
         status: Int32, output: String
     ) {
-        let closeAndExec =
-            #"for fd in /proc/$$/fd/*; do fd=${fd##*/}; ((fd > 2)) && eval "exec $fd>&-"; done; exec "$@""#
-        let argv = ["/bin/bash", "-c", closeAndExec, "bash"] + arguments
-        var actions = posix_spawn_file_actions_t()
-        posix_spawn_file_actions_init(&actions)
-        defer { posix_spawn_file_actions_destroy(&actions) }
-        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
-        posix_spawn_file_actions_addopen(&actions, 1, output, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
-        posix_spawn_file_actions_adddup2(&actions, 1, 2)
-        let cArguments = argv.map { strdup($0) } + [nil]
-        defer { cArguments.forEach { free($0) } }
-        var pid: pid_t = 0
-        let spawned = posix_spawn(&pid, argv[0], &actions, nil, cArguments, environ)
-        guard spawned == 0 else { throw Failure(description: "could not run \(arguments[0]): error \(spawned)") }
-        let deadline = TestTime.deadline(timeout)
-        var status: Int32 = 0
-        while waitpid(pid, &status, WNOHANG) == 0 {
-            if Date() > deadline {
-                kill(pid, SIGKILL)
-                waitpid(pid, &status, 0)
-                throw Failure(description: "\(arguments.joined(separator: " ")) took over \(Int(timeout)) s")
-            }
-            usleep(20_000)
+        let file = open(output, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
+        let nothing = open("/dev/null", O_RDONLY | O_CLOEXEC)
+        defer { [file, nothing].filter { $0 >= 0 }.forEach { close($0) } }
+        guard file >= 0, nothing >= 0 else {
+            throw Failure(description: "could not open \(output): \(String(cString: strerror(errno)))")
         }
-        let text = (try? String(contentsOfFile: output, encoding: .utf8)) ?? ""
-        // The exit status, as the shell would give it (WEXITSTATUS, or 128 + the signal).
-        let exited = status & 0x7f == 0
-        return (exited ? (status >> 8) & 0xff : 128 + (status & 0x7f), text)
+        let child = try ChildProcess(
+            arguments[0], Array(arguments.dropFirst()), standardInput: nothing, standardOutput: file,
+            standardError: file)
+        guard let status = child.wait(until: TestTime.deadline(timeout)) else {
+            child.stop(grace: 0)
+            throw Failure(description: "\(arguments.joined(separator: " ")) took over \(Int(timeout)) s")
+        }
+        return (status, (try? String(contentsOfFile: output, encoding: .utf8)) ?? "")
     }
 
     /// Stops and removes every cluster folder whose `owner.pid` names a process that is gone.

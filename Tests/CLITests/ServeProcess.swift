@@ -4,7 +4,7 @@ import Testing
 
 /// `aasa-server serve` run as a real process on free ports, as a user or a container would run it.
 final class ServeProcess {
-    let process = Process()
+    let process: ChildProcess
     let port: UInt16
     let admin: UInt16
 
@@ -15,17 +15,17 @@ final class ServeProcess {
         errorOutput: FileHandle? = nil, ports: (https: UInt16, admin: UInt16)? = nil
     ) throws {
         (port, admin) = ports ?? (freePort(), freePort())
-        process.executableURL = URL(fileURLWithPath: RepositoryPaths.executable)
         var arguments = ["serve"] + arguments
         if environment["AASA_SERVER_HTTPS_PORT"] == nil {
             arguments += ["--https-port", "\(port)", "--admin-port", "\(admin)"]
         }
-        process.arguments = arguments
-        process.environment = ProcessInfo.processInfo.environment.merging(environment) { _, new in new }
-        process.currentDirectoryURL = URL(fileURLWithPath: directory)
-        process.standardOutput = output ?? FileHandle.nullDevice
-        process.standardError = errorOutput ?? FileHandle.nullDevice
-        try process.run()
+        let nothing = open("/dev/null", O_RDWR | O_CLOEXEC)
+        defer { close(nothing) }
+        process = try ChildProcess(
+            RepositoryPaths.executable, arguments,
+            environment: ProcessInfo.processInfo.environment.merging(environment) { _, new in new },
+            currentDirectory: directory, standardInput: nothing,
+            standardOutput: output?.fileDescriptor ?? nothing, standardError: errorOutput?.fileDescriptor ?? nothing)
     }
 
     /// Starts `serve` in `directory` with `arguments`, its standard error written to the file `errorLog` (made

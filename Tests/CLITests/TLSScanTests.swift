@@ -81,22 +81,13 @@ import Testing
         #expect(issued.status == 0, "\(issued.stderr)")
         for (flag, expected) in [("-client_renegotiation", Int32(1)), ("-no_renegotiation", Int32(0))] {
             let port = freePort()
-            let server = Process()
-            server.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-            server.arguments = [
-                "openssl", "s_server", "-accept", "\(port)", "-cert", "certs/localhost/fullchain.pem", "-key",
-                "certs/localhost/privkey.pem", "-www", flag,
-            ]
-            server.currentDirectoryURL = URL(fileURLWithPath: directory.path)
-            server.standardOutput = FileHandle.nullDevice
-            server.standardError = FileHandle.nullDevice
-            server.standardInput = FileHandle.nullDevice
-            try server.run()
-            defer {
-                // SIGKILL: once, an s_server started here outlived SIGTERM and waitUntilExit hung the whole run.
-                kill(server.processIdentifier, SIGKILL)
-                server.waitUntilExit()
-            }
+            let server = try ChildProcess(
+                "openssl",
+                [
+                    "s_server", "-accept", "\(port)", "-cert", "certs/localhost/fullchain.pem", "-key",
+                    "certs/localhost/privkey.pem", "-www", flag,
+                ], currentDirectory: directory.path, logFile: nil)
+            defer { server.stop(grace: 1) }
             var listening = false
             for _ in 0..<TestTime.tries(50) where !listening {
                 usleep(100_000)
