@@ -71,14 +71,17 @@ public final class ChildProcess: @unchecked Sendable {
         _ executable: String, _ arguments: [String], environment: [String: String]? = nil,
         currentDirectory: String? = nil, logFile: String?
     ) throws {
-        let log =
-            logFile.map { open($0, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0o644) }
-            ?? open("/dev/null", O_WRONLY | O_CLOEXEC)
-        let nothing = open("/dev/null", O_RDONLY | O_CLOEXEC)
-        defer { [log, nothing].filter { $0 >= 0 }.forEach { close($0) } }
-        guard log >= 0, nothing >= 0 else {
-            throw Failure(description: "could not open \(logFile ?? "/dev/null"): \(String(cString: strerror(errno)))")
+        let logPath = logFile ?? "/dev/null"
+        let log = open(logPath, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0o644)
+        guard log >= 0 else {
+            throw Failure(description: "could not open \(logPath): \(String(cString: strerror(errno)))")
         }
+        defer { close(log) }
+        let nothing = open("/dev/null", O_RDONLY | O_CLOEXEC)
+        guard nothing >= 0 else {
+            throw Failure(description: "could not open /dev/null: \(String(cString: strerror(errno)))")
+        }
+        defer { close(nothing) }
         try self.init(
             executable, arguments, environment: environment, currentDirectory: currentDirectory,
             standardInput: nothing, standardOutput: log, standardError: log)
@@ -109,9 +112,7 @@ public final class ChildProcess: @unchecked Sendable {
     public func terminate() { signal(SIGTERM) }
 
     /// Waits until the program has ended.
-    public func waitUntilExit() {
-        while isRunning { usleep(10_000) }
-    }
+    public func waitUntilExit() { wait(until: .distantFuture) }
 
     /// Sends `signal` to the program and every process it started in its group.
     public func signal(_ signal: Int32) {

@@ -40,31 +40,30 @@ public enum Command {
         errorPipe.closeWrite()
         var exchange = PipeExchange(input: inputPipe, feeding: input ?? [], outputs: [outputPipe, errorPipe])
         let deadline = TestTime.deadline(timeout)
-        var stopped = false
-        var quietSince: Date?
+        let killAt = deadline.addingTimeInterval(TestTime.seconds(5))
+        var terminated = false
+        var lastProgress = Date()
+        var endedAt: Date?
         while true {
-            if child.isRunning, !stopped, Date() > deadline {
-                // Stopped on its own thread: the pipes are read meanwhile, so a program that prints as it ends
-                // does not block on a full pipe.
-                stopped = true
-                Thread.detachNewThread { child.stop() }
-            }
-            let progressed = exchange.step(waiting: 20)
-            if child.isRunning || progressed {
-                quietSince = nil
-            } else if exchange.isFinished {
-                break
-            } else if let since = quietSince {
-                // Ended, and nothing more for a second: what is left holding the pipes is not this program.
-                if Date().timeIntervalSince(since) > 1 { break }
-            } else {
-                quietSince = Date()
+            // The pipes are served while the program is stopped too: one that prints as it ends never blocks.
+            if exchange.step(waiting: 20) { lastProgress = Date() }
+            let now = Date()
+            if let status = child.status {
+                // Its output to the end, or until nothing more has come for a second since it ended: what is left
+                // holding the pipes is not this program.
+                let ended = endedAt ?? now
+                endedAt = ended
+                guard exchange.isFinished || now.timeIntervalSince(max(lastProgress, ended)) > 1 else { continue }
+                return Output(
+                    status: status, stdout: String(decoding: exchange.received[0], as: UTF8.self),
+                    stderr: String(decoding: exchange.received[1], as: UTF8.self), stdoutBytes: exchange.received[0])
+            } else if now > killAt {
+                child.signal(SIGKILL)
+            } else if now > deadline, !terminated {
+                child.signal(SIGTERM)
+                terminated = true
             }
         }
-        let status = child.status ?? child.stop()
-        return Output(
-            status: status, stdout: String(decoding: exchange.received[0], as: UTF8.self),
-            stderr: String(decoding: exchange.received[1], as: UTF8.self), stdoutBytes: exchange.received[0])
     }
 }
 

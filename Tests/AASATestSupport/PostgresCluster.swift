@@ -99,15 +99,11 @@ public final class PostgresCluster: @unchecked Sendable {
     private static func spawn(_ arguments: [String], output: String, timeout: Double) throws -> (
         status: Int32, output: String
     ) {
-        let file = open(output, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
-        let nothing = open("/dev/null", O_RDONLY | O_CLOEXEC)
-        defer { [file, nothing].filter { $0 >= 0 }.forEach { close($0) } }
-        guard file >= 0, nothing >= 0 else {
-            throw Failure(description: "could not open \(output): \(String(cString: strerror(errno)))")
+        // Made empty: the file holds this command's output only.
+        guard FileManager.default.createFile(atPath: output, contents: nil) else {
+            throw Failure(description: "could not write \(output)")
         }
-        let child = try ChildProcess(
-            arguments[0], Array(arguments.dropFirst()), standardInput: nothing, standardOutput: file,
-            standardError: file)
+        let child = try ChildProcess(arguments[0], Array(arguments.dropFirst()), logFile: output)
         guard let status = child.wait(until: TestTime.deadline(timeout)) else {
             child.stop(grace: 0)
             throw Failure(description: "\(arguments.joined(separator: " ")) took over \(Int(timeout)) s")
