@@ -12,6 +12,9 @@ struct PostgresClusterTests {
         try Data("2147483647".utf8).write(to: URL(fileURLWithPath: abandoned.directory.path + "/owner.pid"))
 
         let next = try PostgresCluster()
+        // Stopping it wrote pg_ctl's output to /dev/null, which is still the device every program writes to.
+        var device = stat()
+        #expect(stat("/dev/null", &device) == 0 && device.st_mode & S_IFMT == S_IFCHR)
         #expect(!FileManager.default.fileExists(atPath: abandoned.directory.path))
         #expect(throws: PostgresError.self) { try connection.execute("SELECT 1") }
         #expect(throws: PostgresError.self) { try PostgresConnection(uri: abandoned.uri, connectTimeout: .seconds(5)) }

@@ -65,14 +65,16 @@ public final class ChildProcess: @unchecked Sendable {
         processIdentifier = pid
     }
 
-    /// Starts a program whose output and errors go to the end of `logFile` (made when missing; `nil`: nowhere), with
-    /// no input: a daemon a test keeps running.
+    /// Starts a program whose output and errors go to `logFile` (made when missing, at its end or, with `emptied`,
+    /// from its start; `nil`: nowhere), with no input: a daemon a test keeps running.
+    ///
+    /// The file is opened, never replaced: a path that is a device (`/dev/null`) stays one.
     public convenience init(
         _ executable: String, _ arguments: [String], environment: [String: String]? = nil,
-        currentDirectory: String? = nil, logFile: String?
+        currentDirectory: String? = nil, logFile: String?, emptied: Bool = false
     ) throws {
         let logPath = logFile ?? "/dev/null"
-        let log = open(logPath, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0o644)
+        let log = open(logPath, O_WRONLY | O_CREAT | O_CLOEXEC | (emptied ? O_TRUNC : O_APPEND), 0o644)
         guard log >= 0 else {
             throw Failure(description: "could not open \(logPath): \(String(cString: strerror(errno)))")
         }

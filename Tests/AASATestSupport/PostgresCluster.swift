@@ -99,11 +99,8 @@ public final class PostgresCluster: @unchecked Sendable {
     private static func spawn(_ arguments: [String], output: String, timeout: Double) throws -> (
         status: Int32, output: String
     ) {
-        // Made empty: the file holds this command's output only.
-        guard FileManager.default.createFile(atPath: output, contents: nil) else {
-            throw Failure(description: "could not write \(output)")
-        }
-        let child = try ChildProcess(arguments[0], Array(arguments.dropFirst()), logFile: output)
+        // Emptied, not replaced: the file holds this command's output only, and /dev/null stays a device.
+        let child = try ChildProcess(arguments[0], Array(arguments.dropFirst()), logFile: output, emptied: true)
         guard let status = child.wait(until: TestTime.deadline(timeout)) else {
             child.stop(grace: 0)
             throw Failure(description: "\(arguments.joined(separator: " ")) took over \(Int(timeout)) s")
