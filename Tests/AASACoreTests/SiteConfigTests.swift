@@ -90,9 +90,45 @@ import Testing
         #expect(SiteConfigLoader.domainNameProblem(name) == nil)
     }
 
-    @Test(arguments: ["Shop.example", "shop_example", "-a.example", "a..b", "bücher.example", "a/b"])
+    @Test(arguments: [
+        "Shop.example", "shop_example", "-a.example", "a..b", "bücher.example", "a/b", "a-.example", "example.",
+        ".example", "example.a-", "a.-", "-", ".", String(repeating: "a", count: 64) + ".example",
+    ])
     func refusesFoldersThatAreNotHostNames(name: String) {
         #expect(SiteConfigLoader.domainNameProblem(name) != nil)
+    }
+
+    @Test func namesWhyAFolderIsNotAHostName() {
+        #expect(SiteConfigLoader.domainNameProblem(String(repeating: "a", count: 63) + ".example") == nil)
+        #expect(SiteConfigLoader.domainNameProblem("a-b--c.x-1.example") == nil)
+        let upper = SiteConfigLoader.domainNameProblem("Shop.Example")
+        #expect(upper?.message == "folder 'Shop.Example' has upper-case letters; host names are matched in lower case")
+        #expect(upper?.hint == "rename it to 'shop.example'")
+        // Upper case beyond ASCII is named as upper case too, as lower-casing the whole name finds it.
+        #expect(SiteConfigLoader.domainNameProblem("ÉCOLE.example")?.message.contains("upper-case") == true)
+        #expect(SiteConfigLoader.domainNameProblem("école.example")?.message.contains("xn-- Punycode") == true)
+        #expect(
+            SiteConfigLoader.domainNameProblem("a..b")?.hint
+                == "rename the folder to the domain as it appears in the entitlement")
+        #expect(SiteConfigLoader.domainNameProblem("")?.message.contains("empty or longer than 253") == true)
+    }
+
+    @Test func namesWhyAnAndroidPackageIsMalformed() {
+        #expect(AndroidAppRule.packageProblem("com.example.app") == nil)
+        #expect(AndroidAppRule.packageProblem("Com.Example_2.a1") == nil)
+        let twoParts = "is not an Android package name: it needs at least two parts, e.g. com.example.app"
+        #expect(AndroidAppRule.packageProblem("app") == "'app' " + twoParts)
+        #expect(AndroidAppRule.packageProblem("1app") == "'1app' " + twoParts)
+        #expect(AndroidAppRule.packageProblem("") == "'' " + twoParts)
+        let part = { (name: String, part: String) in
+            "'\(name)' is not an Android package name: '\(part)' must start with a letter and hold only letters, "
+                + "digits and '_'"
+        }
+        #expect(AndroidAppRule.packageProblem("com.1example.app") == part("com.1example.app", "1example"))
+        #expect(AndroidAppRule.packageProblem("com..app") == part("com..app", ""))
+        #expect(AndroidAppRule.packageProblem("com.app.") == part("com.app.", ""))
+        #expect(AndroidAppRule.packageProblem("com.ex-ample") == part("com.ex-ample", "ex-ample"))
+        #expect(AndroidAppRule.packageProblem("com.exämple") == part("com.exämple", "exämple"))
     }
 
     @Test func loadsEveryDomainFolderAndSkipsHiddenOnes() throws {

@@ -259,24 +259,42 @@ public struct SiteConfigLoader: Sendable {
                 "name the folder after the domain, e.g. shop.example"
             )
         }
-        if name != name.lowercased() {
+        // A host name is ASCII, so its bytes say it: this runs for every domain of every load, and the String
+        // forms (lower-casing, splitting into Characters) cost more than the rest of reading the folder's name.
+        let bytes = name.utf8
+        if bytes.contains(where: { ($0 >= 0x41 && $0 <= 0x5A) || $0 >= 0x80 }), name != name.lowercased() {
             return (
                 "folder '\(name)' has upper-case letters; host names are matched in lower case",
                 "rename it to '\(name.lowercased())'"
             )
         }
-        for label in name.split(separator: ".", omittingEmptySubsequences: false) {
-            guard !label.isEmpty, label.utf8.count <= 63,
-                label.utf8.allSatisfy({ ($0 >= 0x61 && $0 <= 0x7A) || ($0 >= 0x30 && $0 <= 0x39) || $0 == 0x2D }),
-                label.first != "-", label.last != "-"
-            else {
-                return (
-                    "folder '\(name)' is not a host name (labels are a–z, 0–9 and '-'; write internationalised names as xn-- Punycode)",
-                    "rename the folder to the domain as it appears in the entitlement"
-                )
+        var labelLength = 0
+        var previous: UInt8 = 0x2E
+        for byte in bytes {
+            let valid: Bool
+            if byte == 0x2E {
+                // A label ends: not empty, not ending with '-'.
+                valid = labelLength > 0 && previous != 0x2D
+                labelLength = 0
+            } else {
+                labelLength += 1
+                valid =
+                    labelLength <= 63
+                    && ((byte >= 0x61 && byte <= 0x7A) || (byte >= 0x30 && byte <= 0x39)
+                        || (byte == 0x2D && labelLength > 1))
             }
+            previous = byte
+            if !valid { return notHostName(name) }
         }
+        if labelLength == 0 || previous == 0x2D { return notHostName(name) }
         return nil
+    }
+
+    private static func notHostName(_ name: String) -> (message: String, hint: String) {
+        (
+            "folder '\(name)' is not a host name (labels are a–z, 0–9 and '-'; write internationalised names as xn-- Punycode)",
+            "rename the folder to the domain as it appears in the entitlement"
+        )
     }
 }
 
