@@ -142,6 +142,7 @@ import Testing
     @Test(arguments: [
         ("/a/b", "/a", "b"), ("/a/site.json", "/a", "site.json"), ("/a/b/c", "/a", nil), ("/ab/c", "/a", nil),
         ("/a/", "/a", nil), ("/a", "/a", nil), ("/a/..", "/a", nil), ("/a/.", "/a", nil), ("/a/é", "/a", "é"),
+        ("/b/c", "/a", nil), ("/ab/c/d", "/ac/c", nil), ("/c", "", "c"), ("c", "", nil),
     ])
     func onlyAnEntryOfTheFolderItselfIsDirectlyInIt(path: String, folder: String, name: String?) {
         #expect(ConfinedFile.entryName(of: path, directlyIn: folder) == name)

@@ -259,42 +259,26 @@ public struct SiteConfigLoader: Sendable {
                 "name the folder after the domain, e.g. shop.example"
             )
         }
-        // A host name is ASCII, so its bytes say it: this runs for every domain of every load, and the String
-        // forms (lower-casing, splitting into Characters) cost more than the rest of reading the folder's name.
-        let bytes = name.utf8
-        if bytes.contains(where: { ($0 >= 0x41 && $0 <= 0x5A) || $0 >= 0x80 }), name != name.lowercased() {
+        // A host name is ASCII, so its bytes say it: this runs for every domain of every load, where lower-casing
+        // the name and splitting it into Characters cost more than the rest of reading the folder's name.
+        if name.utf8.contains(where: { ($0 >= 0x41 && $0 <= 0x5A) || $0 >= 0x80 }), name != name.lowercased() {
             return (
                 "folder '\(name)' has upper-case letters; host names are matched in lower case",
                 "rename it to '\(name.lowercased())'"
             )
         }
-        var labelLength = 0
-        var previous: UInt8 = 0x2E
-        for byte in bytes {
-            let valid: Bool
-            if byte == 0x2E {
-                // A label ends: not empty, not ending with '-'.
-                valid = labelLength > 0 && previous != 0x2D
-                labelLength = 0
-            } else {
-                labelLength += 1
-                valid =
-                    labelLength <= 63
-                    && ((byte >= 0x61 && byte <= 0x7A) || (byte >= 0x30 && byte <= 0x39)
-                        || (byte == 0x2D && labelLength > 1))
+        for label in name.utf8.split(separator: UInt8(ascii: "."), omittingEmptySubsequences: false) {
+            guard !label.isEmpty, label.count <= 63,
+                label.allSatisfy({ ($0 >= 0x61 && $0 <= 0x7A) || ($0 >= 0x30 && $0 <= 0x39) || $0 == 0x2D }),
+                label.first != 0x2D, label.last != 0x2D
+            else {
+                return (
+                    "folder '\(name)' is not a host name (labels are a–z, 0–9 and '-'; write internationalised names as xn-- Punycode)",
+                    "rename the folder to the domain as it appears in the entitlement"
+                )
             }
-            previous = byte
-            if !valid { return notHostName(name) }
         }
-        if labelLength == 0 || previous == 0x2D { return notHostName(name) }
         return nil
-    }
-
-    private static func notHostName(_ name: String) -> (message: String, hint: String) {
-        (
-            "folder '\(name)' is not a host name (labels are a–z, 0–9 and '-'; write internationalised names as xn-- Punycode)",
-            "rename the folder to the domain as it appears in the entitlement"
-        )
     }
 }
 

@@ -109,31 +109,24 @@ public struct AndroidAppRule: SiteRule {
     /// Why `name` is not an Android application ID, or `nil` (two or more dot-separated parts, each a
     /// letter followed by letters, digits or `_`).
     public static func packageProblem(_ name: String) -> String? {
-        // ASCII only, so the bytes say it: no Characters or Unicode property lookups for every package of every
-        // domain.
+        // Split by its bytes, not into Characters, and ASCII only, so the bytes say it: no Unicode property lookups
+        // for every package of every domain.
+        let parts = name.utf8.split(separator: UInt8(ascii: "."), omittingEmptySubsequences: false)
+        guard parts.count >= 2 else {
+            return "'\(name)' is not an Android package name: it needs at least two parts, e.g. com.example.app"
+        }
         func isLetter(_ byte: UInt8) -> Bool {
             (byte | 0x20) >= UInt8(ascii: "a") && (byte | 0x20) <= UInt8(ascii: "z")
         }
-        let bytes = Array(name.utf8)
-        var parts = 1
-        var partStart = 0
-        for index in 0...bytes.count {
-            guard index == bytes.count || bytes[index] == UInt8(ascii: ".") else { continue }
-            let part = bytes[partStart..<index]
+        for part in parts {
             guard let first = part.first, isLetter(first),
                 part.allSatisfy({
                     isLetter($0) || (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) || $0 == UInt8(ascii: "_")
                 })
             else {
-                if !bytes.contains(UInt8(ascii: ".")) { break }
-                return "'\(name)' is not an Android package name: '\(String(decoding: part, as: UTF8.self))' must "
-                    + "start with a letter and hold only letters, digits and '_'"
+                return "'\(name)' is not an Android package name: '\(Substring(part))' must start with a letter and "
+                    + "hold only letters, digits and '_'"
             }
-            if index < bytes.count { parts += 1 }
-            partStart = index + 1
-        }
-        guard parts >= 2 else {
-            return "'\(name)' is not an Android package name: it needs at least two parts, e.g. com.example.app"
         }
         return nil
     }
