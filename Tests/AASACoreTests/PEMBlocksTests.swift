@@ -39,4 +39,62 @@ import Testing
             #expect(throws: PEMBlocks.Failure.self) { try PEMBlocks(Array(broken.utf8)) }
         }
     }
+
+    /// A chain's later blocks (its intermediates, the same in every folder of a CA's domains) are decoded once and
+    /// their bytes shared; a body is taken only for the same text, within the bounds, and a failure is not kept.
+    @Test func recurringBodiesAreDecodedOnceAndOnlyForTheSameText() throws {
+        let bodies = RecurringPEMBodies()
+        var decoded = 0
+        func bytes(_ text: String) -> [UInt8]? {
+            bodies.bytes(of: Array(text.utf8)[...]) { text in
+                decoded += 1
+                return Base64.decode(text)
+            }
+        }
+        #expect(bytes("AAEC\nAw==\n") == [0, 1, 2, 3] && decoded == 1)
+        #expect(bytes("AAEC\nAw==\n") == [0, 1, 2, 3] && decoded == 1)
+        // The same length, another text.
+        #expect(bytes("AAEC\nBA==\n") == [0, 1, 2, 4] && decoded == 2)
+        #expect(bytes("AAEC\nAw==\n") == [0, 1, 2, 3] && decoded == 2)
+        // Not base64: nil, each time, and nothing kept in its place.
+        #expect(bytes("AA*C\nAw==\n") == nil && decoded == 3)
+        #expect(bytes("AA*C\nAw==\n") == nil && decoded == 4)
+        // Past the capacity the oldest goes: every body still decodes to its own bytes.
+        let many = (0..<RecurringPEMBodies.capacity + 2).map { index in
+            Data([UInt8(index), 7, 7]).base64EncodedString()
+        }
+        for (index, text) in many.enumerated() { #expect(bytes(text) == [UInt8(index), 7, 7]) }
+        decoded = 0
+        #expect(bytes("AAEC\nAw==\n") == [0, 1, 2, 3] && decoded == 1)
+        #expect(bytes(many.last!) == [UInt8(many.count - 1), 7, 7] && decoded == 1)
+        // Too long to keep, or empty: decoded each time.
+        let long = Data(repeating: 9, count: RecurringPEMBodies.maximumTextBytes).base64EncodedString()
+        decoded = 0
+        #expect(bytes(long) == [UInt8](repeating: 9, count: RecurringPEMBodies.maximumTextBytes) && decoded == 1)
+        #expect(bytes(long) != nil && decoded == 2)
+        #expect(bytes("") == [] && bytes("") == [] && decoded == 4)
+    }
+
+    /// Two chains with the same intermediate after different leaves read as each alone does.
+    @Test func chainsSharingAnIntermediateReadAsTheyWouldAlone() throws {
+        var generator = SeededRandomNumberGenerator(seed: 0x5EED_0002)
+        func block(_ bytes: [UInt8]) -> String {
+            "-----BEGIN CERTIFICATE-----\n" + Data(bytes).base64EncodedString(options: .lineLength64Characters)
+                + "\n-----END CERTIFICATE-----\n"
+        }
+        let intermediate = (0..<1100).map { _ in UInt8.random(in: 0...255, using: &generator) }
+        for _ in 0..<3 {
+            let leaf = (0..<700).map { _ in UInt8.random(in: 0...255, using: &generator) }
+            let blocks = try PEMBlocks(Array((block(leaf) + block(intermediate)).utf8)).blocks
+            #expect(blocks.map(\.bytes) == [leaf, intermediate])
+        }
+        // An intermediate whose text breaks is still refused, named by its place.
+        let broken = block([1, 2, 3]) + "-----BEGIN CERTIFICATE-----\nAA*C\n-----END CERTIFICATE-----\n"
+        #expect(throws: PEMBlocks.Failure.self) { try PEMBlocks(Array(broken.utf8)) }
+        do {
+            _ = try PEMBlocks(Array(broken.utf8))
+        } catch {
+            #expect(error.reason == "block 2 is not valid base64")
+        }
+    }
 }

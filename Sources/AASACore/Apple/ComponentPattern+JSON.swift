@@ -5,14 +5,20 @@ extension ComponentPattern {
         let path: String
         let query: String
         let fragment: String
+        /// Every key a component may have in this spelling.
+        let keys: [String]
+
+        init(path: String, query: String, fragment: String) {
+            self.path = path
+            self.query = query
+            self.fragment = fragment
+            keys = [path, query, fragment, "exclude", "comment", "caseSensitive", "percentEncoded"]
+        }
 
         /// Apple's keys (spec §1.5).
         public static let apple = Spelling(path: "/", query: "?", fragment: "#")
         /// site.json's keys.
         public static let site = Spelling(path: "path", query: "query", fragment: "fragment")
-
-        /// Every key a component may have in this spelling.
-        var keys: [String] { [path, query, fragment, "exclude", "comment", "caseSensitive", "percentEncoded"] }
     }
 
     /// Reads one component (or Apple `defaults` dictionary) spelled with `spelling`, reporting problems.
@@ -28,13 +34,13 @@ extension ComponentPattern {
         component.caseSensitive = bool("caseSensitive")
         component.percentEncoded = bool("percentEncoded")
         if let member = object[spelling.query] {
-            let queryPath = path.key(spelling.query)
+            func queryPath() -> KeyPath { path.key(spelling.query) }
             switch member.value.value {
             case .string(let pattern): component.query = .whole(pattern)
             case .object(let items):
                 component.query = .items(
                     items.compactMap { item in
-                        reader.string(item.value, path: queryPath.key(item.key)).map {
+                        reader.string(item.value, path: queryPath().key(item.key)).map {
                             QueryItemPattern(name: item.key, pattern: $0)
                         }
                     })
@@ -42,7 +48,7 @@ extension ComponentPattern {
                 reader.report(
                     .error, rule: .wrongType,
                     "expected a string (whole query) or an object (item name → pattern), found \(member.value.value.typeName)",
-                    at: member.value.offset, path: queryPath)
+                    at: member.value.offset, path: queryPath())
             }
         }
         return component

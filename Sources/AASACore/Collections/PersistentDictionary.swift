@@ -42,16 +42,18 @@ public struct PersistentDictionary<Key: Hashable & Sendable, Value: Sendable>: S
             count == 0 ? 0 : Swift.max(4, 1 << (Int.bitWidth - (2 * count - 1).leadingZeroBitCount))
         }
 
-        /// The first slot `key` probes: from the hash's high bits, since the low ones chose the bucket.
-        @inlinable static func home(of key: Key, mask: Int) -> Int {
-            Int(truncatingIfNeeded: UInt64(UInt(bitPattern: key.hashValue)) &>> 32) & mask
+        /// The first slot a key of hash value `hash` probes: from the hash's high bits, since the low ones chose
+        /// the bucket.
+        @inlinable static func home(_ hash: Int, mask: Int) -> Int {
+            Int(truncatingIfNeeded: UInt64(UInt(bitPattern: hash)) &>> 32) & mask
         }
 
-        /// `key`'s position in ``keys`` and ``values``, if it is here.
-        @inlinable func position(of key: Key) -> Int? {
+        /// `key`'s position in ``keys`` and ``values``, if it is here; `hash` is its hash value, which every
+        /// operation computes once (a domain name's costs more than the probing).
+        @inlinable func position(of key: Key, hash: Int) -> Int? {
             guard !slots.isEmpty else { return nil }
             let mask = slots.count - 1
-            var slot = Self.home(of: key, mask: mask)
+            var slot = Self.home(hash, mask: mask)
             while slots[slot] != 0 {
                 let position = Int(slots[slot]) - 1
                 if keys[position] == key { return position }
@@ -60,26 +62,26 @@ public struct PersistentDictionary<Key: Hashable & Sendable, Value: Sendable>: S
             return nil
         }
 
-        /// The slot holding `position`, which is `key`'s.
-        @inlinable func slot(holding position: Int, of key: Key) -> Int {
+        /// The slot holding `position`, which is that of a key of hash value `hash`.
+        @inlinable func slot(holding position: Int, hash: Int) -> Int {
             let mask = slots.count - 1
-            var slot = Self.home(of: key, mask: mask)
+            var slot = Self.home(hash, mask: mask)
             while Int(slots[slot]) - 1 != position { slot = (slot + 1) & mask }
             return slot
         }
 
-        @inlinable func value(for key: Key) -> Value? {
-            position(of: key).map { values[$0] }
+        @inlinable func value(for key: Key, hash: Int) -> Value? {
+            position(of: key, hash: hash).map { values[$0] }
         }
 
-        /// Sets or removes `key`'s value; returns the change in the entry count (-1, 0 or 1).
-        @inlinable func set(_ key: Key, _ value: Value?) -> Int {
-            if let position = position(of: key) {
+        /// Sets or removes `key`, of hash value `hash`; returns the change in the entry count (-1, 0 or 1).
+        @inlinable func set(_ key: Key, _ value: Value?, hash: Int) -> Int {
+            if let position = position(of: key, hash: hash) {
                 if let value {
                     values[position] = value
                     return 0
                 }
-                remove(at: position)
+                remove(at: position, hash: hash)
                 return -1
             }
             guard let value else { return 0 }
@@ -91,7 +93,7 @@ public struct PersistentDictionary<Key: Hashable & Sendable, Value: Sendable>: S
             }
             if 2 * (keys.count + 1) > slots.count { reindex(toHold: keys.count + 1) }
             let mask = slots.count - 1
-            var slot = Self.home(of: key, mask: mask)
+            var slot = Self.home(hash, mask: mask)
             while slots[slot] != 0 { slot = (slot + 1) & mask }
             slots[slot] = UInt32(keys.count + 1)
             keys.append(key)
@@ -99,15 +101,15 @@ public struct PersistentDictionary<Key: Hashable & Sendable, Value: Sendable>: S
             return 1
         }
 
-        /// Removes the entry at `position`: the last entry takes its place, and the slots after its own move back
-        /// to where their keys would probe from (deletion without tombstones).
-        @usableFromInline func remove(at position: Int) {
+        /// Removes the entry at `position`, whose key's hash value is `hash`: the last entry takes its place, and
+        /// the slots after its own move back to where their keys would probe from (deletion without tombstones).
+        @usableFromInline func remove(at position: Int, hash: Int) {
             let mask = slots.count - 1
-            var empty = slot(holding: position, of: keys[position])
+            var empty = slot(holding: position, hash: hash)
             slots[empty] = 0
             var next = (empty + 1) & mask
             while slots[next] != 0 {
-                let home = Self.home(of: keys[Int(slots[next]) - 1], mask: mask)
+                let home = Self.home(keys[Int(slots[next]) - 1].hashValue, mask: mask)
                 // The entry at `next` may fill the gap when its home is not cyclically within (empty, next].
                 if (next - home) & mask >= (next - empty) & mask {
                     slots[empty] = slots[next]
@@ -118,7 +120,7 @@ public struct PersistentDictionary<Key: Hashable & Sendable, Value: Sendable>: S
             }
             let last = keys.count - 1
             if position != last {
-                slots[slot(holding: last, of: keys[last])] = UInt32(position + 1)
+                slots[slot(holding: last, hash: keys[last].hashValue)] = UInt32(position + 1)
                 keys.swapAt(position, last)
                 values.swapAt(position, last)
             }
@@ -131,7 +133,7 @@ public struct PersistentDictionary<Key: Hashable & Sendable, Value: Sendable>: S
             slots = [UInt32](repeating: 0, count: Self.slotCount(for: count))
             let mask = slots.count - 1
             for (position, key) in keys.enumerated() {
-                var slot = Self.home(of: key, mask: mask)
+                var slot = Self.home(key.hashValue, mask: mask)
                 while slots[slot] != 0 { slot = (slot + 1) & mask }
                 slots[slot] = UInt32(position + 1)
             }
@@ -160,9 +162,12 @@ public struct PersistentDictionary<Key: Hashable & Sendable, Value: Sendable>: S
         while entries.count > bucketCount * Self.bucketCapacity / 2 { bucketCount *= 2 }
         let mask = bucketCount - 1
         var sizes = [Int](repeating: 0, count: bucketCount)
-        for (key, _) in entries { sizes[key.hashValue & mask] += 1 }
+        let hashes = entries.map(\.0.hashValue)
+        for hash in hashes { sizes[hash & mask] += 1 }
         buckets = sizes.map { Bucket(capacity: $0) }
-        for (key, value) in entries { storedCount += buckets[key.hashValue & mask].set(key, value) }
+        for ((key, value), hash) in zip(entries, hashes) {
+            storedCount += buckets[hash & mask].set(key, value, hash: hash)
+        }
     }
 
     /// Whether the dictionary is empty.
@@ -171,11 +176,15 @@ public struct PersistentDictionary<Key: Hashable & Sendable, Value: Sendable>: S
     /// The value for `key`; assigning `nil` removes it.
     @inlinable
     public subscript(key: Key) -> Value? {
-        get { buckets[index(of: key)].value(for: key) }
+        get {
+            let hash = key.hashValue
+            return buckets[hash & (buckets.count - 1)].value(for: key, hash: hash)
+        }
         set {
-            let index = index(of: key)
+            let hash = key.hashValue
+            let index = hash & (buckets.count - 1)
             if !isKnownUniquelyReferenced(&buckets[index]) { buckets[index] = Bucket(copying: buckets[index]) }
-            storedCount += buckets[index].set(key, newValue)
+            storedCount += buckets[index].set(key, newValue, hash: hash)
             if storedCount > buckets.count * Self.bucketCapacity { grow(toHold: storedCount) }
         }
     }
@@ -197,7 +206,8 @@ public struct PersistentDictionary<Key: Hashable & Sendable, Value: Sendable>: S
     /// Whether `key` has a value, without copying the value.
     @inlinable
     public func contains(_ key: Key) -> Bool {
-        buckets[index(of: key)].position(of: key) != nil
+        let hash = key.hashValue
+        return buckets[hash & (buckets.count - 1)].position(of: key, hash: hash) != nil
     }
 
     /// Makes room for `count` entries at once, so that adding them does not redistribute the entries as the
@@ -229,11 +239,6 @@ public struct PersistentDictionary<Key: Hashable & Sendable, Value: Sendable>: S
         return result
     }
 
-    @inlinable
-    func index(of key: Key) -> Int {
-        key.hashValue & (buckets.count - 1)
-    }
-
     /// Doubles the bucket count until `count` entries average at most half of ``bucketCapacity`` per bucket,
     /// and moves every entry to its new bucket. Each bucket is sized for the entries it receives plus its share of
     /// the entries still to come, when `count` reserves room ahead (a bucket that gets more grows by a quarter).
@@ -258,7 +263,10 @@ public struct PersistentDictionary<Key: Hashable & Sendable, Value: Sendable>: S
         let ahead = Swift.max(0, count - storedCount - keys.count) / bucketCount
         buckets = sizes.map { Bucket(capacity: $0 + ahead) }
         for bucket in old {
-            for (key, value) in zip(bucket.keys, bucket.values) { _ = buckets[key.hashValue & mask].set(key, value) }
+            for (key, value) in zip(bucket.keys, bucket.values) {
+                let hash = key.hashValue
+                _ = buckets[hash & mask].set(key, value, hash: hash)
+            }
         }
     }
 }

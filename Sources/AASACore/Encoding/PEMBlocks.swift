@@ -57,8 +57,12 @@ public struct PEMBlocks: Sendable {
                                 + "but ends as \(String(decoding: label, as: UTF8.self))")
                     }
                     let body = text[block.bodyStart..<lineStart]
+                    // A block after the first is a chain's intermediate, the same in many files.
+                    let decoded =
+                        blocks.isEmpty
+                        ? Base64.decode(body) : RecurringPEMBodies.shared.bytes(of: body, decode: Base64.decode)
                     // A header line's `:` is not base64 either: the body is looked at again only when it fails.
-                    guard let bytes = Base64.decode(body) else {
+                    guard let bytes = decoded else {
                         guard !body.contains(UInt8(ascii: ":")) else {
                             throw Failure(reason: "block \(blocks.count + 1) has PEM headers (encrypted or legacy PEM)")
                         }

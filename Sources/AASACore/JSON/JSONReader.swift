@@ -36,11 +36,15 @@ public final class JSONReader {
     ///
     /// `known` lists every accepted key; an unknown key gets a "did you mean" from this list.
     /// `misplaced` maps keys that belong at another level to the hint saying where.
+    ///
+    /// `path`, like every reading's here, is made only for a finding: a document read without one makes no key path
+    /// (each step of one is an allocation, and a site.json reads dozens of values at every load).
     public func object(
-        _ node: JSONNode, path: KeyPath, known: [String], what: String = "object", misplaced: [String: String] = [:]
+        _ node: JSONNode, path: @autoclosure () -> KeyPath, known: [String], what: String = "object",
+        misplaced: [String: String] = [:]
     ) -> JSONObject? {
         guard case .object(let members) = node.value else {
-            wrongType(node, expected: what, path: path)
+            wrongType(node, expected: what, path: path())
             return nil
         }
         // Nearly every object holds only known keys: it is read as parsed, without a copy of its members.
@@ -56,7 +60,7 @@ public final class JSONReader {
             // The parser has already reported the repeat (`duplicate-key`); the first one is read.
             guard known.contains(member.key) else {
                 guard unknown.insert(member.key).inserted else { continue }
-                let memberPath = path.key(member.key)
+                let memberPath = path().key(member.key)
                 var hint = "remove it"
                 if let elsewhere = misplaced[member.key] {
                     hint = elsewhere
@@ -77,14 +81,14 @@ public final class JSONReader {
 
     /// A setting written `true`/`false` or as an object of `known` keys (`"hsts"`, `"signing"`): the flag, or the
     /// object's members after reporting unknown keys; `nil` (reported, with `hint`) for any other type.
-    public func flagOrObject(_ node: JSONNode, path: KeyPath, known: [String], hint: String)
+    public func flagOrObject(_ node: JSONNode, path: @autoclosure () -> KeyPath, known: [String], hint: String)
         -> FlagOrObject?
     {
         switch node.value {
         case .bool(let flag): return .flag(flag)
-        case .object: return object(node, path: path, known: known).map(FlagOrObject.object)
+        case .object: return object(node, path: path(), known: known).map(FlagOrObject.object)
         default:
-            wrongType(node, expected: "true, false or an object", path: path, hint: hint)
+            wrongType(node, expected: "true, false or an object", path: path(), hint: hint)
             return nil
         }
     }
@@ -96,41 +100,41 @@ public final class JSONReader {
     }
 
     /// A string value, or `nil` (reported) if it is another type.
-    public func string(_ node: JSONNode, path: KeyPath) -> String? {
+    public func string(_ node: JSONNode, path: @autoclosure () -> KeyPath) -> String? {
         guard case .string(let text) = node.value else {
-            wrongType(node, expected: "a string", path: path)
+            wrongType(node, expected: "a string", path: path())
             return nil
         }
         return text
     }
 
     /// A boolean value, or `nil` (reported) if it is another type.
-    public func bool(_ node: JSONNode, path: KeyPath) -> Bool? {
+    public func bool(_ node: JSONNode, path: @autoclosure () -> KeyPath) -> Bool? {
         guard case .bool(let flag) = node.value else {
             let hint: String? =
                 if case .string(let text) = node.value, text == "true" || text == "false" {
                     "write \(text) without quotes"
                 } else { nil }
-            wrongType(node, expected: "true or false", path: path, hint: hint)
+            wrongType(node, expected: "true or false", path: path(), hint: hint)
             return nil
         }
         return flag
     }
 
     /// The elements of an array, or `nil` (reported) if it is another type.
-    public func array(_ node: JSONNode, path: KeyPath) -> [JSONNode]? {
+    public func array(_ node: JSONNode, path: @autoclosure () -> KeyPath) -> [JSONNode]? {
         guard case .array(let elements) = node.value else {
             let hint: String? = if case .string = node.value { "wrap the value in [ ]" } else { nil }
-            wrongType(node, expected: "an array", path: path, hint: hint)
+            wrongType(node, expected: "an array", path: path(), hint: hint)
             return nil
         }
         return elements
     }
 
     /// An array of strings; elements of other types are reported and skipped.
-    public func strings(_ node: JSONNode, path: KeyPath) -> [String]? {
-        guard let elements = array(node, path: path) else { return nil }
-        return elements.enumerated().compactMap { index, element in string(element, path: path.index(index)) }
+    public func strings(_ node: JSONNode, path: @autoclosure () -> KeyPath) -> [String]? {
+        guard let elements = array(node, path: path()) else { return nil }
+        return elements.enumerated().compactMap { index, element in string(element, path: path().index(index)) }
     }
 
     /// The closest known key to an unknown one: same letters in another case, or within two edits.

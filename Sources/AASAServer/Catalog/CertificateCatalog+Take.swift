@@ -148,18 +148,23 @@ extension CertificateCatalog {
         } else if defaultEntry == nil, !certificates.served.isEmpty {
             redoDefault = true
         }
-        if redoDefault, let preferred = Self.defaultFolder(certificates, domains: allDomains()) {
-            defaultEntry = .folder(preferred)
-        }
         let recomputed =
             redoAll ? allDomains() : Array(Set(domains + names.map(CertificateName.canonical).filter(isConfigured)))
-        if redoAll { certificates.resetCovering() }
-        var uncovered: [String] = []
         // Which certificate covers each domain, looked up on every core when there are many (every domain at a
         // start).
         let catalog = certificates
         let covering = { @Sendable (domain: String) in catalog.folder(covering: domain) }
         let folders = recomputed.count < 1024 ? recomputed.map(covering) : recomputed.concurrentMap(covering)
+        // The default looks at every domain's folder: the ones just worked out when every domain was.
+        if redoDefault,
+            let preferred = redoAll
+                ? Self.defaultFolder(certificates, covering: zip(recomputed, folders))
+                : Self.defaultFolder(certificates, domains: allDomains())
+        {
+            defaultEntry = .folder(preferred)
+        }
+        if redoAll { certificates.resetCovering() }
+        var uncovered: [String] = []
         for (domain, folder) in zip(recomputed, folders) {
             certificates.setCovering(domain, by: folder)
             if folder == nil { uncovered.append(domain) }
@@ -193,10 +198,22 @@ extension CertificateCatalog {
     /// The folder served to clients without (or with an unknown) SNI: certs/default/, else the certificate of the
     /// first domain (by name) one covers, else the first certificate; `nil` when no certificate is served.
     private static func defaultFolder(_ certificates: CertificateCatalog, domains: [String]) -> String? {
-        if certificates.served[CertificateDirectory.defaultFolder] != nil { return CertificateDirectory.defaultFolder }
-        return domains.lazy.filter { certificates.folder(covering: $0) != nil }.min().flatMap(
-            certificates.folder(covering:))
-            ?? certificates.served.keys.min()
+        defaultFolder(certificates, covering: domains.lazy.map { ($0, certificates.folder(covering: $0)) })
+    }
+
+    /// ``defaultFolder(_:domains:)`` from each domain's folder (``CertificateCatalog/folder(covering:)``), already
+    /// known.
+    private static func defaultFolder(
+        _ certificates: CertificateCatalog, covering: some Sequence<(String, String?)>
+    ) -> String? {
+        if certificates.served.contains(CertificateDirectory.defaultFolder) {
+            return CertificateDirectory.defaultFolder
+        }
+        var first: (domain: String, folder: String)?
+        for case (let domain, let folder?) in covering where first.map({ domain < $0.domain }) ?? true {
+            first = (domain, folder)
+        }
+        return first?.folder ?? certificates.served.keys.min()
     }
 }
 

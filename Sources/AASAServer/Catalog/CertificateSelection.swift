@@ -21,11 +21,12 @@ struct CertificateSelection {
         served = read == nil ? PersistentDictionary() : catalog.served
         findings = read == nil ? PersistentDictionary() : catalog.findings
         served.reserveCapacity(forKeys: folders.lazy.map(\.name))
-        // At a start every folder is new.
-        if catalog.served.isEmpty { changed.reserveCapacity(folders.count) }
+        // At a start every folder is new, and there is nothing to look up, keep or forget.
+        let first = catalog.served.isEmpty && catalog.findings.isEmpty
+        if first { changed.reserveCapacity(folders.count) }
         for folder in folders {
             let findings = folder.diagnostics
-            let previous = catalog.served[folder.name]
+            let previous = first ? nil : catalog.served[folder.name]
             var current: ServedCertificate?
             if folder.unchanged, var previous {
                 previous.loadedAt = now
@@ -47,11 +48,13 @@ struct CertificateSelection {
             let serving = current ?? previous
             served[folder.name] = serving
             let standing = findings.filter { $0.severity != .note }
-            self.findings[folder.name] = standing.isEmpty ? nil : standing
+            if !standing.isEmpty || !first { self.findings[folder.name] = standing.isEmpty ? nil : standing }
         }
         // Folders read and not found are gone.
+        let looked = read ?? Set(catalog.served.keys)
+        guard !looked.isEmpty else { return }
         let found = Set(folders.map(\.name))
-        for name in read ?? Set(catalog.served.keys) where !found.contains(name) {
+        for name in looked where !found.contains(name) {
             if catalog.served[name] != nil { changed.insert(name) }
             served[name] = nil
             findings[name] = nil
