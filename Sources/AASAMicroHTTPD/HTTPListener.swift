@@ -86,7 +86,7 @@ public final class HTTPListener: Sendable {
                 logHandler: configuration.logHandler, observer: configuration.observer,
                 headerTimeout: configuration.headerTimeout, trustedProxies: configuration.trustedProxies,
                 forwardedClientLimit: configuration.forwardedClientLimit, deferredWork: pool,
-                bytesInFlight: configuration.bytesInFlight)
+                bytesInFlight: configuration.bytesInFlight, lingeringDuration: configuration.lingeringDuration)
         } catch {
             pool?.stop()
             throw error

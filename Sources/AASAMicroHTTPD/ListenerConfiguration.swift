@@ -57,6 +57,9 @@ public struct ListenerConfiguration: Sendable {
     public var bytesInFlight: Int = Self.defaultBytesInFlight
     /// ``bytesInFlight``'s default: 256 MiB, sixteen pages at the page cap.
     public static let defaultBytesInFlight = 256 << 20
+    /// How long a refused connection lingers at most while its client finishes sending (``LingeringClose``); longer
+    /// in tests that tell a client's close from this bound.
+    var lingeringDuration: Duration = LingeringClose.duration
     /// Listen backlog passed to `listen(2)`.
     public var listenBacklog: Int
     /// How each worker thread waits for its sockets; `nil` picks ``EventLoop/poll`` for TLS and

@@ -30,7 +30,7 @@ final class ListenerContext: Sendable {
     /// The 400 sent to a request with more than one `Host` header (built once).
     let repeatedHost: NativeResponse
     /// Keeps refused connections open while their client finishes sending, so it reads the refusal.
-    let lingeringClose = LingeringClose()
+    let lingeringClose: LingeringClose
     /// Proxies trusted to name the client (``ListenerConfiguration/trustedProxies``).
     let trustedProxies: [IPNetwork]
     /// Counts requests in progress per forwarded client, when a limit is set.
@@ -54,9 +54,11 @@ final class ListenerContext: Sendable {
         logHandler: @escaping @Sendable (String) -> Void,
         observer: (any RequestObserver)? = nil, headerTimeout: Duration = .zero, trustedProxies: [IPNetwork] = [],
         forwardedClientLimit: Int = 0, deferredWork: WorkerPool? = nil,
-        bytesInFlight: Int = ListenerConfiguration.defaultBytesInFlight
+        bytesInFlight: Int = ListenerConfiguration.defaultBytesInFlight,
+        lingeringDuration: Duration = LingeringClose.duration
     ) throws {
         self.deferredWork = deferredWork
+        lingeringClose = LingeringClose(duration: lingeringDuration)
         self.inFlight = InFlightBytes(limit: bytesInFlight)
         self.bytesBusy = Response(
             status: 503,
