@@ -83,11 +83,14 @@ import Testing
                 + "\n-----END CERTIFICATE-----\n"
         }
         let intermediate = (0..<1100).map { _ in UInt8.random(in: 0...255, using: &generator) }
+        let recurring = RecurringPEMBodies()
         for _ in 0..<3 {
             let leaf = (0..<700).map { _ in UInt8.random(in: 0...255, using: &generator) }
-            let blocks = try PEMBlocks(Array((block(leaf) + block(intermediate)).utf8)).blocks
+            let blocks = try PEMBlocks(Array((block(leaf) + block(intermediate)).utf8), recurring: recurring).blocks
             #expect(blocks.map(\.bytes) == [leaf, intermediate])
         }
+        // The intermediate alone is kept, once; the leaves are not.
+        #expect(recurring.count == 1)
         // An intermediate whose text breaks is still refused, named by its place.
         let broken = block([1, 2, 3]) + "-----BEGIN CERTIFICATE-----\nAA*C\n-----END CERTIFICATE-----\n"
         #expect(throws: PEMBlocks.Failure.self) { try PEMBlocks(Array(broken.utf8)) }
@@ -96,5 +99,27 @@ import Testing
         } catch {
             #expect(error.reason == "block 2 is not valid base64")
         }
+    }
+
+    /// Only a certificate that follows a certificate is kept: a key is never held beyond its reading (the second block
+    /// of OpenSSL's EC key file, a key after a chain), nor a leaf after other text.
+    @Test func onlyACertificateAfterACertificateIsKept() throws {
+        func block(_ label: String, _ bytes: [UInt8]) -> String {
+            "-----BEGIN \(label)-----\n" + Data(bytes).base64EncodedString(options: .lineLength64Characters)
+                + "\n-----END \(label)-----\n"
+        }
+        let key = [UInt8](repeating: 0x4B, count: 121)
+        let leaf = [UInt8](repeating: 0x4C, count: 700)
+        let recurring = RecurringPEMBodies()
+        func read(_ text: String) throws -> [[UInt8]] {
+            try PEMBlocks(Array(text.utf8), recurring: recurring).blocks.map(\.bytes)
+        }
+        #expect(try read(block("EC PARAMETERS", [6, 8, 42]) + block("EC PRIVATE KEY", key)) == [[6, 8, 42], key])
+        #expect(try read(block("CERTIFICATE", leaf) + block("PRIVATE KEY", key)) == [leaf, key])
+        #expect(try read(block("PRIVATE KEY", key) + block("CERTIFICATE", leaf)) == [key, leaf])
+        #expect(recurring.count == 0)
+        let intermediate = [UInt8](repeating: 0x49, count: 900)
+        #expect(try read(block("CERTIFICATE", leaf) + block("X509 CERTIFICATE", intermediate)) == [leaf, intermediate])
+        #expect(recurring.count == 1)
     }
 }

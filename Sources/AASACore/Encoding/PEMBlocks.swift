@@ -16,7 +16,10 @@ public struct PEMBlocks: Sendable {
 
         /// Whether this is a certificate as OpenSSL and GnuTLS read a chain (`CERTIFICATE` or the legacy
         /// `X509 CERTIFICATE`; other blocks in a chain file are skipped).
-        public var isCertificate: Bool { label == "CERTIFICATE" || label == "X509 CERTIFICATE" }
+        public var isCertificate: Bool { Self.isCertificate(label) }
+
+        /// Whether a block labelled `label` is a certificate (``isCertificate``).
+        static func isCertificate(_ label: String) -> Bool { label == "CERTIFICATE" || label == "X509 CERTIFICATE" }
     }
 
     /// Why the text is not PEM.
@@ -33,6 +36,12 @@ public struct PEMBlocks: Sendable {
     /// One pass over the lines; a block's body is decoded straight from the text between its two boundary
     /// lines (every certificate folder is read this way at each start, twice).
     public init(_ text: [UInt8]) throws(Failure) {
+        try self.init(text, recurring: .shared)
+    }
+
+    /// ``init(_:)``, with a chain's intermediates decoded once in `recurring`: a certificate block after another
+    /// (never a key, nor a leaf).
+    init(_ text: [UInt8], recurring: RecurringPEMBodies) throws(Failure) {
         var blocks: [Block] = []
         var open: (label: ArraySlice<UInt8>, bodyStart: Int)? = nil
         var lineStart = text.startIndex
@@ -57,10 +66,12 @@ public struct PEMBlocks: Sendable {
                                 + "but ends as \(String(decoding: label, as: UTF8.self))")
                     }
                     let body = text[block.bodyStart..<lineStart]
-                    // A block after the first is a chain's intermediate, the same in many files.
+                    let name = String(decoding: label, as: UTF8.self)
+                    // A certificate after a certificate is a chain's intermediate, the same in many files; anything
+                    // else (a key above all, which is never kept in memory beyond its reading) is decoded here.
                     let decoded =
-                        blocks.isEmpty
-                        ? Base64.decode(body) : RecurringPEMBodies.shared.bytes(of: body, decode: Base64.decode)
+                        Block.isCertificate(name) && blocks.contains(where: \.isCertificate)
+                        ? recurring.bytes(of: body, decode: Base64.decode) : Base64.decode(body)
                     // A header line's `:` is not base64 either: the body is looked at again only when it fails.
                     guard let bytes = decoded else {
                         guard !body.contains(UInt8(ascii: ":")) else {
@@ -68,7 +79,7 @@ public struct PEMBlocks: Sendable {
                         }
                         throw Failure(reason: "block \(blocks.count + 1) is not valid base64")
                     }
-                    blocks.append(Block(label: String(decoding: label, as: UTF8.self), bytes: bytes))
+                    blocks.append(Block(label: name, bytes: bytes))
                     open = nil
                 }
             } else if let label = Self.boundary(line, "-----BEGIN ") {

@@ -6,7 +6,8 @@ import Synchronization
     import Darwin
 #endif
 
-/// The decoded bodies of the PEM blocks that recur from file to file: a chain's intermediates.
+/// The decoded bodies of the PEM blocks that recur from file to file: a chain's intermediates (``PEMBlocks`` gives it
+/// only certificates that follow a certificate, never a key).
 ///
 /// Every certificate folder of a CA's domains holds the same one or two intermediates after its leaf, so a start
 /// of 100,000 domains decodes the same base64 text 100,000 times (more than half of a chain's text). A body kept
@@ -31,6 +32,9 @@ final class RecurringPEMBodies: Sendable {
 
     /// The kept bodies, and the position the next one replaces once there are ``capacity``.
     private let kept = Mutex<(bodies: [Body], next: Int)>(([], 0))
+
+    /// How many bodies are kept now.
+    var count: Int { kept.withLock { $0.bodies.count } }
 
     /// The bytes of `text`, decoded by `decode` or taken from a body already kept; `nil` when `decode` fails.
     func bytes(of text: ArraySlice<UInt8>, decode: (ArraySlice<UInt8>) -> [UInt8]?) -> [UInt8]? {

@@ -54,13 +54,14 @@ public final class JSONReader {
         var result = JSONObject()
         result.members.reserveCapacity(members.count)
         result.members.append(contentsOf: members[..<firstUnknown])
-        // Only unknown keys are remembered apart, to report each once.
+        // Only unknown keys are remembered apart, to report each once, under the object's path made once.
+        let objectPath = path()
         var unknown: Set<String> = []
         for member in members[firstUnknown...] {
             // The parser has already reported the repeat (`duplicate-key`); the first one is read.
             guard known.contains(member.key) else {
                 guard unknown.insert(member.key).inserted else { continue }
-                let memberPath = path().key(member.key)
+                let memberPath = objectPath.key(member.key)
                 var hint = "remove it"
                 if let elsewhere = misplaced[member.key] {
                     hint = elsewhere

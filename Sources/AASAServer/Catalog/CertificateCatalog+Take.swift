@@ -209,11 +209,8 @@ extension CertificateCatalog {
         if certificates.served.contains(CertificateDirectory.defaultFolder) {
             return CertificateDirectory.defaultFolder
         }
-        var first: (domain: String, folder: String)?
-        for case (let domain, let folder?) in covering where first.map({ domain < $0.domain }) ?? true {
-            first = (domain, folder)
-        }
-        return first?.folder ?? certificates.served.keys.min()
+        let first = covering.lazy.compactMap { domain, folder in folder.map { (domain, $0) } }.min { $0.0 < $1.0 }
+        return first?.1 ?? certificates.served.keys.min()
     }
 }
 
