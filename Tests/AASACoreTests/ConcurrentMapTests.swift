@@ -66,6 +66,31 @@ import Testing
         #expect(threads.withLock { $0.count } > 1)
     }
 
+    /// With `leaving`, the map runs on at most the processors it does not leave, and always on the calling thread.
+    @Test func leavesTheProcessorsItIsAskedTo() {
+        // What the map counts: the processors online.
+        let processors = max(1, sysconf(Int32(_SC_NPROCESSORS_ONLN)))
+        let caller = Thread.current.hashValue
+        for leaving in [processors, processors + 3, processors - 1, 0] where leaving >= 0 {
+            let threads = Mutex<Set<Int>>([])
+            let running = Atomic<Int>(0)
+            let mostAtOnce = Atomic<Int>(0)
+            let results = Array(0..<400).concurrentMap(leaving: leaving) { item in
+                threads.withLock { _ = $0.insert(Thread.current.hashValue) }
+                let now = running.wrappingAdd(1, ordering: .relaxed).newValue
+                _ = mostAtOnce.max(now, ordering: .relaxed)
+                usleep(200)
+                running.wrappingSubtract(1, ordering: .relaxed)
+                return item + 1
+            }
+            #expect(results == (1...400).map { $0 })
+            let allowed = max(1, processors - leaving)
+            #expect(mostAtOnce.load(ordering: .relaxed) <= allowed, "leaving \(leaving) of \(processors)")
+            #expect(threads.withLock { $0.count } <= allowed)
+            if allowed == 1 { #expect(threads.withLock { $0 } == [caller]) }
+        }
+    }
+
     /// With `helpersAfter`, the caller works alone until the group is done, then the helpers join in.
     @Test func helpersWaitForTheGroupTheyAreGiven() throws {
         guard ProcessInfo.processInfo.processorCount > 1 else { return }

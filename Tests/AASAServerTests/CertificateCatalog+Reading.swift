@@ -16,7 +16,8 @@ extension CertificateCatalog {
         var known: [String: CertificateDirectory.KnownFolder] = [:]
         for name in served.keys { known[name] = served[name]?.known }
         return take(
-            source.readCertificates(known: known, only: nil, now: now), domains: domains, temporary: temporary,
+            source.readCertificates(known: known, only: nil, now: now, leavingProcessors: 0), domains: domains,
+            temporary: temporary,
             location: directory, at: now)
     }
 

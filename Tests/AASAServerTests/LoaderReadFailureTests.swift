@@ -17,6 +17,22 @@ import Testing
         /// The mechanism `StoreSource` uses.
         let pending = StoreReadFailure()
         let failsReads = Switch()
+        /// The processors each read of the certificates was asked to leave, in order.
+        let leftProcessors = LeftProcessors()
+
+        /// The repository's site-config folders, with the certificate folders in `certificates`.
+        init(certificates: String) {
+            folders = FolderSource(
+                configDirectory: RepositoryPaths.siteConfig, certificateDirectory: certificates,
+                refusesExposedKeys: false, signatures: SignatureCache())
+        }
+
+        /// A loader reading this source.
+        func loader(readsCertificates: Bool) -> Loader {
+            Loader(
+                source: self, shard: nil, readsCertificates: readsCertificates, pagesMemory: 1 << 30,
+                temporaryCertificates: false)
+        }
 
         var domainsLocation: String { folders.domainsLocation }
         var certificatesLocation: String { folders.certificatesLocation }
@@ -28,15 +44,20 @@ import Testing
             if failsReads.isOn { pending.record(Diagnostic(.error, rule: .storeUnreachable, "cannot read the store")) }
             return folders.readDomain(domain, reusing: previous, with: loader)
         }
-        func readCertificates(known: [String: CertificateDirectory.KnownFolder], only: Set<String>?, now: Date)
-            -> CertificateRead
-        {
-            folders.readCertificates(known: known, only: only, now: now)
+        func readCertificates(
+            known: [String: CertificateDirectory.KnownFolder], only: Set<String>?, now: Date, leavingProcessors: Int
+        ) -> CertificateRead {
+            leftProcessors.values.withLock { $0.append(leavingProcessors) }
+            return folders.readCertificates(known: known, only: only, now: now, leavingProcessors: leavingProcessors)
         }
         func sign(_ loaded: [LoadedDomain], now: Date, certificates: CertificateCatalog?) -> [LoadedDomain] {
             folders.sign(loaded, now: now, certificates: certificates)
         }
         func takeReadFailure() -> Diagnostic? { pending.take() }
+    }
+
+    final class LeftProcessors: Sendable {
+        let values = Mutex<[Int]>([])
     }
 
     final class Switch: Sendable {
@@ -48,12 +69,8 @@ import Testing
     @Test(arguments: [LoadScope.everything, LoadScope(domains: ["shop.example"], certificates: nil)])
     func aSourceThatFailsWhileReadingFailsTheLoadAndKeepsEveryDomain(scope: LoadScope) {
         let directory = TemporaryDirectory("aasa-read-failure")
-        let source = Source(
-            folders: FolderSource(
-                configDirectory: RepositoryPaths.siteConfig, certificateDirectory: directory.path,
-                refusesExposedKeys: false, signatures: SignatureCache()))
-        let loader = Loader(
-            source: source, shard: nil, readsCertificates: false, pagesMemory: 1 << 30, temporaryCertificates: false)
+        let source = Source(certificates: directory.path)
+        let loader = source.loader(readsCertificates: false)
         var catalog = Catalog()
         _ = catalog.apply(
             loader.load(after: catalog, at: Date()), signer: loader, trigger: .start, removalGrace: .seconds(30))

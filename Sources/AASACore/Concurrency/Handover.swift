@@ -5,7 +5,7 @@ public import Dispatch
 ///
 /// The value is written once before ``given`` is left and read only after waiting for it, which orders the two.
 public final class Handover<Value: Sendable>: @unchecked Sendable {
-    /// Done once the value is given: for ``Swift/Collection/concurrentMap(helpersAfter:_:)``, or to wait on.
+    /// Done once the value is given: for ``Swift/Collection/concurrentMap(helpersAfter:leaving:_:)``, or to wait on.
     public let given = DispatchGroup()
     private var stored: Value?
 

@@ -192,10 +192,12 @@ public struct CertificateDirectory: Sendable {
     /// with no folder is left out, as in a full listing. `beforeReading` is called with each folder's name on the
     /// thread about to read it (a start's watcher watches the folder then), and may return the folder's listing
     /// made then: a folder it shows without `ocsp.der` is not asked for one. Imported certificates keep their leaves and
-    /// keys sealed in `vault` when there is one.
+    /// keys sealed in `vault` when there is one. The folders are read on every processor but `leavingProcessors`
+    /// (the calling thread's at least), the rest left to work running beside (a start's domains).
     public func loadFolders(
         now: Date = Date(), known: [String: KnownFolder] = [:], importing: Bool = false, only: Set<String>? = nil,
-        vault: CredentialVault? = nil, beforeReading: (@Sendable (String) -> [DirectoryListing.Entry]?)? = nil
+        vault: CredentialVault? = nil, leavingProcessors: Int = 0,
+        beforeReading: (@Sendable (String) -> [DirectoryListing.Entry]?)? = nil
     ) -> [Folder] {
         let listed: [String]?
         if let only {
@@ -218,7 +220,7 @@ public struct CertificateDirectory: Sendable {
         let ahead = FolderReadAhead.start(
             folderNames.map { path + "/" + $0 }, count: folderNames.count, files: CertificateFile.readAhead)
         defer { ahead?.stop() }
-        return folderNames.indices.concurrentMap { index in
+        return folderNames.indices.concurrentMap(leaving: leavingProcessors) { index in
             ahead?.reached(index)
             let name = folderNames[index]
             let listing = beforeReading?(name) ?? nil

@@ -38,12 +38,13 @@ struct Loader: Sendable {
             time: now, scope: scope, domains: .success([]), certificatesLocation: source.certificatesLocation,
             temporaryCertificates: temporaryCertificates)
         guard let names = scope.domains else {
+            // The certificates leave a processor to the domains' thread, and the domains' helpers wait for the
+            // certificates: never more threads at work than processors.
             let (certificates, loaded) = concurrently(
-                certificateReader(previous.certificates, only: scope.certificates, at: now)
+                certificateReader(previous.certificates, only: scope.certificates, at: now, besideDomains: true)
             ) {
                 certificatesDone in
                 Result { () throws(Diagnostic) in try source.listDomains().filter { owns($0.name) } }
-                    // The domains wait with their helpers for the certificates, which are mostly one thread's.
                     .map { read($0, reusing: previous.loaded, helpersAfter: certificatesDone) }
             }
             load.domains = loaded
@@ -109,7 +110,7 @@ struct Loader: Sendable {
     /// (``ConfigSource/readAhead(_:)``): with thousands of domains this is most of a start. A domain
     /// whose source did not change since `previous` was loaded keeps that result. All domains' pages share one
     /// ``PagesBudget``. With `helpersAfter`, only this thread reads until that group is done
-    /// (``Swift/Collection/concurrentMap(helpersAfter:_:)``).
+    /// (``Swift/Collection/concurrentMap(helpersAfter:leaving:_:)``).
     private func read(
         _ domains: [SourceDomain], reusing previous: PersistentDictionary<String, LoadedDomain>,
         helpersAfter: DispatchGroup? = nil
@@ -128,18 +129,22 @@ struct Loader: Sendable {
     }
 
     /// The certificate half of a load: the certificate folders `only` names (every one when `nil`), each compared
-    /// with what `previous` serves of it; `nil` without an HTTPS listener.
+    /// with what `previous` serves of it; `nil` without an HTTPS listener. `besideDomains` when the domains are read
+    /// at the same time, on a thread of their own: the certificates then leave it a processor.
     ///
     /// Neither half of a full load needs the other, and at 10,000 domains each alone keeps both cores busy only part
-    /// of the time.
-    private func certificateReader(_ previous: CertificateCatalog, only: Set<String>?, at now: Date)
-        -> @Sendable () -> CertificateRead?
-    {
+    /// of the time. With a helper on every processor beside the domains' thread, three threads worked on two cores
+    /// and a third of starts spent a fifth more CPU, most of it waiting on the allocator's arena locks
+    /// (docs/benchmarks.md).
+    private func certificateReader(
+        _ previous: CertificateCatalog, only: Set<String>?, at now: Date, besideDomains: Bool = false
+    ) -> @Sendable () -> CertificateRead? {
         { [self] in
             guard readsCertificates else { return nil }
             var known: [String: CertificateDirectory.KnownFolder] = [:]
             for name in only ?? Set(previous.served.keys) { known[name] = previous.served[name]?.known }
-            return source.readCertificates(known: known, only: only, now: now)
+            return source.readCertificates(
+                known: known, only: only, now: now, leavingProcessors: besideDomains ? 1 : 0)
         }
     }
 }

@@ -29,9 +29,11 @@ protocol ConfigSource: Sendable {
     /// of it; `nil` when the source has nothing to read ahead (rows fetched together, or a few folders).
     func readAhead(_ domains: [SourceDomain]) -> FolderReadAhead?
     /// Reads every certificate, or with `only` those named, each imported for TLS; a certificate `known` lists is
-    /// not parsed again when what it was read from has not changed.
-    func readCertificates(known: [String: CertificateDirectory.KnownFolder], only: Set<String>?, now: Date)
-        -> CertificateRead
+    /// not parsed again when what it was read from has not changed. They are read on every processor but
+    /// `leavingProcessors` (the calling thread's at least), the rest left to work running beside.
+    func readCertificates(
+        known: [String: CertificateDirectory.KnownFolder], only: Set<String>?, now: Date, leavingProcessors: Int
+    ) -> CertificateRead
     /// Why the domains of the load now ending could not all be read, because the source itself failed (a store that
     /// stopped answering while their bytes were fetched), not a domain; `nil` when it did not. Taking it clears it.
     /// The load then fails as a whole, as when the domains cannot be listed: one finding, not one per domain.

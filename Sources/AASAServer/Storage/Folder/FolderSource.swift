@@ -77,16 +77,17 @@ struct FolderSource: ConfigSource {
             }, count: domains.count, files: [SiteConfigLoader.fileName])
     }
 
-    func readCertificates(known: [String: CertificateDirectory.KnownFolder], only: Set<String>?, now: Date)
-        -> CertificateRead
-    {
+    func readCertificates(
+        known: [String: CertificateDirectory.KnownFolder], only: Set<String>?, now: Date, leavingProcessors: Int
+    ) -> CertificateRead {
         let directory = CertificateDirectory(path: certificateDirectory, refusesExposedKeys: refusesExposedKeys)
         var beforeReading: (@Sendable (String) -> [DirectoryListing.Entry]?)?
         if let watcher { beforeReading = { watcher.watchEntry($0, ofRoot: .certificates) } }
         // Each new certificate is imported into GnuTLS as its folder is read: one GnuTLS refuses is that folder's
         // error, and the folder keeps its last good certificate.
         let folders = directory.loadFolders(
-            now: now, known: known, importing: true, only: only, vault: vault, beforeReading: beforeReading)
+            now: now, known: known, importing: true, only: only, vault: vault, leavingProcessors: leavingProcessors,
+            beforeReading: beforeReading)
         return CertificateRead(folders: folders, findings: directory.devCAKeyFinding().map { [$0] } ?? [])
     }
 

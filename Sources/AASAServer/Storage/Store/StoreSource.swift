@@ -179,9 +179,9 @@ struct StoreSource: ConfigSource {
         return loaded
     }
 
-    func readCertificates(known: [String: CertificateDirectory.KnownFolder], only: Set<String>?, now: Date)
-        -> CertificateRead
-    {
+    func readCertificates(
+        known: [String: CertificateDirectory.KnownFolder], only: Set<String>?, now: Date, leavingProcessors: Int
+    ) -> CertificateRead {
         let references: [String: StoreReference<StoredCertificate>]
         do {
             references = try certificateReferences(names: only)
@@ -190,7 +190,7 @@ struct StoreSource: ConfigSource {
             return CertificateRead(folders: [], failure: error)
         }
         let sharing = CertificateDirectory.Sharing(vault: vault)
-        let read = references.sorted { $0.key < $1.key }.concurrentMap {
+        let read = references.sorted { $0.key < $1.key }.concurrentMap(leaving: leavingProcessors) {
             name, reference -> CertificateDirectory.Folder? in
             let location = Self.certificateFolder + "/" + name
             switch reference.take(name) {
