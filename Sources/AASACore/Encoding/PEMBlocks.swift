@@ -43,6 +43,7 @@ public struct PEMBlocks: Sendable {
     /// (never a key, nor a leaf).
     init(_ text: [UInt8], recurring: RecurringPEMBodies) throws(Failure) {
         var blocks: [Block] = []
+        var afterCertificate = false
         var open: (label: ArraySlice<UInt8>, bodyStart: Int)? = nil
         var lineStart = text.startIndex
         while lineStart < text.endIndex {
@@ -67,11 +68,13 @@ public struct PEMBlocks: Sendable {
                     }
                     let body = text[block.bodyStart..<lineStart]
                     let name = String(decoding: label, as: UTF8.self)
+                    let isCertificate = Block.isCertificate(name)
                     // A certificate after a certificate is a chain's intermediate, the same in many files; anything
                     // else (a key above all, which is never kept in memory beyond its reading) is decoded here.
                     let decoded =
-                        Block.isCertificate(name) && blocks.contains(where: \.isCertificate)
+                        isCertificate && afterCertificate
                         ? recurring.bytes(of: body, decode: Base64.decode) : Base64.decode(body)
+                    afterCertificate = afterCertificate || isCertificate
                     // A header line's `:` is not base64 either: the body is looked at again only when it fails.
                     guard let bytes = decoded else {
                         guard !body.contains(UInt8(ascii: ":")) else {

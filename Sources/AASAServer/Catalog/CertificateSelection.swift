@@ -48,7 +48,11 @@ struct CertificateSelection {
             let serving = current ?? previous
             served[folder.name] = serving
             let standing = findings.filter { $0.severity != .note }
-            if !standing.isEmpty || !first { self.findings[folder.name] = standing.isEmpty ? nil : standing }
+            if !standing.isEmpty {
+                self.findings[folder.name] = standing
+            } else if !first {
+                self.findings[folder.name] = nil
+            }
         }
         // Folders read and not found are gone.
         let looked = read ?? Set(catalog.served.keys)
