@@ -174,48 +174,111 @@ extension AssociationFile {
 extension AssociationFile {
     /// The file as Apple's JSON, keys in a fixed order so output is deterministic (spec §3.5, §8 item 6).
     public var jsonValue: JSONValue {
-        var top: [(String, JSONValue)] = []
-        if let applinks { top.append(("applinks", applinks.jsonValue)) }
-        if let webCredentials { top.append(("webcredentials", .members([("apps", .strings(webCredentials))]))) }
-        if let appClips { top.append(("appclips", .members([("apps", .strings(appClips))]))) }
-        if let activityContinuation {
-            top.append(("activitycontinuation", .members([("apps", .strings(activityContinuation))])))
-        }
-        if let authSrv { top.append(("authsrv", .members([("apps", .strings(authSrv))]))) }
-        return .members(top)
+        var tree = JSONTreeOutput()
+        write(to: &tree)
+        return tree.value
     }
 
-    /// The compact bytes we serve.
-    public var compactBytes: [UInt8] { JSONWriter(style: .compact).bytes(jsonValue) }
+    /// The compact bytes we serve, written from the file without a tree between.
+    public var compactBytes: [UInt8] {
+        var output = CompactJSONOutput()
+        write(to: &output)
+        return output.bytes
+    }
+
+    /// Writes the file as Apple's JSON (``jsonValue``).
+    public func write(to output: inout some JSONOutput) {
+        output.beginObject()
+        if let applinks {
+            output.key("applinks")
+            applinks.write(to: &output)
+        }
+        func service(_ key: String, _ apps: [String]?) {
+            guard let apps else { return }
+            output.key(key)
+            output.beginObject()
+            output.key("apps")
+            output.strings(apps)
+            output.endObject()
+        }
+        service("webcredentials", webCredentials)
+        service("appclips", appClips)
+        service("activitycontinuation", activityContinuation)
+        service("authsrv", authSrv)
+        output.endObject()
+    }
 }
 
 extension AppLinks {
     /// `applinks` as Apple's JSON.
     public var jsonValue: JSONValue {
-        var pairs: [(String, JSONValue)] = []
-        if let apps { pairs.append(("apps", .strings(apps))) }
-        if let defaults { pairs.append(("defaults", defaults.jsonValue(spelling: .apple))) }
-        if !substitutionVariables.isEmpty {
-            pairs.append(
-                ("substitutionVariables", .members(substitutionVariables.map { ($0.name, .strings($0.values)) })))
+        var tree = JSONTreeOutput()
+        write(to: &tree)
+        return tree.value
+    }
+
+    /// Writes `applinks` as Apple's JSON (``jsonValue``).
+    public func write(to output: inout some JSONOutput) {
+        output.beginObject()
+        if let apps {
+            output.key("apps")
+            output.strings(apps)
         }
-        pairs.append(("details", .array(details.map { JSONNode($0.jsonValue) })))
-        return .members(pairs)
+        if let defaults {
+            output.key("defaults")
+            defaults.write(to: &output, spelling: .apple)
+        }
+        if !substitutionVariables.isEmpty {
+            output.key("substitutionVariables")
+            output.beginObject()
+            for variable in substitutionVariables {
+                output.key(variable.name)
+                output.strings(variable.values)
+            }
+            output.endObject()
+        }
+        output.key("details")
+        output.beginArray()
+        for entry in details { entry.write(to: &output) }
+        output.endArray()
+        output.endObject()
     }
 }
 
 extension AppLinkDetails {
     /// One `details[]` entry as Apple's JSON.
     public var jsonValue: JSONValue {
-        var pairs: [(String, JSONValue)] = []
-        if let appID { pairs.append(("appID", .string(appID))) }
-        if let appIDs { pairs.append(("appIDs", .strings(appIDs))) }
-        if let defaults { pairs.append(("defaults", defaults.jsonValue(spelling: .apple))) }
-        if let components {
-            pairs.append(("components", .array(components.map { JSONNode($0.jsonValue(spelling: .apple)) })))
+        var tree = JSONTreeOutput()
+        write(to: &tree)
+        return tree.value
+    }
+
+    /// Writes one `details[]` entry as Apple's JSON (``jsonValue``).
+    public func write(to output: inout some JSONOutput) {
+        output.beginObject()
+        if let appID {
+            output.key("appID")
+            output.string(appID)
         }
-        if let paths { pairs.append(("paths", .strings(paths))) }
-        return .members(pairs)
+        if let appIDs {
+            output.key("appIDs")
+            output.strings(appIDs)
+        }
+        if let defaults {
+            output.key("defaults")
+            defaults.write(to: &output, spelling: .apple)
+        }
+        if let components {
+            output.key("components")
+            output.beginArray()
+            for component in components { component.write(to: &output, spelling: .apple) }
+            output.endArray()
+        }
+        if let paths {
+            output.key("paths")
+            output.strings(paths)
+        }
+        output.endObject()
     }
 }
 

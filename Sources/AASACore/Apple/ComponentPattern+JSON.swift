@@ -56,18 +56,48 @@ extension ComponentPattern {
 
     /// The component as JSON in `spelling`, keys in a fixed order.
     public func jsonValue(spelling: Spelling) -> JSONValue {
-        var pairs: [(String, JSONValue)] = []
-        if let path { pairs.append((spelling.path, .string(path))) }
+        var tree = JSONTreeOutput()
+        write(to: &tree, spelling: spelling)
+        return tree.value
+    }
+
+    /// Writes the component as JSON in `spelling` (``jsonValue(spelling:)``).
+    public func write(to output: inout some JSONOutput, spelling: Spelling) {
+        output.beginObject()
+        if let path {
+            output.key(spelling.path)
+            output.string(path)
+        }
         switch query {
-        case .whole(let pattern): pairs.append((spelling.query, .string(pattern)))
-        case .items(let items): pairs.append((spelling.query, .members(items.map { ($0.name, .string($0.pattern)) })))
+        case .whole(let pattern):
+            output.key(spelling.query)
+            output.string(pattern)
+        case .items(let items):
+            output.key(spelling.query)
+            output.beginObject()
+            for item in items {
+                output.key(item.name)
+                output.string(item.pattern)
+            }
+            output.endObject()
         case nil: break
         }
-        if let fragment { pairs.append((spelling.fragment, .string(fragment))) }
-        if let exclude { pairs.append(("exclude", .bool(exclude))) }
-        if let caseSensitive { pairs.append(("caseSensitive", .bool(caseSensitive))) }
-        if let percentEncoded { pairs.append(("percentEncoded", .bool(percentEncoded))) }
-        if let comment { pairs.append(("comment", .string(comment))) }
-        return .members(pairs)
+        if let fragment {
+            output.key(spelling.fragment)
+            output.string(fragment)
+        }
+        func flag(_ key: String, _ value: Bool?) {
+            guard let value else { return }
+            output.key(key)
+            output.bool(value)
+        }
+        flag("exclude", exclude)
+        flag("caseSensitive", caseSensitive)
+        flag("percentEncoded", percentEncoded)
+        if let comment {
+            output.key("comment")
+            output.string(comment)
+        }
+        output.endObject()
     }
 }

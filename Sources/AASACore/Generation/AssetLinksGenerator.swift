@@ -28,39 +28,50 @@ public struct AssetLinksGenerator: Sendable {
     public func generate(_ site: SiteContext) -> Output? {
         guard let android = site.config.android else { return nil }
         var diagnostics: [Diagnostic] = []
-        var statements: [JSONNode] = []
+        var output = CompactJSONOutput()
+        output.beginArray()
         for (index, app) in android.apps.enumerated() {
-            var relations: [JSONValue] = []
-            if app.appLinks { relations.append(.string(Self.handleAllURLs)) }
-            if app.loginCredentials ?? !site.config.webCredentials.isEmpty {
-                relations.append(.string(Self.getLoginCredentials))
-            }
-            guard !relations.isEmpty else { continue }
-            let target: JSONValue = .members([
-                ("namespace", .string("android_app")), ("package_name", .string(app.package)),
-                ("sha256_cert_fingerprints", .strings(app.fingerprints.compactMap(CertificateFingerprint.normalized))),
-            ])
-            var pairs: [(String, JSONValue)] = [
-                ("relation", .array(relations.map { JSONNode($0) })), ("target", target),
-            ]
+            let sharesLogins = app.loginCredentials ?? !site.config.webCredentials.isEmpty
+            guard app.appLinks || sharesLogins else { continue }
+            output.beginObject()
+            output.key("relation")
+            output.beginArray()
+            if app.appLinks { output.string(Self.handleAllURLs) }
+            if sharesLogins { output.string(Self.getLoginCredentials) }
+            output.endArray()
+            output.key("target")
+            output.beginObject()
+            output.key("namespace")
+            output.string("android_app")
+            output.key("package_name")
+            output.string(app.package)
+            output.key("sha256_cert_fingerprints")
+            output.strings(app.fingerprints.compactMap(CertificateFingerprint.normalized))
+            output.endObject()
             let rules = dynamicRules(for: app, index: index, site: site, diagnostics: &diagnostics)
             if app.appLinks, let rules {
-                pairs.append(
-                    (
-                        "relation_extensions",
-                        .members([(Self.handleAllURLs, .members([("dynamic_app_link_components", .array(rules))]))])
-                    ))
+                output.key("relation_extensions")
+                output.beginObject()
+                output.key(Self.handleAllURLs)
+                output.beginObject()
+                output.key("dynamic_app_link_components")
+                output.beginArray()
+                for rule in rules { rule.write(to: &output, spelling: .apple) }
+                output.endArray()
+                output.endObject()
+                output.endObject()
             }
-            statements.append(JSONNode(.members(pairs)))
+            output.endObject()
         }
-        return Output(bytes: JSONWriter(style: .compact).bytes(.array(statements)), diagnostics: diagnostics)
+        output.endArray()
+        return Output(bytes: output.bytes, diagnostics: diagnostics)
     }
 
     /// The dynamic rules of `app` in Android's component form (`/`, `?`, `#`, `exclude`, `comment`), leaving
     /// out with a warning what Android cannot express: substitution variables, whole-query patterns, and
     /// case or percent-encoding settings (Android has neither).
     func dynamicRules(for app: AndroidApp, index: Int, site: SiteContext, diagnostics: inout [Diagnostic])
-        -> [JSONNode]?
+        -> [ComponentPattern]?
     {
         // Made only for a finding.
         var appPath: KeyPath { KeyPath.androidApps.index(index) }
@@ -78,7 +89,7 @@ public struct AssetLinksGenerator: Sendable {
         } else {
             return nil
         }
-        var components: [JSONNode] = []
+        var components: [ComponentPattern] = []
         for (ruleIndex, rule) in rules.enumerated() {
             let texts =
                 [rule.path, rule.fragment]
@@ -121,7 +132,7 @@ public struct AssetLinksGenerator: Sendable {
                             "give the Android app its own \"rules\" written for Android's matching, or rewrite this rule so both platforms read it alike"
                     ))
             }
-            components.append(JSONNode(android.jsonValue(spelling: .apple)))
+            components.append(android)
         }
         guard !components.isEmpty else {
             // Android discards an empty list (spec §7.1); leave it out so nothing pretends to narrow the manifest.

@@ -15,7 +15,7 @@ public struct JSONObject: Sendable {
 
     /// The first member named `key`.
     public subscript(key: String) -> JSONMember? {
-        members.first { $0.key == key }
+        members.first { $0.key.isKey(key) }
     }
 
     /// Whether the object has no members.

@@ -182,7 +182,15 @@ private struct Scanner {
     }
 
     mutating func skipWhitespace() {
-        while let byte = current, byte == 0x20 || byte == 0x0A || byte == 0x0D || byte == 0x09 { index += 1 }
+        index = bytes.withUnsafeBufferPointer { buffer in
+            var position = index
+            while position < buffer.count {
+                let byte = buffer[position]
+                guard byte == 0x20 || byte == 0x0A || byte == 0x0D || byte == 0x09 else { break }
+                position += 1
+            }
+            return position
+        }
     }
 
     /// Explains a byte that cannot start a value or key: the common non-JSON habits get their own words.
@@ -288,7 +296,7 @@ private struct Scanner {
                     members.lazy.map { ($0.key, $0.keyOffset) }, uniquingKeysWith: { first, _ in first })
             }
             let first =
-                if let firstOffsets { firstOffsets[key] } else { members.first { $0.key == key }?.keyOffset }
+                if let firstOffsets { firstOffsets[key] } else { members.first { $0.key.isKey(key) }?.keyOffset }
             if let first {
                 reportDuplicate(key, first: first, again: keyOffset)
             } else {
@@ -383,24 +391,35 @@ private struct Scanner {
         let open = index
         index += 1  // "
         smartQuoteInLastString = nil
-        // Most strings hold no escape: they are their bytes, made into a string once, without a copy to grow.
+        // Most strings hold no escape: they are their bytes, made into a string once, without a copy to grow,
+        // scanned in place (every key and string of every site.json at each load).
         let start = index
-        while index < bytes.count {
-            let byte = bytes[index]
-            if byte == UInt8(ascii: "\"") {
-                let end = index
-                let string = bytes.withUnsafeBufferPointer { buffer in
-                    String(decoding: UnsafeBufferPointer(rebasing: buffer[start..<end]), as: UTF8.self)
+        var smartQuote: Int?
+        let scan = bytes.withUnsafeBufferPointer { buffer -> (stop: Int, string: String?) in
+            var position = start
+            while position < buffer.count {
+                let byte = buffer[position]
+                if byte == UInt8(ascii: "\"") {
+                    return (
+                        position,
+                        String(decoding: UnsafeBufferPointer(rebasing: buffer[start..<position]), as: UTF8.self)
+                    )
                 }
-                index += 1
-                return string
+                if byte == UInt8(ascii: "\\") || byte < 0x20 { break }
+                if byte == 0xE2, position + 2 < buffer.count, buffer[position + 1] == 0x80,
+                    (0x98...0x9D).contains(buffer[position + 2])
+                {
+                    smartQuote = position
+                }
+                position += 1
             }
-            if byte == UInt8(ascii: "\\") || byte < 0x20 { break }
-            if byte == 0xE2, index + 2 < bytes.count, bytes[index + 1] == 0x80, (0x98...0x9D).contains(bytes[index + 2])
-            {
-                smartQuoteInLastString = index
-            }
+            return (position, nil)
+        }
+        if let smartQuote { smartQuoteInLastString = smartQuote }
+        index = scan.stop
+        if let string = scan.string {
             index += 1
+            return string
         }
         var utf8 = Array(bytes[start..<index])
         while true {

@@ -48,7 +48,7 @@ public final class JSONReader {
             return nil
         }
         // Nearly every object holds only known keys: it is read as parsed, without a copy of its members.
-        guard let firstUnknown = members.firstIndex(where: { !known.contains($0.key) }) else {
+        guard let firstUnknown = members.firstIndex(where: { !known.containsKey($0.key) }) else {
             return JSONObject(members)
         }
         var result = JSONObject()
@@ -59,7 +59,7 @@ public final class JSONReader {
         var unknown: Set<String> = []
         for member in members[firstUnknown...] {
             // The parser has already reported the repeat (`duplicate-key`); the first one is read.
-            guard known.contains(member.key) else {
+            guard known.containsKey(member.key) else {
                 guard unknown.insert(member.key).inserted else { continue }
                 let memberPath = objectPath.key(member.key)
                 var hint = "remove it"

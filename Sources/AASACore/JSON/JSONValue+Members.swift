@@ -4,7 +4,7 @@ extension JSONValue {
     /// The value of member `key` of an object; `nil` for a missing member or a value that is not an object.
     public subscript(member key: String) -> JSONValue? {
         guard case .object(let members) = self else { return nil }
-        return members.first { $0.key == key }?.value.value
+        return members.first { $0.key.isKey(key) }?.value.value
     }
 
     /// The string, or `nil` for any other type.

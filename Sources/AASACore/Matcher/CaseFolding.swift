@@ -36,8 +36,18 @@ enum CaseFolding {
     }
 
     /// ASCII text `bytes` with `A`–`Z` lowered: what folding, and Unicode lowercasing, make of ASCII.
-    static func lowercasedASCII(_ bytes: some Sequence<UInt8>) -> String {
-        String(decoding: bytes.map { $0 >= 0x41 && $0 <= 0x5A ? $0 | 0x20 : $0 }, as: UTF8.self)
+    ///
+    /// Written straight into the string's storage (a host name of up to 15 bytes is a string with none): a URL
+    /// of every link test of every domain is parsed at each load.
+    static func lowercasedASCII(_ bytes: some Collection<UInt8>) -> String {
+        String(unsafeUninitializedCapacity: bytes.count) { buffer in
+            var count = 0
+            for byte in bytes {
+                buffer[count] = byte >= 0x41 && byte <= 0x5A ? byte | 0x20 : byte
+                count += 1
+            }
+            return count
+        }
     }
 
     /// Every other scalar that folds to `value` (`K` and the Kelvin sign for `k`), for reasoning about all the
