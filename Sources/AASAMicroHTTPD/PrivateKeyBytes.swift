@@ -9,8 +9,8 @@ struct PrivateKeyBytes: Sendable {
     /// Whether ``bytes`` is PEM text (else DER).
     let isPEM: Bool
 
-    /// The labels of the unencrypted keys GnuTLS reads as DER.
-    private static let derLabels: Set<String> = ["PRIVATE KEY", "EC PRIVATE KEY", "RSA PRIVATE KEY"]
+    /// The labels of the unencrypted keys GnuTLS reads as DER (three: looked through, not hashed).
+    private static let derLabels = ["PRIVATE KEY", "EC PRIVATE KEY", "RSA PRIVATE KEY"]
 
     /// The key of a `privkey.pem`: its DER when it holds one unencrypted key (and at most OpenSSL's `EC PARAMETERS`
     /// beside it), else its PEM.

@@ -224,8 +224,7 @@ public struct SiteConfigLoader: Sendable {
         // One compilation of the generated file gives its pattern problems and runs the tests. VariableRule
         // already reports bad variable definitions on the config itself.
         let matcher = URLMatcher(file: output.file)
-        loaded.diagnostics += matcher.diagnostics(
-            in: generated, skipping: [.invalidVariableName, .variableValueContainsVariable, .invalidVariableUsed])
+        loaded.diagnostics += matcher.diagnostics(in: generated, skipping: Self.reportedByVariableRule)
         loaded.diagnostics += LinkTestChecker().check(context, generated: output, matcher: matcher)
         // In file order, as a compiler reports: stable sort keeps same-place findings in check order.
         loaded.diagnostics = loaded.diagnostics.enumerated().sorted { a, b in
@@ -238,6 +237,11 @@ public struct SiteConfigLoader: Sendable {
         }
         return loaded
     }
+
+    /// The pattern problems ``VariableRule`` reports on the config itself, left out of the generated file's.
+    private static let reportedByVariableRule: Set<PatternDiagnostic.Code> = [
+        .invalidVariableName, .variableValueContainsVariable, .invalidVariableUsed,
+    ]
 
     /// The error for a site.json over ``maximumConfigBytes``.
     static func tooLarge(_ file: String, size: Int) -> Diagnostic {

@@ -1,3 +1,9 @@
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
 /// The blocks of a PEM file (RFC 7468): each `-----BEGIN LABEL-----` … `-----END LABEL-----`, base64 decoded.
 ///
 /// Text outside the blocks is skipped, as OpenSSL and GnuTLS skip it (`openssl x509 -text` output before a
@@ -47,7 +53,7 @@ public struct PEMBlocks: Sendable {
         var open: (label: ArraySlice<UInt8>, bodyStart: Int)? = nil
         var lineStart = text.startIndex
         while lineStart < text.endIndex {
-            let lineEnd = text[lineStart...].firstIndex(of: UInt8(ascii: "\n")) ?? text.endIndex
+            let lineEnd = Self.lineEnd(in: text, from: lineStart)
             let next = lineEnd < text.endIndex ? lineEnd + 1 : lineEnd
             // Only a line that starts with a dash can be a boundary: the body's lines are passed at their first byte.
             guard text[lineStart] == UInt8(ascii: "-") else {
@@ -92,6 +98,17 @@ public struct PEMBlocks: Sendable {
         }
         if open != nil { throw Failure(reason: "block \(blocks.count + 1) has no END line") }
         self.blocks = blocks
+    }
+
+    /// Where the line of `text` starting at `start` ends: its newline, or the end of the text. Found by `memchr`: a
+    /// chain's lines were looked through byte by byte, then again by the base64 decoder.
+    private static func lineEnd(in text: [UInt8], from start: Int) -> Int {
+        text.withUnsafeBufferPointer { buffer in
+            guard let base = buffer.baseAddress, start < buffer.count,
+                let newline = memchr(base + start, Int32(UInt8(ascii: "\n")), buffer.count - start)
+            else { return buffer.count }
+            return UnsafeRawPointer(base).distance(to: UnsafeRawPointer(newline))
+        }
     }
 
     /// The label of a `-----BEGIN LABEL-----` (or END) line, or `nil` when `line` is not one.
