@@ -271,16 +271,32 @@ public struct SiteConfigLoader: Sendable {
                 "rename it to '\(name.lowercased())'"
             )
         }
-        for label in name.utf8.split(separator: UInt8(ascii: "."), omittingEmptySubsequences: false) {
-            guard !label.isEmpty, label.count <= 63,
-                label.allSatisfy({ ($0 >= 0x61 && $0 <= 0x7A) || ($0 >= 0x30 && $0 <= 0x39) || $0 == 0x2D }),
-                label.first != 0x2D, label.last != 0x2D
-            else {
-                return (
-                    "folder '\(name)' is not a host name (labels are a–z, 0–9 and '-'; write internationalised names as xn-- Punycode)",
-                    "rename the folder to the domain as it appears in the entitlement"
-                )
+        // One pass over the bytes, each label checked at the dot or the end that closes it (a split made an array
+        // of labels for every domain).
+        var text = name
+        let labelsValid = text.withUTF8 { bytes -> Bool in
+            var labelStart = 0
+            for index in 0...bytes.count {
+                if index == bytes.count || bytes[index] == UInt8(ascii: ".") {
+                    let length = index - labelStart
+                    guard length > 0, length <= 63, bytes[labelStart] != 0x2D, bytes[index - 1] != 0x2D else {
+                        return false
+                    }
+                    labelStart = index + 1
+                } else {
+                    let byte = bytes[index]
+                    guard (byte >= 0x61 && byte <= 0x7A) || (byte >= 0x30 && byte <= 0x39) || byte == 0x2D else {
+                        return false
+                    }
+                }
             }
+            return true
+        }
+        guard labelsValid else {
+            return (
+                "folder '\(name)' is not a host name (labels are a–z, 0–9 and '-'; write internationalised names as xn-- Punycode)",
+                "rename the folder to the domain as it appears in the entitlement"
+            )
         }
         return nil
     }

@@ -120,10 +120,10 @@ final class FolderWalk: Sendable {
         var changes = FolderChanges()
         for (index, root) in roots.enumerated() {
             let watchRoot = WatchRoot(index: index)
-            let watched = table.withLock { table in Set(table.watchedEntries(of: watchRoot)) }
-            for name in DirectoryListing.names(in: root) ?? [] where !name.hasPrefix(".") && !watched.contains(name) {
-                changes.insert(name, below: watchRoot)
-            }
+            // Looked up in the table itself: a set of the watched names would hash every domain's name once more.
+            let names = (DirectoryListing.names(in: root) ?? []).filter { !$0.hasPrefix(".") }
+            let unwatched = table.withLock { table in names.filter { !table.isWatched($0, of: watchRoot) } }
+            for name in unwatched { changes.insert(name, below: watchRoot) }
         }
         renew(for: changes, rootsToo: false)
     }

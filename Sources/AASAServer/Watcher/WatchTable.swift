@@ -41,6 +41,11 @@ struct WatchTable: Sendable {
         entryWatches[root.index].keys
     }
 
+    /// Whether entry `name` of `root` has watches.
+    func isWatched(_ name: String, of root: WatchRoot) -> Bool {
+        entryWatches[root.index][name] != nil
+    }
+
     /// Makes room for `count` entries of `root`.
     mutating func reserveEntries(_ count: Int, of root: WatchRoot) {
         entryWatches[root.index].reserveCapacity(count)
