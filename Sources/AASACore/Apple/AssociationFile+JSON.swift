@@ -171,14 +171,7 @@ extension AssociationFile {
     }
 }
 
-extension AssociationFile {
-    /// The file as Apple's JSON, keys in a fixed order so output is deterministic (spec §3.5, §8 item 6).
-    public var jsonValue: JSONValue {
-        var tree = JSONTreeOutput()
-        write(to: &tree)
-        return tree.value
-    }
-
+extension AssociationFile: JSONWritable {
     /// The compact bytes we serve, written from the file without a tree between.
     public var compactBytes: [UInt8] {
         var output = CompactJSONOutput()
@@ -186,7 +179,7 @@ extension AssociationFile {
         return output.bytes
     }
 
-    /// Writes the file as Apple's JSON (``jsonValue``).
+    /// Writes the file as Apple's JSON, keys in a fixed order so output is deterministic (spec §3.5, §8 item 6).
     public func write(to output: inout some JSONOutput) {
         output.beginObject()
         if let applinks {
@@ -197,8 +190,7 @@ extension AssociationFile {
             guard let apps else { return }
             output.key(key)
             output.beginObject()
-            output.key("apps")
-            output.strings(apps)
+            output.member("apps", strings: apps)
             output.endObject()
         }
         service("webcredentials", webCredentials)
@@ -209,21 +201,11 @@ extension AssociationFile {
     }
 }
 
-extension AppLinks {
-    /// `applinks` as Apple's JSON.
-    public var jsonValue: JSONValue {
-        var tree = JSONTreeOutput()
-        write(to: &tree)
-        return tree.value
-    }
-
-    /// Writes `applinks` as Apple's JSON (``jsonValue``).
+extension AppLinks: JSONWritable {
+    /// Writes `applinks` as Apple's JSON.
     public func write(to output: inout some JSONOutput) {
         output.beginObject()
-        if let apps {
-            output.key("apps")
-            output.strings(apps)
-        }
+        output.member("apps", strings: apps)
         if let defaults {
             output.key("defaults")
             defaults.write(to: &output, spelling: .apple)
@@ -231,10 +213,7 @@ extension AppLinks {
         if !substitutionVariables.isEmpty {
             output.key("substitutionVariables")
             output.beginObject()
-            for variable in substitutionVariables {
-                output.key(variable.name)
-                output.strings(variable.values)
-            }
+            for variable in substitutionVariables { output.member(variable.name, strings: variable.values) }
             output.endObject()
         }
         output.key("details")
@@ -245,25 +224,12 @@ extension AppLinks {
     }
 }
 
-extension AppLinkDetails {
-    /// One `details[]` entry as Apple's JSON.
-    public var jsonValue: JSONValue {
-        var tree = JSONTreeOutput()
-        write(to: &tree)
-        return tree.value
-    }
-
-    /// Writes one `details[]` entry as Apple's JSON (``jsonValue``).
+extension AppLinkDetails: JSONWritable {
+    /// Writes one `details[]` entry as Apple's JSON.
     public func write(to output: inout some JSONOutput) {
         output.beginObject()
-        if let appID {
-            output.key("appID")
-            output.string(appID)
-        }
-        if let appIDs {
-            output.key("appIDs")
-            output.strings(appIDs)
-        }
+        output.member("appID", appID)
+        output.member("appIDs", strings: appIDs)
         if let defaults {
             output.key("defaults")
             defaults.write(to: &output, spelling: .apple)
@@ -274,10 +240,7 @@ extension AppLinkDetails {
             for component in components { component.write(to: &output, spelling: .apple) }
             output.endArray()
         }
-        if let paths {
-            output.key("paths")
-            output.strings(paths)
-        }
+        output.member("paths", strings: paths)
         output.endObject()
     }
 }

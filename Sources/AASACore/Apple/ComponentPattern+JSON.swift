@@ -64,40 +64,22 @@ extension ComponentPattern {
     /// Writes the component as JSON in `spelling` (``jsonValue(spelling:)``).
     public func write(to output: inout some JSONOutput, spelling: Spelling) {
         output.beginObject()
-        if let path {
-            output.key(spelling.path)
-            output.string(path)
-        }
+        output.member(spelling.path, path)
         switch query {
         case .whole(let pattern):
-            output.key(spelling.query)
-            output.string(pattern)
+            output.member(spelling.query, pattern)
         case .items(let items):
             output.key(spelling.query)
             output.beginObject()
-            for item in items {
-                output.key(item.name)
-                output.string(item.pattern)
-            }
+            for item in items { output.member(item.name, item.pattern) }
             output.endObject()
         case nil: break
         }
-        if let fragment {
-            output.key(spelling.fragment)
-            output.string(fragment)
-        }
-        func flag(_ key: String, _ value: Bool?) {
-            guard let value else { return }
-            output.key(key)
-            output.bool(value)
-        }
-        flag("exclude", exclude)
-        flag("caseSensitive", caseSensitive)
-        flag("percentEncoded", percentEncoded)
-        if let comment {
-            output.key("comment")
-            output.string(comment)
-        }
+        output.member(spelling.fragment, fragment)
+        output.member("exclude", exclude)
+        output.member("caseSensitive", caseSensitive)
+        output.member("percentEncoded", percentEncoded)
+        output.member("comment", comment)
         output.endObject()
     }
 }

@@ -41,12 +41,10 @@ public struct AssetLinksGenerator: Sendable {
             output.endArray()
             output.key("target")
             output.beginObject()
-            output.key("namespace")
-            output.string("android_app")
-            output.key("package_name")
-            output.string(app.package)
-            output.key("sha256_cert_fingerprints")
-            output.strings(app.fingerprints.compactMap(CertificateFingerprint.normalized))
+            output.member("namespace", "android_app")
+            output.member("package_name", app.package)
+            output.member(
+                "sha256_cert_fingerprints", strings: app.fingerprints.compactMap(CertificateFingerprint.normalized))
             output.endObject()
             let rules = dynamicRules(for: app, index: index, site: site, diagnostics: &diagnostics)
             if app.appLinks, let rules {

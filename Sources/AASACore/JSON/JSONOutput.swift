@@ -22,6 +22,27 @@ public protocol JSONOutput {
 }
 
 extension JSONOutput {
+    /// A member whose value is `value`, left out when it is `nil`.
+    public mutating func member(_ key: String, _ value: String?) {
+        guard let value else { return }
+        self.key(key)
+        string(value)
+    }
+
+    /// A member whose value is `value`, left out when it is `nil`.
+    public mutating func member(_ key: String, _ value: Bool?) {
+        guard let value else { return }
+        self.key(key)
+        bool(value)
+    }
+
+    /// A member whose value is the array of `values`, left out when it is `nil`.
+    public mutating func member(_ key: String, strings values: [String]?) {
+        guard let values else { return }
+        self.key(key)
+        strings(values)
+    }
+
     /// An array of strings.
     public mutating func strings(_ values: [String]) {
         beginArray()
