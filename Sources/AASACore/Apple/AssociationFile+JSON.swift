@@ -171,7 +171,7 @@ extension AssociationFile {
     }
 }
 
-extension AssociationFile: JSONWritable {
+extension AssociationFile {
     /// The compact bytes we serve, written from the file without a tree between.
     public var compactBytes: [UInt8] {
         var output = CompactJSONOutput()
@@ -186,22 +186,18 @@ extension AssociationFile: JSONWritable {
             output.key("applinks")
             applinks.write(to: &output)
         }
-        func service(_ key: String, _ apps: [String]?) {
-            guard let apps else { return }
+        for (key, apps) in appServices {
+            guard let apps else { continue }
             output.key(key)
             output.beginObject()
             output.member("apps", strings: apps)
             output.endObject()
         }
-        service("webcredentials", webCredentials)
-        service("appclips", appClips)
-        service("activitycontinuation", activityContinuation)
-        service("authsrv", authSrv)
         output.endObject()
     }
 }
 
-extension AppLinks: JSONWritable {
+extension AppLinks {
     /// Writes `applinks` as Apple's JSON.
     public func write(to output: inout some JSONOutput) {
         output.beginObject()
@@ -224,7 +220,7 @@ extension AppLinks: JSONWritable {
     }
 }
 
-extension AppLinkDetails: JSONWritable {
+extension AppLinkDetails {
     /// Writes one `details[]` entry as Apple's JSON.
     public func write(to output: inout some JSONOutput) {
         output.beginObject()

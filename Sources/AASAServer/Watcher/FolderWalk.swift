@@ -120,13 +120,20 @@ final class FolderWalk: Sendable {
         var changes = FolderChanges()
         for (index, root) in roots.enumerated() {
             let watchRoot = WatchRoot(index: index)
-            // Looked up in the table itself: a set of the watched names would hash every domain's name once more.
+            // Looked up in the table itself (a set of the watched names would hash every domain's name once more), a
+            // few thousand names per hold of its lock: the watcher's thread takes it for every event meanwhile.
             let names = (DirectoryListing.names(in: root) ?? []).filter { !$0.hasPrefix(".") }
-            let unwatched = table.withLock { table in names.filter { !table.isWatched($0, of: watchRoot) } }
-            for name in unwatched { changes.insert(name, below: watchRoot) }
+            for start in stride(from: 0, to: names.count, by: Self.namesPerLookup) {
+                let slice = names[start..<min(start + Self.namesPerLookup, names.count)]
+                let unwatched = table.withLock { table in slice.filter { !table.isWatched($0, of: watchRoot) } }
+                for name in unwatched { changes.insert(name, below: watchRoot) }
+            }
         }
         renew(for: changes, rootsToo: false)
     }
+
+    /// How many names ``watchRemainingEntries()`` looks up in the table per hold of its lock.
+    static let namesPerLookup = 4096
 
     /// The paths to watch for one entry of a root, and the listing of the entry's own folder (`nil`, with no
     /// paths, when the entry is not a folder): the folder, the symlinked files in it (Kubernetes'
