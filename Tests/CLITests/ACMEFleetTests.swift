@@ -240,7 +240,8 @@ struct ACMEFleetTests {
                 let index = Int(name.dropFirst("aasa-acme-lock r".count)), index < replicas.count
             else { return false }
             holder = index
-            return true
+            // The lock is taken before the order is placed: wait until pebble has it, so it is counted below.
+            return fleet.pebbleCount("Added order") >= 1
         }
         let killed = try #require(holder, "no replica took the order's lock: \(fleet.log(0).suffix(2000))")
         let ordersBefore = fleet.pebbleCount("Added order")
