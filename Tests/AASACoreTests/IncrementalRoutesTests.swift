@@ -69,6 +69,30 @@ import Testing
         #expect(built.dictionary == reference)
     }
 
+    /// Built from values and the key each gives, as a start builds its map of every domain's load result: what the
+    /// same pairs give, a key given twice keeping its last value; `withValue` reads what the subscript reads.
+    @Test func persistentDictionaryBuiltFromKeyedValuesIsTheOneBuiltFromPairs() {
+        struct Result: Equatable, Sendable {
+            var domain: String
+            var findings: [String]
+        }
+        var random = SeededRandomNumberGenerator(seed: 11)
+        let values = (0..<3_000).map { step in
+            Result(domain: "d\(Int.random(in: 0..<2_000, using: &random)).example", findings: ["f\(step)"])
+        }
+        let keyed = PersistentDictionary(values, keyedBy: \.domain)
+        let paired = PersistentDictionary(values.map { ($0.domain, $0) })
+        var reference: [String: Result] = [:]
+        for value in values { reference[value.domain] = value }
+        #expect(keyed.count == reference.count && keyed.dictionary == reference && paired.dictionary == reference)
+        for index in 0..<2_100 {
+            let name = "d\(index).example"
+            #expect(keyed.withValue(for: name) { $0.findings } == reference[name]?.findings, "\(name)")
+            #expect(keyed[name] == reference[name])
+        }
+        #expect(PersistentDictionary([Result](), keyedBy: \.domain).isEmpty)
+    }
+
     @Test func hostDirectoryUpdatesGiveWhatBuildingAfreshGives() {
         var random = SeededRandomNumberGenerator(seed: 7)
         var directory = HostDirectory<Int>([])

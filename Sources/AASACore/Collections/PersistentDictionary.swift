@@ -153,21 +153,42 @@ public struct PersistentDictionary<Key: Hashable & Sendable, Value: Sendable>: S
     /// An empty dictionary.
     public init() {}
 
-    /// A dictionary of `entries`; a key given twice keeps its last value. Each bucket is made for exactly the
-    /// entries it gets (the keys are counted by bucket first), so a start's maps hold no room for entries to come.
-    /// `entries` is read twice: pass an array when making an entry costs more than a copy.
+    /// A dictionary of `entries`; a key given twice keeps its last value. `entries` is read twice: pass an array
+    /// when making an entry costs more than a copy.
     @inlinable
     public init(_ entries: some Collection<(Key, Value)>) {
-        var bucketCount = 1
-        while entries.count > bucketCount * Self.bucketCapacity / 2 { bucketCount *= 2 }
-        let mask = bucketCount - 1
-        var sizes = [Int](repeating: 0, count: bucketCount)
         let hashes = entries.map(\.0.hashValue)
-        for hash in hashes { sizes[hash & mask] += 1 }
-        buckets = sizes.map { Bucket(capacity: $0) }
+        self.init(bucketsFor: hashes)
+        let mask = buckets.count - 1
         for ((key, value), hash) in zip(entries, hashes) {
             storedCount += buckets[hash & mask].set(key, value, hash: hash)
         }
+    }
+
+    /// A dictionary of `values`, each under the key `key` reads from it; a key given twice keeps its last value.
+    /// As ``init(_:)``, but each value is copied once, into its bucket, and not first into a pair (a domain's load
+    /// result is a dozen references, each retained and released again by a copy).
+    @inlinable
+    public init(_ values: [Value], keyedBy key: (Value) -> Key) {
+        let hashes = values.indices.map { key(values[$0]).hashValue }
+        self.init(bucketsFor: hashes)
+        let mask = buckets.count - 1
+        for index in values.indices {
+            let hash = hashes[index]
+            storedCount += buckets[hash & mask].set(key(values[index]), values[index], hash: hash)
+        }
+    }
+
+    /// Empty, with each bucket made for exactly the entries of hash values `hashes` it will get (counted by bucket
+    /// first), so a start's maps hold no room for entries to come.
+    @inlinable
+    init(bucketsFor hashes: [Int]) {
+        var bucketCount = 1
+        while hashes.count > bucketCount * Self.bucketCapacity / 2 { bucketCount *= 2 }
+        let mask = bucketCount - 1
+        var sizes = [Int](repeating: 0, count: bucketCount)
+        for hash in hashes { sizes[hash & mask] += 1 }
+        buckets = sizes.map { Bucket(capacity: $0) }
     }
 
     /// Whether the dictionary is empty.
@@ -187,6 +208,16 @@ public struct PersistentDictionary<Key: Hashable & Sendable, Value: Sendable>: S
             storedCount += buckets[index].set(key, newValue, hash: hash)
             if storedCount > buckets.count * Self.bucketCapacity { grow(toHold: storedCount) }
         }
+    }
+
+    /// What `read` makes of the value for `key`, which it is lent rather than given a copy of; `nil` without one.
+    @inlinable
+    public func withValue<T>(for key: Key, _ read: (Value) -> T) -> T? {
+        let hash = key.hashValue
+        let bucket = buckets[hash & (buckets.count - 1)]
+        guard let position = bucket.position(of: key, hash: hash) else { return nil }
+        // Through the buffer: an element of a class's array is otherwise copied out, as `read` might change it.
+        return bucket.values.withUnsafeBufferPointer { read($0[position]) }
     }
 
     /// The value for `key`, or `defaultValue`, for in-place updates (`dictionary[key, default: 0] += 1`).

@@ -53,10 +53,12 @@ public struct LoadedDomain: Sendable {
     /// site.json keeps its findings. A server holds one result per domain, and the decoded model is about 2 KiB of
     /// each. With `settings`, the kept settings are those of an earlier result with equal ones when there is one:
     /// most domains of a server serve with the same few settings.
-    public func keptBetweenLoads(sharing settings: SharedSettings? = nil) -> LoadedDomain {
+    ///
+    /// It consumes the result (a load keeps nothing else of it): taken as it is, not copied field by field.
+    public consuming func keptBetweenLoads(sharing settings: SharedSettings? = nil) -> LoadedDomain {
         var kept = self
-        kept.configStorage = config.map { settings?.shared($0.servingSettings) ?? OutOfLine($0.servingSettings) }
-        kept.generated = generated?.withoutDocument()
+        kept.configStorage = kept.config.map { settings?.shared($0.servingSettings) ?? OutOfLine($0.servingSettings) }
+        kept.generated = kept.generated?.withoutDocument()
         return kept
     }
 

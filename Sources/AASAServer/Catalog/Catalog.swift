@@ -41,11 +41,11 @@ struct Catalog: Sendable {
     ) -> (changed: [String], compare: [ChangeComparer.Job]) {
         if self.loaded.isEmpty, published.isEmpty, removedSince.isEmpty {
             // A start: nothing to compare with, and the maps of every domain are built side by side.
-            let (all, fresh) = concurrently({ PersistentDictionary(loaded.lazy.map { ($0.domain, $0) }) }) { _ in
-                let fresh = loaded.compactMap { domain in domain.published.map { (domain.domain, $0) } }
-                published = PersistentDictionary(fresh)
-                domainLoadTimes = PersistentDictionary(fresh.lazy.map { ($0.0, now) })
-                return fresh.map(\.0)
+            let (all, fresh) = concurrently({ PersistentDictionary(loaded, keyedBy: \.domain) }) { _ in
+                let fresh = loaded.compactMap { $0.published }
+                published = PersistentDictionary(fresh, keyedBy: \.domain)
+                domainLoadTimes = PersistentDictionary(fresh.lazy.map { ($0.domain, now) })
+                return fresh.map(\.domain)
             }
             self.loaded = all
             return (fresh.sorted(), [])
@@ -116,7 +116,7 @@ struct Catalog: Sendable {
     ) {
         if domains == nil { domainFindings = PersistentDictionary() }
         for name in domains ?? loaded.keys {
-            let standing = loaded[name]?.diagnostics.filter { $0.severity != .note } ?? []
+            let standing = loaded.withValue(for: name) { $0.diagnostics.filter { $0.severity != .note } } ?? []
             domainFindings[name] = standing.isEmpty ? nil : standing
         }
         let standing = domainFindings.values.flatMap { $0 } + certificates.findings.values.flatMap { $0 }

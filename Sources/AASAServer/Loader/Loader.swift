@@ -44,7 +44,7 @@ struct Loader: Sendable {
                 certificateReader(previous.certificates, only: scope.certificates, at: now, besideDomains: true)
             ) {
                 certificatesDone in
-                Result { () throws(Diagnostic) in try source.listDomains().filter { owns($0.name) } }
+                Result { () throws(Diagnostic) in try ownDomains(source.listDomains()) }
                     .map { read($0, reusing: previous.loaded, helpersAfter: certificatesDone) }
             }
             load.domains = loaded
@@ -92,6 +92,11 @@ struct Loader: Sendable {
         return checked(load)
     }
 
+    /// The domains of `listed` this server serves: all of them but in a shard (not filtered, so not copied).
+    private func ownDomains(_ listed: [SourceDomain]) -> [SourceDomain] {
+        shard == nil ? listed : listed.filter { owns($0.name) }
+    }
+
     /// Whether this process serves `domain` (``ServerConfiguration/shard``).
     private func owns(_ domain: String) -> Bool {
         shard?.owns(domain) ?? true
@@ -122,8 +127,7 @@ struct Loader: Sendable {
         defer { ahead?.stop() }
         return domains.indices.concurrentMap(helpersAfter: helpersAfter) { [loader, source] index in
             ahead?.reached(index)
-            let domain = domains[index]
-            return source.readDomain(domain, reusing: previous[domain.name], with: loader)
+            return source.readDomain(domains[index], reusing: previous[domains[index].name], with: loader)
                 .keptBetweenLoads(sharing: settings)
         }
     }
