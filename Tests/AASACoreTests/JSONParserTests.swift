@@ -16,6 +16,32 @@ import Testing
         }
     }
 
+    /// Object keys are the same key when their bytes are (RFC 8259 §8.3, as Apple's and Android's readers compare
+    /// them): `é` composed and decomposed, the Kelvin and ohm signs against `K` and `Ω`, are other keys, though `==`
+    /// finds the texts equal.
+    @Test(arguments: [
+        ("\u{E9}", "e\u{301}", false), ("\u{212A}ey", "Key", false), ("\u{2126}", "\u{3A9}", false),
+        ("apps", "apps", true), ("apps", "appIDs", false), ("", "", true), ("", "a", false), ("path", "Path", false),
+        ("\u{E9}t\u{E9}", "\u{E9}t\u{E9}", true), ("caf\u{E9}", "cafe", false),
+    ])
+    func keysAreTheSameKeyWhenTheirBytesAre(_ one: String, _ other: String, same: Bool) {
+        #expect(one.isKey(other) == same && other.isKey(one) == same)
+        #expect([other, "x"].containsKey(one) == same)
+        #expect((JSONKey(text: one) == JSONKey(text: other)) == same)
+        #expect(Set([JSONKey(text: one), JSONKey(text: other)]).count == (same ? 1 : 2))
+    }
+
+    /// Whether a key is repeated does not depend on the object's size: in a small object the parser scans the keys
+    /// so far, in a large one it looks them up in a map, and both compare bytes.
+    @Test(arguments: [0, 20])
+    func repeatsAreTheSameBytesWhateverTheObjectsSize(otherMembers: Int) throws {
+        let others = (0..<otherMembers).map { "\"k\($0)\": \($0)," }.joined()
+        let twoSpellings = try parse("{\(others)\"caf\u{E9}\": 1, \"cafe\u{301}\": 2}")
+        #expect(twoSpellings.diagnostics.isEmpty)
+        let repeated = try parse("{\(others)\"caf\u{E9}\": 1, \"caf\u{E9}\": 2}")
+        #expect(repeated.diagnostics.map(\.rule) == [.duplicateKey])
+    }
+
     @Test func parsesNestedValuesKeepingMemberOrder() throws {
         let result = try parse(#"{"b": [1, 2.5, -3e2], "a": {"x": null, "y": true}, "s": "\u00e9\ud83d\ude00\n"}"#)
         guard case .object(let members) = result.root.value else {

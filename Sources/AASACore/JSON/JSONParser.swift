@@ -266,10 +266,10 @@ private struct Scanner {
         try enter(depth)
         index += 1  // {
         var members: [JSONMember] = []
-        // Repeats are found by scanning the members so far while the object is small (hashing every key of every
-        // object cost more than the scan), and by a dictionary once it is not: a hostile object of 10⁵ members
-        // stays linear.
-        var firstOffsets: [String: Int]?
+        // Repeats (the same bytes, `String.isKey`) are found by scanning the members so far while the object is small
+        // (hashing every key of every object cost more than the scan), and by a dictionary once it is not: a hostile
+        // object of 10⁵ members stays linear.
+        var firstOffsets: [JSONKey: Int]?
         skipWhitespace()
         if current == UInt8(ascii: "}") {
             index += 1
@@ -293,14 +293,18 @@ private struct Scanner {
             index += 1
             if firstOffsets == nil, members.count >= 16 {
                 firstOffsets = Dictionary(
-                    members.lazy.map { ($0.key, $0.keyOffset) }, uniquingKeysWith: { first, _ in first })
+                    members.lazy.map { (JSONKey(text: $0.key), $0.keyOffset) }, uniquingKeysWith: { first, _ in first })
             }
             let first =
-                if let firstOffsets { firstOffsets[key] } else { members.first { $0.key.isKey(key) }?.keyOffset }
+                if let firstOffsets {
+                    firstOffsets[JSONKey(text: key)]
+                } else {
+                    members.first { $0.key.isKey(key) }?.keyOffset
+                }
             if let first {
                 reportDuplicate(key, first: first, again: keyOffset)
             } else {
-                firstOffsets?[key] = keyOffset
+                firstOffsets?[JSONKey(text: key)] = keyOffset
             }
             path.append(.key(key))
             let value = try parseValue(depth: depth)
@@ -557,7 +561,7 @@ extension Rule {
     /// Reported by `JSONParser`.
     public static let duplicateKey = Rule(
         "duplicate-key", .error,
-        "The same key twice in one object, with both lines. Also in files given to `check --aasa` and `import`: Apple's reader keeps one copy without a word, so the file does not mean what it says and cannot be imported faithfully."
+        "The same key (the same bytes: `é` composed and decomposed are two keys, as JSON and Apple's reader compare them) twice in one object, with both lines. Also in files given to `check --aasa` and `import`: Apple's reader keeps one copy without a word, so the file does not mean what it says and cannot be imported faithfully."
     )
 
     /// The rules of JSON syntax, keys and types (stages 1 and 2 of a load), in the order of the docs table: their part

@@ -56,11 +56,11 @@ public final class JSONReader {
         result.members.append(contentsOf: members[..<firstUnknown])
         // Only unknown keys are remembered apart, to report each once, under the object's path made once.
         let objectPath = path()
-        var unknown: Set<String> = []
+        var unknown: Set<JSONKey> = []
         for member in members[firstUnknown...] {
             // The parser has already reported the repeat (`duplicate-key`); the first one is read.
             guard known.containsKey(member.key) else {
-                guard unknown.insert(member.key).inserted else { continue }
+                guard unknown.insert(JSONKey(text: member.key)).inserted else { continue }
                 let memberPath = objectPath.key(member.key)
                 var hint = "remove it"
                 if let elsewhere = misplaced[member.key] {
