@@ -35,14 +35,17 @@ import Testing
         #expect(read.realPath == confinement.folder + "/site.json")
     }
 
-    @Test(arguments: [
-        "../../links.example/site.json", "../../../certs/links.example/privkey.pem", "/etc/passwd",
-        "/proc/self/environ",
-    ])
-    func aSymlinkOutOfTheFolderIsRefusedAfterItIsOpened(target: String) throws {
+    /// Opened from `/` or from the config folder held open (``OpenFolder``), as a load opens it: the same checks.
+    @Test(
+        arguments: [
+            "../../links.example/site.json", "../../../certs/links.example/privkey.pem", "/etc/passwd",
+            "/proc/self/environ",
+        ], [false, true])
+    func aSymlinkOutOfTheFolderIsRefusedAfterItIsOpened(target: String, fromRoot: Bool) throws {
         let (directory, confinement) = try tenants()
         let path = try link(directory, "pages/x.html", to: target)
-        let result = ConfinedFile.read(path, within: confinement, maximumBytes: 1 << 20)
+        let root = fromRoot ? try #require(OpenFolder(directory.path + "/site-config")) : nil
+        let result = ConfinedFile.read(path, within: confinement, maximumBytes: 1 << 20, from: root)
         expectRefusedOutside(result, of: confinement, path: path, what: "page '/x.html'", target: target)
     }
 
@@ -96,16 +99,18 @@ import Testing
         #expect(read.access?.group == UInt32(status.st_gid))
     }
 
-    @Test(arguments: [
-        "../links.example/site.json", "../../certs/links.example/privkey.pem", "/etc/passwd",
-    ])
-    func aLinkDirectlyInAListedFolderIsStillResolvedAndRefused(target: String) throws {
+    @Test(
+        arguments: [
+            "../links.example/site.json", "../../certs/links.example/privkey.pem", "/etc/passwd",
+        ], [false, true])
+    func aLinkDirectlyInAListedFolderIsStillResolvedAndRefused(target: String, fromRoot: Bool) throws {
         let (directory, confinement) = try tenants()
         let folder = directory.path + "/site-config/shop.example"
         try FileManager.default.removeItem(atPath: folder + "/site.json")
         #expect(symlink(target, folder + "/site.json") == 0)
+        let root = fromRoot ? try #require(OpenFolder(directory.path + "/site-config")) : nil
         let result = ConfinedFile.read(
-            folder + "/site.json", within: confinement, maximumBytes: 1 << 20, listedFolder: folder)
+            folder + "/site.json", within: confinement, maximumBytes: 1 << 20, listedFolder: folder, from: root)
         expectRefusedOutside(result, of: confinement, path: folder + "/site.json", what: "site.json", target: target)
     }
 

@@ -185,11 +185,14 @@ import Testing
         // A new entry of a root is.
         var seenNow = try changes { _ = try scratch.write("config/c.example/site.json", "{}") }
         #expect(seenNow.count == 1 && seenNow.first?.entries(below: .config) == ["c.example"])
-        // Watching a folder lists it, for the load to read instead of listing it again; a file is no folder.
-        let listed = watcher.watchEntry("a.example", ofRoot: .config)
+        // Watching a folder lists it (from the root the load holds open), for the load to read instead of listing
+        // it again; a file is no folder.
+        let configRoot = OpenFolder(scratch.path + "/config")
+        #expect(configRoot != nil)
+        let listed = watcher.watchEntry("a.example", ofRoot: .config, from: configRoot)
         #expect(listed?.map(\.name) == ["site.json"] && listed?.first?.kind == .other)
         #expect(try changes { _ = try scratch.write("config/stray.txt", "") }.count == 1)
-        #expect(watcher.watchEntry("stray.txt", ofRoot: .config) == nil)
+        #expect(watcher.watchEntry("stray.txt", ofRoot: .config, from: configRoot) == nil)
         #expect(watcher.watchEntry("gone.example", ofRoot: .config) == nil)
         seenNow = try changes { _ = try scratch.write("config/a.example/site.json", "{ }") }
         #expect(seenNow.count == 1 && seenNow.first?.entries(below: .config) == ["a.example"])

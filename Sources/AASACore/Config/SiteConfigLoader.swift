@@ -105,6 +105,9 @@ public struct SiteConfigLoader: Sendable {
     public var validator: SiteConfigValidator
     /// How pages are read: limits, and the budget all domains of one load share.
     public var pages = PageLoader()
+    /// The config folder, held open for one load: each domain's site.json and listing are opened from it
+    /// (``OpenFolder``). `nil`: from `/`.
+    public var domainsRoot: OpenFolder?
 
     /// Creates a loader with the standard checks.
     public init(validator: SiteConfigValidator = .standard) {
@@ -151,7 +154,7 @@ public struct SiteConfigLoader: Sendable {
         let read: ConfinedFile.Contents
         switch ConfinedFile.read(
             file, within: confinement, maximumBytes: Self.maximumConfigBytes,
-            listedFolder: folder.isListedFolder ? folder.path : nil)
+            listedFolder: folder.isListedFolder ? folder.path : nil, from: domainsRoot)
         {
         case .success(let contents):
             read = contents
@@ -169,7 +172,7 @@ public struct SiteConfigLoader: Sendable {
             return LoadedDomain(
                 domain: domain, file: file, diagnostics: [refusal.diagnostic(file, what: Self.fileName)])
         }
-        let entries = listed.map { $0.map(\.name) } ?? DirectoryListing.names(in: folder.path) ?? []
+        let entries = listed.map { $0.map(\.name) } ?? DirectoryListing.names(in: folder.path, from: domainsRoot) ?? []
         let stamp = SourceStamp(bytes: read.bytes, modified: read.modified, folderEntries: entries)
         if let stamp, let previous, previous.source == stamp, previous.domain == domain, previous.file == file,
             previous.config?.signing?.enabled != true
@@ -177,7 +180,8 @@ public struct SiteConfigLoader: Sendable {
             return previous
         }
         var loaded = loadDomain(
-            domain: domain, source: SourceText(name: file, bytes: read.bytes), tree: FolderFileTree(root: folder.path),
+            domain: domain, source: SourceText(name: file, bytes: read.bytes),
+            tree: FolderFileTree(root: folder.path, from: domainsRoot),
             folderFacts: PageLoader.FolderFacts(
                 configModified: read.modified, entries: entries, confinement: confinement))
         loaded.source = stamp
@@ -187,7 +191,7 @@ public struct SiteConfigLoader: Sendable {
     /// Parses, validates and generates one domain from `source`; with `folder` (the domain folder), also
     /// loads its `pages/` (``PageLoader``).
     public func loadDomain(domain: String, source: SourceText, folder: String? = nil) -> LoadedDomain {
-        loadDomain(domain: domain, source: source, tree: folder.map(FolderFileTree.init))
+        loadDomain(domain: domain, source: source, tree: folder.map { FolderFileTree(root: $0) })
     }
 
     /// Parses, validates and generates one domain from `source`; with `tree` (the domain's files, on disk or in

@@ -57,17 +57,18 @@ public enum ConfinedFile {
     ///
     /// `listedFolder` is the path, as `path` starts with it, of a folder just listed as a real folder (not a link)
     /// whose real path is the confinement's folder: a file directly in it that is not a link is known to lie there.
+    /// A path below `root` is opened from it (``OpenFolder``); what is checked is the same.
     public static func read(
         _ path: String, within confinement: Confinement, maximumBytes: Int, refusingPrivateKeys: Bool = false,
-        listedFolder: String? = nil
+        listedFolder: String? = nil, from root: OpenFolder? = nil
     ) -> Result<Contents, Refusal> {
         let flags = O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK
         var entry = listedFolder.flatMap { entryName(of: path, directlyIn: $0) }
-        var descriptor = open(path, flags | (entry == nil ? 0 : O_NOFOLLOW))
+        var descriptor = OpenFolder.open(path, flags | (entry == nil ? 0 : O_NOFOLLOW), from: root)
         if descriptor < 0, errno == ELOOP, entry != nil {
             // A link (or a loop of them): opened through it, and where it leads asked of the kernel.
             entry = nil
-            descriptor = open(path, flags)
+            descriptor = OpenFolder.open(path, flags, from: root)
         }
         guard descriptor >= 0 else {
             return .failure(errno == ENOENT || errno == ENOTDIR ? .missing : .unreadable(errorText()))

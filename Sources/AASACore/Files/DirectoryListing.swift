@@ -46,11 +46,11 @@ public enum DirectoryListing {
     }
 
     /// The entries of `path` other than `.` and `..`, in the order the file system gives them; `nil` (with `errno`
-    /// set) when `path` cannot be listed.
-    public static func entries(in path: String) -> [Entry]? {
+    /// set) when `path` cannot be listed. A path below `root` is opened from it (``OpenFolder``).
+    public static func entries(in path: String, from root: OpenFolder? = nil) -> [Entry]? {
         #if canImport(Glibc)
             if let getdents = Self.getdents {
-                let folder = open(path, O_RDONLY | O_DIRECTORY | O_NONBLOCK | O_CLOEXEC)
+                let folder = OpenFolder.open(path, O_RDONLY | O_DIRECTORY | O_NONBLOCK | O_CLOEXEC, from: root)
                 guard folder >= 0 else { return nil }
                 defer { close(folder) }
                 return entries(reading: folder, with: getdents)
@@ -142,9 +142,9 @@ public enum DirectoryListing {
     }
 
     /// The names of the entries of `path` other than `.` and `..`, in the order the file system gives them; `nil`
-    /// (with `errno` set) when `path` cannot be listed.
-    public static func names(in path: String) -> [String]? {
-        entries(in: path)?.map(\.name)
+    /// (with `errno` set) when `path` cannot be listed. A path below `root` is opened from it.
+    public static func names(in path: String, from root: OpenFolder? = nil) -> [String]? {
+        entries(in: path, from: root)?.map(\.name)
     }
 
     /// The names of the folders in `path`, symlinks to folders included, in the order the file system gives them;

@@ -13,10 +13,13 @@
 /// through ``ConfinedFile``.
 public struct FolderFileTree: FileTree {
     public let root: String
+    /// A folder held open that the files read are opened from when they lie below it (``OpenFolder``).
+    public let openFolder: OpenFolder?
 
-    /// The tree of the domain folder at `root`.
-    public init(root: String) {
+    /// The tree of the domain folder at `root`; files below `openFolder` are opened from it.
+    public init(root: String, from openFolder: OpenFolder? = nil) {
         self.root = root
+        self.openFolder = openFolder
     }
 
     public func entry(at path: String, followingLinks: Bool) -> FileTreeEntry {
@@ -39,7 +42,8 @@ public struct FolderFileTree: FileTree {
         -> Result<ConfinedFile.Contents, ConfinedFile.Refusal>
     {
         ConfinedFile.read(
-            path, within: confinement, maximumBytes: maximumBytes, refusingPrivateKeys: refusingPrivateKeys)
+            path, within: confinement, maximumBytes: maximumBytes, refusingPrivateKeys: refusingPrivateKeys,
+            from: openFolder)
     }
 
     public func modified(_ path: String) -> Int {

@@ -190,14 +190,15 @@ public struct CertificateDirectory: Sendable {
     ///
     /// With `only`, just the folders of those names are read (what a reload of a few changed folders needs); a name
     /// with no folder is left out, as in a full listing. `beforeReading` is called with each folder's name on the
-    /// thread about to read it (a start's watcher watches the folder then), and may return the folder's listing
-    /// made then: a folder it shows without `ocsp.der` is not asked for one. Imported certificates keep their leaves and
+    /// thread about to read it (a start's watcher watches the folder then) and the certificate folder held open for
+    /// this read, which paths below it are opened from (``OpenFolder``), and may return the folder's listing made
+    /// then: a folder it shows without `ocsp.der` is not asked for one. Imported certificates keep their leaves and
     /// keys sealed in `vault` when there is one. The folders are read on every processor but `leavingProcessors`
     /// (the calling thread's at least), the rest left to work running beside (a start's domains).
     public func loadFolders(
         now: Date = Date(), known: [String: KnownFolder] = [:], importing: Bool = false, only: Set<String>? = nil,
         vault: CredentialVault? = nil, leavingProcessors: Int = 0,
-        beforeReading: (@Sendable (String) -> [DirectoryListing.Entry]?)? = nil
+        beforeReading: (@Sendable (String, OpenFolder?) -> [DirectoryListing.Entry]?)? = nil
     ) -> [Folder] {
         let listed: [String]?
         if let only {
@@ -217,17 +218,20 @@ public struct CertificateDirectory: Sendable {
         // in from the disk ahead of it (FolderReadAhead). Chains are parsed by OpenSSL only to check a staple, and the
         // intermediates they share are then parsed once.
         let sharing = Sharing(vault: vault)
+        let root = OpenFolder(path)
         let ahead = FolderReadAhead.start(
             folderNames.map { path + "/" + $0 }, count: folderNames.count, files: CertificateFile.readAhead)
         defer { ahead?.stop() }
         return folderNames.indices.concurrentMap(leaving: leavingProcessors) { index in
             ahead?.reached(index)
             let name = folderNames[index]
-            let listing = beforeReading?(name) ?? nil
+            let listing = beforeReading?(name, root) ?? nil
             let folder = path + "/" + name
             let key = KeyAccess()
             var result = Self.readFolder(
-                name: name, location: folder, files: Self.files(of: folder, notingKeyAccess: key), now: now,
+                name: name, location: folder,
+                files: Self.files(of: folder, in: FolderFileTree(root: "/", from: root), notingKeyAccess: key),
+                now: now,
                 known: known[name], importing: importing, sharing: sharing,
                 mayHaveStaple: listing?.contains { $0.name == CertificateFile.staple.name } ?? true)
             let keyPath = CertificateFile.privateKey.path(in: folder)

@@ -122,6 +122,7 @@ struct Loader: Sendable {
     ) -> [LoadedDomain] {
         var loader = SiteConfigLoader()
         loader.pages.budget = PagesBudget(limit: pagesMemory)
+        loader.domainsRoot = domains.isEmpty ? nil : source.openDomainsRoot()
         let settings = SharedSettings()
         let ahead = source.readAhead(domains)
         defer { ahead?.stop() }

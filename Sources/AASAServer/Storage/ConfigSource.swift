@@ -28,6 +28,9 @@ protocol ConfigSource: Sendable {
     /// Starts bringing what ``readDomain(_:reusing:with:)`` will read of `domains`, in that order, into memory ahead
     /// of it; `nil` when the source has nothing to read ahead (rows fetched together, or a few folders).
     func readAhead(_ domains: [SourceDomain]) -> FolderReadAhead?
+    /// The folder the domains are read below, held open for one read of them (``OpenFolder``); `nil` when they are
+    /// not read from folders.
+    func openDomainsRoot() -> OpenFolder?
     /// Reads every certificate, or with `only` those named, each imported for TLS; a certificate `known` lists is
     /// not parsed again when what it was read from has not changed. They are read on every processor but
     /// `leavingProcessors` (the calling thread's at least), the rest left to work running beside.
@@ -47,6 +50,8 @@ extension ConfigSource {
     func takeReadFailure() -> Diagnostic? { nil }
 
     func readAhead(_ domains: [SourceDomain]) -> FolderReadAhead? { nil }
+
+    func openDomainsRoot() -> OpenFolder? { nil }
 
     func domains(named names: Set<String>) throws(Diagnostic) -> [String: SourceDomain] {
         var found: [String: SourceDomain] = [:]

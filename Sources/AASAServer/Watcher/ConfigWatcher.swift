@@ -77,8 +77,8 @@ public final class ConfigWatcher: Service, Sendable {
     /// Returns the entries of its folder, listed just after the folder was watched (`nil` when it is not a
     /// folder or could not be listed), for the load to use instead of listing the folder again.
     @discardableResult
-    func watchEntry(_ name: String, ofRoot root: WatchRoot) -> [DirectoryListing.Entry]? {
-        walk.watchEntry(name, ofRoot: root)
+    func watchEntry(_ name: String, ofRoot root: WatchRoot, from open: OpenFolder? = nil) -> [DirectoryListing.Entry]? {
+        walk.watchEntry(name, ofRoot: root, from: open)
     }
 
     /// Makes room in the watch table for `count` entries of root `root`, for a start about to watch that many:

@@ -42,6 +42,8 @@ final class FolderWalk: Sendable {
         var refused: String?
         for (index, root) in roots.enumerated() {
             let watchRoot = WatchRoot(index: index)
+            // The entries' folders are listed from the root held open (``OpenFolder``).
+            let open = OpenFolder(root)
             var entries: [String: DirectoryListing.Kind] = [:]
             if changes.everything {
                 for entry in DirectoryListing.entries(in: root) ?? [] where !entry.name.hasPrefix(".") {
@@ -60,7 +62,9 @@ final class FolderWalk: Sendable {
                 (
                     name,
                     kind == .other
-                        ? [] : Self.watchedPaths(below: root + "/" + name, watch: self.inotify.addWatch).watched
+                        ? []
+                        : Self.watchedPaths(below: root + "/" + name, from: open, watch: self.inotify.addWatch)
+                            .watched
                 )
             }
             if !rootsToo && subtrees.isEmpty { continue }
@@ -92,10 +96,13 @@ final class FolderWalk: Sendable {
     ///
     /// Returns the entries of its folder, listed just after the folder was watched (`nil` when it is not a
     /// folder or could not be listed), for the load to use instead of listing the folder again.
+    ///
+    /// `open` is the root held open by the load (``OpenFolder``): the folder is listed from it.
     @discardableResult
-    func watchEntry(_ name: String, ofRoot root: WatchRoot) -> [DirectoryListing.Entry]? {
+    func watchEntry(_ name: String, ofRoot root: WatchRoot, from open: OpenFolder? = nil) -> [DirectoryListing.Entry]? {
         guard roots.indices.contains(root.index) else { return nil }
-        let (watched, listing) = Self.watchedPaths(below: roots[root.index] + "/" + name, watch: inotify.addWatch)
+        let (watched, listing) = Self.watchedPaths(
+            below: roots[root.index] + "/" + name, from: open, watch: inotify.addWatch)
         guard !watched.isEmpty else { return nil }
         var unused: [Int32] = []
         var refused: String?
@@ -145,8 +152,8 @@ final class FolderWalk: Sendable {
     /// Each path is watched (`watch`, giving its descriptor or `-errno`; folders with `onlyFolder`) as it is
     /// found, and each folder before it is listed: an entry created in a folder after its listing is an event of
     /// the folder's watch, so no folder below is ever left unwatched by a race with its creation. The entry's own
-    /// folder is known to be one by its watch, so it costs no `stat`.
-    private static func watchedPaths(below child: String, watch: (String, Bool) -> Int32) -> (
+    /// folder is known to be one by its watch, so it costs no `stat`. Folders below `open` are listed from it.
+    private static func watchedPaths(below child: String, from open: OpenFolder?, watch: (String, Bool) -> Int32) -> (
         watched: [(path: String, watch: Int32)], listing: [DirectoryListing.Entry]?
     ) {
         let top = watch(child, true)
@@ -170,7 +177,7 @@ final class FolderWalk: Sendable {
             }
             // One listing, with the kind of each entry readdir gives (an lstat only where the file system does not
             // say).
-            let entries = DirectoryListing.entries(in: folder)
+            let entries = DirectoryListing.entries(in: folder, from: open)
             if depth == 0 { listing = entries }
             for entry in entries ?? [] where !entry.name.hasPrefix(".") {
                 let path = folder + "/" + entry.name

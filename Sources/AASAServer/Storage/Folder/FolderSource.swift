@@ -65,8 +65,12 @@ struct FolderSource: ConfigSource {
             preconditionFailure("FolderSource reads only folders")
         }
         // The watcher lists the folder it has just watched; the loader reads that listing.
-        let listed = watcher?.watchEntry(folder.domain, ofRoot: .config)
+        let listed = watcher?.watchEntry(folder.domain, ofRoot: .config, from: loader.domainsRoot)
         return loader.loadDomain(folder, reusing: previous, listed: listed)
+    }
+
+    func openDomainsRoot() -> OpenFolder? {
+        OpenFolder(configDirectory)
     }
 
     func readAhead(_ domains: [SourceDomain]) -> FolderReadAhead? {
@@ -81,8 +85,8 @@ struct FolderSource: ConfigSource {
         known: [String: CertificateDirectory.KnownFolder], only: Set<String>?, now: Date, leavingProcessors: Int
     ) -> CertificateRead {
         let directory = CertificateDirectory(path: certificateDirectory, refusesExposedKeys: refusesExposedKeys)
-        var beforeReading: (@Sendable (String) -> [DirectoryListing.Entry]?)?
-        if let watcher { beforeReading = { watcher.watchEntry($0, ofRoot: .certificates) } }
+        var beforeReading: (@Sendable (String, OpenFolder?) -> [DirectoryListing.Entry]?)?
+        if let watcher { beforeReading = { watcher.watchEntry($0, ofRoot: .certificates, from: $1) } }
         // Each new certificate is imported into GnuTLS as its folder is read: one GnuTLS refuses is that folder's
         // error, and the folder keeps its last good certificate.
         let folders = directory.loadFolders(
