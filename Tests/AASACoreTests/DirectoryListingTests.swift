@@ -53,4 +53,27 @@ import Testing
         #expect(file == nil)
         #expect(fileError == ENOTDIR)
     }
+
+    /// A `readdir` record is read in place, up to its name's NUL: here its name ends where readable memory does, a
+    /// page nobody may read right after it, as the last record of `readdir`'s buffer can end. Copying `d_name`'s
+    /// declared 256 bytes reads into that page and the process dies with `SIGSEGV`.
+    @Test(arguments: [".", "shop.example", String(repeating: "n", count: 255)])
+    func aRecordEndingWhereMemoryEndsIsReadUpToItsName(name: String) throws {
+        let page = Int(sysconf(Int32(_SC_PAGESIZE)))
+        let memory = try #require(mmap(nil, 2 * page, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0))
+        try #require(memory != MAP_FAILED)
+        defer { munmap(memory, 2 * page) }
+        try #require(mprotect(memory + page, page, PROT_NONE) == 0)
+        // A record as the kernel lays it out: 8-byte aligned, its name NUL-ended, the rest of it padding.
+        let length = (DirectoryListing.nameOffset + name.utf8.count + 1 + 7) & ~7
+        let record = memory + page - length
+        record.initializeMemory(as: UInt8.self, repeating: 0, count: length)
+        record.storeBytes(of: UInt8(DT_DIR), toByteOffset: DirectoryListing.typeOffset, as: UInt8.self)
+        for (index, byte) in name.utf8.enumerated() {
+            record.storeBytes(of: byte, toByteOffset: DirectoryListing.nameOffset + index, as: UInt8.self)
+        }
+        let entry = DirectoryListing.entry(at: UnsafeRawPointer(record))
+        #expect(entry.name == name)
+        #expect(entry.kind == .folder)
+    }
 }

@@ -131,15 +131,28 @@ public enum DirectoryListing {
     private static func entries(of stream: Stream, limit: Int) -> [Entry]? {
         var entries: [Entry] = []
         while let item = readdir(stream) {
-            let name = withUnsafeBytes(of: item.pointee.d_name) { raw in
-                String(decoding: raw.prefix(while: { $0 != 0 }), as: UTF8.self)
-            }
-            guard name != "." && name != ".." else { continue }
+            let entry = entry(at: UnsafeRawPointer(item))
+            guard entry.name != "." && entry.name != ".." else { continue }
             guard entries.count < limit else { return nil }
-            entries.append(Entry(name: name, kind: Kind(directoryType: item.pointee.d_type)))
+            entries.append(entry)
         }
         return entries
     }
+
+    /// The entry of the `struct dirent` at `record`, read in place up to its name's NUL.
+    ///
+    /// A record is only as long as its name: `d_name` is declared 256 bytes, but a short name's record ends a few
+    /// bytes past it, and the last record of `readdir`'s buffer may end where the memory does. Reading
+    /// `item.pointee.d_name` copies all 256 bytes, past the record and, at the end of the buffer, past the memory:
+    /// the process dies (`SIGSEGV`).
+    static func entry(at record: UnsafeRawPointer) -> Entry {
+        let name = String(cString: (record + nameOffset).assumingMemoryBound(to: CChar.self))
+        return Entry(name: name, kind: Kind(directoryType: record.load(fromByteOffset: typeOffset, as: UInt8.self)))
+    }
+
+    /// Where `d_name` and `d_type` lie in a `struct dirent`.
+    static let nameOffset = MemoryLayout<dirent>.offset(of: \.d_name)!
+    static let typeOffset = MemoryLayout<dirent>.offset(of: \.d_type)!
 
     /// The names of the entries of `path` other than `.` and `..`, in the order the file system gives them; `nil`
     /// (with `errno` set) when `path` cannot be listed. A path below `root` is opened from it.
