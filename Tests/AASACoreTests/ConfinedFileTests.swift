@@ -153,6 +153,19 @@ import Testing
         #expect(ConfinedFile.entryName(of: path, directlyIn: folder) == name)
     }
 
+    /// A path lies within a folder by its bytes: a folder named `café` decomposed holds nothing of `caféa` composed
+    /// (whose first bytes are canonically the folder's name, and whose next byte after the folder's length is a
+    /// slash), nor is it the folder `café` composed.
+    @Test(arguments: [
+        ("/c/cafe\u{301}/x", "/c/cafe\u{301}", true), ("/c/cafe\u{301}", "/c/cafe\u{301}", true),
+        ("/c/cafe\u{301}/", "/c/cafe\u{301}", true), ("/c/caf\u{E9}a/x", "/c/cafe\u{301}", false),
+        ("/c/caf\u{E9}", "/c/cafe\u{301}", false), ("/c/caf\u{E9}/x", "/c/cafe\u{301}", false),
+        ("/c/cafe\u{301}x/y", "/c/cafe\u{301}", false), ("/anything", "/", true), ("/a", "/ab", false),
+    ])
+    func aPathIsWithinAFolderByItsBytes(path: String, folder: String, within: Bool) {
+        #expect(Confinement.path(path, isWithin: folder) == within)
+    }
+
     @Test func aKubernetesDataSwapInsideTheFolderIsRead() throws {
         let (directory, confinement) = try tenants()
         let folder = directory.path + "/site-config/shop.example"

@@ -31,6 +31,35 @@ import Testing
         #expect(Set([JSONKey(text: one), JSONKey(text: other)]).count == (same ? 1 : 2))
     }
 
+    /// Keys are hashed by their bytes, as they are compared: spellings of one text (combining marks in every
+    /// order, composed and decomposed) hash apart, where the text's own hash, that of its canonical form, would put
+    /// a hostile object's thousands of them in one bucket of the parser's map, each lookup comparing it with all.
+    @Test func spellingsOfOneTextHashApart() throws {
+        // a with a cedilla (combining class 202), a dot below (220), a grave (230) and a horn (216): every order of
+        // marks of distinct classes is the same canonical text.
+        let marks: [Unicode.Scalar] = ["\u{327}", "\u{323}", "\u{300}", "\u{31B}"]
+        var spellings: [String] = []
+        func permute(_ rest: [Unicode.Scalar], _ prefix: String) {
+            if rest.isEmpty { spellings.append(prefix) }
+            for index in rest.indices {
+                var left = rest
+                let mark = left.remove(at: index)
+                permute(left, prefix + String(mark))
+            }
+        }
+        permute(marks, "a")
+        #expect(spellings.count == 24)
+        #expect(Set(spellings).count == 1)  // canonically equivalent: one String
+        #expect(Set(spellings.map { JSONKey(text: $0) }).count == 24)
+        #expect(Set(spellings.map { JSONKey(text: $0).hashValue }).count == 24)
+        #expect(JSONKey(text: "caf\u{E9}").hashValue != JSONKey(text: "cafe\u{301}").hashValue)
+        // The parser's map (objects of 16 members or more) finds none of them a repeat, and a real repeat still.
+        let members = spellings.map { "\"\($0)\": 1" }
+        #expect(try parse("{" + members.joined(separator: ", ") + "}").diagnostics.isEmpty)
+        let repeated = try parse("{" + (members + [members[5]]).joined(separator: ", ") + "}")
+        #expect(repeated.diagnostics.map(\.rule) == [.duplicateKey])
+    }
+
     /// Whether a key is repeated does not depend on the object's size: in a small object the parser scans the keys
     /// so far, in a large one it looks them up in a map, and both compare bytes.
     @Test(arguments: [0, 20])

@@ -40,10 +40,25 @@ public struct Confinement: Sendable, Hashable {
         return nil
     }
 
-    /// Whether `path` is `folder` itself or lies below it (both real, absolute paths).
+    /// Whether `path` is `folder` itself or lies below it (both real, absolute paths), byte for byte.
     public static func path(_ path: String, isWithin folder: String) -> Bool {
-        folder == "/" || path == folder
-            || (path.hasPrefix(folder) && path.utf8.dropFirst(folder.utf8.count).first == 0x2F)
+        folder == "/" || path.utf8.elementsEqual(folder.utf8) || offset(of: path, below: folder) != nil
+    }
+
+    /// Where what follows `folder` and a slash in `path` starts, in UTF-8 bytes (possibly its end), when `path`
+    /// starts so; `nil` otherwise. Compared byte for byte: a path names bytes, not text, so a folder named `é`
+    /// composed is not one named `é` decomposed, which `hasPrefix` would take for the same.
+    public static func offset(of path: String, below folder: String) -> Int? {
+        var path = path
+        var folder = folder
+        return path.withUTF8 { path in
+            folder.withUTF8 { folder -> Int? in
+                guard path.count > folder.count, path[folder.count] == 0x2F,
+                    folder.isEmpty || memcmp(path.baseAddress!, folder.baseAddress!, folder.count) == 0
+                else { return nil }
+                return folder.count + 1
+            }
+        }
     }
 
     /// Whether `path` names a place below whatever folder it is taken from: relative, no empty, `.` or `..` segment,

@@ -35,17 +35,9 @@ public final class OpenFolder: Sendable {
 
     /// Opens `path` with `flags`: from this folder when `path` is its path, a slash and more, as given otherwise.
     public func open(_ path: String, _ flags: Int32) -> Int32 {
-        var path = path
-        var folder = self.path
-        let below = path.withUTF8 { path in
-            folder.withUTF8 { folder -> Int? in
-                guard path.count > folder.count + 1, path[folder.count] == 0x2F,
-                    memcmp(path.baseAddress!, folder.baseAddress!, folder.count) == 0
-                else { return nil }
-                return folder.count + 1
-            }
+        guard let below = Confinement.offset(of: path, below: self.path), below < path.utf8.count else {
+            return systemOpen(path, flags)
         }
-        guard let below else { return systemOpen(path, flags) }
         return path.withCString { openat(descriptor, $0 + below, flags) }
     }
 

@@ -10,8 +10,7 @@ extension String {
     /// are two keys, where `==` would find the texts canonically equivalent. The lengths are looked at first: most
     /// keys a lookup compares differ in length, and a native string's is stored.
     func isKey(_ key: String) -> Bool {
-        // Equal bytes are equal text, so a `==` that fails decides it; the bytes are compared only for a match.
-        utf8.count == key.utf8.count && self == key && Self.sameBytes(self, key)
+        utf8.count == key.utf8.count && Self.sameBytes(self, key)
     }
 
     /// Whether `one` and `other`, of the same length, hold the same bytes, compared in place.
@@ -38,6 +37,11 @@ struct JSONKey: Hashable {
 
     static func == (lhs: JSONKey, rhs: JSONKey) -> Bool { lhs.text.isKey(rhs.text) }
 
-    /// The text's hash: keys of equal bytes are equal text, so they hash alike.
-    func hash(into hasher: inout Hasher) { hasher.combine(text) }
+    /// The hash of the bytes, as keys are equal by their bytes. The text's own hash is that of its canonical form:
+    /// a hostile object of thousands of spellings of one text (combining marks in every order) would put every key
+    /// in one bucket, and each lookup would compare it with all the others.
+    func hash(into hasher: inout Hasher) {
+        var text = text
+        text.withUTF8 { hasher.combine(bytes: UnsafeRawBufferPointer($0)) }
+    }
 }
