@@ -13,13 +13,17 @@ extension String {
         utf8.count == key.utf8.count && Self.sameBytes(self, key)
     }
 
-    /// Whether `one` and `other`, of the same length, hold the same bytes, compared in place.
+    /// Whether `one` and `other`, of the same length, hold the same bytes, compared in place: a native or small
+    /// string lends its bytes as they are (`withUTF8` is mutating: a `var` copy of each, a retain and a release for
+    /// every key compared).
     private static func sameBytes(_ one: String, _ other: String) -> Bool {
-        var one = one
-        var other = other
-        return one.withUTF8 { one in
-            other.withUTF8 { other in one.isEmpty || memcmp(one.baseAddress!, other.baseAddress!, one.count) == 0 }
+        let same = one.utf8.withContiguousStorageIfAvailable { one in
+            other.utf8.withContiguousStorageIfAvailable { other in
+                one.isEmpty || memcmp(one.baseAddress!, other.baseAddress!, one.count) == 0
+            }
         }
+        if let same, let same { return same }
+        return one.utf8.elementsEqual(other.utf8)
     }
 }
 
@@ -41,7 +45,7 @@ struct JSONKey: Hashable {
     /// a hostile object of thousands of spellings of one text (combining marks in every order) would put every key
     /// in one bucket, and each lookup would compare it with all the others.
     func hash(into hasher: inout Hasher) {
-        var text = text
-        text.withUTF8 { hasher.combine(bytes: UnsafeRawBufferPointer($0)) }
+        let hashed = text.utf8.withContiguousStorageIfAvailable { hasher.combine(bytes: UnsafeRawBufferPointer($0)) }
+        if hashed == nil { Array(text.utf8).withUnsafeBytes { hasher.combine(bytes: $0) } }
     }
 }
