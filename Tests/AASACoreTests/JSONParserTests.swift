@@ -140,6 +140,23 @@ import Testing
         }
     }
 
+    /// The parser keeps where each key of the path starts, not the key: a finding's path reads each key again from
+    /// the source, decoded as the parser decoded it (escapes, a key of many bytes, a key that needs quoting).
+    @Test func aFindingsKeyPathSpellsEachKeyAsItWasRead() throws {
+        let long = String(repeating: "k", count: 40)
+        let repeated = try parse(#"{"a\u0062": [0, {"c\"d": {"\#(long)": [{"x": 1, "x": 2}]}}]}"#)
+        #expect(repeated.diagnostics.map(\.keyPath) == [#"ab[1]."c"d".\#(long)[0].x"#])
+        // An invalid byte's path is found by parsing the file again up to it.
+        let bytes = Array(#"{"a\u0062": [0, {"c\"d": {"\#(long)": [{"x": ""#.utf8) + [0xFF] + Array(#""}]}}]}"#.utf8)
+        let invalid = #expect(throws: Diagnostic.self) {
+            try JSONParser().parse(SourceText(name: "t.json", bytes: bytes))
+        }
+        #expect(invalid?.rule == .notUTF8)
+        #expect(invalid?.keyPath == #"ab[1]."c"d".\#(long)[0].x"#)
+        let deep = "{\"e\\u0301\": " + String(repeating: "[", count: 100) + String(repeating: "]", count: 100) + "}"
+        #expect(failure(deep)?.keyPath?.hasPrefix("e\u{301}[0][0]") == true)
+    }
+
     @Test func refusesDeepNestingWithoutCrashing() {
         let deep = String(repeating: "[", count: 100_000) + String(repeating: "]", count: 100_000)
         #expect(failure(deep)?.rule == .jsonTooDeep)

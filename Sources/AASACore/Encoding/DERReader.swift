@@ -54,6 +54,13 @@ package struct DERReader {
 
     /// Reads the next element, whatever its tag.
     package mutating func read() throws(Failure) -> Element {
+        let (tag, contents) = try readParts()
+        return Element(tag: tag, contents: contents)
+    }
+
+    /// The next element's tag and contents, apart: a caller that checks the tag and keeps the contents takes them
+    /// without a copy of an ``Element`` (a retain and a release of the bytes, some seventy times a certificate).
+    private mutating func readParts() throws(Failure) -> (tag: UInt8, contents: ArraySlice<UInt8>) {
         guard remaining.count >= 2 else { throw Failure(reason: "an element is cut short") }
         let start = remaining.startIndex
         let tag = remaining[start]
@@ -79,19 +86,19 @@ package struct DERReader {
         }
         let contents = remaining[index..<(index + length)]
         remaining = remaining[(index + length)...]
-        return Element(tag: tag, contents: contents)
+        return (tag, contents)
     }
 
     /// Reads the next element, which must have `tag`, and returns its contents.
     package mutating func read(_ tag: UInt8, _ what: @autoclosure () -> String) throws(Failure) -> ArraySlice<UInt8> {
-        let element = try read()
-        guard element.tag == tag else { throw Failure(reason: "\(what()) is missing or has the wrong type") }
-        return element.contents
+        let (found, contents) = try readParts()
+        guard found == tag else { throw Failure(reason: "\(what()) is missing or has the wrong type") }
+        return contents
     }
 
     /// Reads the next element if it has `tag` (an OPTIONAL or DEFAULT field), else leaves it.
     package mutating func readIfPresent(_ tag: UInt8) throws(Failure) -> ArraySlice<UInt8>? {
         guard nextTag == tag else { return nil }
-        return try read().contents
+        return try readParts().contents
     }
 }

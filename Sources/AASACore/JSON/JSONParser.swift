@@ -73,7 +73,7 @@ public struct JSONParser: Sendable {
         do {
             _ = try scanner.parseValue(depth: 0)
         } catch {
-            return scanner.path.isEmpty ? nil : KeyPath(scanner.path)
+            return scanner.path.isEmpty ? nil : KeyPath(scanner.pathComponents)
         }
         return nil
     }
@@ -144,8 +144,17 @@ private struct Scanner {
     var index = 0
     /// Offset of a typographic quote inside the last string read: a likely unclosed string (corpus 106).
     var smartQuoteInLastString: Int?
-    /// Where the value being parsed sits, for the key path of a duplicate key.
-    var path: [KeyPath.Component] = []
+    /// Where the value being parsed sits, for the key path of a finding: each key by where it is in the source, read
+    /// again only for a finding (a key kept here would be retained and released for every member of every object).
+    var path: [PathStep] = []
+
+    /// A step of ``path``.
+    enum PathStep {
+        /// The member whose key starts at this offset (its opening quote).
+        case key(at: Int)
+        /// The array element of this index.
+        case index(Int)
+    }
     /// One error per repeated key. Parsing goes on, so the rest of the file is still checked.
     var duplicateKeys: [Diagnostic] = []
 
@@ -156,6 +165,20 @@ private struct Scanner {
         self.source = source
         self.maximumDepth = maximumDepth
         self.bytes = source.bytes
+    }
+
+    /// ``path`` as key path components, each key read again from the source.
+    var pathComponents: [KeyPath.Component] {
+        path.map { step in
+            switch step {
+            case .index(let index):
+                return .index(index)
+            case .key(let offset):
+                var scanner = self
+                scanner.index = offset
+                return .key((try? scanner.parseString()) ?? "")
+            }
+        }
     }
 
     var atEnd: Bool { index >= bytes.count }
@@ -257,7 +280,7 @@ private struct Scanner {
         if depth > maximumDepth {
             throw source.diagnostic(
                 .error, rule: .jsonTooDeep, "nesting is deeper than \(maximumDepth) levels", at: index,
-                keyPath: KeyPath(path).description,
+                keyPath: KeyPath(pathComponents).description,
                 hint: "flatten the structure: association files and site.json need fewer than ten levels")
         }
     }
@@ -306,7 +329,7 @@ private struct Scanner {
             } else {
                 firstOffsets?[JSONKey(text: key)] = keyOffset
             }
-            path.append(.key(key))
+            path.append(.key(at: keyOffset))
             let value = try parseValue(depth: depth)
             path.removeLast()
             members.append(JSONMember(key: key, keyOffset: keyOffset, value: value))
@@ -373,7 +396,7 @@ private struct Scanner {
         duplicateKeys.append(
             source.diagnostic(
                 .error, rule: .duplicateKey, "key \"\(key)\" is repeated in the same object: \(places)",
-                at: again, keyPath: KeyPath(path + [.key(key)]).description,
+                at: again, keyPath: KeyPath(pathComponents + [.key(key)]).description,
                 hint:
                     "delete one of them; JSON readers disagree on which one counts, and most drop the other without a word"
             ))

@@ -299,16 +299,17 @@ public struct CertificateDirectory: Sendable {
         let chainPath = CertificateFile.chain.path(in: folder)
         /// A file the folder must have: its bytes, or `nil` with the finding (missing, or refused by the reader).
         func required(_ file: CertificateFile, missing hint: String) -> [UInt8]? {
-            let path = file.path(in: folder)
             let name = file.name
             switch files(file) {
             case .success(let bytes):
                 return bytes
             case .failure(.missing):
                 diagnostics.append(
-                    Diagnostic(.error, rule: .certificateMissing, "no \(name) in \(folder)", file: path, hint: hint))
+                    Diagnostic(
+                        .error, rule: .certificateMissing, "no \(name) in \(folder)", file: file.path(in: folder),
+                        hint: hint))
             case .failure(let refusal):
-                diagnostics.append(refusal.diagnostic(path, what: name))
+                diagnostics.append(refusal.diagnostic(file.path(in: folder), what: name))
             }
             return nil
         }

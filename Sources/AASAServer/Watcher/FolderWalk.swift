@@ -179,7 +179,8 @@ final class FolderWalk: Sendable {
             // say).
             let entries = DirectoryListing.entries(in: folder, from: open)
             if depth == 0 { listing = entries }
-            for entry in entries ?? [] where !entry.name.hasPrefix(".") {
+            // A file the listing says is regular needs no path: only links and folders are looked at further.
+            for entry in entries ?? [] where entry.kind != .other && !entry.name.hasPrefix(".") {
                 let path = folder + "/" + entry.name
                 switch entry.kind == .unknown ? kind(lstatOf: path) : entry.kind {
                 case .link:
