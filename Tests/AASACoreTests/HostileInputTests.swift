@@ -161,6 +161,27 @@ import Testing
             found.count == 3 && found[2].contains("\"k1\"") && found[2].contains("first at column \(column("\"k1\""))"))
     }
 
+    /// A finding's key path names each key by an excerpt, and the parser reads a key on the path once however many
+    /// findings name it: thousands of repeated keys below a long key (the whole within site.json's limit) cost their
+    /// number, not their number times the key's length, in time and in the findings' bytes.
+    @Test func findingsBelowALongKeyAreBoundedEach() throws {
+        let long = String(repeating: "k", count: 100_000)
+        let repeats = Array(repeating: "\"x\": 1", count: 2_000).joined(separator: ",")
+        let parsed = withinHangGuard("2,000 repeated keys below a key of 100,000 bytes") {
+            try? JSONParser().parse(SourceText(name: "t.json", bytes: Array("{\"\(long)\": {\(repeats)}}".utf8)))
+        }
+        let repeated = try #require(parsed).diagnostics
+        #expect(repeated.count == 1_999 && repeated.allSatisfy { $0.rule == .duplicateKey })
+        #expect(repeated.allSatisfy { $0.description.utf8.count < 400 })
+        #expect(repeated.first?.keyPath == "\"" + String(repeating: "k", count: 77) + "…\".x")
+        // A reader's findings below a long key (a substitution variable's name) likewise.
+        let values = Array(repeating: "1", count: 2_000).joined(separator: ",")
+        let loaded = load(Array(#"{"universalLinks": {"variables": {"\#(long)": [\#(values)]}, "apps": []}}"#.utf8))
+        let below = loaded.diagnostics.filter { $0.keyPath?.hasPrefix("universalLinks.variables.") == true }
+        #expect(!below.isEmpty)
+        #expect(loaded.diagnostics.allSatisfy { ($0.keyPath?.utf8.count ?? 0) < 200 })
+    }
+
     @Test func anAssociationFileWithADuplicateKeyIsNotImportedAndFailsTheCheck() {
         let text = """
             {"applinks": {"details": [{"appID": "ABCDE12345.com.example.a", "paths": ["/a/*"],

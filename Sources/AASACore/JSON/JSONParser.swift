@@ -73,7 +73,7 @@ public struct JSONParser: Sendable {
         do {
             _ = try scanner.parseValue(depth: 0)
         } catch {
-            return scanner.path.isEmpty ? nil : KeyPath(scanner.pathComponents)
+            return scanner.path.isEmpty ? nil : KeyPath(scanner.pathComponents())
         }
         return nil
     }
@@ -155,6 +155,8 @@ private struct Scanner {
         /// The array element of this index.
         case index(Int)
     }
+    /// The keys of ``path`` read again for findings, by where they start (``key(at:)``).
+    var keysRead: [Int: String] = [:]
     /// One error per repeated key. Parsing goes on, so the rest of the file is still checked.
     var duplicateKeys: [Diagnostic] = []
 
@@ -168,17 +170,27 @@ private struct Scanner {
     }
 
     /// ``path`` as key path components, each key read again from the source.
-    var pathComponents: [KeyPath.Component] {
-        path.map { step in
+    mutating func pathComponents() -> [KeyPath.Component] {
+        var components: [KeyPath.Component] = []
+        components.reserveCapacity(path.count)
+        for step in path {
             switch step {
-            case .index(let index):
-                return .index(index)
-            case .key(let offset):
-                var scanner = self
-                scanner.index = offset
-                return .key((try? scanner.parseString()) ?? "")
+            case .index(let index): components.append(.index(index))
+            case .key(let offset): components.append(.key(key(at: offset)))
             }
         }
+        return components
+    }
+
+    /// The key whose opening quote is at `offset`, read again from the source once and kept in ``keysRead``: a file of
+    /// thousands of repeated keys below one long key reads that key once, not once per finding.
+    mutating func key(at offset: Int) -> String {
+        if let known = keysRead[offset] { return known }
+        var scanner = self
+        scanner.index = offset
+        let key = (try? scanner.parseString()) ?? ""
+        keysRead[offset] = key
+        return key
     }
 
     var atEnd: Bool { index >= bytes.count }
@@ -280,7 +292,7 @@ private struct Scanner {
         if depth > maximumDepth {
             throw source.diagnostic(
                 .error, rule: .jsonTooDeep, "nesting is deeper than \(maximumDepth) levels", at: index,
-                keyPath: KeyPath(pathComponents).description,
+                keyPath: KeyPath(pathComponents()).description,
                 hint: "flatten the structure: association files and site.json need fewer than ten levels")
         }
     }
@@ -395,8 +407,9 @@ private struct Scanner {
             : "first on line \(firstLine), again on line \(line)"
         duplicateKeys.append(
             source.diagnostic(
-                .error, rule: .duplicateKey, "key \"\(key)\" is repeated in the same object: \(places)",
-                at: again, keyPath: KeyPath(pathComponents + [.key(key)]).description,
+                .error, rule: .duplicateKey,
+                "key \"\(LogEscaping.excerpt(key))\" is repeated in the same object: \(places)",
+                at: again, keyPath: KeyPath(pathComponents() + [.key(key)]).description,
                 hint:
                     "delete one of them; JSON readers disagree on which one counts, and most drop the other without a word"
             ))

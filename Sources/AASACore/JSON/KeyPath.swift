@@ -76,14 +76,17 @@ public struct KeyPath: Sendable, Hashable, CustomStringConvertible {
         hasher.combine(components)
     }
 
-    /// The rendered path; empty at the root.
+    /// The rendered path; empty at the root. Each key is shown as an excerpt (``LogEscaping/excerpt(_:limit:)``): a
+    /// path is at most as deep as the parser allows, so however long a tenant's keys, a finding's path is a few
+    /// kilobytes at most, and one made for each of thousands of findings below one long key costs each its own.
     public var description: String {
         var text = ""
         for component in components {
             switch component {
             case .key(let key):
-                let simple = !key.isEmpty && key.allSatisfy { $0.isLetter || $0.isNumber || $0 == "_" || $0 == "$" }
-                let part = simple ? key : "\"\(key)\""
+                let shown = LogEscaping.excerpt(key)
+                let simple = !shown.isEmpty && shown.allSatisfy { $0.isLetter || $0.isNumber || $0 == "_" || $0 == "$" }
+                let part = simple ? shown : "\"\(shown)\""
                 text += text.isEmpty ? part : "." + part
             case .index(let index):
                 text += "[\(index)]"
