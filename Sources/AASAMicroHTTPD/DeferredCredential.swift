@@ -1,4 +1,4 @@
-internal import AASACore
+package import AASACore
 import Synchronization
 
 /// A certificate chain and private key checked once, and imported into GnuTLS only when a handshake asks for one of
@@ -42,8 +42,20 @@ public final class DeferredCredential: Sendable {
         chain: [[UInt8]], keyPEM: [UInt8], staple: CertificateTable.OCSPStaple? = nil, label: String,
         intermediates: SharedIntermediates = SharedIntermediates(), vault: CredentialVault? = nil
     ) throws {
+        try self.init(
+            chain: chain, leafFields: nil, keyPEM: keyPEM, staple: staple, label: label, intermediates: intermediates,
+            vault: vault)
+    }
+
+    /// ``init(chain:keyPEM:staple:label:intermediates:vault:)`` with the leaf (`chain[0]`) already split into
+    /// `leafFields` (``CertificateFields``): its key is read from them, not from the leaf split again.
+    package convenience init(
+        chain: [[UInt8]], leafFields: CertificateFields?, keyPEM: [UInt8], staple: CertificateTable.OCSPStaple? = nil,
+        label: String, intermediates: SharedIntermediates = SharedIntermediates(), vault: CredentialVault? = nil
+    ) throws {
         // The leaf's public key, read once: for its import and to compare the private key with.
-        let leafKey = chain.first.flatMap(LeafPublicKey.init(certificate:))
+        let leafKey =
+            leafFields.map { LeafPublicKey(fields: $0) } ?? chain.first.flatMap(LeafPublicKey.init(certificate:))
         let parts = try GnuTLSCredential.importChain(
             chain, label: label, intermediates: intermediates, leafKey: leafKey)
         var key = PrivateKeyBytes(pem: keyPEM)

@@ -26,9 +26,14 @@ struct LeafPublicKey {
 
     /// Reads the key of the DER certificate `der`; `nil` for a key GnuTLS is left to import.
     init?(certificate der: [UInt8]) {
+        guard let fields = try? CertificateFields(der: der[...]) else { return nil }
+        self.init(fields: fields)
+    }
+
+    /// Reads the key of the certificate split into `fields`; `nil` for a key GnuTLS is left to import.
+    init?(fields: CertificateFields) {
         typealias Tag = DERReader.Tag
         do throws(DERReader.Failure) {
-            let fields = try CertificateFields(der: der[...])
             var info = DERReader(fields.subjectPublicKeyInfo)
             var algorithm = DERReader(try info.read(Tag.sequence, "algorithm"))
             let identifier = try algorithm.read(Tag.objectIdentifier, "algorithm")

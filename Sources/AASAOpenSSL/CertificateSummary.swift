@@ -77,6 +77,14 @@ public struct CertificateSummary: Sendable {
     /// - Throws: ``OpenSSLError`` `.emptyChain` when there is no block, `.malformedDER` when the leaf is not an
     ///   X.509 certificate or another block not one DER element.
     public init(certificates blocks: [PEMBlocks.Block]) throws(OpenSSLError) {
+        self = try Self.read(certificates: blocks).summary
+    }
+
+    /// ``init(certificates:)``, with the leaf's fields it read them from (slices of the leaf's DER), for the
+    /// import of the same chain to read the public key from without splitting the certificate again.
+    package static func read(certificates blocks: [PEMBlocks.Block]) throws(OpenSSLError) -> (
+        summary: CertificateSummary, leafFields: CertificateFields
+    ) {
         guard let leaf = blocks.first else {
             throw OpenSSLError(
                 .emptyChain, "no certificate in PEM input (expected '-----BEGIN CERTIFICATE-----', leaf first)")
@@ -88,16 +96,16 @@ public struct CertificateSummary: Sendable {
                 throw OpenSSLError(.malformedDER, "certificate \(index + 1) in the PEM chain is not DER")
             }
         }
-        do {
-            self = try Self(leaf: leaf.bytes, count: blocks.count)
+        do throws(DERReader.Failure) {
+            let fields = try CertificateFields(der: leaf.bytes[...])
+            return (try Self(leaf: leaf.bytes, fields: fields, count: blocks.count), fields)
         } catch {
             throw OpenSSLError(
                 .malformedDER, "the leaf certificate (the first in the chain) is malformed: \(error.reason)")
         }
     }
 
-    private init(leaf der: [UInt8], count: Int) throws(DERReader.Failure) {
-        let fields = try CertificateFields(der: der[...])
+    private init(leaf der: [UInt8], fields: CertificateFields, count: Int) throws(DERReader.Failure) {
         var validity = DERReader(fields.validity)
         let notBefore = try Self.time(validity.read(), "notBefore")
         let notAfter = try Self.time(validity.read(), "notAfter")

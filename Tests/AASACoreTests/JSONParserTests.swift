@@ -165,4 +165,26 @@ import Testing
     @Test func columnsCountCharactersNotBytes() {
         #expect(failure("{\"é\": x}")?.column == 7)
     }
+
+    /// Strings read eight bytes at a time end where they end, whatever their length and wherever the quote, the
+    /// escape or the byte above 0x7F falls in a word.
+    @Test func stringsOfEveryLengthReadWhole() throws {
+        // Each middle as written in the JSON, and as the string reads.
+        let middles: [(written: String, read: String)] = [
+            ("", ""), ("\\n", "\n"), ("\\u00e9", "é"), ("é", "é"), ("’", "’"), ("\\\"", "\""),
+        ]
+        for length in 0..<40 {
+            let plain = String(repeating: "a", count: length)
+            for middle in middles {
+                let parsed = try parse("{\"k\": \"\(plain + middle.written + plain)\", \"n\": 1}")
+                guard case .object(let members) = parsed.root.value, members.count == 2,
+                    case .string(let value) = members[0].value.value
+                else {
+                    Issue.record("not an object of a string and a number: \(length), \(middle.written)")
+                    continue
+                }
+                #expect(value == plain + middle.read + plain, "\(length), \(middle.written)")
+            }
+        }
+    }
 }

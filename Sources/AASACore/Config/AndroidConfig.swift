@@ -126,6 +126,9 @@ public enum CertificateFingerprint {
     /// ASCII with no spaces: what nearly every config holds, checked byte by byte (the general path below works
     /// on Characters and cost megainstructions per domain at load). `nil` for anything else.
     private static func canonicalForm(_ text: String) -> String? {
+        // Already in that form (upper-case pairs and colons), as a config written from `keytool` is: the text itself,
+        // checked in place.
+        if text.utf8.count == 95, text.utf8.withContiguousStorageIfAvailable(isCanonical) == true { return text }
         var utf8 = Array(text.utf8)
         func isHex(_ byte: UInt8) -> Bool {
             (byte >= 0x30 && byte <= 0x39) || (byte >= 0x41 && byte <= 0x46) || (byte >= 0x61 && byte <= 0x66)
@@ -148,6 +151,22 @@ public enum CertificateFingerprint {
         }
         for index in utf8.indices where utf8[index] >= 0x61 { utf8[index] -= 0x20 }
         return String(decoding: utf8, as: UTF8.self)
+    }
+
+    /// Whether `bytes` are 32 upper-case hex pairs separated by colons (95 bytes).
+    private static func isCanonical(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
+        guard bytes.count == 95 else { return false }
+        var place = 0
+        for byte in bytes {
+            if place == 2 {
+                guard byte == UInt8(ascii: ":") else { return false }
+                place = 0
+            } else {
+                guard (byte >= 0x30 && byte <= 0x39) || (byte >= 0x41 && byte <= 0x46) else { return false }
+                place += 1
+            }
+        }
+        return true
     }
 
     private static func pairs(_ text: String) -> [String] {

@@ -35,6 +35,8 @@ package struct CertificateFields {
         guard let wrapped = try tbs.readIfPresent(Tag.explicit(3)) else { return }
         var wrapper = DERReader(wrapped)
         var list = DERReader(try wrapper.read(Tag.sequence, "extensions"))
+        // Room for a public CA's leaf at once (Let's Encrypt's have nine or ten), not grown one append at a time.
+        extensions.reserveCapacity(12)
         while !list.isAtEnd {
             var field = DERReader(try list.read(Tag.sequence, "an extension"))
             let identifier = try field.read(Tag.objectIdentifier, "an extension's extnID")

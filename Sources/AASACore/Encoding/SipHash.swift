@@ -44,6 +44,16 @@ public struct SipHash: Sendable {
         }
         let whole = bytes.count & ~7
         var offset = 0
+        if compressionRounds == 1 {
+            // SipHash-1-3, every stamp's: one round a block, without the loop around it.
+            while offset < whole {
+                let block = UInt64(littleEndian: bytes.loadUnaligned(fromByteOffset: offset, as: UInt64.self))
+                v3 ^= block
+                round()
+                v0 ^= block
+                offset += 8
+            }
+        }
         while offset < whole {
             compress(UInt64(littleEndian: bytes.loadUnaligned(fromByteOffset: offset, as: UInt64.self)))
             offset += 8

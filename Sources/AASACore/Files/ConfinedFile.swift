@@ -93,17 +93,23 @@ public enum ConfinedFile {
         // O_NONBLOCK, there for the open, does not change how a regular file reads (open(2)): no fcntl to clear it.
         // The size fstat gave, and not a byte more: a file that grows meanwhile is read as it was (no second read
         // to find its end, which for a domain's three files is three system calls of a start).
-        var bytes = [UInt8](repeating: 0, count: size)
-        var count = 0
-        while count < bytes.count {
-            let got = bytes.withUnsafeMutableBytes { systemRead(descriptor, $0.baseAddress! + count, $0.count - count) }
-            if got < 0, errno == EINTR { continue }
-            guard got >= 0 else { return .failure(.unreadable(errorText())) }
-            if got == 0 { break }
-            count += got
+        // Read into uninitialized memory: only the bytes the reads gave become the array's (no zeroing first).
+        var failure: Refusal?
+        let bytes = [UInt8](unsafeUninitializedCapacity: size) { buffer, initialized in
+            var count = 0
+            while count < size {
+                let got = systemRead(descriptor, buffer.baseAddress! + count, size - count)
+                if got < 0, errno == EINTR { continue }
+                guard got >= 0 else {
+                    failure = .unreadable(errorText())
+                    break
+                }
+                if got == 0 { break }
+                count += got
+            }
+            initialized = count
         }
-        guard count <= maximumBytes else { return .failure(.tooLarge(size: count, cap: maximumBytes)) }
-        bytes.removeLast(bytes.count - count)
+        if let failure { return .failure(failure) }
         if refusingPrivateKeys, PEMArmour.containsPrivateKey(bytes) { return .failure(.privateKey) }
         return .success(
             Contents(

@@ -42,23 +42,28 @@ public struct Confinement: Sendable, Hashable {
 
     /// Whether `path` is `folder` itself or lies below it (both real, absolute paths), byte for byte.
     public static func path(_ path: String, isWithin folder: String) -> Bool {
-        folder == "/" || path.utf8.elementsEqual(folder.utf8) || offset(of: path, below: folder) != nil
+        folder == "/" || path.hasSameBytes(as: folder) || offset(of: path, below: folder) != nil
     }
 
     /// Where what follows `folder` and a slash in `path` starts, in UTF-8 bytes (possibly its end), when `path`
     /// starts so; `nil` otherwise. Compared byte for byte: a path names bytes, not text, so a folder named `é`
     /// composed is not one named `é` decomposed, which `hasPrefix` would take for the same.
     public static func offset(of path: String, below folder: String) -> Int? {
-        var path = path
-        var folder = folder
-        return path.withUTF8 { path in
-            folder.withUTF8 { folder -> Int? in
+        // In place where both lend their bytes (`withUTF8`, being mutating, copied each).
+        let inPlace = path.utf8.withContiguousStorageIfAvailable { path in
+            folder.utf8.withContiguousStorageIfAvailable { folder -> Int? in
                 guard path.count > folder.count, path[folder.count] == 0x2F,
                     folder.isEmpty || memcmp(path.baseAddress!, folder.baseAddress!, folder.count) == 0
                 else { return nil }
                 return folder.count + 1
             }
         }
+        // Both lent their bytes: that answer stands, `nil` included.
+        if case .some(.some(let answer)) = inPlace { return answer }
+        guard path.utf8.count > folder.utf8.count, path.utf8.starts(with: folder.utf8),
+            path.utf8.dropFirst(folder.utf8.count).first == 0x2F
+        else { return nil }
+        return folder.utf8.count + 1
     }
 
     /// Whether `path` names a place below whatever folder it is taken from: relative, no empty, `.` or `..` segment,

@@ -92,10 +92,14 @@ public enum DirectoryListing {
                     let nameStart = offset + 19
                     var nameEnd = nameStart
                     while nameEnd < offset + length && buffer[nameEnd] != 0 { nameEnd += 1 }
+                    offset += length
+                    // `.` and `..` told by their bytes, before a string is made of them.
+                    let dots = nameEnd - nameStart
+                    if dots <= 2, dots > 0, buffer[nameStart] == 0x2E, dots == 1 || buffer[nameStart + 1] == 0x2E {
+                        continue
+                    }
                     let name = String(
                         decoding: UnsafeRawBufferPointer(rebasing: buffer[nameStart..<nameEnd]), as: UTF8.self)
-                    offset += length
-                    guard name != "." && name != ".." else { continue }
                     entries.append(Entry(name: name, kind: Kind(directoryType: type)))
                 }
                 return got

@@ -438,6 +438,14 @@ private struct Scanner {
         let scan = bytes.withUnsafeBufferPointer { buffer -> (stop: Int, string: String?) in
             var position = start
             while position < buffer.count {
+                // Eight bytes at a time while none needs a look (``needsLook(_:)``): most of a string.
+                while position + 8 <= buffer.count,
+                    !JSONParser.needsLook(
+                        UnsafeRawPointer(buffer.baseAddress! + position).loadUnaligned(as: UInt64.self))
+                {
+                    position += 8
+                }
+                guard position < buffer.count else { break }
                 let byte = buffer[position]
                 if byte == UInt8(ascii: "\"") {
                     return (
@@ -611,4 +619,13 @@ extension Rule {
         .duplicateKey,
         .wrongType,
     ]
+}
+
+extension JSONParser {
+    /// Whether any of the eight bytes of `word` is one a string's scan looks at: a quote, a backslash, a control
+    /// character, or any byte above 0x7F (a smart quote starts with 0xE2).
+    static func needsLook(_ word: UInt64) -> Bool {
+        ByteWord.hasHighByte(word) || ByteWord.hasByte(below: 0x20, in: word) || ByteWord.hasByte(0x22, in: word)
+            || ByteWord.hasByte(0x5C, in: word)
+    }
 }

@@ -78,13 +78,27 @@ public struct JSONWriter: Sendable {
         return number.isFinite ? "\(number)" : "null"
     }
 
+    /// Whether any of the eight bytes of `word` may need an escape: a quote, a backslash, a control character or
+    /// DEL, or (looked at one by one then) any byte above 0x7F.
+    static func mayNeedEscape(_ word: UInt64) -> Bool {
+        ByteWord.hasHighByte(word) || ByteWord.hasByte(below: 0x20, in: word) || ByteWord.hasByte(0x22, in: word)
+            || ByteWord.hasByte(0x5C, in: word) || ByteWord.hasByte(0x7F, in: word)
+    }
+
     /// Appends `text` as a JSON string literal (RFC 8259 §7: escape `"`, `\` and controls only).
     public static func writeString(_ text: String, into out: inout [UInt8]) {
         out.append(UInt8(ascii: "\""))
         // Most strings need no escape: looked at and copied whole, as the contiguous bytes a string holds.
         var text = text
         let copied = text.withUTF8 { bytes in
-            for byte in bytes
+            var index = 0
+            // Eight bytes at a time while none may need an escape (``mayNeedEscape(_:)``), then byte by byte.
+            while index + 8 <= bytes.count,
+                !Self.mayNeedEscape(UnsafeRawPointer(bytes.baseAddress! + index).loadUnaligned(as: UInt64.self))
+            {
+                index += 8
+            }
+            for byte in bytes[index...]
             where byte < 0x20 || byte == 0x7F || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") {
                 return false
             }

@@ -10,7 +10,13 @@ extension String {
     /// are two keys, where `==` would find the texts canonically equivalent. The lengths are looked at first: most
     /// keys a lookup compares differ in length, and a native string's is stored.
     func isKey(_ key: String) -> Bool {
-        utf8.count == key.utf8.count && Self.sameBytes(self, key)
+        hasSameBytes(as: key)
+    }
+
+    /// Whether `self` and `other` hold the same UTF-8 bytes (a key, a path: names of bytes, not of text), the
+    /// lengths looked at first.
+    func hasSameBytes(as other: String) -> Bool {
+        utf8.count == other.utf8.count && Self.sameBytes(self, other)
     }
 
     /// Whether `one` and `other`, of the same length, hold the same bytes, compared in place: a native or small
@@ -45,7 +51,9 @@ struct JSONKey: Hashable {
     /// a hostile object of thousands of spellings of one text (combining marks in every order) would put every key
     /// in one bucket, and each lookup would compare it with all the others.
     func hash(into hasher: inout Hasher) {
-        let hashed = text.utf8.withContiguousStorageIfAvailable { hasher.combine(bytes: UnsafeRawBufferPointer($0)) }
+        let hashed: Void? = text.utf8.withContiguousStorageIfAvailable {
+            hasher.combine(bytes: UnsafeRawBufferPointer($0))
+        }
         if hashed == nil { Array(text.utf8).withUnsafeBytes { hasher.combine(bytes: $0) } }
     }
 }

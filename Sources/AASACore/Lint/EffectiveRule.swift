@@ -63,6 +63,12 @@ extension StringProtocol {
     /// Whether this pattern uses a substitution variable: holds `$(` (spec §2.5). Over the UTF-8 bytes: the lint
     /// asks it of every rule at every load.
     var usesVariable: Bool {
+        // In place where the bytes are contiguous (a native string's): the view's iterator checked every index.
+        if let found = utf8.withContiguousStorageIfAvailable({ bytes in
+            bytes.indices.dropFirst().contains { bytes[$0 - 1] == UInt8(ascii: "$") && bytes[$0] == UInt8(ascii: "(") }
+        }) {
+            return found
+        }
         var previous: UInt8 = 0
         for byte in utf8 {
             if previous == UInt8(ascii: "$") && byte == UInt8(ascii: "(") { return true }

@@ -284,18 +284,20 @@ public struct CertificateDirectory: Sendable {
         result.certificate = loaded?.certificate
         if importing, let loaded {
             result.certificate = imported(
-                loaded.certificate, chain: loaded.chain, sharing: sharing, diagnostics: &result.diagnostics)
+                loaded.certificate, chain: loaded.chain, leafFields: loaded.leafFields, sharing: sharing,
+                diagnostics: &result.diagnostics)
         }
         return result
     }
 
     /// The certificate of the folder `name`, with its chain's certificates as DER (decoded once, for the summary
-    /// and for the import), or `nil` with the findings in `diagnostics`. Without `mayHaveStaple` (a listing just
+    /// and for the import) and the leaf split into its fields (once, for both too), or `nil` with the findings in
+    /// `diagnostics`. Without `mayHaveStaple` (a listing just
     /// made shows no `ocsp.der`), no staple is looked for.
     private static func loadFolder(
         name: String, folder: String, files: FileReader, now: Date, intermediates: IntermediateCertificates,
         mayHaveStaple: Bool, diagnostics: inout [Diagnostic]
-    ) -> (certificate: DomainCertificate, chain: [[UInt8]])? {
+    ) -> (certificate: DomainCertificate, chain: [[UInt8]], leafFields: CertificateFields)? {
         let chainPath = CertificateFile.chain.path(in: folder)
         /// A file the folder must have: its bytes, or `nil` with the finding (missing, or refused by the reader).
         func required(_ file: CertificateFile, missing hint: String) -> [UInt8]? {
@@ -323,9 +325,10 @@ public struct CertificateDirectory: Sendable {
         let chainPEM = chainData
         let blocks: [PEMBlocks.Block]
         let summary: CertificateSummary
+        let leafFields: CertificateFields
         do {
             blocks = try CertificateSummary.certificateBlocks(chainPEM)
-            summary = try CertificateSummary(certificates: blocks)
+            (summary, leafFields) = try CertificateSummary.read(certificates: blocks)
         } catch {
             diagnostics.append(
                 Diagnostic(
@@ -367,18 +370,19 @@ public struct CertificateDirectory: Sendable {
                 validUntil: findingsValidUntil(
                     notAfter: summary.notAfter, stapleFile: stapleFile, staple: staple, now: now)),
             chainPEM: chainPEM, keyPEM: keyPEM)
-        return (certificate, blocks.map(\.bytes))
+        return (certificate, blocks.map(\.bytes), leafFields)
     }
 
-    /// `certificate` with its credential checked from `chain` (its certificates' DER) and its PEM bytes let go, or
-    /// `nil` with GnuTLS's refusal.
+    /// `certificate` with its credential checked from `chain` (its certificates' DER; the leaf's public key read
+    /// from `leafFields`) and its PEM bytes let go, or `nil` with GnuTLS's refusal.
     private static func imported(
-        _ certificate: DomainCertificate, chain: [[UInt8]], sharing: Sharing, diagnostics: inout [Diagnostic]
+        _ certificate: DomainCertificate, chain: [[UInt8]], leafFields: CertificateFields, sharing: Sharing,
+        diagnostics: inout [Diagnostic]
     ) -> DomainCertificate? {
         var certificate = certificate
         do {
             certificate.credential = try DeferredCredential(
-                chain: chain, keyPEM: certificate.keyPEM, staple: certificate.tableStaple,
+                chain: chain, leafFields: leafFields, keyPEM: certificate.keyPEM, staple: certificate.tableStaple,
                 label: "certificate folder '\(certificate.folderName)'", intermediates: sharing.imported,
                 vault: sharing.vault)
         } catch {
