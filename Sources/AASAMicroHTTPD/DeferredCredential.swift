@@ -53,9 +53,12 @@ public final class DeferredCredential: Sendable {
         chain: [[UInt8]], leafFields: CertificateFields?, keyPEM: [UInt8], staple: CertificateTable.OCSPStaple? = nil,
         label: String, intermediates: SharedIntermediates = SharedIntermediates(), vault: CredentialVault? = nil
     ) throws {
-        // The leaf's public key, read once: for its import and to compare the private key with.
+        // The leaf's public key, read once: for its import and to compare the private key with. From the fields when
+        // given (a key they do not give is GnuTLS's to read, as from the leaf).
         let leafKey =
-            leafFields.map { LeafPublicKey(fields: $0) } ?? chain.first.flatMap(LeafPublicKey.init(certificate:))
+            if let leafFields { LeafPublicKey(fields: leafFields) } else {
+                chain.first.flatMap(LeafPublicKey.init(certificate:))
+            }
         let parts = try GnuTLSCredential.importChain(
             chain, label: label, intermediates: intermediates, leafKey: leafKey)
         var key = PrivateKeyBytes(pem: keyPEM)

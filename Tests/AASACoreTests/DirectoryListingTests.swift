@@ -16,11 +16,14 @@ import Testing
         try root.write("site.json", "{}")
         try root.write("pages/index.html", "<p>x</p>")
         try root.write("é-ünïcode.txt", "x")
+        // Names that start or end with dots are entries; only `.` and `..` are not.
+        for dotted in [".a", "..data", "...", "a."] { try root.write(dotted, "x") }
         try FileManager.default.createSymbolicLink(atPath: root.path + "/link", withDestinationPath: "site.json")
         let entries = try #require(DirectoryListing.entries(in: root.path))
         let kinds = Dictionary(uniqueKeysWithValues: entries.map { ($0.name, $0.kind) })
         #expect(kinds.count == entries.count)
-        #expect(Set(kinds.keys) == ["site.json", "pages", "é-ünïcode.txt", "link"])
+        #expect(
+            Set(kinds.keys) == ["site.json", "pages", "é-ünïcode.txt", "link", ".a", "..data", "...", "a."])
         // A file system that does not record kinds says `.unknown`; the test folder's records them.
         #expect(kinds["pages"] == .folder)
         #expect(kinds["link"] == .link)

@@ -126,48 +126,52 @@ public enum CertificateFingerprint {
     /// ASCII with no spaces: what nearly every config holds, checked byte by byte (the general path below works
     /// on Characters and cost megainstructions per domain at load). `nil` for anything else.
     private static func canonicalForm(_ text: String) -> String? {
-        // Already in that form (upper-case pairs and colons), as a config written from `keytool` is: the text itself,
-        // checked in place.
-        if text.utf8.count == 95, text.utf8.withContiguousStorageIfAvailable(isCanonical) == true { return text }
-        var utf8 = Array(text.utf8)
-        func isHex(_ byte: UInt8) -> Bool {
-            (byte >= 0x30 && byte <= 0x39) || (byte >= 0x41 && byte <= 0x46) || (byte >= 0x61 && byte <= 0x66)
-        }
-        switch utf8.count {
+        switch text.utf8.count {
         case 95:
-            for (index, byte) in utf8.enumerated() {
-                guard index % 3 == 2 ? byte == UInt8(ascii: ":") : isHex(byte) else { return nil }
-            }
+            // Checked in place; already upper case (as `keytool` writes it), the text itself.
+            let lowerCase =
+                text.utf8.withContiguousStorageIfAvailable(lowerCaseInColonPairs)
+                ?? Array(text.utf8).withUnsafeBufferPointer(lowerCaseInColonPairs)
+            guard let lowerCase else { return nil }
+            return lowerCase ? String(decoding: text.utf8.map(upperCased), as: UTF8.self) : text
         case 64:
-            guard utf8.allSatisfy(isHex) else { return nil }
+            guard text.utf8.allSatisfy(isHex) else { return nil }
             var paired: [UInt8] = []
-            for (index, byte) in utf8.enumerated() {
+            paired.reserveCapacity(95)
+            for (index, byte) in text.utf8.enumerated() {
                 if index > 0 && index % 2 == 0 { paired.append(UInt8(ascii: ":")) }
-                paired.append(byte)
+                paired.append(upperCased(byte))
             }
-            utf8 = paired
+            return String(decoding: paired, as: UTF8.self)
         default:
             return nil
         }
-        for index in utf8.indices where utf8[index] >= 0x61 { utf8[index] -= 0x20 }
-        return String(decoding: utf8, as: UTF8.self)
     }
 
-    /// Whether `bytes` are 32 upper-case hex pairs separated by colons (95 bytes).
-    private static func isCanonical(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
-        guard bytes.count == 95 else { return false }
-        var place = 0
+    /// For 32 hex pairs separated by colons (95 bytes), whether a digit is lower case; `nil` for anything else.
+    private static func lowerCaseInColonPairs(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool? {
+        guard bytes.count == 95 else { return nil }
+        var lowerCase = false
+        var place = 0  // in each pair and its colon
         for byte in bytes {
             if place == 2 {
-                guard byte == UInt8(ascii: ":") else { return false }
+                guard byte == UInt8(ascii: ":") else { return nil }
                 place = 0
             } else {
-                guard (byte >= 0x30 && byte <= 0x39) || (byte >= 0x41 && byte <= 0x46) else { return false }
+                guard isHex(byte) else { return nil }
+                lowerCase = lowerCase || byte >= 0x61
                 place += 1
             }
         }
-        return true
+        return lowerCase
     }
+
+    private static func isHex(_ byte: UInt8) -> Bool {
+        (byte >= 0x30 && byte <= 0x39) || (byte >= 0x41 && byte <= 0x46) || (byte >= 0x61 && byte <= 0x66)
+    }
+
+    /// An ASCII hex digit in upper case.
+    private static func upperCased(_ byte: UInt8) -> UInt8 { byte >= 0x61 ? byte - 0x20 : byte }
 
     private static func pairs(_ text: String) -> [String] {
         let trimmed = text.trimmingSpaces

@@ -86,8 +86,8 @@ public struct DomainFolder: Sendable, Hashable {
         let prefix = directory.hasSuffix("/") ? directory : directory + "/"
         var folders: [DomainFolder] = []
         folders.reserveCapacity(entries.count)
-        // Sorted as names, before the folders are made of them: a domain folder is a few hundred bytes, each of a
-        // sort's moves a copy of one (a domain is its entry's name, so the folders come out in the same order).
+        // Sorted as names, before the folders are made of them: a domain folder holds several strings and an optional
+        // finding, each of a sort's moves a copy of all of it (a domain is its entry's name, so the order is the same).
         for listed in entries.sorted(by: { $0.name < $1.name }) {
             guard
                 let folder = Self.entry(

@@ -37,33 +37,26 @@ public struct SipHash: Sendable {
             v1 = v1.rotatedLeft(17) ^ v2
             v2 = v2.rotatedLeft(32)
         }
-        @inline(__always) func compress(_ block: UInt64) {
+        @inline(__always) func compress(_ block: UInt64, rounds: Int) {
             v3 ^= block
-            for _ in 0..<compressionRounds { round() }
+            for _ in 0..<rounds { round() }
             v0 ^= block
         }
         let whole = bytes.count & ~7
-        var offset = 0
-        if compressionRounds == 1 {
-            // SipHash-1-3, every stamp's: one round a block, without the loop around it.
-            while offset < whole {
-                let block = UInt64(littleEndian: bytes.loadUnaligned(fromByteOffset: offset, as: UInt64.self))
-                v3 ^= block
-                round()
-                v0 ^= block
-                offset += 8
+        @inline(__always) func compressWhole(rounds: Int) {
+            for offset in stride(from: 0, to: whole, by: 8) {
+                compress(
+                    UInt64(littleEndian: bytes.loadUnaligned(fromByteOffset: offset, as: UInt64.self)), rounds: rounds)
             }
         }
-        while offset < whole {
-            compress(UInt64(littleEndian: bytes.loadUnaligned(fromByteOffset: offset, as: UInt64.self)))
-            offset += 8
-        }
+        // SipHash-1-3's one round (every stamp's) given as a constant, so no loop is left around it.
+        if compressionRounds == 1 { compressWhole(rounds: 1) } else { compressWhole(rounds: compressionRounds) }
         // The last block: the bytes left, and the length's low byte in the top byte.
         var last = UInt64(truncatingIfNeeded: bytes.count) << 56
         for index in 0..<(bytes.count - whole) {
             last |= UInt64(bytes[whole + index]) << (8 * UInt64(index))
         }
-        compress(last)
+        compress(last, rounds: compressionRounds)
         v2 ^= 0xff
         for _ in 0..<finalizationRounds { round() }
         return v0 ^ v1 ^ v2 ^ v3

@@ -49,21 +49,20 @@ public struct Confinement: Sendable, Hashable {
     /// starts so; `nil` otherwise. Compared byte for byte: a path names bytes, not text, so a folder named `é`
     /// composed is not one named `é` decomposed, which `hasPrefix` would take for the same.
     public static func offset(of path: String, below folder: String) -> Int? {
-        // In place where both lend their bytes (`withUTF8`, being mutating, copied each).
-        let inPlace = path.utf8.withContiguousStorageIfAvailable { path in
-            folder.utf8.withContiguousStorageIfAvailable { folder -> Int? in
-                guard path.count > folder.count, path[folder.count] == 0x2F,
-                    folder.isEmpty || memcmp(path.baseAddress!, folder.baseAddress!, folder.count) == 0
-                else { return nil }
-                return folder.count + 1
-            }
+        func offset(_ path: UnsafeBufferPointer<UInt8>, _ folder: UnsafeBufferPointer<UInt8>) -> Int? {
+            guard path.count > folder.count, path[folder.count] == 0x2F,
+                folder.isEmpty || memcmp(path.baseAddress!, folder.baseAddress!, folder.count) == 0
+            else { return nil }
+            return folder.count + 1
         }
-        // Both lent their bytes: that answer stands, `nil` included.
-        if case .some(.some(let answer)) = inPlace { return answer }
-        guard path.utf8.count > folder.utf8.count, path.utf8.starts(with: folder.utf8),
-            path.utf8.dropFirst(folder.utf8.count).first == 0x2F
-        else { return nil }
-        return folder.utf8.count + 1
+        // In place where both lend their bytes (`withUTF8`, being mutating, copied each); else from copies.
+        func inPlace(_ path: UnsafeBufferPointer<UInt8>) -> Int?? {
+            folder.utf8.withContiguousStorageIfAvailable { offset(path, $0) }
+        }
+        if case .some(.some(let answer)) = path.utf8.withContiguousStorageIfAvailable(inPlace) { return answer }
+        return Array(path.utf8).withUnsafeBufferPointer { path in
+            Array(folder.utf8).withUnsafeBufferPointer { offset(path, $0) }
+        }
     }
 
     /// Whether `path` names a place below whatever folder it is taken from: relative, no empty, `.` or `..` segment,

@@ -94,13 +94,12 @@ public enum DirectoryListing {
                     while nameEnd < offset + length && buffer[nameEnd] != 0 { nameEnd += 1 }
                     offset += length
                     // `.` and `..` told by their bytes, before a string is made of them.
-                    let dots = nameEnd - nameStart
-                    if dots <= 2, dots > 0, buffer[nameStart] == 0x2E, dots == 1 || buffer[nameStart + 1] == 0x2E {
-                        continue
-                    }
-                    let name = String(
-                        decoding: UnsafeRawBufferPointer(rebasing: buffer[nameStart..<nameEnd]), as: UTF8.self)
-                    entries.append(Entry(name: name, kind: Kind(directoryType: type)))
+                    let name = buffer[nameStart..<nameEnd]
+                    if (1...2).contains(name.count), name.allSatisfy({ $0 == UInt8(ascii: ".") }) { continue }
+                    entries.append(
+                        Entry(
+                            name: String(decoding: UnsafeRawBufferPointer(rebasing: name), as: UTF8.self),
+                            kind: Kind(directoryType: type)))
                 }
                 return got
             }

@@ -64,16 +64,9 @@ extension StringProtocol {
     /// asks it of every rule at every load.
     var usesVariable: Bool {
         // In place where the bytes are contiguous (a native string's): the view's iterator checked every index.
-        if let found = utf8.withContiguousStorageIfAvailable({ bytes in
+        func holdsMarker(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
             bytes.indices.dropFirst().contains { bytes[$0 - 1] == UInt8(ascii: "$") && bytes[$0] == UInt8(ascii: "(") }
-        }) {
-            return found
         }
-        var previous: UInt8 = 0
-        for byte in utf8 {
-            if previous == UInt8(ascii: "$") && byte == UInt8(ascii: "(") { return true }
-            previous = byte
-        }
-        return false
+        return utf8.withContiguousStorageIfAvailable(holdsMarker) ?? Array(utf8).withUnsafeBufferPointer(holdsMarker)
     }
 }
