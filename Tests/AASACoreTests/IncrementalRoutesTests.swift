@@ -38,6 +38,16 @@ import Testing
         #expect(Dictionary(uniqueKeysWithValues: persistent.map { ($0.key, $0.value) }) == reference)
         let (copy, copied) = try! #require(snapshot)
         #expect(copy.dictionary == copied && copy.count == copied.count)
+        // Walked entry by entry, every key once with its value, in the map and in the copy taken halfway.
+        for (walked, expected) in [(persistent, reference), (copy, copied)] {
+            var seen: [String: Int] = [:]
+            var visits = 0
+            walked.forEachEntry { key, value in
+                seen[key] = value
+                visits += 1
+            }
+            #expect(seen == expected && visits == expected.count)
+        }
     }
 
     /// Keys whose hashes share their high bits probe from the same slot of their bucket: long runs of slots, which

@@ -1,3 +1,4 @@
+import AASACore
 import AASAMicroHTTPD
 import AASATestSupport
 import Testing
@@ -65,6 +66,13 @@ import Testing
             }
         }
         expectAgreement(0)
+        // Made from a map of the certificates by folder, as a start makes it: the same answers.
+        let fromMap = CertificateCoverage(PersistentDictionary(folders.map { ($0.key, $0.value) })) { $0 }
+        for name in Self.queries {
+            #expect(
+                fromMap.folder(covering: name, listsOwnName: listsOwnName) == table.entryID(covering: name),
+                "from a map: \(name)")
+        }
         for step in 1...40 {
             let folder = Self.folderNames.randomElement(using: &generator)!
             let old = folders[folder] ?? []

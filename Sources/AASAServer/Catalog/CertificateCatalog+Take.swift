@@ -117,7 +117,7 @@ extension CertificateCatalog {
         var change = CertificateChange(folders: first ? [] : changed)
         if first {
             // Entry by entry: the array of every served certificate would be one more at the start's peak.
-            certificates.coverage = CertificateCoverage(certificates.served.lazy.map { ($0.key, $0.value.names) })
+            certificates.coverage = CertificateCoverage(certificates.served) { $0.names }
         } else {
             for folder in changed {
                 certificates.coverage.update(
@@ -152,8 +152,11 @@ extension CertificateCatalog {
             redoAll ? allDomains() : Array(Set(domains + names.map(CertificateName.canonical).filter(isConfigured)))
         // Which certificate covers each domain, looked up on every core when there are many (every domain at a
         // start).
-        let catalog = certificates
-        let covering = { @Sendable (domain: String) in catalog.folder(covering: domain) }
+        // The two maps the lookup reads, not the catalog: a closure's captured struct is copied out at each call.
+        let (coverage, served) = (certificates.coverage, certificates.served)
+        let covering = { @Sendable (domain: String) in
+            CertificateCatalog.folder(covering: domain, coverage: coverage, served: served)
+        }
         let folders = recomputed.count < 1024 ? recomputed.map(covering) : recomputed.concurrentMap(covering)
         // The default looks at every domain's folder: the ones just worked out when every domain was.
         if redoDefault,

@@ -51,8 +51,16 @@ struct CertificateCatalog: Sendable {
 
     /// The folder whose certificate the SNI table serves for `name` (``CertificateCoverage``); `nil` when none covers it.
     func folder(covering name: String) -> String? {
+        Self.folder(covering: name, coverage: coverage, served: served)
+    }
+
+    /// ``folder(covering:)`` of a catalog whose coverage is `coverage` and whose certificates are `served`.
+    static func folder(
+        covering name: String, coverage: CertificateCoverage,
+        served: PersistentDictionary<String, ServedCertificate>
+    ) -> String? {
         coverage.folder(covering: name) { folder in
-            served[folder].map { CertificateCoverage.listsOwnName(folder, names: $0.names) } ?? false
+            served.withValue(for: folder) { CertificateCoverage.listsOwnName(folder, names: $0.names) } ?? false
         }
     }
 

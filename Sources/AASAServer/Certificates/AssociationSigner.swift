@@ -46,7 +46,11 @@ public struct AssociationSigner: Sendable {
     /// ``sign(_:now:)`` with the TLS certificates a server's load serves (`nil`: the folder is read here, when a
     /// domain needs it).
     func sign(_ loaded: [LoadedDomain], now: Date, certificates: SigningCertificates?) -> [LoadedDomain] {
-        guard loaded.contains(where: { Self.signing($0) != nil }) else { return loaded }
+        // Asked of each domain where the array keeps it: `contains(where:)` hands out a copy of each.
+        let signs = loaded.withUnsafeBufferPointer { loaded in
+            loaded.indices.contains { Self.signing(loaded[$0]) != nil }
+        }
+        guard signs else { return loaded }
         let tls =
             loaded.contains(where: Self.signsWithTLSCertificate)
             ? certificates ?? SigningCertificates.read(certificateDirectory) : nil

@@ -13,7 +13,7 @@ extension CertificateTable {
         guard let defaultEntry = certificates.defaultEntry else { return nil }
         // Entry by entry: an array of every served certificate would be one more at the start's peak.
         var builder = Builder(capacity: certificates.served.count + certificates.temporary.count, cache: cache)
-        for (_, certificate) in certificates.served { try builder.add(certificate.tableEntry) }
+        try certificates.served.forEachEntry { _, certificate in try builder.add(certificate.tableEntry) }
         for entry in temporaryEntries(certificates.temporary.sorted(), from: temporary) { try builder.add(entry) }
         temporary?.keep(only: certificates.temporary)
         return try builder.table(defaultID: defaultEntry.tableID)
