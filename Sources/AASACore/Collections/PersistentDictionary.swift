@@ -210,7 +210,8 @@ public struct PersistentDictionary<Key: Hashable & Sendable, Value: Sendable>: S
         }
     }
 
-    /// What `read` makes of the value for `key`, which it is lent rather than given a copy of; `nil` without one.
+    /// What `read` makes of the value for `key`, handed over from its bucket's storage; `nil` without one. `read` may
+    /// still be given a copy of the value (a load of all of it), as a function given any value out of an array is.
     @inlinable
     public func withValue<T>(for key: Key, _ read: (Value) -> T) -> T? {
         let hash = key.hashValue
