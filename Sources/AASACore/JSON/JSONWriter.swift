@@ -78,11 +78,10 @@ public struct JSONWriter: Sendable {
         return number.isFinite ? "\(number)" : "null"
     }
 
-    /// Whether any of the eight bytes of `word` may need an escape: a quote, a backslash, a control character or
-    /// DEL, or (looked at one by one then) any byte above 0x7F.
+    /// Whether any of the eight bytes of `word` may need an escape: one the parser's string scan looks at (a quote,
+    /// a backslash, a control character, or, looked at one by one then, any byte above 0x7F), or DEL.
     static func mayNeedEscape(_ word: UInt64) -> Bool {
-        ByteWord.hasHighByte(word) || ByteWord.hasByte(below: 0x20, in: word) || ByteWord.hasByte(0x22, in: word)
-            || ByteWord.hasByte(0x5C, in: word) || ByteWord.hasByte(0x7F, in: word)
+        JSONParser.needsLook(word) || ByteWord.hasByte(0x7F, in: word)
     }
 
     /// Appends `text` as a JSON string literal (RFC 8259 §7: escape `"`, `\` and controls only).

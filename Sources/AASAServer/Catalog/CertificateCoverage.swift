@@ -21,27 +21,14 @@ struct CertificateCoverage: Sendable {
         !folder.hasPrefix("*.") && names.contains { CertificateName.canonical($0) == folder }
     }
 
-    /// The coverage of `certificates`: each folder's name and the names its certificate lists.
-    init(_ certificates: some Sequence<(folder: String, names: [String])>) {
-        self.init { add in
-            for (folder, names) in certificates { add(folder, names) }
-        }
-    }
-
     /// The coverage of the certificates `served` by folder, each listing the names `names` reads from it: the
     /// dictionary walked with ``PersistentDictionary/forEachEntry(_:)``, not as a sequence of pairs.
     init<Certificate>(_ served: PersistentDictionary<String, Certificate>, names: (Certificate) -> [String]) {
-        self.init { add in
-            served.forEachEntry { folder, certificate in add(folder, names(certificate)) }
-        }
-    }
-
-    /// The coverage of the folders and names `each` hands to the function it is given.
-    private init(_ each: ((_ folder: String, _ names: [String]) -> Void) -> Void) {
         var table = (exact: [String: [String]](), wildcard: [String: [String]]())
-        each { folder, names in
-            let listsOwn = Self.listsOwnName(folder, names: names)
-            for name in names.lazy.map(CertificateName.canonical) where !listsOwn || name != folder {
+        served.forEachEntry { folder, certificate in
+            let listed = names(certificate)
+            let listsOwn = Self.listsOwnName(folder, names: listed)
+            for name in listed.lazy.map(CertificateName.canonical) where !listsOwn || name != folder {
                 if name.hasPrefix("*.") {
                     table.wildcard[String(name.dropFirst(2)), default: []].append(folder)
                 } else {
