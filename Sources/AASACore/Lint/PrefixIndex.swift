@@ -30,19 +30,30 @@ struct PrefixIndex {
         flat = []
     }
 
+    /// Whether no rule was filed.
+    var isEmpty: Bool { flat.isEmpty && nodes.isEmpty }
+
     /// Every rule whose key is a prefix of `text` (the empty key included), in no particular order.
     func rules(prefixing text: String) -> [Int] {
+        var found: [Int] = []
+        collect(prefixing: text, into: &found)
+        return found
+    }
+
+    /// Appends to `found` every rule whose key is a prefix of `text` (the empty key included), in no particular
+    /// order: a caller asking for every rule of a file in turn reuses one list.
+    func collect(prefixing text: String, into found: inout [Int]) {
         guard !nodes.isEmpty else {
-            return flat.compactMap { text.utf8.starts(with: $0.key.utf8) ? $0.rule : nil }
+            for entry in flat where text.utf8.starts(with: entry.key.utf8) { found.append(entry.rule) }
+            return
         }
-        var found = nodes[0].rules
+        found += nodes[0].rules
         var node = 0
         for byte in text.utf8 {
             guard let child = nodes[node].children[byte] else { break }
             node = child
             found += nodes[node].rules
         }
-        return found
     }
 
     private mutating func insertInTrie(_ key: String, rule: Int) {

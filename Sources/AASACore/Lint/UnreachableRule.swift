@@ -26,9 +26,11 @@ public struct UnreachableRule: AssociationRule {
         // The literal start of each path decides most pairs without building automata: only an earlier rule
         // whose literal start begins the later one's (or one with a variable, not modelled) can cover it.
         let prefixes = rules.map { Self.literalPrefix($0.pattern.path ?? "*", lowercased: !$0.caseSensitive) }
-        // Built when a rule is first compared: the budget may stop the check long before the last rule.
-        var shapes: [PathShapes?] = Array(repeating: nil, count: rules.count)
+        // Built when a rule is first compared: the budget may stop the check long before the last rule, and most
+        // files never compare two paths (a slot for each rule is made with the first).
+        var shapes: [PathShapes?] = []
         func shape(_ index: Int) -> PathShapes {
+            if shapes.isEmpty { shapes = Array(repeating: nil, count: rules.count) }
             if let known = shapes[index] { return known }
             let built = PathShapes(rules[index])
             shapes[index] = built
@@ -39,7 +41,9 @@ public struct UnreachableRule: AssociationRule {
         var earlierWithVariables: [Int] = []
         var work = Self.workBudget
         var found: [Diagnostic] = []
-        for (index, later) in rules.enumerated() {
+        // One list for every rule's earlier rules, emptied for the next (a rule is read where it lies, not copied).
+        var looked: [Int] = []
+        for index in rules.indices {
             defer {
                 if rules[index].pattern.path?.usesVariable == true {
                     earlierWithVariables.append(index)
@@ -49,28 +53,39 @@ public struct UnreachableRule: AssociationRule {
                     caseInsensitiveEarlier.insert(prefixes[index], rule: index)
                 }
             }
-            let looked =
-                caseSensitiveEarlier.rules(prefixing: prefixes[index])
-                + caseInsensitiveEarlier.rules(prefixing: CaseFolding.fold(prefixes[index])) + earlierWithVariables
+            looked.removeAll(keepingCapacity: true)
+            caseSensitiveEarlier.collect(prefixing: prefixes[index], into: &looked)
+            if !caseInsensitiveEarlier.isEmpty {
+                caseInsensitiveEarlier.collect(prefixing: CaseFolding.fold(prefixes[index]), into: &looked)
+            }
+            looked += earlierWithVariables
+            // Nothing earlier can cover it: the common case, decided without sorting or comparing apps.
+            if looked.isEmpty { continue }
+            let laterApps = rules[index].apps
             // Each earlier rule looked at costs steps, one for another app too (sorted, then its apps compared):
             // thousands of one-app entries with the same path must not cost their square unbounded.
             // Comparing two rules' apps costs up to the later one's app count.
-            work -= looked.count * (2 + looked.count.bitWidth - looked.count.leadingZeroBitCount + later.apps.count)
-            let candidates = work < 0 ? [] : looked.sorted().filter { Self.share(rules[$0].apps, later.apps) }
+            work -= looked.count * (2 + looked.count.bitWidth - looked.count.leadingZeroBitCount + laterApps.count)
+            if work >= 0, looked.count > 1 { looked.sort() }
+            // Rules of one entry share its apps (and its set's storage): only another entry's are compared.
+            let laterEntry = rules[index].place.entry
+            let candidates =
+                work < 0
+                ? [] : looked.filter { rules[$0].place.entry == laterEntry || Self.share(rules[$0].apps, laterApps) }
             // Considering a pair costs about as much as 256 steps, whatever the patterns.
             work -= 256 * candidates.count
             let covering = candidates.filter {
-                Self.covers(rules[$0], later, shapes: (shape($0), shape(index)), work: &work)
+                Self.covers(rules[$0], rules[index], shapes: (shape($0), shape(index)), work: &work)
             }
             if work < 0 {
                 let note = context.diagnostic(
                     .note, rule: .unreachableRule,
                     "stopped looking for rules that never apply: the file has too many rules that overlap; this rule and the \(rules.count - index - 1) after it were not checked",
-                    at: later.path, hint: "merge overlapping rules into fewer patterns")
+                    at: rules[index].path, hint: "merge overlapping rules into fewer patterns")
                 return found + (note.map { [$0] } ?? [])
             }
             // Hidden for every app of its entry: each covering rule takes its apps off, until none is left.
-            var unhidden = later.apps
+            var unhidden = laterApps
             for rule in covering where !unhidden.isEmpty {
                 // Walks the apps still unhidden (`subtract` would walk the covering rule's, which may be thousands).
                 work -= unhidden.count
@@ -81,7 +96,7 @@ public struct UnreachableRule: AssociationRule {
             let hider = context.name(of: earlier.path)
             let message: String
             let hint: String
-            switch (earlier.exclude, later.exclude) {
+            switch (earlier.exclude, rules[index].exclude) {
             case (false, true):
                 message =
                     "this exclusion never applies: \(hider) above it already opens the app for every URL it matches"
@@ -94,7 +109,7 @@ public struct UnreachableRule: AssociationRule {
                 hint = "remove it, or move it above \(hider)"
             }
             if let diagnostic = context.diagnostic(
-                .warning, rule: .unreachableRule, message, at: later.path, hint: hint)
+                .warning, rule: .unreachableRule, message, at: rules[index].path, hint: hint)
             {
                 found.append(diagnostic)
             }
