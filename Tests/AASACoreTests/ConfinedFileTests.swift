@@ -44,7 +44,8 @@ import Testing
     func aSymlinkOutOfTheFolderIsRefusedAfterItIsOpened(target: String, fromRoot: Bool) throws {
         let (directory, confinement) = try tenants()
         let path = try link(directory, "pages/x.html", to: target)
-        let root = fromRoot ? try #require(OpenFolder(directory.path + "/site-config")) : nil
+        let root = fromRoot ? OpenFolder(directory.path + "/site-config") : nil
+        #expect(!fromRoot || root != nil)
         let result = ConfinedFile.read(path, within: confinement, maximumBytes: 1 << 20, from: root)
         expectRefusedOutside(result, of: confinement, path: path, what: "page '/x.html'", target: target)
     }
@@ -108,7 +109,8 @@ import Testing
         let folder = directory.path + "/site-config/shop.example"
         try FileManager.default.removeItem(atPath: folder + "/site.json")
         #expect(symlink(target, folder + "/site.json") == 0)
-        let root = fromRoot ? try #require(OpenFolder(directory.path + "/site-config")) : nil
+        let root = fromRoot ? OpenFolder(directory.path + "/site-config") : nil
+        #expect(!fromRoot || root != nil)
         let result = ConfinedFile.read(
             folder + "/site.json", within: confinement, maximumBytes: 1 << 20, listedFolder: folder, from: root)
         expectRefusedOutside(result, of: confinement, path: folder + "/site.json", what: "site.json", target: target)

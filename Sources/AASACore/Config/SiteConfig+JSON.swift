@@ -24,14 +24,14 @@ extension SiteConfig {
         if let member = top["universalLinks"] {
             config.universalLinks = readUniversalLinks(member.value, path: .root.key("universalLinks"), reader: reader)
         }
-        for (key, keyPath) in [
-            ("webCredentials", \SiteConfig.webCredentials), ("appClips", \.appClips), ("handoff", \.handoff),
-            ("authsrv", \.authsrv),
-        ] {
-            if let member = top[key], let list = reader.strings(member.value, path: .root.key(key)) {
-                config[keyPath: keyPath] = list
-            }
+        // Each list set in place (a key path per list was made and applied to the whole config at every load).
+        func strings(_ key: String) -> [String]? {
+            top[key].flatMap { reader.strings($0.value, path: .root.key(key)) }
         }
+        if let list = strings("webCredentials") { config.webCredentials = list }
+        if let list = strings("appClips") { config.appClips = list }
+        if let list = strings("handoff") { config.handoff = list }
+        if let list = strings("authsrv") { config.authsrv = list }
         if let member = top["smartAppBanner"] {
             config.smartAppBanner = BannerConfig.read(member.value, path: .root.key("smartAppBanner"), reader: reader)
         }

@@ -21,8 +21,9 @@ public struct LoadedDomain: Sendable {
         set { configStorage = newValue.map(OutOfLine.init) }
     }
     /// Out of line (a config is 432 bytes), and between loads shared by the domains whose kept settings are equal
-    /// (``keptBetweenLoads(sharing:)``): a server keeps one result per domain.
-    var configStorage: OutOfLine<SiteConfig>?
+    /// (``keptBetweenLoads(sharing:)``): a server keeps one result per domain. Read a part of the config here
+    /// (`configStorage?.value.signing`) where ``config`` would copy the whole of it to hand one part out.
+    public internal(set) var configStorage: OutOfLine<SiteConfig>?
     /// The generated file, when the config is valid.
     public var generated: AssociationGenerator.Output?
     /// Everything found: parse errors, validation, generation warnings.
@@ -57,7 +58,10 @@ public struct LoadedDomain: Sendable {
     /// It consumes the result (a load keeps nothing else of it): taken as it is, not copied field by field.
     public consuming func keptBetweenLoads(sharing settings: SharedSettings? = nil) -> LoadedDomain {
         var kept = self
-        kept.configStorage = kept.config.map { settings?.shared($0.servingSettings) ?? OutOfLine($0.servingSettings) }
+        if let full = kept.configStorage {
+            let serving = full.value.servingSettings
+            kept.configStorage = settings?.shared(serving) ?? OutOfLine(serving)
+        }
         kept.generated = kept.generated?.withoutDocument()
         return kept
     }
@@ -74,18 +78,20 @@ public struct LoadedDomain: Sendable {
 
     /// What the server publishes for this domain, when publishable.
     public var published: PublishedDomain? {
-        guard isPublishable, let config, let generated else { return nil }
+        // The config read in its box and the generated parts where they lie: a copy of either whole retains and
+        // releases every reference it holds, for the few values read here.
+        guard isPublishable, let configStorage, let bytes = generated?.bytes else { return nil }
         // A domain that asks for a signature is never published without one (spec §4).
-        let signing = config.signing.flatMap { $0.enabled ? $0 : nil }
+        let signing = configStorage.value.signing.flatMap { $0.enabled ? $0 : nil }
         guard signing == nil || signedAssociationFile != nil else { return nil }
         var published = PublishedDomain(
-            domain: domain, associationFile: generated.bytes, cacheControl: config.cacheControl, pages: pages)
+            domain: domain, associationFile: bytes, cacheControl: configStorage.value.cacheControl, pages: pages)
         published.assetLinks = assetLinks?.bytes
         published.signedAssociationFile = signing == nil ? nil : signedAssociationFile
         published.signedPaths = signing?.paths ?? .root
-        published.hsts = config.hsts.flatMap { $0.enabled ? $0.headerValue : nil }
-        published.credentialEndpoints = CredentialEndpoints(config)
-        published.detailsSource = generated.detailsSource
+        published.hsts = configStorage.value.hsts.flatMap { $0.enabled ? $0.headerValue : nil }
+        published.credentialEndpoints = CredentialEndpoints(configStorage.value)
+        published.detailsSource = generated?.detailsSource ?? []
         return published
     }
 }
@@ -175,7 +181,7 @@ public struct SiteConfigLoader: Sendable {
         let entries = listed.map { $0.map(\.name) } ?? DirectoryListing.names(in: folder.path, from: domainsRoot) ?? []
         let stamp = SourceStamp(bytes: read.bytes, modified: read.modified, folderEntries: entries)
         if let stamp, let previous, previous.source == stamp, previous.domain == domain, previous.file == file,
-            previous.config?.signing?.enabled != true
+            previous.configStorage?.value.signing?.enabled != true
         {
             return previous
         }
@@ -215,8 +221,10 @@ public struct SiteConfigLoader: Sendable {
         let config = SiteConfig.read(parsed.root, reader: reader)
         loaded.diagnostics = parsed.diagnostics + reader.diagnostics
         guard let config else { return loaded }
-        loaded.config = config
-        let context = SiteContext(domain: domain, config: config, source: source, root: parsed.root)
+        // One box for the result and for every check, which read the config in it without copying it.
+        let configStorage = OutOfLine(consume config)
+        loaded.configStorage = configStorage
+        let context = SiteContext(domain: domain, configStorage: configStorage, source: source, root: parsed.root)
         loaded.diagnostics += validator.validate(context)
         // Generate and lint even when the config has errors, so one run reports every finding; the
         // domain is published only without errors (``LoadedDomain/isPublishable``).

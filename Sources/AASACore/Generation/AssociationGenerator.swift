@@ -47,7 +47,7 @@ public struct AssociationGenerator: Sendable {
 
     /// Generates the file for `site`. Errors in `diagnostics` mean the file must not be published.
     public func generate(_ site: SiteContext) -> Output {
-        let config = site.config
+        let config = site.configStorage.value
         var diagnostics: [Diagnostic] = []
         var file = AssociationFile()
         var detailsSource: [Int?] = []

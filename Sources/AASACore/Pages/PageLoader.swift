@@ -88,7 +88,7 @@ public struct PageLoader: Sendable {
 
     /// Loads the pages of the domain whose files `tree` holds for `site`, as ``load(_:folder:facts:)`` does.
     public func load(_ site: SiteContext, tree: some FileTree, facts: FolderFacts? = nil) -> Output {
-        let config = site.config
+        let config = site.configStorage.value
         let folder = tree.root
         var diagnostics: [Diagnostic] = []
         let configModified = facts?.configModified ?? tree.modified(folder + "/" + SiteConfigLoader.fileName)

@@ -2,17 +2,27 @@
 public struct SiteContext: Sendable {
     /// The domain (folder name).
     public var domain: String
-    /// The decoded config.
-    public var config: SiteConfig
+    /// The decoded config, lent in place: every check reads a few of its parts, and a copy of the whole (about
+    /// twenty references to retain and release) for each would cost more than the check.
+    public var config: SiteConfig {
+        _read { yield configStorage.value }
+    }
+    /// Where ``config`` is held: the loader keeps this same box as the domain's result.
+    let configStorage: OutOfLine<SiteConfig>
     /// The source, when the config came from a file, for line and column.
     public var source: SourceText?
     /// The parsed document, when the config came from a file, to find the key a finding is about.
     public var root: JSONNode?
 
     /// Creates a context.
-    public init(domain: String, config: SiteConfig, source: SourceText? = nil, root: JSONNode? = nil) {
+    public init(domain: String, config: consuming SiteConfig, source: SourceText? = nil, root: JSONNode? = nil) {
+        self.init(domain: domain, configStorage: OutOfLine(config), source: source, root: root)
+    }
+
+    /// Creates a context reading the config in `configStorage`.
+    init(domain: String, configStorage: OutOfLine<SiteConfig>, source: SourceText?, root: JSONNode?) {
         self.domain = domain
-        self.config = config
+        self.configStorage = configStorage
         self.source = source
         self.root = root
     }

@@ -69,7 +69,7 @@ public struct AssociationSigner: Sendable {
 
     /// The signing `domain` asks for, when it is signed: enabled, its file generated, no error found.
     static func signing(_ domain: LoadedDomain) -> SigningConfig? {
-        guard let signing = domain.config?.signing, signing.enabled, domain.generated != nil,
+        guard let signing = domain.configStorage?.value.signing, signing.enabled, domain.generated != nil,
             !domain.diagnostics.hasErrors
         else { return nil }
         return signing

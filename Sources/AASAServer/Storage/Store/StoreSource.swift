@@ -128,7 +128,7 @@ struct StoreSource: ConfigSource {
         let name = domain.name
         let file = name + "/" + SiteConfigLoader.fileName
         // A domain that signs is signed again at every load (its signature's certificate may have changed).
-        if let previous, previous.revision == row.changeID, previous.config?.signing?.enabled != true {
+        if let previous, previous.revision == row.changeID, previous.configStorage?.value.signing?.enabled != true {
             return previous
         }
         func failed(_ rule: Rule, _ message: String, hint: String) -> LoadedDomain {
@@ -253,7 +253,8 @@ struct StoreSource: ConfigSource {
     /// Why `loaded` cannot be served from a store: its signature names files of its folder (`signing.certificate`),
     /// which the store does not hold; `nil` when it can.
     static func unstorableSigning(_ loaded: LoadedDomain) -> Diagnostic? {
-        guard let signing = loaded.config?.signing, signing.enabled, signing.certificate != nil || signing.key != nil
+        guard let signing = loaded.configStorage?.value.signing, signing.enabled,
+            signing.certificate != nil || signing.key != nil
         else { return nil }
         return Diagnostic(
             .error, rule: .signingIdentity,
