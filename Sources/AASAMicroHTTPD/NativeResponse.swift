@@ -74,24 +74,30 @@ final class NativeResponse: @unchecked Sendable {
     /// NUL; a value that is empty or holds CR, LF or NUL; a header the transport manages itself.
     static func refusal(of response: Response) -> HTTPListenerError? {
         if let refusal = refusal(of: response.status) { return refusal }
-        let refused = { (header: HTTPHeader) -> Bool in
-            header.name.isEmpty || header.value.isEmpty
-                || Self.holds(header.name) { $0 == 0x00 || $0 == 0x09 || $0 == 0x0A || $0 == 0x0D || $0 == 0x20 }
-                || Self.holds(header.value) { $0 == 0x00 || $0 == 0x0A || $0 == 0x0D }
-                || Self.isManagedByTheTransport(header)
-        }
-        if let header = response.headers.first(where: refused) ?? response.httpsOnlyHeaders.first(where: refused) {
-            return Self.refused(header)
+        if let index = refusedIndex(in: response.headers) { return Self.refused(response.headers[index]) }
+        if let index = refusedIndex(in: response.httpsOnlyHeaders) {
+            return Self.refused(response.httpsOnlyHeaders[index])
         }
         return nil
     }
 
+    /// Where the first header of `headers` libmicrohttpd would refuse is, or `nil`. Each header is read where it
+    /// lies: handing each to a closure copied its name and value (two retains and two releases), and the strings
+    /// the domains of a load share (their `Cache-Control`) were written by every thread.
+    private static func refusedIndex(in headers: [HTTPHeader]) -> Int? {
+        headers.indices.first { index in
+            headers[index].name.isEmpty || headers[index].value.isEmpty
+                || holds(headers[index].name) { $0 == 0x00 || $0 == 0x09 || $0 == 0x0A || $0 == 0x0D || $0 == 0x20 }
+                || holds(headers[index].value) { $0 == 0x00 || $0 == 0x0A || $0 == 0x0D }
+                || isManagedByTheTransport(headers[index])
+        }
+    }
+
     /// Whether a byte of `text` is one `refused` refuses: its bytes looked at in place (every response of a route
     /// table is checked, at a start two for every domain, and stepping through a `String.UTF8View` cost ten times as
-    /// much).
+    /// much); a text not stored as UTF-8 (none a load makes) is stepped through.
     private static func holds(_ text: String, _ refused: (UInt8) -> Bool) -> Bool {
-        var text = text
-        return text.withUTF8 { $0.contains(where: refused) }
+        text.utf8.withContiguousStorageIfAvailable { $0.contains(where: refused) } ?? text.utf8.contains(where: refused)
     }
 
     /// Why a response of `status` cannot be built: it is not a 3-digit code.

@@ -87,9 +87,9 @@ public struct JSONWriter: Sendable {
     /// Appends `text` as a JSON string literal (RFC 8259 §7: escape `"`, `\` and controls only).
     public static func writeString(_ text: String, into out: inout [UInt8]) {
         out.append(UInt8(ascii: "\""))
-        // Most strings need no escape: looked at and copied whole, as the contiguous bytes a string holds.
-        var text = text
-        let copied = text.withUTF8 { bytes in
+        // Most strings need no escape: looked at and copied whole, as the contiguous bytes a string holds (read in
+        // place: `withUTF8` wants a copy of the string to call on, a retain and a release for every string written).
+        let copied = text.utf8.withContiguousStorageIfAvailable { bytes in
             var index = 0
             // Eight bytes at a time while none may need an escape (``mayNeedEscape(_:)``), then byte by byte.
             while index + 8 <= bytes.count,
@@ -104,7 +104,7 @@ public struct JSONWriter: Sendable {
             out.append(contentsOf: bytes)
             return true
         }
-        if copied {
+        if copied == true {
             out.append(UInt8(ascii: "\""))
             return
         }
