@@ -25,7 +25,9 @@ public struct UnreachableRule: AssociationRule {
         let rules = context.effectiveRules
         // The literal start of each path decides most pairs without building automata: only an earlier rule
         // whose literal start begins the later one's (or one with a variable, not modelled) can cover it.
-        let prefixes = rules.map { Self.literalPrefix($0.pattern.path ?? "*", lowercased: !$0.caseSensitive) }
+        let prefixes = rules.indices.map {
+            Self.literalPrefix(rules[$0].pattern.path ?? "*", lowercased: !rules[$0].caseSensitive)
+        }
         // Built when a rule is first compared: the budget may stop the check long before the last rule, and most
         // files never compare two paths (a slot for each rule is made with the first).
         var shapes: [PathShapes?] = []
@@ -74,8 +76,12 @@ public struct UnreachableRule: AssociationRule {
                 ? [] : looked.filter { rules[$0].place.entry == laterEntry || Self.share(rules[$0].apps, laterApps) }
             // Considering a pair costs about as much as 256 steps, whatever the patterns.
             work -= 256 * candidates.count
+            // The fragments and queries first, read where they lie: most pairs differ there (an exclusion by fragment
+            // above every rule is a candidate for each), and `covers` is handed copies of both rules.
             let covering = candidates.filter {
-                Self.covers(rules[$0], rules[index], shapes: (shape($0), shape(index)), work: &work)
+                Self.partCovers(rules[$0].pattern.fragment, rules[index].pattern.fragment)
+                    && Self.queryCovers(rules[$0].pattern.query, rules[index].pattern.query)
+                    && Self.covers(rules[$0], rules[index], shapes: (shape($0), shape(index)), work: &work)
             }
             if work < 0 {
                 let note = context.diagnostic(
