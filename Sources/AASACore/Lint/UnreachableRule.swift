@@ -76,12 +76,8 @@ public struct UnreachableRule: AssociationRule {
                 ? [] : looked.filter { rules[$0].place.entry == laterEntry || Self.share(rules[$0].apps, laterApps) }
             // Considering a pair costs about as much as 256 steps, whatever the patterns.
             work -= 256 * candidates.count
-            // The fragments and queries first, read where they lie: most pairs differ there (an exclusion by fragment
-            // above every rule is a candidate for each), and `covers` is handed copies of both rules.
             let covering = candidates.filter {
-                Self.partCovers(rules[$0].pattern.fragment, rules[index].pattern.fragment)
-                    && Self.queryCovers(rules[$0].pattern.query, rules[index].pattern.query)
-                    && Self.covers(rules[$0], rules[index], shapes: (shape($0), shape(index)), work: &work)
+                Self.covers($0, index, of: rules, shapes: (shape($0), shape(index)), work: &work)
             }
             if work < 0 {
                 let note = context.diagnostic(
@@ -137,28 +133,29 @@ public struct UnreachableRule: AssociationRule {
         }
     }
 
-    /// Whether `earlier` matches every URL `later` matches. Conservative: `false` when unsure.
+    /// Whether rule `earlier` of `rules` matches every URL rule `later` matches. Conservative: `false` when unsure.
     ///
-    /// `shapes` are built only when the paths must be compared: most pairs are decided by their fragments,
-    /// queries or flags first (an exclusion by fragment above every rule is a candidate for all of them), and
-    /// building the automata is most of this check's cost at every start.
+    /// The two rules are read where they lie in `rules`: most pairs differ in their fragments or queries (an exclusion
+    /// by fragment above every rule is a candidate for each), and copies of both rules cost more than those checks.
+    /// `shapes` are built only when the paths must be compared: building the automata is most of this check's cost at
+    /// every start.
     static func covers(
-        _ earlier: EffectiveRule, _ later: EffectiveRule,
+        _ earlier: Int, _ later: Int, of rules: [EffectiveRule],
         shapes: @autoclosure () -> (earlier: PathShapes, later: PathShapes), work: inout Int
     ) -> Bool {
-        guard partCovers(earlier.pattern.fragment, later.pattern.fragment),
-            queryCovers(earlier.pattern.query, later.pattern.query)
+        guard partCovers(rules[earlier].pattern.fragment, rules[later].pattern.fragment),
+            queryCovers(rules[earlier].pattern.query, rules[later].pattern.query)
         else { return false }
-        let outer = earlier.pattern.path ?? "*"
+        let outer = rules[earlier].pattern.path ?? "*"
         if outer.isCatchAll { return true }
         // Variables in the earlier rule: its language is not modelled, so no claim.
         guard !outer.usesVariable else { return false }
-        guard earlier.percentEncoded == later.percentEncoded else { return false }
-        if !earlier.caseSensitive {
+        guard rules[earlier].percentEncoded == rules[later].percentEncoded else { return false }
+        if !rules[earlier].caseSensitive {
             let shapes = shapes()
             return GlobInclusion.includes(outer: shapes.earlier.folded, inner: shapes.later.folded, work: &work)
         }
-        guard later.caseSensitive else { return false }
+        guard rules[later].caseSensitive else { return false }
         let shapes = shapes()
         return GlobInclusion.includes(outer: shapes.earlier.exact, inner: shapes.later.exact, work: &work)
     }
