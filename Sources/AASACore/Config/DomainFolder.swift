@@ -139,7 +139,7 @@ public struct DomainFolder: Sendable, Hashable {
         let realFolder: String?
         switch status.st_mode & S_IFMT {
         case S_IFDIR:
-            realFolder = realRoot == "/" ? "/" + name : realRoot + "/" + name
+            realFolder = realRoot == "/" ? "/" + name : realRoot.joiningPath(name)
         case S_IFLNK:
             // A link to a folder (Kubernetes' ..data/<domain>, a deploy tool's release folder).
             guard stat(path, &status) == 0, status.st_mode & S_IFMT == S_IFDIR else { return nil }
@@ -148,7 +148,7 @@ public struct DomainFolder: Sendable, Hashable {
             return nil
         }
         var folder = DomainFolder(
-            domain: name, file: path + "/" + SiteConfigLoader.fileName, realFolder: realFolder, realRoot: realRoot,
+            domain: name, file: path.joiningPath(SiteConfigLoader.fileName), realFolder: realFolder, realRoot: realRoot,
             excluded: excluded)
         folder.isLink = isLink
         folder.isListedFolder = status.st_mode & S_IFMT == S_IFDIR

@@ -17,5 +17,5 @@ public enum CertificateFile: String, Sendable, CaseIterable {
     public static let readAhead = [chain.name, privateKey.name]
 
     /// The file's path in the certificate folder `folder`.
-    public func path(in folder: String) -> String { folder + "/" + rawValue }
+    public func path(in folder: String) -> String { folder.joiningPath(rawValue) }
 }

@@ -80,7 +80,7 @@ public enum ConfinedFile {
         var realPath: String?
         if confinement != .anywhere {
             guard
-                let resolved = entry.map({ confinement.folder + "/" + $0 })
+                let resolved = entry.map({ confinement.folder.joiningPath($0) })
                     ?? Self.realPath(of: descriptor, openedAs: path, status: status)
             else {
                 return .failure(.unreadable("cannot tell where the opened file lies"))

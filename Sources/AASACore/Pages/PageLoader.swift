@@ -91,9 +91,9 @@ public struct PageLoader: Sendable {
         let config = site.configStorage.value
         let folder = tree.root
         var diagnostics: [Diagnostic] = []
-        let configModified = facts?.configModified ?? tree.modified(folder + "/" + SiteConfigLoader.fileName)
+        let configModified = facts?.configModified ?? tree.modified(folder.joiningPath(SiteConfigLoader.fileName))
         let confinement = facts?.confinement ?? Confinement(folder: tree.realPath(folder) ?? folder)
-        let root = folder + "/" + Self.folderName
+        let root = folder.joiningPath(Self.folderName)
         // Without a `pages` entry there is neither a pages folder nor the default template inside it.
         let mayHaveFolder = facts?.entries.contains(Self.folderName) ?? true
         let hasFolder = mayHaveFolder && tree.entry(at: root, followingLinks: true) == .folder
@@ -103,12 +103,12 @@ public struct PageLoader: Sendable {
         if let relative = config.pages.landingPage.template {
             // PagesRule refuses a path that leaves the domain folder; such a config is never published.
             if !relative.hasPrefix("/") && !relative.split(separator: "/").contains(where: { $0 == ".." }) {
-                templateFile = folder + "/" + relative
+                templateFile = folder.joiningPath(relative)
             }
         } else if mayHaveFolder
-            && tree.entry(at: folder + "/" + Self.defaultTemplate, followingLinks: true) != .missing
+            && tree.entry(at: folder.joiningPath(Self.defaultTemplate), followingLinks: true) != .missing
         {
-            templateFile = folder + "/" + Self.defaultTemplate
+            templateFile = folder.joiningPath(Self.defaultTemplate)
         }
         // Only to leave the template out of the pages served; it is read (confined) in landing(…).
         let templateReal = templateFile.flatMap(tree.realPath)

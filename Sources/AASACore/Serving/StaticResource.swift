@@ -17,7 +17,19 @@ public final class StaticResource: Sendable {
     /// rather than in an allocation of its own (two per domain). The header list is one literal, so its array has
     /// exactly the room it needs: a server keeps one per resource for every domain.
     public init(body: [UInt8], contentType: String, cacheControl: String, builder: inout PreparedResponseBuilder) {
-        let tag = "\"" + String(Base64URL.encode(SHA256.digest(body).prefix(10)).prefix(13)) + "\""
+        let encoded = Base64URL.encode(SHA256.digest(body).prefix(10))
+        // Written into the string's own bytes: joined with `+`, the quotes and the tag were three appends.
+        let tag = String(unsafeUninitializedCapacity: 15) { tag in
+            var count = 0
+            tag[count] = UInt8(ascii: "\"")
+            count += 1
+            for byte in encoded.utf8.prefix(13) {
+                tag[count] = byte
+                count += 1
+            }
+            tag[count] = UInt8(ascii: "\"")
+            return count + 1
+        }
         etag = tag
         ok = builder.prepare(
             Response(

@@ -220,13 +220,13 @@ public struct CertificateDirectory: Sendable {
         let sharing = Sharing(vault: vault)
         let root = OpenFolder(path)
         let ahead = FolderReadAhead.start(
-            folderNames.map { path + "/" + $0 }, count: folderNames.count, files: CertificateFile.readAhead)
+            folderNames.map { path.joiningPath($0) }, count: folderNames.count, files: CertificateFile.readAhead)
         defer { ahead?.stop() }
         return folderNames.indices.concurrentMap(leaving: leavingProcessors) { index in
             ahead?.reached(index)
             let name = folderNames[index]
             let listing = beforeReading?(name, root) ?? nil
-            let folder = path + "/" + name
+            let folder = path.joiningPath(name)
             let key = KeyAccess()
             var result = Self.readFolder(
                 name: name, location: folder,

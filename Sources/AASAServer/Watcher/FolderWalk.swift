@@ -63,7 +63,7 @@ final class FolderWalk: Sendable {
                     name,
                     kind == .other
                         ? []
-                        : Self.watchedPaths(below: root + "/" + name, from: open, watch: self.inotify.addWatch)
+                        : Self.watchedPaths(below: root.joiningPath(name), from: open, watch: self.inotify.addWatch)
                             .watched
                 )
             }
@@ -102,7 +102,7 @@ final class FolderWalk: Sendable {
     func watchEntry(_ name: String, ofRoot root: WatchRoot, from open: OpenFolder? = nil) -> [DirectoryListing.Entry]? {
         guard roots.indices.contains(root.index) else { return nil }
         let (watched, listing) = Self.watchedPaths(
-            below: roots[root.index] + "/" + name, from: open, watch: inotify.addWatch)
+            below: roots[root.index].joiningPath(name), from: open, watch: inotify.addWatch)
         guard !watched.isEmpty else { return nil }
         var unused: [Int32] = []
         var refused: String?
@@ -181,7 +181,7 @@ final class FolderWalk: Sendable {
             if depth == 0 { listing = entries }
             // A file the listing says is regular needs no path: only links and folders are looked at further.
             for entry in entries ?? [] where entry.kind != .other && !entry.name.hasPrefix(".") {
-                let path = folder + "/" + entry.name
+                let path = folder.joiningPath(entry.name)
                 switch entry.kind == .unknown ? kind(lstatOf: path) : entry.kind {
                 case .link:
                     if isDirectory(path) {

@@ -37,9 +37,9 @@ public struct StorePull {
                 errors.append("\(name): error: the stored file '\(bad)' is not a path inside the domain folder")
                 continue
             }
-            let folder = config + "/" + name
-            try Self.save(domain.siteJSON, to: folder + "/" + SiteConfigLoader.fileName)
-            for (path, bytes) in domain.files { try Self.save(bytes, to: folder + "/" + path) }
+            let folder = config.joiningPath(name)
+            try Self.save(domain.siteJSON, to: folder.joiningPath(SiteConfigLoader.fileName))
+            for (path, bytes) in domain.files { try Self.save(bytes, to: folder.joiningPath(path)) }
             say("\(name): \(domain.files.count + 1) file\(domain.files.isEmpty ? "" : "s") written to \(folder)")
         }
         guard let certs else { return errors }
@@ -62,7 +62,7 @@ public struct StorePull {
                     continue
                 }
             }
-            let folder = certs + "/" + name
+            let folder = certs.joiningPath(name)
             for file in CertificateFile.allCases {
                 guard let bytes = files[file] else { continue }
                 try Self.save(bytes, to: file.path(in: folder), mode: file == .privateKey ? 0o600 : 0o644)

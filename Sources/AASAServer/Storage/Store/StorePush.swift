@@ -280,7 +280,7 @@ public struct StorePush {
         var files = walked.files
         // PagesRule refuses a template path that leaves the domain folder, so a loaded config names one inside it.
         if let template = loaded.config?.pages.landingPage.template, files[template] == nil {
-            let path = folder.path + "/" + template
+            let path = folder.path.joiningPath(template)
             switch ConfinedFile.read(path, within: confinement, maximumBytes: pages.maximumTemplateBytes) {
             case .success(let contents): files[template] = contents.bytes
             case .failure(let refusal): throw refusal.diagnostic(path, what: "the landing page template")
@@ -310,14 +310,14 @@ public struct StorePush {
         var pendingBytes = 0
         let sorted = names.sorted()
         let ahead = FolderReadAhead.start(
-            sorted.map { directory + "/" + $0 }, count: sorted.count, files: CertificateFile.readAhead,
+            sorted.map { directory.joiningPath($0) }, count: sorted.count, files: CertificateFile.readAhead,
             reading: .entries)
         defer { ahead?.stop() }
         var first = 0
         for batch in Store.batches(sorted, maximumCount: Self.domainsPerBatch) {
             let stored = try store.pushStamps(.certificates, batch)
             let (stamps, unchanged) = Self.stamps(
-                batch.map { directory + "/" + $0 }, from: first, ahead: ahead, context: context, stored: stored,
+                batch.map { directory.joiningPath($0) }, from: first, ahead: ahead, context: context, stored: stored,
                 names: batch)
             first += batch.count
             var toRead: [(name: String, stamp: String?)] = []
@@ -330,7 +330,7 @@ public struct StorePush {
                 }
             }
             let reading = FolderReadAhead.start(
-                toRead.map { directory + "/" + $0.name }, count: toRead.count, files: CertificateFile.readAhead)
+                toRead.map { directory.joiningPath($0.name) }, count: toRead.count, files: CertificateFile.readAhead)
             defer { reading?.stop() }
             var reached = 0
             for group in Store.batches(toRead, maximumCount: Self.foldersReadTogether) {
@@ -393,7 +393,7 @@ public struct StorePush {
     {
         var files: [CertificateFile: [UInt8]] = [:]
         for file in CertificateFile.allCases {
-            let path = file.path(in: directory + "/" + name)
+            let path = file.path(in: directory.joiningPath(name))
             switch ConfinedFile.read(path, within: confinement, maximumBytes: Self.maximumCertificateFileBytes) {
             case .success(let contents): files[file] = contents.bytes
             case .failure(.missing): continue

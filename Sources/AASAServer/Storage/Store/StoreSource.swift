@@ -126,7 +126,7 @@ struct StoreSource: ConfigSource {
     {
         guard case .stored(let row) = domain.location else { preconditionFailure("StoreSource reads only rows") }
         let name = domain.name
-        let file = name + "/" + SiteConfigLoader.fileName
+        let file = name.joiningPath(SiteConfigLoader.fileName)
         // A domain that signs is signed again at every load (its signature's certificate may have changed).
         if let previous, previous.revision == row.changeID, previous.configStorage?.value.signing?.enabled != true {
             return previous
@@ -192,7 +192,7 @@ struct StoreSource: ConfigSource {
         let sharing = CertificateDirectory.Sharing(vault: vault)
         let read = references.sorted { $0.key < $1.key }.concurrentMap(leaving: leavingProcessors) {
             name, reference -> CertificateDirectory.Folder? in
-            let location = Self.certificateFolder + "/" + name
+            let location = Self.certificateFolder.joiningPath(name)
             switch reference.take(name) {
             case .refused(let refusal):
                 return CertificateDirectory.Folder(
