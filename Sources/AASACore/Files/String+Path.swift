@@ -7,17 +7,15 @@ extension String {
     public func joiningPath(_ name: String) -> String {
         let joined = utf8.withContiguousStorageIfAvailable { head in
             name.utf8.withContiguousStorageIfAvailable { tail in
-                String(unsafeUninitializedCapacity: head.count + 1 + tail.count) { buffer in
-                    guard let base = buffer.baseAddress else { return 0 }
-                    if let start = head.baseAddress { base.initialize(from: start, count: head.count) }
-                    base[head.count] = UInt8(ascii: "/")
-                    if let start = tail.baseAddress {
-                        (base + head.count + 1).initialize(from: start, count: tail.count)
-                    }
-                    return head.count + 1 + tail.count
+                String(unsafeUninitializedCapacity: head.count + 1 + tail.count) { path in
+                    let slash = path.initialize(fromContentsOf: head)
+                    path[slash] = UInt8(ascii: "/")
+                    return path[(slash + 1)...].initialize(fromContentsOf: tail)
                 }
             }
         }
-        return (joined ?? nil) ?? self + "/" + name
+        // Both are contiguous UTF-8 but for a string bridged from Objective-C.
+        if let outer = joined, let joined = outer { return joined }
+        return self + "/" + name
     }
 }

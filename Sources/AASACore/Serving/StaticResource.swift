@@ -20,15 +20,10 @@ public final class StaticResource: Sendable {
         let encoded = Base64URL.encode(SHA256.digest(body).prefix(10))
         // Written into the string's own bytes: joined with `+`, the quotes and the tag were three appends.
         let tag = String(unsafeUninitializedCapacity: 15) { tag in
-            var count = 0
-            tag[count] = UInt8(ascii: "\"")
-            count += 1
-            for byte in encoded.utf8.prefix(13) {
-                tag[count] = byte
-                count += 1
-            }
-            tag[count] = UInt8(ascii: "\"")
-            return count + 1
+            tag[0] = UInt8(ascii: "\"")
+            let end = tag[1...].initialize(fromContentsOf: encoded.utf8.prefix(13))
+            tag[end] = UInt8(ascii: "\"")
+            return end + 1
         }
         etag = tag
         ok = builder.prepare(
