@@ -19,8 +19,10 @@ struct AASAServerCommand: ParsableCommand {
         defaultSubcommand: nil
     )
 
-    /// Runs the command named on the command line, SHA-256 (ETags, folder stamps) made by OpenSSL's code.
+    /// Runs the command named on the command line, its heap on huge pages where the kernel gives them only on
+    /// request (``HugePageHeap``), SHA-256 (ETags, folder stamps) made by OpenSSL's code.
     static func main() {
+        HugePageHeap.restartIfAdvised()
         SHA256.install(SHA256Digest.bytes(of:))
         main(nil)
     }
