@@ -67,12 +67,14 @@ extension AssociationFile {
         return reader.strings(apps.value, path: path.key("apps"))
     }
 
-    private static func readAppLinks(_ node: JSONNode, path: KeyPath, reader: JSONReader) -> AppLinks? {
+    private static func readAppLinks(_ node: JSONNode, path: @autoclosure () -> KeyPath, reader: JSONReader)
+        -> AppLinks?
+    {
         let topLevel = "move it out of \"applinks\" to the top level of the file"
         let inDetails = "it belongs inside a \"details\" entry"
         guard
             let object = reader.object(
-                node, path: path, known: ["apps", "details", "defaults", "substitutionVariables"],
+                node, path: path(), known: ["apps", "details", "defaults", "substitutionVariables"],
                 misplaced: [
                     "webcredentials": topLevel, "appclips": topLevel, "activitycontinuation": topLevel,
                     "authsrv": topLevel,
@@ -81,93 +83,102 @@ extension AssociationFile {
         else { return nil }
         var links = AppLinks()
         if let apps = object["apps"] {
-            links.apps = reader.strings(apps.value, path: path.key("apps"))
+            links.apps = reader.strings(apps.value, path: path().key("apps"))
             if let list = links.apps, !list.isEmpty {
                 reader.report(
                     .warning, rule: .legacyAppsNotEmpty,
                     "\"applinks.apps\" must be an empty array; it lists \(list.count) value(s) that no iOS version reads",
-                    at: apps.value.offset, path: path.key("apps"),
+                    at: apps.value.offset, path: path().key("apps"),
                     hint: "write \"apps\": [] and list apps in \"details\"")
             }
         }
         if let defaults = object["defaults"] {
-            links.defaults = readComponent(defaults.value, path: path.key("defaults"), reader: reader)
+            links.defaults = readComponent(defaults.value, path: path().key("defaults"), reader: reader)
         }
         if let variables = object["substitutionVariables"] {
             links.substitutionVariables = readVariables(
-                variables.value, path: path.key("substitutionVariables"), reader: reader)
+                variables.value, path: path().key("substitutionVariables"), reader: reader)
         }
         if let details = object["details"] {
-            links.details = readDetailsList(details.value, path: path.key("details"), reader: reader)
+            links.details = readDetailsList(details.value, path: path().key("details"), reader: reader)
         } else {
             reader.report(
                 .warning, rule: .missingKey, "\"applinks\" has no \"details\": no URL opens an app", at: node.offset,
-                path: path)
+                path: path())
         }
         return links
     }
 
-    private static func readVariables(_ node: JSONNode, path: KeyPath, reader: JSONReader) -> [SubstitutionVariable] {
+    private static func readVariables(_ node: JSONNode, path: @autoclosure () -> KeyPath, reader: JSONReader)
+        -> [SubstitutionVariable]
+    {
         guard case .object(let members) = node.value else {
             reader.report(
                 .error, rule: .wrongType, "expected an object of string lists, found \(node.value.typeName)",
-                at: node.offset, path: path)
+                at: node.offset, path: path())
             return []
         }
         return members.compactMap { member in
-            guard let values = reader.strings(member.value, path: path.key(member.key)) else { return nil }
+            guard let values = reader.strings(member.value, path: path().key(member.key)) else { return nil }
             return SubstitutionVariable(name: member.key, values: values)
         }
     }
 
-    private static func readDetailsList(_ node: JSONNode, path: KeyPath, reader: JSONReader) -> [AppLinkDetails] {
+    private static func readDetailsList(_ node: JSONNode, path: @autoclosure () -> KeyPath, reader: JSONReader)
+        -> [AppLinkDetails]
+    {
         switch node.value {
         case .array(let elements):
             return elements.enumerated().compactMap { index, element in
-                readDetails(element, appID: nil, path: path.index(index), reader: reader)
+                readDetails(element, appID: nil, path: path().index(index), reader: reader)
             }
         case .object(let members):
             // Legacy iOS 9 beta form: {"TEAM.app": {"paths": [...]}} (spec §1.3). Order is undefined, so sort.
             reader.report(
                 .warning, rule: .detailsDictionary,
                 "\"details\" uses the iOS 9 beta dictionary form; the order between apps is undefined",
-                at: node.offset, path: path, hint: "use an array of {\"appID\": …, \"paths\": […]} entries")
+                at: node.offset, path: path(), hint: "use an array of {\"appID\": …, \"paths\": […]} entries")
             return members.sorted { $0.key < $1.key }.compactMap { member in
-                readDetails(member.value, appID: member.key, path: path.key(member.key), reader: reader)
+                readDetails(member.value, appID: member.key, path: path().key(member.key), reader: reader)
             }
         default:
             reader.report(
                 .error, rule: .wrongType, "expected an array, found \(node.value.typeName)", at: node.offset,
-                path: path)
+                path: path())
             return []
         }
     }
 
-    private static func readDetails(_ node: JSONNode, appID keyedAppID: String?, path: KeyPath, reader: JSONReader)
+    private static func readDetails(
+        _ node: JSONNode, appID keyedAppID: String?, path: @autoclosure () -> KeyPath, reader: JSONReader
+    )
         -> AppLinkDetails?
     {
         let known =
             keyedAppID == nil
             ? ["appID", "appIDs", "components", "paths", "defaults"] : ["paths", "components", "defaults"]
-        guard let object = reader.object(node, path: path, known: known) else { return nil }
+        guard let object = reader.object(node, path: path(), known: known) else { return nil }
         var details = AppLinkDetails(appID: keyedAppID)
-        if let member = object["appID"] { details.appID = reader.string(member.value, path: path.key("appID")) }
-        if let member = object["appIDs"] { details.appIDs = reader.strings(member.value, path: path.key("appIDs")) }
-        if let member = object["paths"] { details.paths = reader.strings(member.value, path: path.key("paths")) }
+        if let member = object["appID"] { details.appID = reader.string(member.value, path: path().key("appID")) }
+        if let member = object["appIDs"] { details.appIDs = reader.strings(member.value, path: path().key("appIDs")) }
+        if let member = object["paths"] { details.paths = reader.strings(member.value, path: path().key("paths")) }
         if let member = object["defaults"] {
-            details.defaults = readComponent(member.value, path: path.key("defaults"), reader: reader)
+            details.defaults = readComponent(member.value, path: path().key("defaults"), reader: reader)
         }
-        if let member = object["components"], let elements = reader.array(member.value, path: path.key("components")) {
+        if let member = object["components"], let elements = reader.array(member.value, path: path().key("components"))
+        {
             details.components = elements.enumerated().compactMap { index, element in
-                readComponent(element, path: path.key("components").index(index), reader: reader)
+                readComponent(element, path: path().key("components").index(index), reader: reader)
             }
         }
         return details
     }
 
     /// Reads one `components[]` entry or `defaults` dictionary.
-    static func readComponent(_ node: JSONNode, path: KeyPath, reader: JSONReader) -> ComponentPattern? {
-        ComponentPattern.read(node, path: path, reader: reader, spelling: .apple)
+    static func readComponent(_ node: JSONNode, path: @autoclosure () -> KeyPath, reader: JSONReader)
+        -> ComponentPattern?
+    {
+        ComponentPattern.read(node, path: path(), reader: reader, spelling: .apple)
     }
 }
 

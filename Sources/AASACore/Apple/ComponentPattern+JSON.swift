@@ -22,11 +22,13 @@ extension ComponentPattern {
     }
 
     /// Reads one component (or Apple `defaults` dictionary) spelled with `spelling`, reporting problems.
-    static func read(_ node: JSONNode, path: KeyPath, reader: JSONReader, spelling: Spelling) -> ComponentPattern? {
-        guard let object = reader.object(node, path: path, known: spelling.keys) else { return nil }
+    static func read(_ node: JSONNode, path: @autoclosure () -> KeyPath, reader: JSONReader, spelling: Spelling)
+        -> ComponentPattern?
+    {
+        guard let object = reader.object(node, path: path(), known: spelling.keys) else { return nil }
         var component = ComponentPattern()
-        func string(_ key: String) -> String? { object[key].flatMap { reader.string($0.value, path: path.key(key)) } }
-        func bool(_ key: String) -> Bool? { object[key].flatMap { reader.bool($0.value, path: path.key(key)) } }
+        func string(_ key: String) -> String? { object[key].flatMap { reader.string($0.value, path: path().key(key)) } }
+        func bool(_ key: String) -> Bool? { object[key].flatMap { reader.bool($0.value, path: path().key(key)) } }
         component.path = string(spelling.path)
         component.fragment = string(spelling.fragment)
         component.comment = string("comment")
@@ -34,7 +36,7 @@ extension ComponentPattern {
         component.caseSensitive = bool("caseSensitive")
         component.percentEncoded = bool("percentEncoded")
         if let member = object[spelling.query] {
-            func queryPath() -> KeyPath { path.key(spelling.query) }
+            func queryPath() -> KeyPath { path().key(spelling.query) }
             switch member.value.value {
             case .string(let pattern): component.query = .whole(pattern)
             case .object(let items):

@@ -13,17 +13,17 @@ public struct AndroidConfig: Sendable, Hashable {
     static let appKeys = ["package", "fingerprints", "appLinks", "loginCredentials", "rules", "rulesFrom", "comment"]
 
     /// Decodes the section, reporting problems to `reader`.
-    static func read(_ node: JSONNode, path: KeyPath, reader: JSONReader) -> AndroidConfig? {
-        guard let object = reader.object(node, path: path, known: keys) else { return nil }
+    static func read(_ node: JSONNode, path: @autoclosure () -> KeyPath, reader: JSONReader) -> AndroidConfig? {
+        guard let object = reader.object(node, path: path(), known: keys) else { return nil }
         var android = AndroidConfig()
-        if let member = object["comment"] { _ = reader.string(member.value, path: path.key("comment")) }
-        if let member = object["apps"], let elements = reader.array(member.value, path: path.key("apps")) {
+        if let member = object["comment"] { _ = reader.string(member.value, path: path().key("comment")) }
+        if let member = object["apps"], let elements = reader.array(member.value, path: path().key("apps")) {
             android.apps = elements.enumerated().compactMap { index, element in
-                AndroidApp.read(element, path: path.key("apps").index(index), reader: reader)
+                AndroidApp.read(element, path: path().key("apps").index(index), reader: reader)
             }
         } else if object["apps"] == nil {
             reader.report(
-                .error, rule: .noApp, "the android section lists no apps", at: node.offset, path: path,
+                .error, rule: .noApp, "the android section lists no apps", at: node.offset, path: path(),
                 hint: "add \"apps\": [{\"package\": \"com.example.app\", \"fingerprints\": [\"AA:BB:…\"]}]")
         }
         return android
@@ -66,38 +66,38 @@ public struct AndroidApp: Sendable, Hashable {
         self.rulesFrom = rulesFrom
     }
 
-    static func read(_ node: JSONNode, path: KeyPath, reader: JSONReader) -> AndroidApp? {
-        guard let object = reader.object(node, path: path, known: AndroidConfig.appKeys) else { return nil }
+    static func read(_ node: JSONNode, path: @autoclosure () -> KeyPath, reader: JSONReader) -> AndroidApp? {
+        guard let object = reader.object(node, path: path(), known: AndroidConfig.appKeys) else { return nil }
         var app = AndroidApp(package: "", fingerprints: [])
         if let member = object["package"] {
-            app.package = reader.string(member.value, path: path.key("package")) ?? ""
+            app.package = reader.string(member.value, path: path().key("package")) ?? ""
         } else {
             reader.report(
-                .error, rule: .missingKey, "this app has no \"package\"", at: node.offset, path: path,
+                .error, rule: .missingKey, "this app has no \"package\"", at: node.offset, path: path(),
                 hint: "add \"package\": \"com.example.app\" (the applicationId)")
         }
         if let member = object["fingerprints"] {
-            app.fingerprints = reader.strings(member.value, path: path.key("fingerprints")) ?? []
+            app.fingerprints = reader.strings(member.value, path: path().key("fingerprints")) ?? []
         } else {
             reader.report(
-                .error, rule: .missingKey, "this app has no \"fingerprints\"", at: node.offset, path: path,
+                .error, rule: .missingKey, "this app has no \"fingerprints\"", at: node.offset, path: path(),
                 hint:
                     "add the SHA-256 fingerprint of each signing certificate (keytool -list -v, or Play Console › App signing)"
             )
         }
-        if let member = object["appLinks"], let flag = reader.bool(member.value, path: path.key("appLinks")) {
+        if let member = object["appLinks"], let flag = reader.bool(member.value, path: path().key("appLinks")) {
             app.appLinks = flag
         }
         if let member = object["loginCredentials"] {
-            app.loginCredentials = reader.bool(member.value, path: path.key("loginCredentials"))
+            app.loginCredentials = reader.bool(member.value, path: path().key("loginCredentials"))
         }
         if let member = object["rulesFrom"] {
-            app.rulesFrom = reader.string(member.value, path: path.key("rulesFrom"))
+            app.rulesFrom = reader.string(member.value, path: path().key("rulesFrom"))
         }
-        if let member = object["comment"] { _ = reader.string(member.value, path: path.key("comment")) }
-        if let member = object["rules"], let elements = reader.array(member.value, path: path.key("rules")) {
+        if let member = object["comment"] { _ = reader.string(member.value, path: path().key("comment")) }
+        if let member = object["rules"], let elements = reader.array(member.value, path: path().key("rules")) {
             app.rules = elements.enumerated().compactMap { index, element in
-                ComponentPattern.read(element, path: path.key("rules").index(index), reader: reader, spelling: .site)
+                ComponentPattern.read(element, path: path().key("rules").index(index), reader: reader, spelling: .site)
             }
         }
         return app

@@ -28,11 +28,11 @@ public struct AppFallback: Sendable, Hashable {
     static let storeNames = ["ios": "appStore", "android": "play"]
 
     /// Decodes the site.json object, reporting problems to `reader`; `nil` when it is not an object.
-    static func read(_ node: JSONNode, path: KeyPath, reader: JSONReader) -> AppFallback? {
-        guard let object = reader.object(node, path: path, known: keys) else { return nil }
+    static func read(_ node: JSONNode, path: @autoclosure () -> KeyPath, reader: JSONReader) -> AppFallback? {
+        guard let object = reader.object(node, path: path(), known: keys) else { return nil }
         var fallback = AppFallback()
         for (key, keyPath) in [("ios", \AppFallback.ios), ("android", \AppFallback.android)] {
-            guard let member = object[key], let text = reader.string(member.value, path: path.key(key)) else {
+            guard let member = object[key], let text = reader.string(member.value, path: path().key(key)) else {
                 continue
             }
             let store = storeNames[key] ?? ""
@@ -44,11 +44,11 @@ public struct AppFallback: Sendable, Hashable {
                 reader.report(
                     .error, rule: .fallbackTarget,
                     "\"\(LogEscaping.excerpt(text))\" is not a fallback for \(key)",
-                    at: member.value.offset, path: path.key(key),
+                    at: member.value.offset, path: path().key(key),
                     hint: "use \"\(store)\", \"web\" or an https URL such as \"https://example.com/get-the-app\"")
             }
         }
-        if let member = object["comment"] { _ = reader.string(member.value, path: path.key("comment")) }
+        if let member = object["comment"] { _ = reader.string(member.value, path: path().key("comment")) }
         return fallback
     }
 

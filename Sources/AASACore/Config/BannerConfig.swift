@@ -52,15 +52,15 @@ extension BannerConfig {
     ]
 
     /// Decodes `"smartAppBanner"`; problems are reported to `reader`.
-    static func read(_ node: JSONNode, path: KeyPath, reader: JSONReader) -> BannerConfig? {
-        guard let object = reader.object(node, path: path, known: keys) else { return nil }
+    static func read(_ node: JSONNode, path: @autoclosure () -> KeyPath, reader: JSONReader) -> BannerConfig? {
+        guard let object = reader.object(node, path: path(), known: keys) else { return nil }
         guard let idMember = object["appStoreID"] else {
             reader.report(
-                .error, rule: .missingKey, "the banner has no \"appStoreID\"", at: node.offset, path: path,
+                .error, rule: .missingKey, "the banner has no \"appStoreID\"", at: node.offset, path: path(),
                 hint: "add \"appStoreID\": \"123456789\" (the digits after id in the app's App Store link)")
             return nil
         }
-        guard let appStoreID = reader.string(idMember.value, path: path.key("appStoreID")) else { return nil }
+        guard let appStoreID = reader.string(idMember.value, path: path().key("appStoreID")) else { return nil }
         var banner = BannerConfig(appStoreID: appStoreID)
         if let member = object["appArgument"] {
             switch member.value.value {
@@ -69,8 +69,9 @@ extension BannerConfig {
             default:
                 reader.report(
                     .error, rule: .wrongType, "expected a string or a boolean, found \(member.value.value.typeName)",
-                    at: member.value.offset, path: path.key("appArgument"),
-                    hint: "leave it out for the page's URL, write a template such as \"shopapp://open{path}\", or false"
+                    at: member.value.offset, path: path().key("appArgument"),
+                    hint:
+                        "leave it out for the page's URL, write a template such as \"shopapp://open{path()}\", or false"
                 )
             }
         }
@@ -78,11 +79,11 @@ extension BannerConfig {
             ("affiliateData", \BannerConfig.affiliateData), ("appClipBundleID", \.appClipBundleID),
             ("appClipDisplay", \.appClipDisplay),
         ] {
-            if let member = object[key], let value = reader.string(member.value, path: path.key(key)) {
+            if let member = object[key], let value = reader.string(member.value, path: path().key(key)) {
                 banner[keyPath: keyPath] = value
             }
         }
-        if let member = object["exclude"], let list = reader.strings(member.value, path: path.key("exclude")) {
+        if let member = object["exclude"], let list = reader.strings(member.value, path: path().key("exclude")) {
             banner.exclude = list
         }
         return banner

@@ -40,35 +40,35 @@ public struct HSTSConfig: Sendable, Hashable {
     static let keys = ["enabled", "maxAge", "includeSubDomains", "preload", "comment"]
 
     /// Decodes `true`/`false` or the object form.
-    static func read(_ node: JSONNode, path: KeyPath, reader: JSONReader) -> HSTSConfig? {
+    static func read(_ node: JSONNode, path: @autoclosure () -> KeyPath, reader: JSONReader) -> HSTSConfig? {
         switch reader.flagOrObject(
-            node, path: path, known: keys,
+            node, path: path(), known: keys,
             hint: "write \"hsts\": true for max-age=\(defaultMaxAge), or {\"maxAge\": 31536000, …}")
         {
         case nil: return nil
         case .flag(let flag): return HSTSConfig(enabled: flag)
-        case .object(let object): return read(object, path: path, reader: reader)
+        case .object(let object): return read(object, path: path(), reader: reader)
         }
     }
 
     /// Decodes the object form.
-    private static func read(_ object: JSONObject, path: KeyPath, reader: JSONReader) -> HSTSConfig {
+    private static func read(_ object: JSONObject, path: @autoclosure () -> KeyPath, reader: JSONReader) -> HSTSConfig {
         var hsts = HSTSConfig()
         for (key, keyPath) in [
             ("enabled", \HSTSConfig.enabled), ("includeSubDomains", \.includeSubDomains), ("preload", \.preload),
         ] {
-            if let member = object[key], let flag = reader.bool(member.value, path: path.key(key)) {
+            if let member = object[key], let flag = reader.bool(member.value, path: path().key(key)) {
                 hsts[keyPath: keyPath] = flag
             }
         }
-        if let member = object["comment"] { _ = reader.string(member.value, path: path.key("comment")) }
+        if let member = object["comment"] { _ = reader.string(member.value, path: path().key("comment")) }
         if let member = object["maxAge"] {
             if case .number(let number) = member.value.value, number >= 0, number <= 1e9, number.rounded() == number {
                 hsts.maxAge = Int(number)
             } else {
                 reader.report(
                     .error, rule: .wrongType, "\"maxAge\" must be a whole number of seconds from 0 to 1000000000",
-                    at: member.value.offset, path: path.key("maxAge"),
+                    at: member.value.offset, path: path().key("maxAge"),
                     hint: "e.g. 31536000 (one year); 0 tells browsers to forget the policy")
             }
         }

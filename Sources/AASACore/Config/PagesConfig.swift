@@ -49,18 +49,19 @@ extension PagesConfig {
     static let landingKeys = ["enabled", "title", "description", "image", "template", "comment"]
 
     /// Decodes `"pages"`; problems are reported to `reader`.
-    static func read(_ node: JSONNode, path: KeyPath, reader: JSONReader) -> PagesConfig? {
-        guard let object = reader.object(node, path: path, known: keys) else { return nil }
+    static func read(_ node: JSONNode, path: @autoclosure () -> KeyPath, reader: JSONReader) -> PagesConfig? {
+        guard let object = reader.object(node, path: path(), known: keys) else { return nil }
         var pages = PagesConfig()
-        if let member = object["cacheControl"], let value = reader.string(member.value, path: path.key("cacheControl"))
+        if let member = object["cacheControl"],
+            let value = reader.string(member.value, path: path().key("cacheControl"))
         {
             pages.cacheControl = value
         }
         if let member = object["touchIcons"] {
-            pages.touchIcons = reader.strings(member.value, path: path.key("touchIcons"))
+            pages.touchIcons = reader.strings(member.value, path: path().key("touchIcons"))
         }
         if let member = object["landingPage"] {
-            let landingPath = path.key("landingPage")
+            let landingPath = path().key("landingPage")
             if case .bool(let on) = member.value.value {
                 pages.landingPage.enabled = on
             } else if let landing = reader.object(

@@ -45,15 +45,16 @@ public struct PasskeyEndpoints: Sendable, Hashable {
     public var body: [UInt8] { JSONWriter(style: .compact).bytes(jsonValue) }
 
     /// Decodes the site.json object; `nil` (reported) when it is not one.
-    static func read(_ node: JSONNode, path: KeyPath, reader: JSONReader) -> PasskeyEndpoints? {
-        guard let object = reader.object(node, path: path, known: keys) else { return nil }
+    static func read(_ node: JSONNode, path: @autoclosure () -> KeyPath, reader: JSONReader) -> PasskeyEndpoints? {
+        guard let object = reader.object(node, path: path(), known: keys) else { return nil }
         var endpoints = PasskeyEndpoints()
         for field in fields {
-            if let member = object[field.member], let url = reader.string(member.value, path: path.key(field.member)) {
+            if let member = object[field.member], let url = reader.string(member.value, path: path().key(field.member))
+            {
                 endpoints[keyPath: field.keyPath] = url
             }
         }
-        if let member = object["comment"] { _ = reader.string(member.value, path: path.key("comment")) }
+        if let member = object["comment"] { _ = reader.string(member.value, path: path().key("comment")) }
         return endpoints
     }
 }

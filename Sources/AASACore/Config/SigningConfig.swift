@@ -40,35 +40,39 @@ public struct SigningConfig: Sendable, Hashable {
     static let keys = ["enabled", "certificate", "key", "chain", "paths", "comment"]
 
     /// Decodes `true`/`false` or the object form.
-    static func read(_ node: JSONNode, path: KeyPath, reader: JSONReader) -> SigningConfig? {
+    static func read(_ node: JSONNode, path: @autoclosure () -> KeyPath, reader: JSONReader) -> SigningConfig? {
         switch reader.flagOrObject(
-            node, path: path, known: keys, hint: "write \"signing\": true to sign with the domain's TLS certificate")
+            node, path: path(), known: keys, hint: "write \"signing\": true to sign with the domain's TLS certificate")
         {
         case nil: return nil
         case .flag(let flag): return SigningConfig(enabled: flag)
-        case .object(let object): return read(object, path: path, reader: reader)
+        case .object(let object): return read(object, path: path(), reader: reader)
         }
     }
 
     /// Decodes the object form.
-    private static func read(_ object: JSONObject, path: KeyPath, reader: JSONReader) -> SigningConfig {
+    private static func read(_ object: JSONObject, path: @autoclosure () -> KeyPath, reader: JSONReader)
+        -> SigningConfig
+    {
         var signing = SigningConfig()
-        if let member = object["enabled"], let flag = reader.bool(member.value, path: path.key("enabled")) {
+        if let member = object["enabled"], let flag = reader.bool(member.value, path: path().key("enabled")) {
             signing.enabled = flag
         }
         for (key, keyPath) in [
             ("certificate", \SigningConfig.certificate), ("key", \.key), ("chain", \.chain),
         ] {
-            if let member = object[key] { signing[keyPath: keyPath] = reader.string(member.value, path: path.key(key)) }
+            if let member = object[key] {
+                signing[keyPath: keyPath] = reader.string(member.value, path: path().key(key))
+            }
         }
-        if let member = object["comment"] { _ = reader.string(member.value, path: path.key("comment")) }
-        if let member = object["paths"], let text = reader.string(member.value, path: path.key("paths")) {
+        if let member = object["comment"] { _ = reader.string(member.value, path: path().key("comment")) }
+        if let member = object["paths"], let text = reader.string(member.value, path: path().key("paths")) {
             if let paths = Paths(rawValue: text) {
                 signing.paths = paths
             } else {
                 reader.report(
                     .error, rule: .wrongType, "\"paths\" must be \"root\" or \"both\", not \"\(text)\"",
-                    at: member.value.offset, path: path.key("paths"),
+                    at: member.value.offset, path: path().key("paths"),
                     hint: "\"root\" signs /apple-app-site-association only; \"both\" also signs /.well-known/…")
             }
         }

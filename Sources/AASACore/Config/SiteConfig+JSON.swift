@@ -68,14 +68,18 @@ extension SiteConfig {
         return config
     }
 
-    private static func readUniversalLinks(_ node: JSONNode, path: KeyPath, reader: JSONReader) -> UniversalLinks? {
-        guard let object = reader.object(node, path: path, known: ["defaults", "variables", "apps"]) else { return nil }
+    private static func readUniversalLinks(_ node: JSONNode, path: @autoclosure () -> KeyPath, reader: JSONReader)
+        -> UniversalLinks?
+    {
+        guard let object = reader.object(node, path: path(), known: ["defaults", "variables", "apps"]) else {
+            return nil
+        }
         var links = UniversalLinks()
         if let member = object["defaults"] {
-            links.defaults = readDefaults(member.value, path: path.key("defaults"), reader: reader)
+            links.defaults = readDefaults(member.value, path: path().key("defaults"), reader: reader)
         }
         if let member = object["variables"] {
-            let variablesPath = path.key("variables")
+            let variablesPath = path().key("variables")
             if case .object(let members) = member.value.value {
                 links.variables = members.compactMap { variable in
                     reader.strings(variable.value, path: variablesPath.key(variable.key)).map {
@@ -90,80 +94,84 @@ extension SiteConfig {
                     hint: "write \"variables\": {\"name\": [\"a\", \"b\"]}")
             }
         }
-        if let member = object["apps"], let elements = reader.array(member.value, path: path.key("apps")) {
+        if let member = object["apps"], let elements = reader.array(member.value, path: path().key("apps")) {
             links.apps = elements.enumerated().compactMap { index, element in
-                readApp(element, path: path.key("apps").index(index), reader: reader)
+                readApp(element, path: path().key("apps").index(index), reader: reader)
             }
         }
         return links
     }
 
-    private static func readDefaults(_ node: JSONNode, path: KeyPath, reader: JSONReader) -> MatchingDefaults? {
-        guard let object = reader.object(node, path: path, known: defaultsKeys) else { return nil }
+    private static func readDefaults(_ node: JSONNode, path: @autoclosure () -> KeyPath, reader: JSONReader)
+        -> MatchingDefaults?
+    {
+        guard let object = reader.object(node, path: path(), known: defaultsKeys) else { return nil }
         var defaults = MatchingDefaults()
         if let member = object["caseSensitive"] {
-            defaults.caseSensitive = reader.bool(member.value, path: path.key("caseSensitive"))
+            defaults.caseSensitive = reader.bool(member.value, path: path().key("caseSensitive"))
         }
         if let member = object["percentEncoded"] {
-            defaults.percentEncoded = reader.bool(member.value, path: path.key("percentEncoded"))
+            defaults.percentEncoded = reader.bool(member.value, path: path().key("percentEncoded"))
         }
         return defaults
     }
 
-    private static func readApp(_ node: JSONNode, path: KeyPath, reader: JSONReader) -> AppRules? {
-        guard let object = reader.object(node, path: path, known: appKeys) else { return nil }
+    private static func readApp(_ node: JSONNode, path: @autoclosure () -> KeyPath, reader: JSONReader) -> AppRules? {
+        guard let object = reader.object(node, path: path(), known: appKeys) else { return nil }
         var app = AppRules(appIDs: [], rules: [])
         if let member = object["appIDs"] {
-            app.appIDs = reader.strings(member.value, path: path.key("appIDs")) ?? []
+            app.appIDs = reader.strings(member.value, path: path().key("appIDs")) ?? []
         } else {
             reader.report(
-                .error, rule: .noApp, "this entry names no app", at: node.offset, path: path,
+                .error, rule: .noApp, "this entry names no app", at: node.offset, path: path(),
                 hint: "add \"appIDs\": [\"TEAMID.bundle.id\"]")
         }
         if let member = object["defaults"] {
-            app.defaults = readDefaults(member.value, path: path.key("defaults"), reader: reader)
+            app.defaults = readDefaults(member.value, path: path().key("defaults"), reader: reader)
         }
         if let member = object["legacyPaths"] {
-            app.legacyPaths = reader.strings(member.value, path: path.key("legacyPaths"))
+            app.legacyPaths = reader.strings(member.value, path: path().key("legacyPaths"))
         }
-        if let member = object["rules"], let elements = reader.array(member.value, path: path.key("rules")) {
+        if let member = object["rules"], let elements = reader.array(member.value, path: path().key("rules")) {
             app.rules = elements.enumerated().compactMap { index, element in
-                readRule(element, path: path.key("rules").index(index), reader: reader)
+                readRule(element, path: path().key("rules").index(index), reader: reader)
             }
         } else if object["rules"] == nil {
             reader.report(
                 .error, rule: .noRules, "this entry has no \"rules\", so its apps open no URL", at: node.offset,
-                path: path,
+                path: path(),
                 hint: "add \"rules\": [{\"path\": \"/*\"}] to claim every URL")
         }
         return app
     }
 
-    private static func readRule(_ node: JSONNode, path: KeyPath, reader: JSONReader) -> ComponentPattern? {
-        ComponentPattern.read(node, path: path, reader: reader, spelling: .site)
+    private static func readRule(_ node: JSONNode, path: @autoclosure () -> KeyPath, reader: JSONReader)
+        -> ComponentPattern?
+    {
+        ComponentPattern.read(node, path: path(), reader: reader, spelling: .site)
     }
 
-    private static func readTest(_ node: JSONNode, path: KeyPath, reader: JSONReader) -> LinkTest? {
-        guard let object = reader.object(node, path: path, known: ["url", "opensApp", "staysOnWeb", "comment"]) else {
+    private static func readTest(_ node: JSONNode, path: @autoclosure () -> KeyPath, reader: JSONReader) -> LinkTest? {
+        guard let object = reader.object(node, path: path(), known: ["url", "opensApp", "staysOnWeb", "comment"]) else {
             return nil
         }
-        guard let urlMember = object["url"], let url = reader.string(urlMember.value, path: path.key("url")) else {
+        guard let urlMember = object["url"], let url = reader.string(urlMember.value, path: path().key("url")) else {
             if object["url"] == nil {
-                reader.report(.error, rule: .missingKey, "test has no \"url\"", at: node.offset, path: path)
+                reader.report(.error, rule: .missingKey, "test has no \"url\"", at: node.offset, path: path())
             }
             return nil
         }
         switch (object["opensApp"], object["staysOnWeb"]) {
         case (let app?, nil):
-            return reader.string(app.value, path: path.key("opensApp")).map {
+            return reader.string(app.value, path: path().key("opensApp")).map {
                 LinkTest(url: url, expectation: .opensApp($0), offset: node.offset)
             }
         case (nil, let web?):
-            guard let flag = reader.bool(web.value, path: path.key("staysOnWeb")) else { return nil }
+            guard let flag = reader.bool(web.value, path: path().key("staysOnWeb")) else { return nil }
             if !flag {
                 reader.report(
                     .error, rule: .testExpectation, "\"staysOnWeb\": false asserts nothing", at: web.value.offset,
-                    path: path.key("staysOnWeb"), hint: "use \"opensApp\": \"TEAMID.bundle.id\" instead")
+                    path: path().key("staysOnWeb"), hint: "use \"opensApp\": \"TEAMID.bundle.id\" instead")
                 return nil
             }
             return LinkTest(url: url, expectation: .staysOnWeb, offset: node.offset)
@@ -171,7 +179,7 @@ extension SiteConfig {
             reader.report(
                 .error, rule: .testExpectation, "a test needs exactly one of \"opensApp\" or \"staysOnWeb\"",
                 at: node.offset,
-                path: path, hint: "add \"opensApp\": \"TEAMID.bundle.id\" or \"staysOnWeb\": true")
+                path: path(), hint: "add \"opensApp\": \"TEAMID.bundle.id\" or \"staysOnWeb\": true")
             return nil
         }
     }
