@@ -15,8 +15,9 @@ import Foundation
 /// environment. With `always` every heap gets huge pages already, and with `never` none can.
 ///
 /// It does not restart when `GLIBC_TUNABLES` already sets `glibc.malloc.hugetlb` (`=0` turns this off), under
-/// secure execution (set-user-ID or file capabilities: the loader ignores tunables there), or under valgrind (its
-/// guest would leave it on a restart).
+/// secure execution (set-user-ID or file capabilities: glibc's loader drops the tunable there), under valgrind (its
+/// guest would leave it on a restart), or when it is the restart: a process is restarted once at most, whatever a
+/// loader passes on of the tunables.
 enum HugePageHeap {
     /// glibc's tunable for the allocator's huge pages.
     static let tunable = "glibc.malloc.hugetlb"
@@ -28,14 +29,18 @@ enum HugePageHeap {
     /// says otherwise; returns when it does not (or cannot: no `/proc`), the environment as it was.
     static func restartIfAdvised() {
         guard mode(in: (try? String(contentsOfFile: modeFile, encoding: .utf8)) ?? "") == "madvise",
-            !environment("LD_PRELOAD").contains("vgpreload"), !isSecureExecution
+            !environment("LD_PRELOAD").contains("vgpreload"), let start = StartVector.current,
+            !start.isSecureExecution, start.executable != restartPath
         else { return }
         let current = getenv("GLIBC_TUNABLES").map { String(cString: $0) }
         guard let tunables = tunables(adding: current) else { return }
         setenv("GLIBC_TUNABLES", tunables, 1)
-        execv("/proc/self/exe", CommandLine.unsafeArgv)
+        execv(restartPath, CommandLine.unsafeArgv)
         if let current { setenv("GLIBC_TUNABLES", current, 1) } else { unsetenv("GLIBC_TUNABLES") }
     }
+
+    /// What the restart executes: the process's own executable, as the kernel holds it open.
+    static let restartPath = "/proc/self/exe"
 
     /// `GLIBC_TUNABLES` as `current` with huge pages for the heap added, or `nil` when it already sets them either
     /// way.
@@ -50,20 +55,6 @@ enum HugePageHeap {
     static func mode(in setting: String) -> String? {
         setting.split(whereSeparator: \.isWhitespace).first { $0.hasPrefix("[") && $0.hasSuffix("]") }
             .map { String($0.dropFirst().dropLast()) }
-    }
-
-    /// Whether the kernel started the process for secure execution (`AT_SECURE` in its auxiliary vector, pairs of
-    /// 64-bit type and value): the loader then drops tunables, and a restart would never see its own. Unknown
-    /// (no `/proc`) counts as secure, there being no restart without `/proc/self/exe` either.
-    private static var isSecureExecution: Bool {
-        guard let vector = FileManager.default.contents(atPath: "/proc/self/auxv") else { return true }
-        let atSecure: UInt64 = 23
-        return vector.withUnsafeBytes { bytes in
-            stride(from: 0, to: bytes.count - 15, by: 16).contains { offset in
-                bytes.loadUnaligned(fromByteOffset: offset, as: UInt64.self) == atSecure
-                    && bytes.loadUnaligned(fromByteOffset: offset + 8, as: UInt64.self) != 0
-            }
-        }
     }
 
     private static func environment(_ name: String) -> String {
