@@ -26,10 +26,12 @@ enum HugePageHeap {
     static let modeFile = "/sys/kernel/mm/transparent_hugepage/enabled"
 
     /// Restarts the process with the heap on huge pages when the kernel gives them only on request and nothing
-    /// says otherwise; returns when it does not (or cannot: no `/proc`), the environment as it was.
+    /// says otherwise; returns when it does not (or cannot: no `/proc`, or a set-user-ID process, which cannot read
+    /// its start vector), the environment as it was.
     static func restartIfAdvised() {
         guard mode(in: (try? String(contentsOfFile: modeFile, encoding: .utf8)) ?? "") == "madvise",
-            !environment("LD_PRELOAD").contains("vgpreload"), let start = StartVector.current,
+            getenv("LD_PRELOAD").map({ String(cString: $0).contains("vgpreload") }) != true,
+            let start = StartVector.current,
             !start.isSecureExecution, start.executable != restartPath
         else { return }
         let current = getenv("GLIBC_TUNABLES").map { String(cString: $0) }
@@ -55,9 +57,5 @@ enum HugePageHeap {
     static func mode(in setting: String) -> String? {
         setting.split(whereSeparator: \.isWhitespace).first { $0.hasPrefix("[") && $0.hasSuffix("]") }
             .map { String($0.dropFirst().dropLast()) }
-    }
-
-    private static func environment(_ name: String) -> String {
-        getenv(name).map { String(cString: $0) } ?? ""
     }
 }

@@ -8,7 +8,8 @@ struct StartVector {
     /// `AT_EXECFN`: the path the program was executed by, as given to `execve` (`/proc/self/exe` for a restart).
     var executable: String?
 
-    /// The vector of this process; `nil` when it cannot be read (no `/proc`).
+    /// The vector of this process; `nil` when it cannot be read: no `/proc`, or a process the kernel made undumpable
+    /// (set-user-ID, file capabilities), whose `/proc/self` files are root's.
     static var current: StartVector? {
         guard let vector = FileManager.default.contents(atPath: "/proc/self/auxv") else { return nil }
         let (atSecure, atExecutableName): (UInt64, UInt64) = (23, 31)
