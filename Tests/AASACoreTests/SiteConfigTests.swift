@@ -56,6 +56,35 @@ import Testing
         #expect(!loaded.isPublishable)
     }
 
+    /// Each section's reader makes a key path only for a finding: a finding deep in every one of them still names
+    /// its whole path, and its hint is written as it was.
+    @Test func findingsDeepInEverySectionNameTheirWholePath() throws {
+        let loaded = loadSite(
+            #"""
+            {"universalLinks": {"defaults": {"caseSensitive": "no"},
+               "apps": [{"appIDs": ["ABCDE12345.com.a"], "defaults": {"percentEncoded": 1},
+                 "rules": [{"path": "/a"}, {"path": 7, "query": {"q": 2}, "exclude": "yes"}]}]},
+             "android": {"apps": [{"package": "com.a", "fingerprints": [3],
+               "rules": [{"path": "/a"}, {"fragment": false}]}]},
+             "smartAppBanner": {"appStoreID": "123456789", "appArgument": 5},
+             "hsts": {"maxAge": "long"},
+             "tests": [{"url": "https://shop.example/a", "opensApp": "ABCDE12345.com.a"}, {"url": 4, "staysOnWeb": true}]}
+            """#)
+        let wrongTypes = loaded.diagnostics.filter { $0.description.contains("[wrong-type]") }
+        let expected: Set<String> = [
+            "universalLinks.defaults.caseSensitive", "universalLinks.apps[0].defaults.percentEncoded",
+            "universalLinks.apps[0].rules[1].path", "universalLinks.apps[0].rules[1].exclude",
+            "universalLinks.apps[0].rules[1].query.q", "tests[1].url", "android.apps[0].fingerprints[0]",
+            "android.apps[0].rules[1].fragment", "hsts.maxAge", "smartAppBanner.appArgument",
+        ]
+        #expect(wrongTypes.count == expected.count, "\(wrongTypes.map(\.description))")
+        #expect(Set(wrongTypes.map { $0.keyPath ?? "" }) == expected, "\(wrongTypes.map(\.description))")
+        let banner = try #require(wrongTypes.first { $0.keyPath == "smartAppBanner.appArgument" })
+        #expect(
+            banner.hint
+                == #"leave it out for the page's URL, write a template such as "shopapp://open{path}", or false"#)
+    }
+
     @Test func validationNamesTheAppIDAndTheFix() {
         let loaded = loadSite(
             """

@@ -71,7 +71,7 @@ extension BannerConfig {
                     .error, rule: .wrongType, "expected a string or a boolean, found \(member.value.value.typeName)",
                     at: member.value.offset, path: path().key("appArgument"),
                     hint:
-                        "leave it out for the page's URL, write a template such as \"shopapp://open{path()}\", or false"
+                        "leave it out for the page's URL, write a template such as \"shopapp://open{path}\", or false"
                 )
             }
         }
